@@ -1,0 +1,56 @@
+# Two commands matter (see README): `make lab` and `make test`. Both create the
+# environment in .venv on first use, with nothing but Python 3.11+ and make.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# nbgrader runs `alembic` from PATH; the venv must come first.
+export PATH := $(abspath $(BIN)):$(PATH)
+# Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
+export OMP_NUM_THREADS ?= 1
+
+.PHONY: lab test build assignments autograde workspace bench clean-venv
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $@
+
+## make lab: set everything up and open the course in JupyterLab on 127.0.0.1
+lab: $(STAMP) workspace
+	@echo "JupyterLab: open the URL printed below; your own copies are in workspace/ja and workspace/ko."
+	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir=$(CURDIR) \
+		--ServerApp.default_url=/lab/tree/workspace
+
+## make test: set everything up and run every test
+test: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+## make workspace: copy the learner notebooks into workspace/ (git-ignored); never overwrites a file
+workspace:
+	@find notebooks -name '*.ipynb' | while read -r f; do \
+		t="workspace/$${f#notebooks/}"; \
+		if [ ! -e "$$t" ]; then mkdir -p "$$(dirname "$$t")"; cp "$$f" "$$t"; fi; \
+	done
+	@echo "workspace/ is ready (files already there were left as they were)."
+
+## make build: regenerate autograder/source, notebooks/ and solutions/ from lessons/
+build: $(STAMP)
+	$(BIN)/python tools/build.py
+
+## make assignments: release every assignment in autograder/ (gradebook and release/ for nbgrader)
+assignments: $(STAMP)
+	$(BIN)/python tools/build.py --assignments
+
+## make autograde: grade autograder/submitted/<student>/<assignment>/, write feedback and grades.csv
+autograde: $(STAMP)
+	$(BIN)/python tools/grade.py
+
+## make bench: time every solution notebook on a fresh kernel
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py --out bench.json
+
+clean-venv:
+	rm -rf $(VENV)

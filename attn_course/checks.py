@@ -1,0 +1,468 @@
+"""Checks that teach: input validation, visible tests with hints, hidden comparisons.
+
+A visible check runs the learner's code on small inputs whose sizes all differ
+(B != T_q != T_k != d_k != d_v != E), so a mixed-up axis shows as a wrong size
+rather than passing by luck. When the result is wrong it is compared with the
+results of the classic bugs, and the matching hint is shown in the learner's
+language. Hidden checks compare with the reference in autograder/reference on
+inputs drawn at grading time.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import math
+import os
+import secrets
+import sys
+import warnings
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from .messages import t
+
+
+# --------------------------------------------------------------------------- errors
+class CourseError(Exception):
+    """An error shown to the learner as one localized message, without a stack."""
+
+    headline = "check_failed"
+
+    def __init__(self, message: str, *hints: str):
+        self.message = message
+        self.hints = [h for h in hints if h]
+        super().__init__("\n".join([message, *(f"{t('hint')}: {h}" for h in self.hints)]))
+
+    def _render_traceback_(self):
+        # IPython shows these lines instead of a traceback (see InteractiveShell.showtraceback).
+        lines = [f"\x1b[1;31m✘ {t(self.headline)}\x1b[0m: {self.message}"]
+        lines += [f"\x1b[1;33m{t('hint')}\x1b[0m: {h}" for h in self.hints]
+        return lines
+
+
+class CheckFailed(CourseError, AssertionError):
+    pass
+
+
+class InputError(CourseError, ValueError):
+    headline = "bad_input"
+
+
+# --------------------------------------------------------------------------- input validation
+def expect_tensor(x, name: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise InputError(t("not_tensor", name=name, kind=type(x).__name__))
+    return x
+
+
+def expect_rank(x, ndim: int, name: str, layout: str) -> torch.Tensor:
+    expect_tensor(x, name)
+    if x.dim() != ndim:
+        raise InputError(t("wrong_rank", name=name, want=ndim, got=x.dim(), layout=layout, shape=tuple(x.shape)))
+    return x
+
+
+def expect_size(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InputError(t("bad_size", name=name, value=value))
+    return value
+
+
+def expect_tokens(x, embed_dim: int) -> torch.Tensor:
+    """x must be (B, T, E) with E == embed_dim."""
+    expect_rank(x, 3, "x", "(B, T, E)")
+    if x.size(-1) != embed_dim:
+        raise InputError(t("embed_mismatch", want=embed_dim, got=x.size(-1), shape=tuple(x.shape)))
+    return x
+
+
+def expect_qkv(Q, K, V=None) -> None:
+    """Q (..., T_q, d_k), K (..., T_k, d_k), V (..., T_k, d_v), with equal leading axes."""
+    expect_tensor(Q, "Q")
+    expect_tensor(K, "K")
+    tensors = {"Q": Q, "K": K} if V is None else {"Q": Q, "K": K, "V": expect_tensor(V, "V")}
+    for name, x in tensors.items():
+        if x.dim() < 2:
+            raise InputError(t("wrong_rank", name=name, want="2+", got=x.dim(), layout="(…, T, d)", shape=tuple(x.shape)))
+    if Q.size(-1) != K.size(-1):
+        raise InputError(t("qk_dim_mismatch", dq=Q.size(-1), dk=K.size(-1)))
+    if V is not None and V.size(-2) != K.size(-2):
+        raise InputError(t("kv_len_mismatch", tk=K.size(-2), tv=V.size(-2)))
+    try:
+        torch.broadcast_shapes(*(x.shape[:-2] for x in tensors.values()))
+    except RuntimeError:
+        shapes = ", ".join(f"{n} {tuple(x.shape)}" for n, x in tensors.items())
+        raise InputError(t("batch_mismatch", shapes=shapes)) from None
+
+
+# --------------------------------------------------------------------------- diagnosis helpers
+def _call(name: str, fn, *args):
+    """Run the learner's code; turn its failure into a message with a hint."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args)
+        except NotImplementedError:
+            raise CheckFailed(t("not_implemented", name=name)) from None
+        except CourseError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure becomes feedback
+            text = f"{type(error).__name__}: {error}"
+            hint = None
+            if any("x.T" in str(w.message) for w in caught):
+                hint = t("hint_dot_T")
+            elif isinstance(error, RuntimeError) and any(
+                s in str(error) for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")
+            ):
+                hint = t("hint_transpose_k")
+            raise CheckFailed(t("raised", name=name, error=text), hint) from None
+    return result
+
+
+def _expect_shape(got, want: tuple, names: tuple, what: str, extra_hint: str | None = None):
+    layout = "(" + ", ".join(names) + ")"
+    if not isinstance(got, torch.Tensor):
+        raise CheckFailed(t("returned_not_tensor", name=what, kind=type(got).__name__))
+    if got.dim() != len(want):
+        raise CheckFailed(t("wrong_ndim", what=what, want=len(want), layout=layout, got=got.dim(), shape=tuple(got.shape)), extra_hint)
+    if tuple(got.shape) == tuple(want):
+        return
+    axis = next(i for i, (g, w) in enumerate(zip(got.shape, want)) if g != w)
+    message = t("wrong_axis", what=what, want=tuple(want), layout=layout, got=tuple(got.shape),
+                axis=axis, axis_name=names[axis], want_n=want[axis], got_n=got.shape[axis])
+    hints = []
+    for a in range(len(want)):
+        for b in range(a + 1, len(want)):
+            swapped = list(want)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            if tuple(got.shape) == tuple(swapped):
+                hints.append(t("swapped_axes", a=a, b=b, name_a=names[a], name_b=names[b]))
+    raise CheckFailed(message, *hints, extra_hint)
+
+
+def _close(a: torch.Tensor, b: torch.Tensor, tol: float = 1e-4) -> bool:
+    return a.shape == b.shape and bool(torch.allclose(a.double(), b.double(), atol=tol, rtol=tol))
+
+
+def _max_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    if a.shape != b.shape:
+        return float("inf")
+    return float((a.double() - b.double()).abs().max())
+
+
+def _score_variants(Q, K) -> dict:
+    """The right scores and the classic wrong ones, keyed by the hint that explains them."""
+    d = Q.size(-1)
+    raw = Q @ K.transpose(-2, -1)
+    variants = {
+        None: raw / math.sqrt(d),
+        "hint_no_scale": raw,
+        "hint_scale_dk": raw / d,
+        "hint_scale_mul": raw * math.sqrt(d),
+    }
+    for n in {Q.size(-2), K.size(-2)} - {d}:
+        variants.setdefault("hint_scale_wrong_dim", raw / math.sqrt(n))
+    return variants
+
+
+def _weight_variants(Q, K) -> dict:
+    scores = _score_variants(Q, K)
+    variants = {key: torch.softmax(s, dim=-1) for key, s in scores.items()}
+    variants["hint_softmax_axis"] = torch.softmax(scores[None], dim=-2)
+    variants["hint_returns_scores"] = scores[None]
+    return variants
+
+
+def _diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
+    """Raise a CheckFailed naming the bug whose result `got` equals, or a generic one.
+
+    `what` is a message key: what_scores, what_weights or what_output.
+    """
+    is_weights = what == "what_weights"
+    what = t(what)
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("has_nan", what=what))
+    right = variants[None]
+    if _close(got, right, tol):
+        return
+    for key, value in variants.items():
+        if key is not None and _close(got, value, tol):
+            hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key)
+            raise CheckFailed(t("values_differ", what=what, err=_max_error(got, right)), hint)
+    sums = got.sum(dim=-1)
+    hint = None
+    if is_weights and not _close(sums, torch.ones_like(sums), 1e-3):
+        hint = t("hint_rows_not_normalised", lo=float(sums.min()), hi=float(sums.max()))
+    raise CheckFailed(t("values_differ", what=what, err=_max_error(got, right)), hint)
+
+
+def _inputs(*shape_lists, seed: int = 0, dtype=torch.float64):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(*s, generator=g, dtype=dtype) for s in shape_lists]
+
+
+# Visible-test sizes: every one different from every other.
+B, T_Q, T_K, D_K, D_V, E = 2, 3, 5, 4, 6, 7
+
+
+def _passed(name: str) -> None:
+    print(t("passed", name=name))
+
+
+# --------------------------------------------------------------------------- lesson 1: visible checks
+def check_attention_scores(fn) -> None:
+    name = "attention_scores"
+    Q, K = _inputs((B, T_Q, D_K), (B, T_K, D_K), seed=1)
+    got = _call(name, fn, Q, K)
+    _expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name,
+                  t("hint_kq_order") if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T_K, T_Q) else None)
+    _diagnose(got, _score_variants(Q, K), "what_scores")
+    # A single matrix (no batch axis) must work too: attention is defined for (..., T, d).
+    got2 = _call(name, fn, Q[0], K[0])
+    _expect_shape(got2, (T_Q, T_K), ("T_q", "T_k"), name, t("hint_dot_T"))
+    _diagnose(got2, _score_variants(Q[0], K[0]), "what_scores")
+    _passed(name)
+
+
+def check_softmax(fn) -> None:
+    name = "softmax_last"
+    (scores,) = _inputs((B, T_Q, T_K), seed=2)
+    got = _call(name, fn, scores)
+    _expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name)
+    right = torch.softmax(scores, dim=-1)
+    if not _close(got, right, 1e-6):
+        for axis in (-2, 0):
+            if _close(got, torch.softmax(scores, dim=axis), 1e-6):
+                raise CheckFailed(t("values_differ", what=t("what_weights"), err=_max_error(got, right)),
+                                  t("hint_softmax_axis", axis=axis))
+        _diagnose(got, {None: right}, "what_weights")
+    big = _call(name, fn, scores * 1000.0)
+    if not torch.isfinite(big).all():
+        raise CheckFailed(t("has_nan", what="softmax_last(1000 · scores)"), t("hint_softmax_overflow"))
+    _diagnose(big, {None: torch.softmax(scores * 1000.0, dim=-1)}, "what_weights", 1e-6)
+    _passed(name)
+
+
+def check_attention(fn) -> None:
+    name = "attention"
+    Q, K, V = _inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
+    result = _call(name, fn, Q, K, V)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+    out, weights = result
+    _expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
+    _diagnose(weights, _weight_variants(Q, K), "what_weights")
+    _expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
+    _diagnose(out, {None: weights @ V}, "what_output")
+    _passed(name)
+
+
+def _linear_problem(module, name: str, want_in: int, want_out: int, why: str):
+    layer = getattr(module, name, None)
+    if layer is None:
+        return CheckFailed(t("hint_missing_layer", name=name), t("hint_w_o_missing") if name == "W_o" else None)
+    if not isinstance(layer, nn.Linear):
+        return CheckFailed(t("hint_not_linear", name=name, kind=type(layer).__name__))
+    if (layer.in_features, layer.out_features) != (want_in, want_out):
+        return CheckFailed(t("hint_layer_shape", name=name, want_in=want_in, want_out=want_out,
+                             got_in=layer.in_features, got_out=layer.out_features, why=why))
+    if layer.bias is not None:
+        return CheckFailed(t("hint_has_bias", name=name))
+    return None
+
+
+def check_attention_module(cls) -> None:
+    name = "Attention"
+    T = T_K
+    module = _call(name, cls, E, D_K)
+    for layer, (n_in, n_out, why) in {
+        "W_q": (E, D_K, "why_proj_in"), "W_k": (E, D_K, "why_proj_in"),
+        "W_v": (E, D_K, "why_proj_in"), "W_o": (D_K, E, "why_proj_out"),
+    }.items():
+        problem = _linear_problem(module, layer, n_in, n_out, t(why))
+        if problem:
+            raise problem
+    n_params = sum(p.numel() for p in module.parameters())
+    if n_params != 4 * E * D_K:
+        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * D_K))
+    module = module.double()
+    (x,) = _inputs((B, T, E), seed=4)
+    result = _call(f"{name}.forward", module, x)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed(t("returned_not_pair", name=f"{name}.forward", kind=type(result).__name__))
+    y, weights = result
+    with torch.no_grad():
+        Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
+        _expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
+        variants = _weight_variants(Q, K)
+        variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(D_K), dim=-1)
+        _diagnose(weights, variants, "what_weights")
+        _expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
+                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)
+        _diagnose(y, {None: module.W_o(weights @ V), "hint_wrong_projection": module.W_o(weights @ K)}, "what_output")
+    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
+        try:
+            module(bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
+            pass
+        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+    _passed(name)
+
+
+def _expect_number(name: str, value) -> float:
+    if value is None or value is ...:
+        raise CheckFailed(t("answer_missing", name=name))
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CheckFailed(t("answer_not_number", name=name, kind=type(value).__name__))
+    if not math.isfinite(value):
+        raise CheckFailed(t("answer_not_number", name=name, kind=repr(value)))
+    return float(value)
+
+
+def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_scaled: float) -> None:
+    """The learner's two variances for d_k = 512, against what their own table measured."""
+    for label, answer, measured in (("answer_var_raw", var_raw, measured_raw),
+                                    ("answer_var_scaled", var_scaled, measured_scaled)):
+        value = _expect_number(label, answer)
+        if measured > 4 and abs(value - math.sqrt(measured)) < 0.25 * math.sqrt(measured):
+            raise CheckFailed(t("answer_std_not_var", name=label, got=answer))
+        if not (0.5 * measured <= value <= 2.0 * measured):
+            raise CheckFailed(t("answer_far_from_measured", name=label, got=answer, measured=measured))
+    _passed("answer_var_raw, answer_var_scaled")
+
+
+def check_param_answer(answer, cls) -> None:
+    name = "answer_n_params"
+    value = _expect_number(name, answer)
+    if value != int(value):
+        raise CheckFailed(t("answer_not_integer", name=name, got=answer))
+    # Cross-check with the learner's own module, but only once that module is right:
+    # a broken module must not cost the point of a right answer.
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            check_attention_module(cls)
+        counted = sum(p.numel() for p in cls(768, 64).parameters())
+    except Exception:  # noqa: BLE001
+        counted = None
+    if counted is not None and counted != int(value):
+        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, e=768, d=64, counted=counted))
+    _passed(name)
+
+
+# --------------------------------------------------------------------------- hidden tests
+def reference(lesson: str):
+    """Load autograder/reference/<lesson>.py. It exists only where grading happens."""
+    roots = [os.environ.get("ATTN_COURSE_REFERENCE", "")]
+    here = Path.cwd().resolve()
+    roots += [str(p / "reference") for p in (here, *here.parents) if (p / "nbgrader_config.py").exists()]
+    for root in filter(None, roots):
+        path = Path(root) / f"{lesson}.py"
+        if path.exists():
+            spec = importlib.util.spec_from_file_location(f"attn_reference_{lesson}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+            return module
+    raise CheckFailed(t("reference_missing"))
+
+
+def _grading_generator() -> torch.Generator:
+    # Drawn fresh at every grading run, so no notebook can know the inputs in advance.
+    return torch.Generator().manual_seed(secrets.randbits(63))
+
+
+def _distinct_sizes(g: torch.Generator, n: int, low: int = 2, high: int = 12) -> list[int]:
+    pool = torch.randperm(high - low, generator=g)[:n] + low
+    return [int(v) for v in pool]
+
+
+def _compare(name: str, got, want, case: str, tol: float):
+    gots = got if isinstance(got, tuple) else (got,)
+    wants = want if isinstance(want, tuple) else (want,)
+    if len(gots) != len(wants):
+        raise CheckFailed(t("returned_not_pair", name=name, kind=type(got).__name__))
+    for g, w in zip(gots, wants):
+        if not isinstance(g, torch.Tensor):
+            raise CheckFailed(t("returned_not_tensor", name=name, kind=type(g).__name__))
+        if g.dtype != w.dtype:
+            raise CheckFailed(t("hidden_dtype", case=case, want=w.dtype, got=g.dtype))
+        if g.shape != w.shape or not torch.allclose(g, w, atol=tol, rtol=tol):
+            raise CheckFailed(t("hidden_mismatch", case=case, err=_max_error(g, w)))
+
+
+def hidden_compare_function(name: str, fn, ref_fn, make_inputs) -> None:
+    """Compare fn with ref_fn on fresh inputs in float64 and float32, and their gradients.
+
+    make_inputs(g, dtype) -> tuple of tensors.
+    """
+    g = _grading_generator()
+    for dtype, case, tol in ((torch.float64, "case_float64", 1e-9), (torch.float32, "case_float32", 1e-4)):
+        args = make_inputs(g, dtype)
+        _compare(name, _call(name, fn, *args), ref_fn(*args), t(case), tol)
+    args = make_inputs(g, torch.float64)
+    mine = [a.clone().requires_grad_(True) for a in args]
+    theirs = [a.clone().requires_grad_(True) for a in args]
+    got, want = _call(name, fn, *mine), ref_fn(*theirs)
+    gots = got if isinstance(got, tuple) else (got,)
+    wants = want if isinstance(want, tuple) else (want,)
+    _compare(name, got, want, t("case_grad"), 1e-9)
+    probes = [torch.randn(w.shape, generator=g, dtype=w.dtype) for w in wants]
+    sum((a * p).sum() for a, p in zip(gots, probes)).backward()
+    sum((a * p).sum() for a, p in zip(wants, probes)).backward()
+    for i, (m, r) in enumerate(zip(mine, theirs)):
+        if m.grad is None or not torch.allclose(m.grad, r.grad, atol=1e-8, rtol=1e-8):
+            err = float("inf") if m.grad is None else _max_error(m.grad, r.grad)
+            raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg=i, err=err))
+    print(t("hidden_passed", name=name))
+
+
+def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> None:
+    """Build both modules, copy the learner's weights into the reference, compare outputs and gradients.
+
+    make_args(g) -> constructor arguments; make_input(g, args, dtype) -> input tensor.
+    """
+    g = _grading_generator()
+    args = make_args(g)
+    mine = _call(name, cls, *args)
+    ref = ref_cls(*args)
+    try:
+        ref.load_state_dict(mine.state_dict())
+    except Exception as error:  # noqa: BLE001
+        raise CheckFailed(t("raised", name=f"{name}.state_dict", error=error)) from None
+    for dtype, case, tol in ((torch.float64, "case_float64", 1e-9), (torch.float32, "case_float32", 1e-4)):
+        mine.to(dtype)
+        ref.to(dtype)
+        x = make_input(g, args, dtype)
+        _compare(name, _call(f"{name}.forward", mine, x), ref(x), t(case), tol)
+    mine.double()
+    ref.double()
+    x = make_input(g, args, torch.float64)
+    xm, xr = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    got, want = _call(f"{name}.forward", mine, xm), ref(xr)
+    gots = got if isinstance(got, tuple) else (got,)
+    wants = want if isinstance(want, tuple) else (want,)
+    probes = [torch.randn(w.shape, generator=g, dtype=w.dtype) for w in wants]
+    sum((a * p).sum() for a, p in zip(gots, probes)).backward()
+    sum((a * p).sum() for a, p in zip(wants, probes)).backward()
+    pairs = [("x", xm.grad, xr.grad)]
+    ref_params = dict(ref.named_parameters())
+    pairs += [(n, p.grad, ref_params[n].grad) for n, p in mine.named_parameters()]
+    for arg, a, b in pairs:
+        if a is None or not torch.allclose(a, b, atol=1e-8, rtol=1e-8):
+            raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg=arg,
+                                err=float("inf") if a is None else _max_error(a, b)))
+    print(t("hidden_passed", name=name))
+
+
+def hidden_answer(name: str, value, want: float, rel: float = 0.0) -> None:
+    got = _expect_number(name, value)
+    if abs(got - want) > rel * abs(want):
+        raise CheckFailed(t("answer_wrong", name=name))
+    print(t("hidden_passed", name=name))

@@ -1,0 +1,31 @@
+"""A tiny hand-made example, the same numbers in both languages.
+
+Each token gets a small feature vector (noun, animal, food, verb, particle,
+end), so that plain dot products already show something sensible: nouns look at
+nouns, particles at particles. Only the labels depend on the language.
+"""
+import torch
+
+SENTENCE = {
+    "ja": ["猫", "が", "魚", "を", "食べた", "。"],
+    "ko": ["고양이", "가", "생선", "을", "먹었다", "."],
+}
+
+#            noun animal food verb particle subj obj end
+_FEATURES = [
+    [1.0, 1.0, 0.0, 0.0, 0.0, 0.6, 0.0, 0.0],  # cat
+    [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0],  # subject particle
+    [1.0, 0.3, 1.0, 0.0, 0.0, 0.0, 0.6, 0.0],  # fish
+    [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0],  # object particle
+    [0.0, 0.5, 0.6, 1.0, 0.0, 0.4, 0.4, 0.3],  # ate
+    [0.0, 0.0, 0.0, 0.3, 0.2, 0.0, 0.0, 1.0],  # full stop
+]
+
+
+def sentence(lang: str) -> list[str]:
+    return list(SENTENCE[lang])
+
+
+def sentence_embeddings(device=None, dtype=torch.float32) -> torch.Tensor:
+    """(T, E) = (6, 8) embeddings of the sample sentence."""
+    return torch.tensor(_FEATURES, device=device, dtype=dtype) * 2.0

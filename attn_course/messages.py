@@ -1,0 +1,298 @@
+"""Every sentence a learner can see from Python code, in Japanese and in Korean.
+
+Prose lives in the lesson sources; this module holds what code prints or raises:
+check results, hints, errors, widget labels and figure text. Terms follow
+lessons/GLOSSARY.md, which tests/test_language.py enforces.
+"""
+
+LANGUAGES = ("ja", "ko")
+_current = "ja"
+
+MESSAGES = {
+    # --- set-up -------------------------------------------------------------
+    "setup_done": {
+        "ja": "準備ができました。言語: 日本語 / 計算デバイス: {device} / torch {torch}",
+        "ko": "준비가 끝났습니다. 언어: 한국어 / 연산 장치: {device} / torch {torch}",
+    },
+    "bad_language": {
+        "ja": "言語は 'ja' か 'ko' を指定してください（受け取った値: {lang!r}）。",
+        "ko": "언어는 'ja' 또는 'ko'로 지정하세요(받은 값: {lang!r}).",
+    },
+    # --- how a failed check is shown -----------------------------------------
+    "check_failed": {"ja": "チェック不合格", "ko": "검사 실패"},
+    "bad_input": {"ja": "入力エラー", "ko": "입력 오류"},
+    "hint": {"ja": "ヒント", "ko": "힌트"},
+    "passed": {
+        "ja": "✔ {name}: すべてのチェックに合格しました。",
+        "ko": "✔ {name}: 모든 검사를 통과했습니다.",
+    },
+    "hidden_passed": {
+        "ja": "✔ {name}: 隠しテストに合格しました。",
+        "ko": "✔ {name}: 숨겨진 테스트를 통과했습니다.",
+    },
+    # --- input validation (helpers, reference and learner modules) -----------
+    "not_tensor": {
+        "ja": "{name} は torch.Tensor でなければなりません（受け取った型: {kind}）。",
+        "ko": "{name}은(는) torch.Tensor여야 합니다(받은 타입: {kind}).",
+    },
+    "wrong_rank": {
+        "ja": "{name} は {want} 次元のテンソル {layout} のはずですが、{got} 次元（形状 {shape}）を受け取りました。",
+        "ko": "{name}은(는) {want}차원 텐서 {layout}여야 하는데, {got}차원(모양 {shape})을 받았습니다.",
+    },
+    "embed_mismatch": {
+        "ja": "入力の最後の軸（埋め込み次元 E）は {want} のはずですが {got} でした（形状 {shape}）。モジュールを作ったときの embed_dim と入力が合っていません。",
+        "ko": "입력의 마지막 축(임베딩 차원 E)은 {want}여야 하는데 {got}입니다(모양 {shape}). 모듈을 만들 때 준 embed_dim과 입력이 맞지 않습니다.",
+    },
+    "qk_dim_mismatch": {
+        "ja": "Q と K の最後の軸（d_k）がそろっていません: Q は {dq}、K は {dk} です。内積をとるには同じ長さのベクトルが必要です。",
+        "ko": "Q와 K의 마지막 축(d_k)이 맞지 않습니다: Q는 {dq}, K는 {dk}입니다. 내적을 하려면 두 벡터의 길이가 같아야 합니다.",
+    },
+    "kv_len_mismatch": {
+        "ja": "K と V の系列長がそろっていません: K は {tk}、V は {tv} です。キーとバリューは同じトークンから作られるので、個数は同じはずです。",
+        "ko": "K와 V의 시퀀스 길이가 맞지 않습니다: K는 {tk}, V는 {tv}입니다. 키와 밸류는 같은 토큰에서 만들어지므로 개수가 같아야 합니다.",
+    },
+    "batch_mismatch": {
+        "ja": "バッチの軸がそろっていません: {shapes}。",
+        "ko": "배치 축이 맞지 않습니다: {shapes}.",
+    },
+    "bad_size": {
+        "ja": "{name} は正の整数でなければなりません（受け取った値: {value!r}）。",
+        "ko": "{name}은(는) 양의 정수여야 합니다(받은 값: {value!r}).",
+    },
+    "tokens_mismatch": {
+        "ja": "トークンの数（{n}）と重みの行列の大きさ（{t}×{t}）が合っていません。",
+        "ko": "토큰 수({n})와 가중치 행렬의 크기({t}×{t})가 맞지 않습니다.",
+    },
+    # --- diagnosis of a learner's function ---------------------------------
+    "raised": {
+        "ja": "{name} を呼ぶとエラーになりました: {error}",
+        "ko": "{name}을(를) 호출하자 오류가 났습니다: {error}",
+    },
+    "not_implemented": {
+        "ja": "{name} はまだ実装されていません。`raise NotImplementedError()` の行を消して、コードを書いてください。",
+        "ko": "{name}은(는) 아직 구현되지 않았습니다. `raise NotImplementedError()` 줄을 지우고 코드를 작성하세요.",
+    },
+    "returned_not_tensor": {
+        "ja": "{name} の戻り値は torch.Tensor のはずですが、{kind} が返ってきました。",
+        "ko": "{name}의 반환값은 torch.Tensor여야 하는데 {kind}이(가) 반환되었습니다.",
+    },
+    "returned_not_pair": {
+        "ja": "{name} は (出力, 重み) の2つを返してください。返ってきたのは {kind} でした。",
+        "ko": "{name}은(는) (출력, 가중치) 두 개를 반환해야 합니다. 반환된 것은 {kind}입니다.",
+    },
+    "wrong_ndim": {
+        "ja": "{what} の次元数が違います: 期待は {want} 次元 {layout}、実際は {got} 次元（形状 {shape}）です。",
+        "ko": "{what}의 차원 수가 다릅니다: 기대한 것은 {want}차원 {layout}, 실제로는 {got}차원(모양 {shape})입니다.",
+    },
+    "wrong_axis": {
+        "ja": "{what} の形状が違います: 期待は {want} {layout}、実際は {got} です。軸 {axis}（{axis_name}）の大きさは {want_n} のはずが {got_n} になっています。",
+        "ko": "{what}의 모양이 다릅니다: 기대한 것은 {want} {layout}, 실제로는 {got}입니다. 축 {axis}({axis_name})의 크기가 {want_n}이어야 하는데 {got_n}입니다.",
+    },
+    "swapped_axes": {
+        "ja": "軸 {a}（{name_a}）と軸 {b}（{name_b}）が入れ替わっているようです。",
+        "ko": "축 {a}({name_a})와 축 {b}({name_b})가 서로 바뀐 것 같습니다.",
+    },
+    "values_differ": {
+        "ja": "{what} の値が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "what_scores": {"ja": "スコア", "ko": "점수"},
+    "what_weights": {"ja": "重み", "ko": "가중치"},
+    "what_output": {"ja": "出力", "ko": "출력"},
+    "has_nan": {
+        "ja": "{what} に NaN または inf が含まれています。",
+        "ko": "{what}에 NaN 또는 inf가 들어 있습니다.",
+    },
+    # hints for the classic bugs ------------------------------------------------
+    "hint_transpose_k": {
+        "ja": "Q は (…, T_q, d_k)、K は (…, T_k, d_k) です。行列積 Q @ Kᵀ のためには K の最後の2軸を入れ替えて (…, d_k, T_k) にします: K.transpose(-2, -1)。",
+        "ko": "Q는 (…, T_q, d_k), K는 (…, T_k, d_k)입니다. 행렬 곱 Q @ Kᵀ를 하려면 K의 마지막 두 축을 바꿔 (…, d_k, T_k)로 만들어야 합니다: K.transpose(-2, -1).",
+    },
+    "hint_dot_T": {
+        "ja": "3次元以上のテンソルに .T を使うと、すべての軸が逆順になります（(B, T, d) → (d, T, B)）。バッチはそのままにして最後の2軸だけを入れ替える K.transpose(-2, -1)（または K.mT）を使いましょう。",
+        "ko": "3차원 이상 텐서에 .T를 쓰면 모든 축의 순서가 뒤집힙니다((B, T, d) → (d, T, B)). 배치 축은 그대로 두고 마지막 두 축만 바꾸는 K.transpose(-2, -1)(또는 K.mT)을 쓰세요.",
+    },
+    "hint_kq_order": {
+        "ja": "K @ Qᵀ を計算していませんか。行がクエリ、列がキーになるように Q @ Kᵀ の順にします。",
+        "ko": "혹시 K @ Qᵀ를 계산하지 않았나요? 행이 쿼리, 열이 키가 되도록 Q @ Kᵀ 순서로 곱해야 합니다.",
+    },
+    "hint_no_scale": {
+        "ja": "スケーリングを忘れているようです。QKᵀ を √d_k で割ってください。割らないと d_k が大きいときに分散が d_k 倍になり、ソフトマックスが飽和します。",
+        "ko": "스케일링을 빠뜨린 것 같습니다. QKᵀ를 √d_k로 나누세요. 나누지 않으면 d_k가 클 때 분산이 d_k배가 되어 소프트맥스가 포화합니다.",
+    },
+    "hint_scale_dk": {
+        "ja": "d_k で割っていませんか。割るのは √d_k です（math.sqrt(d_k) または d_k ** 0.5）。d_k で割ると分散は 1 ではなく 1/d_k まで縮みます。",
+        "ko": "d_k로 나누지 않았나요? 나눠야 하는 값은 √d_k입니다(math.sqrt(d_k) 또는 d_k ** 0.5). d_k로 나누면 분산이 1이 아니라 1/d_k로 줄어듭니다.",
+    },
+    "hint_scale_mul": {
+        "ja": "√d_k を掛けていませんか。掛けるのではなく割ります。",
+        "ko": "√d_k를 곱하지 않았나요? 곱하는 것이 아니라 나눠야 합니다.",
+    },
+    "hint_scale_wrong_dim": {
+        "ja": "割る数に別の軸の大きさを使っていませんか。d_k は Q の最後の軸の大きさ Q.size(-1) です（系列長ではありません）。",
+        "ko": "나누는 값에 다른 축의 크기를 쓰지 않았나요? d_k는 Q의 마지막 축 크기 Q.size(-1)입니다(시퀀스 길이가 아닙니다).",
+    },
+    "hint_softmax_axis": {
+        "ja": "ソフトマックスをかける軸が違います。各クエリ（行）について、キー方向（最後の軸, dim=-1）の和が 1 になるはずです。いまは軸 {axis} の方向に和が 1 になっています。",
+        "ko": "소프트맥스를 적용하는 축이 틀렸습니다. 각 쿼리(행)마다 키 방향(마지막 축, dim=-1)의 합이 1이 되어야 합니다. 지금은 축 {axis} 방향의 합이 1입니다.",
+    },
+    "hint_rows_not_normalised": {
+        "ja": "各行の和が 1 になっていません（最後の軸で和をとると {lo:.3g}〜{hi:.3g}）。exp の和で割り忘れていないか確認してください。",
+        "ko": "각 행의 합이 1이 아닙니다(마지막 축으로 더하면 {lo:.3g}~{hi:.3g}). exp의 합으로 나누는 것을 잊지 않았는지 확인하세요.",
+    },
+    "hint_softmax_overflow": {
+        "ja": "大きなスコア（例: 1000）を入れると NaN や inf になりました。exp をとる前に各行の最大値を引くと、結果を変えずにオーバーフローを防げます。",
+        "ko": "큰 점수(예: 1000)를 넣었더니 NaN이나 inf가 나왔습니다. exp를 취하기 전에 각 행의 최댓값을 빼면 결과는 그대로이면서 오버플로를 막을 수 있습니다.",
+    },
+    "hint_weights_v_order": {
+        "ja": "出力は 重み @ V です（(…, T_q, T_k) @ (…, T_k, d_v) → (…, T_q, d_v)）。",
+        "ko": "출력은 가중치 @ V입니다((…, T_q, T_k) @ (…, T_k, d_v) → (…, T_q, d_v)).",
+    },
+    "hint_returns_scores": {
+        "ja": "2つ目の戻り値はソフトマックス後の重みにしてください（ソフトマックス前のスコアになっているようです）。",
+        "ko": "두 번째 반환값은 소프트맥스를 거친 가중치여야 합니다(소프트맥스 전의 점수를 반환한 것 같습니다).",
+    },
+    "hint_w_o_missing": {
+        "ja": "出力射影 W_o を忘れていませんか。重み @ V の結果は (B, T, D) なので、W_o で埋め込み次元 E に戻して (B, T, E) にします。",
+        "ko": "출력 투영 W_o를 빠뜨리지 않았나요? 가중치 @ V의 결과는 (B, T, D)이므로 W_o로 임베딩 차원 E로 되돌려 (B, T, E)로 만들어야 합니다.",
+    },
+    "hint_missing_layer": {
+        "ja": "self.{name} が見つかりません。__init__ で self.{name} = nn.Linear(...) を作ってください。",
+        "ko": "self.{name}이(가) 없습니다. __init__에서 self.{name} = nn.Linear(...)를 만드세요.",
+    },
+    "hint_not_linear": {
+        "ja": "self.{name} は nn.Linear にしてください（いまは {kind}）。",
+        "ko": "self.{name}은(는) nn.Linear여야 합니다(지금은 {kind}).",
+    },
+    "hint_layer_shape": {
+        "ja": "self.{name} の形が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
+        "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
+    },
+    "why_proj_in": {
+        "ja": "W_q, W_k, W_v は埋め込み次元 E をキー次元 D に写します。",
+        "ko": "W_q, W_k, W_v는 임베딩 차원 E를 키 차원 D로 사상합니다.",
+    },
+    "why_proj_out": {
+        "ja": "W_o はキー次元 D を埋め込み次元 E に戻します。",
+        "ko": "W_o는 키 차원 D를 임베딩 차원 E로 되돌립니다.",
+    },
+    "hint_has_bias": {
+        "ja": "self.{name} にバイアスがあります。この講座の Attention では bias=False にします。",
+        "ko": "self.{name}에 편향이 있습니다. 이 강좌의 Attention에서는 bias=False로 둡니다.",
+    },
+    "hint_param_count": {
+        "ja": "パラメータ数が {got} ですが、4·E·D = {want} のはずです。余分な層やバイアスがないか確認してください。",
+        "ko": "파라미터 수가 {got}인데, 4·E·D = {want}이어야 합니다. 불필요한 층이나 편향이 없는지 확인하세요.",
+    },
+    "hint_no_input_check": {
+        "ja": "誤った入力 {shape} でもエラーになりませんでした。forward の最初の行 course.expect_tokens(x, self.embed_dim) を消していませんか。",
+        "ko": "잘못된 입력 {shape}에도 오류가 나지 않았습니다. forward 첫 줄의 course.expect_tokens(x, self.embed_dim)을 지우지 않았나요?",
+    },
+    "hint_uses_layers": {
+        "ja": "出力が self.W_q / W_k / W_v / W_o の重みから計算した値と一致しません。forward で自分の層を使っているか確認してください。",
+        "ko": "출력이 self.W_q / W_k / W_v / W_o의 가중치로 계산한 값과 일치하지 않습니다. forward에서 자신의 층을 쓰고 있는지 확인하세요.",
+    },
+    "hint_wrong_projection": {
+        "ja": "Q, K, V を作る層が入れ替わっていませんか（Q は W_q、K は W_k、V は W_v から）。",
+        "ko": "Q, K, V를 만드는 층이 뒤바뀌지 않았나요? (Q는 W_q, K는 W_k, V는 W_v로 만듭니다.)",
+    },
+    # numeric answers ------------------------------------------------------------
+    "answer_missing": {
+        "ja": "{name} にまだ値が入っていません。数値を代入してください。",
+        "ko": "{name}에 아직 값이 없습니다. 숫자를 대입하세요.",
+    },
+    "answer_not_number": {
+        "ja": "{name} は数値にしてください（いまは {kind}）。",
+        "ko": "{name}은(는) 숫자여야 합니다(지금은 {kind}).",
+    },
+    "answer_far_from_measured": {
+        "ja": "{name} = {got} は、上の表で測った値 {measured:.3g} からかけ離れています。表を見直してみましょう。",
+        "ko": "{name} = {got}은(는) 위 표에서 잰 값 {measured:.3g}과(와) 너무 다릅니다. 표를 다시 살펴보세요.",
+    },
+    "answer_std_not_var": {
+        "ja": "{name} = {got} は標準偏差に見えます。聞いているのは分散（標準偏差の2乗）です。",
+        "ko": "{name} = {got}은(는) 표준편차로 보입니다. 묻는 것은 분산(표준편차의 제곱)입니다.",
+    },
+    "answer_not_integer": {
+        "ja": "{name} は整数になるはずです（いまは {got}）。",
+        "ko": "{name}은(는) 정수여야 합니다(지금은 {got}).",
+    },
+    "answer_disagrees_with_module": {
+        "ja": "{name} = {got} ですが、あなたの Attention({e}, {d}) のパラメータ数を数えると {counted} になります。どちらかを見直しましょう。",
+        "ko": "{name} = {got}인데, 여러분의 Attention({e}, {d})의 파라미터 수를 세면 {counted}입니다. 둘 중 하나를 다시 확인하세요.",
+    },
+    "answer_wrong": {
+        "ja": "{name} の値が正しくありません。",
+        "ko": "{name}의 값이 올바르지 않습니다.",
+    },
+    # hidden tests -----------------------------------------------------------------
+    "hidden_mismatch": {
+        "ja": "隠しテスト（{case}）: 参照実装と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "숨겨진 테스트({case}): 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hidden_grad_mismatch": {
+        "ja": "隠しテスト（{case}）: 入力 {arg} についての勾配が参照実装と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "숨겨진 테스트({case}): 입력 {arg}에 대한 기울기가 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hidden_dtype": {
+        "ja": "隠しテスト（{case}）: 入力が {want} なのに出力が {got} になりました。途中で型を変えないでください。",
+        "ko": "숨겨진 테스트({case}): 입력이 {want}인데 출력이 {got}입니다. 중간에 자료형을 바꾸지 마세요.",
+    },
+    "case_float64": {"ja": "float64 の入力", "ko": "float64 입력"},
+    "case_float32": {"ja": "float32 の入力", "ko": "float32 입력"},
+    "case_grad": {"ja": "勾配", "ko": "기울기"},
+    "reference_missing": {
+        "ja": "参照実装が見つかりません。隠しテストは採点環境（autograder/）でだけ動きます。",
+        "ko": "참조 구현을 찾을 수 없습니다. 숨겨진 테스트는 채점 환경(autograder/)에서만 동작합니다.",
+    },
+    # pictures --------------------------------------------------------------------
+    "fig_weights_title": {
+        "ja": "アテンションの重み（温度 τ = {tau:.2f}{scaled}）",
+        "ko": "어텐션 가중치(온도 τ = {tau:.2f}{scaled})",
+    },
+    "fig_scaled_suffix": {"ja": "、√d_k で割る", "ko": ", √d_k로 나눔"},
+    "fig_unscaled_suffix": {"ja": "、割らない", "ko": ", 나누지 않음"},
+    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(참조되는 쪽)"},
+    "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(참조하는 쪽)"},
+    "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
+    "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
+    "fig_entropy_max": {"ja": "最大 log T = {v:.2f}", "ko": "최대 log T = {v:.2f}"},
+    "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
+    "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
+    "widget_caption": {
+        "ja": "τ を小さくすると重みが1か所に集中（飽和）し、大きくすると一様に近づきます。右のエントロピーはその広がりの目安です。",
+        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 오른쪽의 엔트로피는 그 퍼진 정도를 나타냅니다.",
+    },
+    "fig_variance_title": {
+        "ja": "q·k の分散（d_k ごと）",
+        "ko": "q·k의 분산(d_k별)",
+    },
+    "fig_maxweight_title": {
+        "ja": "ソフトマックスの最大の重み（平均）",
+        "ko": "소프트맥스 최대 가중치(평균)",
+    },
+    "fig_with_scaling": {"ja": "√d_k で割る", "ko": "√d_k로 나눔"},
+    "fig_without_scaling": {"ja": "割らない", "ko": "나누지 않음"},
+    "table_dk": {"ja": "d_k", "ko": "d_k"},
+    "table_var_raw": {"ja": "分散（割らない）", "ko": "분산(나누지 않음)"},
+    "table_var_scaled": {"ja": "分散（√d_k で割る）", "ko": "분산(√d_k로 나눔)"},
+    "table_max_raw": {"ja": "最大の重み（割らない）", "ko": "최대 가중치(나누지 않음)"},
+    "table_max_scaled": {"ja": "最大の重み（√d_k で割る）", "ko": "최대 가중치(√d_k로 나눔)"},
+}
+
+
+def set_language(lang: str) -> None:
+    global _current
+    if lang not in LANGUAGES:
+        # Neither language is known yet, so say it in both.
+        raise ValueError(" / ".join(MESSAGES["bad_language"][x].format(lang=lang) for x in LANGUAGES))
+    _current = lang
+
+
+def get_language() -> str:
+    return _current
+
+
+def t(key: str, **fields) -> str:
+    """The message `key` in the current language, with `fields` filled in."""
+    return MESSAGES[key][_current].format(**fields)

@@ -1,0 +1,43 @@
+"""Two fixes to nbgrader's autograding, registered in nbgrader_config.py."""
+import re
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+_EXECUTION_TAGS = {"skip-execution", "raises-exception"}
+
+# "path.py:12: SomeWarning: text" followed by the indented source line, as warnings.showwarning prints.
+_WARNING = re.compile(r"^\S.*:\d+: \w*Warning: .*(\n[ \t]+.*)*$")
+
+
+class StripSkipTags(NbGraderPreprocessor):
+    """Remove tags that change how a cell executes, in every cell of a submission.
+
+    nbgrader restores a locked cell's source from the gradebook but keeps the
+    tags the learner set. A grade cell tagged skip-execution would never run,
+    print no error and score full marks.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        tags = cell.get("metadata", {}).get("tags")
+        if tags:
+            cell.metadata.tags = [tag for tag in tags if tag not in _EXECUTION_TAGS]
+        return cell, resources
+
+
+class ForgiveWarnings(NbGraderPreprocessor):
+    """Move Python warnings on stderr to stdout in grade cells.
+
+    nbgrader gives zero to a grade cell with any stderr output, so a harmless
+    UserWarning (from torch, say) would zero a correct answer. Only text made
+    entirely of warnings moves; any other stderr text still counts as failure.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("grade"):
+            return cell, resources
+        for output in cell.outputs:
+            if output.output_type == "stream" and output.name == "stderr":
+                blocks = [b for b in re.split(r"\n(?=\S)", output.text.strip("\n")) if b.strip()]
+                if blocks and all(_WARNING.match(b) for b in blocks):
+                    output.name = "stdout"
+        return cell, resources

@@ -1,0 +1,235 @@
+"""Build every notebook from the bilingual lesson sources in lessons/.
+
+    python tools/build.py              # write into the repository
+    python tools/build.py --out DIR    # write into DIR instead (tests compare it with the repository)
+    python tools/build.py --assignments  # release every assignment into autograder/ for an instructor
+
+For each lesson lessons/NN_name.md (MyST, read by jupytext), and each language:
+  autograder/source/NN-name-LANG/NN_name.ipynb   nbgrader source: solutions and hidden tests
+  notebooks/LANG/NN_name.ipynb                   learner release, made by nbgrader generate_assignment
+  solutions/LANG/NN_name.ipynb                   complete notebook, hidden tests removed
+lessons/00_home.md becomes notebooks/LANG/00_home.ipynb.
+
+Source conventions (lessons/README.md has the details):
+  +++ {"lang": "ja"} / +++ {"lang": "ko"}  a prose cell, always a ja cell followed by its ko twin
+  ```{code-cell} with :kind: setup | solution | tests, :id: and, for tests, :points:
+  "__LANG__" and "__COURSE_PIP__" in code are filled in per notebook.
+
+A generated notebook that a person has edited since the last build is moved to
+workspace/rescued/ before it is replaced, so no build ever loses a learner's work.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = ("ja", "ko")
+# Where Colab installs the helper package from. A fork changes this one line.
+GITHUB_REPO = "attention-head-by-head/attention-course"
+COURSE_PIP = f"attn-course @ git+https://github.com/{GITHUB_REPO}"
+MANIFEST = "tools/build-manifest.json"
+KINDS = {"setup", "solution", "tests"}
+HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS\n.*?^[ \t]*### END HIDDEN TESTS\n?", re.S | re.M)
+SOLUTION_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
+
+
+class SourceError(Exception):
+    pass
+
+
+def read_lesson(path: Path):
+    nb = jupytext.read(path)
+    meta = nb.metadata.get("course", {})
+    cells = nb.cells
+    # Prose comes in ja/ko pairs, so a translator always sees both and nothing drifts.
+    i = 0
+    while i < len(cells):
+        cell = cells[i]
+        if cell.cell_type == "markdown":
+            pair = cells[i:i + 2]
+            langs = [c.metadata.get("lang") for c in pair if c.cell_type == "markdown"]
+            if langs != ["ja", "ko"]:
+                raise SourceError(f"{path.name}: prose cell {i} must be a ja cell followed by a ko cell, got {langs}: "
+                                  f"{cell.source[:60]!r}")
+            i += 2
+            continue
+        kind = cell.metadata.get("kind")
+        if kind is not None and kind not in KINDS:
+            raise SourceError(f"{path.name}: code cell {i} has unknown kind {kind!r}")
+        if kind in ("solution", "tests") and "id" not in cell.metadata:
+            raise SourceError(f"{path.name}: code cell {i} ({kind}) needs an :id:")
+        if kind == "solution" and "### BEGIN SOLUTION" not in cell.source:
+            raise SourceError(f"{path.name}: solution cell {cell.metadata['id']} has no ### BEGIN SOLUTION")
+        if kind == "tests":
+            if "points" not in cell.metadata:
+                raise SourceError(f"{path.name}: tests cell {cell.metadata['id']} needs :points:")
+            visible = HIDDEN.sub("", cell.source).strip()
+            if not visible or "### BEGIN HIDDEN TESTS" not in cell.source:
+                raise SourceError(f"{path.name}: tests cell {cell.metadata['id']} needs visible and hidden tests")
+        i += 1
+    return nb, meta
+
+
+def nbgrader_meta(cell) -> dict | None:
+    kind, cid = cell.metadata.get("kind"), cell.metadata.get("id")
+    base = {"schema_version": 3}
+    if kind == "solution":
+        return {**base, "grade": False, "grade_id": cid, "locked": False, "solution": True}
+    if kind == "tests":
+        return {**base, "grade": True, "grade_id": cid, "locked": True, "points": cell.metadata["points"],
+                "solution": False}
+    if kind == "setup":
+        # Locked, so autograding restores it: every later cell relies on what it imports.
+        return {**base, "grade": False, "grade_id": "setup", "locked": True, "solution": False}
+    return None
+
+
+def language_notebook(nb, lang: str, stem: str):
+    """The nbgrader source notebook for one language."""
+    out = nbformat.v4.new_notebook()
+    out.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "course": {"lang": lang},
+    }
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            if cell.metadata["lang"] == lang:
+                new = nbformat.v4.new_markdown_cell(cell.source)
+            else:
+                continue
+        else:
+            source = cell.source.replace("__LANG__", lang).replace("__COURSE_PIP__", COURSE_PIP)
+            new = nbformat.v4.new_code_cell(source)
+            meta = nbgrader_meta(cell)
+            if meta:
+                new.metadata["nbgrader"] = meta
+                if meta["locked"]:
+                    new.metadata.update({"deletable": False, "editable": False})
+        # Stable ids keep rebuilds byte-identical.
+        new.id = f"{stem}-{index:03d}"
+        out.cells.append(new)
+    return out
+
+
+def solution_notebook(source_nb):
+    nb = nbformat.from_dict(json.loads(json.dumps(source_nb)))
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = SOLUTION_MARKER.sub("", HIDDEN.sub("", cell.source)).rstrip("\n")
+            cell.metadata.pop("nbgrader", None)
+            cell.metadata.pop("editable", None)
+            cell.metadata.pop("deletable", None)
+    return nb
+
+
+def write_nb(nb, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.validate(nb)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def generate_release(course_root: Path, assignment: str, lang: str) -> None:
+    # nbgrader calls the `alembic` command for its gradebook: our interpreter's bin/ must be on PATH.
+    # ATTN_COURSE_LANG tells nbgrader_config.py which language the cleared-solution stub is in.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "ATTN_COURSE_LANG": lang}
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=WARN"],
+        cwd=course_root, check=True, env=env,
+    )
+
+
+def build(out: Path) -> list[Path]:
+    """Write every generated file under `out`; return their paths."""
+    course_root = out / "autograder"
+    if out != ROOT:
+        course_root.mkdir(parents=True, exist_ok=True)
+        for name in ("nbgrader_config.py", "course_preprocessors.py"):
+            shutil.copy(ROOT / "autograder" / name, course_root / name)
+    written = []
+    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
+        nb, meta = read_lesson(path)
+        stem = path.stem
+        for lang in LANGS:
+            lang_nb = language_notebook(nb, lang, stem)
+            if not meta.get("assignment"):
+                target = out / "notebooks" / lang / f"{stem}.ipynb"
+                write_nb(lang_nb, target)
+                written.append(target)
+                continue
+            assignment = f"{meta['assignment']}-{lang}"
+            source = course_root / "source" / assignment / f"{stem}.ipynb"
+            write_nb(lang_nb, source)
+            generate_release(course_root, assignment, lang)
+            release = course_root / "release" / assignment / f"{stem}.ipynb"
+            learner = out / "notebooks" / lang / f"{stem}.ipynb"
+            learner.parent.mkdir(parents=True, exist_ok=True)
+            learner.write_text(release.read_text(encoding="utf-8"), encoding="utf-8")
+            solution = out / "solutions" / lang / f"{stem}.ipynb"
+            write_nb(solution_notebook(lang_nb), solution)
+            written += [source, learner, solution]
+    return written
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def rescue_edited(manifest: dict) -> None:
+    """Move aside any generated notebook whose bytes differ from what the last build wrote."""
+    for rel, sha in manifest.items():
+        path = ROOT / rel
+        if path.exists() and digest(path) != sha:
+            target = ROOT / "workspace" / "rescued" / time.strftime("%Y%m%d-%H%M%S") / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+            print(f"edited by hand, kept a copy: {rel} -> {target.relative_to(ROOT)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="write here instead of the repository")
+    parser.add_argument("--assignments", action="store_true",
+                        help="run generate_assignment in autograder/ (fills its gradebook and release/)")
+    args = parser.parse_args()
+    if args.assignments:
+        for source in sorted((ROOT / "autograder" / "source").iterdir()):
+            generate_release(ROOT / "autograder", source.name, source.name.rsplit("-", 1)[1])
+            print(f"released {source.name}")
+        return
+    if args.out:
+        out = args.out.resolve()
+        build(out)
+        return
+    manifest_path = ROOT / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    rescue_edited(manifest)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Build aside, then copy in: a failed build leaves the repository as it was.
+        files = build(Path(tmp))
+        new_manifest = {}
+        for path in files:
+            rel = path.relative_to(tmp)
+            (ROOT / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, ROOT / rel)
+            new_manifest[str(rel)] = digest(path)
+    manifest_path.write_text(json.dumps(dict(sorted(new_manifest.items())), indent=1) + "\n")
+    print(f"built {len(files)} notebooks")
+
+
+if __name__ == "__main__":
+    main()
