@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import inspect
 import io
 import math
 import os
+import re
 import secrets
 import sys
 import warnings
@@ -99,6 +101,14 @@ def expect_qkv(Q, K, V=None) -> None:
 
 
 # --------------------------------------------------------------------------- diagnosis helpers
+def _uses_dot_T(fn) -> bool:
+    # torch warns about .T on 3-D tensors only once per process, so read the source too.
+    try:
+        return re.search(r"\.T\b", inspect.getsource(fn)) is not None
+    except (OSError, TypeError):
+        return False
+
+
 def _call(name: str, fn, *args):
     """Run the learner's code; turn its failure into a message with a hint."""
     with warnings.catch_warnings(record=True) as caught:
@@ -112,7 +122,7 @@ def _call(name: str, fn, *args):
         except Exception as error:  # noqa: BLE001 - any failure becomes feedback
             text = f"{type(error).__name__}: {error}"
             hint = None
-            if any("x.T" in str(w.message) for w in caught):
+            if any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
                 hint = t("hint_dot_T")
             elif isinstance(error, RuntimeError) and any(
                 s in str(error) for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")
@@ -163,8 +173,8 @@ def _score_variants(Q, K) -> dict:
         "hint_scale_dk": raw / d,
         "hint_scale_mul": raw * math.sqrt(d),
     }
-    for n in {Q.size(-2), K.size(-2)} - {d}:
-        variants.setdefault("hint_scale_wrong_dim", raw / math.sqrt(n))
+    for n in sorted({Q.size(-2), K.size(-2)} - {d}):
+        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
     return variants
 
 
@@ -190,6 +200,7 @@ def _diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
         return
     for key, value in variants.items():
         if key is not None and _close(got, value, tol):
+            key = key[0] if isinstance(key, tuple) else key  # (hint, detail) when one hint has several variants
             hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key)
             raise CheckFailed(t("values_differ", what=what, err=_max_error(got, right)), hint)
     sums = got.sum(dim=-1)

@@ -38,8 +38,9 @@ def use_cjk_fonts(lang: str = "ja") -> list[str]:
         font_manager.fontManager.addfont(str(path))
         names.append(font_manager.FontProperties(fname=str(path)).get_name())
     families = names + ["DejaVu Sans"]
-    matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["font.sans-serif"] = families
+    # The list must be font.family itself: matplotlib falls back glyph by glyph only
+    # across the families named there, while the generic "sans-serif" resolves to one font.
+    matplotlib.rcParams["font.family"] = families
     # NanumGothic has no U+2212 MINUS SIGN; an ASCII hyphen renders everywhere.
     matplotlib.rcParams["axes.unicode_minus"] = False
     return families

@@ -81,11 +81,11 @@ MESSAGES = {
         "ko": "{name}은(는) (출력, 가중치) 두 개를 반환해야 합니다. 반환된 것은 {kind}입니다.",
     },
     "wrong_ndim": {
-        "ja": "{what} の次元数が違います: 期待は {want} 次元 {layout}、実際は {got} 次元（形状 {shape}）です。",
+        "ja": "{what}の次元数が違います: 期待は {want} 次元 {layout}、実際は {got} 次元（形状 {shape}）です。",
         "ko": "{what}의 차원 수가 다릅니다: 기대한 것은 {want}차원 {layout}, 실제로는 {got}차원(모양 {shape})입니다.",
     },
     "wrong_axis": {
-        "ja": "{what} の形状が違います: 期待は {want} {layout}、実際は {got} です。軸 {axis}（{axis_name}）の大きさは {want_n} のはずが {got_n} になっています。",
+        "ja": "{what}の形状が違います: 期待は {want} {layout}、実際は {got} です。軸 {axis}（{axis_name}）の大きさは {want_n} のはずが {got_n} になっています。",
         "ko": "{what}의 모양이 다릅니다: 기대한 것은 {want} {layout}, 실제로는 {got}입니다. 축 {axis}({axis_name})의 크기가 {want_n}이어야 하는데 {got_n}입니다.",
     },
     "swapped_axes": {
@@ -93,14 +93,14 @@ MESSAGES = {
         "ko": "축 {a}({name_a})와 축 {b}({name_b})가 서로 바뀐 것 같습니다.",
     },
     "values_differ": {
-        "ja": "{what} の値が正しくありません（最大誤差 {err:.3g}）。",
+        "ja": "{what}の値が正しくありません（最大誤差 {err:.3g}）。",
         "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "what_scores": {"ja": "スコア", "ko": "점수"},
     "what_weights": {"ja": "重み", "ko": "가중치"},
     "what_output": {"ja": "出力", "ko": "출력"},
     "has_nan": {
-        "ja": "{what} に NaN または inf が含まれています。",
+        "ja": "{what}に NaN または inf が含まれています。",
         "ko": "{what}에 NaN 또는 inf가 들어 있습니다.",
     },
     # hints for the classic bugs ------------------------------------------------

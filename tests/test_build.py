@@ -1,0 +1,134 @@
+"""The single-source build: fresh, paired, and with nothing hidden in what learners get."""
+import json
+import re
+
+import nbformat
+import pytest
+
+import build
+from conftest import ROOT
+
+LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("[0-9][0-9]_*.md"))
+GRADED = [s for s in LESSONS if build.read_lesson(ROOT / "lessons" / f"{s}.md")[1].get("assignment")]
+HIRAGANA_KATAKANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+# Prose may quote the other language on purpose inside this marker.
+OTHER_LANGUAGE = re.compile(r"<!-- other-language -->.*?<!-- /other-language -->", re.S)
+
+
+def _nb(*parts):
+    return nbformat.read(ROOT.joinpath(*parts), 4)
+
+
+def _source_nb(stem, lang):
+    meta = build.read_lesson(ROOT / "lessons" / f"{stem}.md")[1]
+    return _nb("autograder", "source", f"{meta['assignment']}-{lang}", f"{stem}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def fresh_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    build.build(out)
+    return out
+
+
+def test_generated_files_are_up_to_date(fresh_build):
+    generated = sorted(p.relative_to(fresh_build) for p in fresh_build.rglob("*.ipynb")
+                       if "release" not in p.parts)
+    assert generated, "the build produced nothing"
+    stale = [str(rel) for rel in generated
+             if not (ROOT / rel).exists() or (ROOT / rel).read_bytes() != (fresh_build / rel).read_bytes()]
+    assert not stale, f"generated files differ from a fresh build; run `make build` and commit: {stale}"
+    manifest = json.loads((ROOT / build.MANIFEST).read_text())
+    assert sorted(manifest) == sorted(str(r) for r in generated)
+
+
+def test_build_rejects_a_prose_cell_without_its_twin(tmp_path):
+    broken = (ROOT / "lessons" / "01_attention.md").read_text(encoding="utf-8")
+    first_ko = broken.index('+++ {"lang": "ko"}')
+    end = broken.index("+++", first_ko + 3)
+    path = tmp_path / "99_broken.md"
+    path.write_text(broken[:first_ko] + broken[end:], encoding="utf-8")
+    with pytest.raises(build.SourceError, match="ja cell followed by a ko cell"):
+        build.read_lesson(path)
+
+
+@pytest.mark.parametrize("stem", GRADED)
+def test_ja_and_ko_have_identical_code_ids_and_points(stem):
+    ja, ko = _source_nb(stem, "ja"), _source_nb(stem, "ko")
+
+    def code(nb):
+        return [(c.source.replace('"ja"', '"LANG"').replace('"ko"', '"LANG"'), c.metadata.get("nbgrader"))
+                for c in nb.cells if c.cell_type == "code"]
+
+    assert code(ja) == code(ko)
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_prose_is_in_its_own_language(stem, lang):
+    nb = _nb("notebooks", lang, f"{stem}.ipynb")
+    foreign = HANGUL if lang == "ja" else HIRAGANA_KATAKANA
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            text = OTHER_LANGUAGE.sub("", cell.source)
+            assert not foreign.search(text), f"{lang} prose contains the other language: {cell.source[:80]!r}"
+
+
+@pytest.mark.parametrize("stem", GRADED)
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_learner_notebook_has_no_solution_and_no_hidden_test(stem, lang):
+    source, learner = _source_nb(stem, lang), _nb("notebooks", lang, f"{stem}.ipynb")
+    solution_lines = set()
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            inside = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", cell.source, re.S).group(1)
+            solution_lines |= {line.strip() for line in inside.splitlines() if line.strip()}
+    text = "\n".join(c.source for c in learner.cells)
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+    assert "reference(" not in text, "the learner notebook mentions the hidden reference"
+    leaked = [line for line in solution_lines if line in {l.strip() for l in text.splitlines()}]
+    assert not leaked, f"solution lines in the learner notebook: {leaked}"
+    assert text.count("raise NotImplementedError()") == sum(
+        c.source.count("### BEGIN SOLUTION") for c in source.cells)
+
+
+@pytest.mark.parametrize("stem", GRADED)
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_solution_is_complete_and_has_no_hidden_test(stem, lang):
+    text = "\n".join(c.source for c in _nb("solutions", lang, f"{stem}.ipynb").cells)
+    assert "NotImplementedError" not in text
+    assert "HIDDEN TESTS" not in text and "reference(" not in text and "SOLUTION" not in text
+
+
+@pytest.mark.parametrize("stem", GRADED)
+def test_every_exercise_has_visible_and_hidden_tests(stem):
+    nb = _source_nb(stem, "ja")
+    solutions = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("solution")]
+    tests = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+             if c.metadata.get("nbgrader", {}).get("grade")}
+    assert len(solutions) >= 5
+    for sid in solutions:
+        source = tests[f"{sid}_tests"]
+        visible = build.HIDDEN.sub("", source)
+        assert "course.checks.check_" in visible
+        assert "### BEGIN HIDDEN TESTS" in source and "reference(" in source
+
+
+def test_nothing_in_a_learner_file_points_at_the_reference():
+    for path in list((ROOT / "notebooks").rglob("*.ipynb")) + list((ROOT / "solutions").rglob("*.ipynb")):
+        assert "autograder/reference" not in path.read_text(encoding="utf-8")
+    assert not list((ROOT / "attn_course").rglob("reference*")), "the reference must not ship in the helper package"
+
+
+def test_edited_generated_notebook_is_rescued_before_a_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    target = tmp_path / "notebooks" / "ja" / "01_attention.ipynb"
+    target.parent.mkdir(parents=True)
+    target.write_text("what the build wrote")
+    manifest = {"notebooks/ja/01_attention.ipynb": build.digest(target)}
+    target.write_text("what the learner wrote")
+    build.rescue_edited(manifest)
+    rescued = list((tmp_path / "workspace" / "rescued").rglob("01_attention.ipynb"))
+    assert [p.read_text() for p in rescued] == ["what the learner wrote"]

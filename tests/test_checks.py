@@ -1,0 +1,207 @@
+"""Visible checks: right code passes, each classic bug fails with its own hint, in both languages."""
+import math
+import re
+import string
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course import checks, messages
+from attn_course.messages import MESSAGES, t
+
+
+@pytest.fixture(params=["ja", "ko"])
+def lang(request):
+    messages.set_language(request.param)
+    yield request.param
+    messages.set_language("ja")
+
+
+def fails_with(check, arg, hint_key, **fields):
+    with pytest.raises(checks.CheckFailed) as info:
+        check(arg)
+    expected = t(hint_key, **fields)
+    assert expected in str(info.value), f"expected hint {hint_key!r}, got:\n{info.value}"
+    return info.value
+
+
+# --------------------------------------------------------------------------- lesson 1 functions
+def scores_ok(Q, K):
+    return Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))
+
+
+SCORE_BUGS = {
+    "hint_no_scale": lambda Q, K: Q @ K.transpose(-2, -1),
+    "hint_scale_dk": lambda Q, K: Q @ K.transpose(-2, -1) / Q.size(-1),
+    "hint_scale_mul": lambda Q, K: Q @ K.transpose(-2, -1) * math.sqrt(Q.size(-1)),
+    "hint_scale_wrong_dim": lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(K.size(-2)),
+    "hint_kq_order": lambda Q, K: K @ Q.transpose(-2, -1) / math.sqrt(Q.size(-1)),
+    "hint_transpose_k": lambda Q, K: Q @ K / math.sqrt(Q.size(-1)),
+    "hint_dot_T": lambda Q, K: Q @ K.T / math.sqrt(Q.size(-1)),
+}
+
+
+def test_right_scores_pass(lang, capsys):
+    checks.check_attention_scores(scores_ok)
+    assert t("passed", name="attention_scores") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("hint", sorted(SCORE_BUGS))
+def test_each_score_bug_gets_its_hint(lang, hint):
+    fails_with(checks.check_attention_scores, SCORE_BUGS[hint], hint)
+
+
+def test_unfinished_function_says_so(lang):
+    def stub(Q, K):
+        raise NotImplementedError()
+    fails_with(checks.check_attention_scores, stub, "not_implemented", name="attention_scores")
+
+
+def test_wrong_shape_names_the_axis(lang):
+    error = fails_with(checks.check_attention_scores, lambda Q, K: scores_ok(Q, K).sum(0, keepdim=True).expand(3, -1, -1),
+                       "wrong_axis", what="attention_scores", want=(2, 3, 5), layout="(B, T_q, T_k)",
+                       got=(3, 3, 5), axis=0, axis_name="B", want_n=2, got_n=3)
+    assert "B" in str(error)
+
+
+def softmax_ok(s):
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def test_softmax_checks(lang):
+    checks.check_softmax(softmax_ok)
+    fails_with(checks.check_softmax, lambda s: torch.softmax(s, dim=-2), "hint_softmax_axis", axis=-2)
+    fails_with(checks.check_softmax, lambda s: s.exp() / s.exp().sum(-1, keepdim=True), "hint_softmax_overflow")
+    (scores,) = checks._inputs((checks.B, checks.T_Q, checks.T_K), seed=2)
+    sums = scores.exp().sum(-1)
+    fails_with(checks.check_softmax, lambda s: s.exp(), "hint_rows_not_normalised",
+               lo=float(sums.min()), hi=float(sums.max()))
+
+
+def attention_ok(Q, K, V):
+    w = torch.softmax(scores_ok(Q, K), dim=-1)
+    return w @ V, w
+
+
+def test_attention_checks(lang):
+    checks.check_attention(attention_ok)
+    fails_with(checks.check_attention, lambda Q, K, V: (attention_ok(Q, K, V)[0], scores_ok(Q, K)), "hint_returns_scores")
+    fails_with(checks.check_attention,
+               lambda Q, K, V: (torch.softmax(scores_ok(Q, K), -2) @ V, torch.softmax(scores_ok(Q, K), -2)),
+               "hint_softmax_axis", axis=-2)
+    fails_with(checks.check_attention,
+               lambda Q, K, V: (torch.softmax(Q @ K.mT, -1) @ V, torch.softmax(Q @ K.mT, -1)), "hint_no_scale")
+    with pytest.raises(checks.CheckFailed, match=re.escape(t("returned_not_pair", name="attention", kind="Tensor"))):
+        checks.check_attention(lambda Q, K, V: attention_ok(Q, K, V)[0])
+
+
+class AttentionOK(nn.Module):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.W_q = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_k = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_v = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_o = nn.Linear(key_dim, embed_dim, bias=False)
+
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        y, w = attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+        return self.W_o(y), w
+
+
+class NoWoApplied(AttentionOK):
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        return attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+
+
+class NoWoAtAll(AttentionOK):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__(embed_dim, key_dim)
+        del self.W_o
+
+
+class WithBias(AttentionOK):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__(embed_dim, key_dim)
+        self.W_q = nn.Linear(embed_dim, key_dim)
+
+
+class NoInputCheck(AttentionOK):
+    def forward(self, x):
+        y, w = attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+        return self.W_o(y), w
+
+
+class Unscaled(AttentionOK):
+    def forward(self, x):
+        w = torch.softmax(self.W_q(x) @ self.W_k(x).mT, -1)
+        return self.W_o(w @ self.W_v(x)), w
+
+
+def test_module_checks(lang):
+    checks.check_attention_module(AttentionOK)
+    fails_with(checks.check_attention_module, NoWoApplied, "hint_w_o_missing")
+    fails_with(checks.check_attention_module, NoWoAtAll, "hint_w_o_missing")
+    fails_with(checks.check_attention_module, WithBias, "hint_has_bias", name="W_q")
+    fails_with(checks.check_attention_module, NoInputCheck, "hint_no_input_check", shape=(5, 7))
+    fails_with(checks.check_attention_module, Unscaled, "hint_no_scale")
+
+
+def test_numeric_answer_checks(lang):
+    checks.check_variance_answers(512, 1, 505.3, 0.99)
+    fails_with(lambda a: checks.check_variance_answers(a, 1, 505.3, 0.99), 22.6, "answer_std_not_var",
+               name="answer_var_raw", got=22.6)
+    fails_with(lambda a: checks.check_variance_answers(512, a, 505.3, 0.99), None, "answer_missing",
+               name="answer_var_scaled")
+    checks.check_param_answer(196608, AttentionOK)
+    fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_disagrees_with_module",
+               name="answer_n_params", got=4 * 768 * 64 + 1, e=768, d=64, counted=196608)
+    # A broken module does not cost the point of a right answer.
+    checks.check_param_answer(196608, NoWoAtAll)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input_gets_a_localized_error(lang):
+    with pytest.raises(ValueError, match=re.escape(t("embed_mismatch", want=8, got=5, shape=(2, 6, 5)))):
+        AttentionOK(8, 4)(torch.randn(2, 6, 5))
+    with pytest.raises(ValueError) as info:
+        AttentionOK(8, 4)(torch.randn(6, 8))
+    assert "(B, T, E)" in str(info.value)
+    with pytest.raises(ValueError, match=re.escape(t("qk_dim_mismatch", dq=4, dk=3))):
+        checks.expect_qkv(torch.randn(2, 5, 4), torch.randn(2, 5, 3))
+    with pytest.raises(ValueError, match=re.escape(t("kv_len_mismatch", tk=5, tv=6))):
+        checks.expect_qkv(torch.randn(2, 5, 4), torch.randn(2, 5, 4), torch.randn(2, 6, 4))
+    with pytest.raises(ValueError):
+        checks.expect_qkv(torch.randn(2, 5, 4), torch.randn(3, 5, 4))
+    with pytest.raises(ValueError):
+        checks.expect_size(0, "key_dim")
+    with pytest.raises(ValueError):
+        course.AttentionExplorer(torch.rand(3, 3), ["a", "b"])
+
+
+def test_unknown_language_is_refused_in_both_languages():
+    with pytest.raises(ValueError) as info:
+        messages.set_language("en")
+    assert "言語" in str(info.value) and "언어" in str(info.value)
+
+
+def test_every_message_exists_in_both_languages_with_the_same_fields():
+    fields = lambda s: sorted(f for _, f, _, _ in string.Formatter().parse(s) if f)  # noqa: E731
+    for key, texts in MESSAGES.items():
+        assert set(texts) == {"ja", "ko"}, key
+        assert texts["ja"].strip() and texts["ko"].strip(), key
+        assert fields(texts["ja"]) == fields(texts["ko"]), key
+
+
+def test_check_failure_renders_without_a_stack(lang):
+    try:
+        checks.check_attention_scores(SCORE_BUGS["hint_no_scale"])
+    except checks.CheckFailed as error:
+        lines = error._render_traceback_()
+    assert t("check_failed") in lines[0] and any(t("hint_no_scale") in line for line in lines)
+    assert not any("Traceback" in line for line in lines)
