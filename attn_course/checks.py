@@ -395,8 +395,7 @@ def _distinct_sizes(g: torch.Generator, n: int, low: int = 2, high: int = 12) ->
 
 
 def _compare(name: str, got, want, case: str, tol: float):
-    gots = got if isinstance(got, tuple) else (got,)
-    wants = want if isinstance(want, tuple) else (want,)
+    gots, wants = _as_tuple(got), _as_tuple(want)
     if len(gots) != len(wants):
         raise CheckFailed(t("returned_not_pair", name=name, kind=type(got).__name__))
     for g, w in zip(gots, wants):
@@ -408,29 +407,48 @@ def _compare(name: str, got, want, case: str, tol: float):
             raise CheckFailed(t("hidden_mismatch", case=case, err=_max_error(g, w)))
 
 
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _backward_with_probe(g: torch.Generator, got, want) -> None:
+    """Backpropagate the same random projection of both results, so every output counts."""
+    wants = _as_tuple(want)
+    probes = [torch.randn(w.shape, generator=g, dtype=w.dtype) for w in wants]
+    sum((a * p).sum() for a, p in zip(wants, probes)).backward()
+    try:
+        sum((a * p).sum() for a, p in zip(_as_tuple(got), probes)).backward()
+    except RuntimeError as error:  # e.g. a result detached from its inputs
+        raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg="-", err=float("inf")),
+                          str(error)) from None
+
+
+def _expect_same_grads(pairs) -> None:
+    for arg, mine, ref in pairs:
+        if mine is None or not torch.allclose(mine, ref, atol=1e-8, rtol=1e-8):
+            raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg=arg,
+                                err=float("inf") if mine is None else _max_error(mine, ref)))
+
+
+_DTYPE_CASES = ((torch.float64, "case_float64", 1e-9), (torch.float32, "case_float32", 1e-4))
+
+
 def hidden_compare_function(name: str, fn, ref_fn, make_inputs) -> None:
     """Compare fn with ref_fn on fresh inputs in float64 and float32, and their gradients.
 
     make_inputs(g, dtype) -> tuple of tensors.
     """
     g = _grading_generator()
-    for dtype, case, tol in ((torch.float64, "case_float64", 1e-9), (torch.float32, "case_float32", 1e-4)):
+    for dtype, case, tol in _DTYPE_CASES:
         args = make_inputs(g, dtype)
         _compare(name, _call(name, fn, *args), ref_fn(*args), t(case), tol)
     args = make_inputs(g, torch.float64)
     mine = [a.clone().requires_grad_(True) for a in args]
     theirs = [a.clone().requires_grad_(True) for a in args]
     got, want = _call(name, fn, *mine), ref_fn(*theirs)
-    gots = got if isinstance(got, tuple) else (got,)
-    wants = want if isinstance(want, tuple) else (want,)
     _compare(name, got, want, t("case_grad"), 1e-9)
-    probes = [torch.randn(w.shape, generator=g, dtype=w.dtype) for w in wants]
-    sum((a * p).sum() for a, p in zip(gots, probes)).backward()
-    sum((a * p).sum() for a, p in zip(wants, probes)).backward()
-    for i, (m, r) in enumerate(zip(mine, theirs)):
-        if m.grad is None or not torch.allclose(m.grad, r.grad, atol=1e-8, rtol=1e-8):
-            err = float("inf") if m.grad is None else _max_error(m.grad, r.grad)
-            raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg=i, err=err))
+    _backward_with_probe(g, got, want)
+    _expect_same_grads((i, m.grad, r.grad) for i, (m, r) in enumerate(zip(mine, theirs)))
     print(t("hidden_passed", name=name))
 
 
@@ -447,7 +465,7 @@ def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> Non
         ref.load_state_dict(mine.state_dict())
     except Exception as error:  # noqa: BLE001
         raise CheckFailed(t("raised", name=f"{name}.state_dict", error=error)) from None
-    for dtype, case, tol in ((torch.float64, "case_float64", 1e-9), (torch.float32, "case_float32", 1e-4)):
+    for dtype, case, tol in _DTYPE_CASES:
         mine.to(dtype)
         ref.to(dtype)
         x = make_input(g, args, dtype)
@@ -457,18 +475,11 @@ def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> Non
     x = make_input(g, args, torch.float64)
     xm, xr = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
     got, want = _call(f"{name}.forward", mine, xm), ref(xr)
-    gots = got if isinstance(got, tuple) else (got,)
-    wants = want if isinstance(want, tuple) else (want,)
-    probes = [torch.randn(w.shape, generator=g, dtype=w.dtype) for w in wants]
-    sum((a * p).sum() for a, p in zip(gots, probes)).backward()
-    sum((a * p).sum() for a, p in zip(wants, probes)).backward()
-    pairs = [("x", xm.grad, xr.grad)]
+    _compare(name, got, want, t("case_grad"), 1e-9)
+    _backward_with_probe(g, got, want)
     ref_params = dict(ref.named_parameters())
-    pairs += [(n, p.grad, ref_params[n].grad) for n, p in mine.named_parameters()]
-    for arg, a, b in pairs:
-        if a is None or not torch.allclose(a, b, atol=1e-8, rtol=1e-8):
-            raise CheckFailed(t("hidden_grad_mismatch", case=t("case_grad"), arg=arg,
-                                err=float("inf") if a is None else _max_error(a, b)))
+    _expect_same_grads([("x", xm.grad, xr.grad)] +
+                       [(n, p.grad, ref_params[n].grad) for n, p in mine.named_parameters()])
     print(t("hidden_passed", name=name))
 
 

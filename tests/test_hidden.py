@@ -1,0 +1,57 @@
+"""The hidden tests: the reference passes them, and they catch what the visible checks cannot see."""
+import math
+
+import pytest
+import torch
+
+from attn_course import checks
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def ref():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+        return checks.reference("lesson1")
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    ref.test_attention_scores(ref.attention_scores)
+    ref.test_softmax_last(ref.softmax_last)
+    ref.test_attention(ref.attention)
+    ref.test_attention_module(ref.Attention)
+    ref.test_variance(512, 1)
+    ref.test_n_params(196608)
+
+
+def test_hidden_catches_a_float32_shortcut(ref):
+    with pytest.raises(checks.CheckFailed):
+        ref.test_attention_scores(lambda Q, K: (Q.float() @ K.float().mT / math.sqrt(Q.size(-1))))
+
+
+def test_hidden_catches_a_softmax_without_the_max_shift(ref):
+    with pytest.raises(checks.CheckFailed):
+        ref.test_softmax_last(lambda s: s.exp() / s.exp().sum(-1, keepdim=True))
+
+
+def test_hidden_catches_a_broken_gradient(ref):
+    def detached(Q, K):
+        return (Q @ K.mT / math.sqrt(Q.size(-1))).detach()
+    with pytest.raises(checks.CheckFailed):
+        ref.test_attention_scores(detached)
+
+
+def test_hidden_catches_answers_that_only_look_right(ref):
+    with pytest.raises(checks.CheckFailed):
+        ref.test_variance(22.6, 1)
+    with pytest.raises(checks.CheckFailed):
+        ref.test_n_params(4 * 768 * 64 + 768)
+
+
+def test_hidden_catches_a_module_with_extra_bias(ref):
+    class Biased(ref.Attention):
+        def __init__(self, e, d):
+            super().__init__(e, d)
+            self.W_o = torch.nn.Linear(d, e)
+    with pytest.raises(checks.CheckFailed):
+        ref.test_attention_module(Biased)
