@@ -124,6 +124,8 @@ def _call(name: str, fn, *args):
             hint = None
             if any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
                 hint = t("hint_dot_T")
+            elif isinstance(error, RuntimeError) and "view size is not compatible" in str(error):
+                hint = t("hint_contiguous")
             elif isinstance(error, RuntimeError) and any(
                 s in str(error) for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")
             ):
@@ -349,8 +351,7 @@ def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_sc
     _passed("answer_var_raw, answer_var_scaled")
 
 
-def check_param_answer(answer, cls) -> None:
-    name = "answer_n_params"
+def _check_count_answer(name: str, answer, cls, args: tuple, module_check) -> None:
     value = _expect_number(name, answer)
     if value != int(value):
         raise CheckFailed(t("answer_not_integer", name=name, got=answer))
@@ -358,13 +359,236 @@ def check_param_answer(answer, cls) -> None:
     # a broken module must not cost the point of a right answer.
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            check_attention_module(cls)
-        counted = sum(p.numel() for p in cls(768, 64).parameters())
+            module_check(cls)
+        counted = sum(p.numel() for p in cls(*args).parameters())
     except Exception:  # noqa: BLE001
         counted = None
     if counted is not None and counted != int(value):
-        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, e=768, d=64, counted=counted))
+        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer,
+                            module=f"{cls.__name__}{tuple(args)}", counted=counted))
     _passed(name)
+
+
+def check_param_answer(answer, cls) -> None:
+    """Lesson 1: the parameter count of Attention(768, 64)."""
+    _check_count_answer("answer_n_params", answer, cls, (768, 64), check_attention_module)
+
+
+# --------------------------------------------------------------------------- lesson 2: several heads
+# H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
+H_2, D_2 = 3, 4
+
+
+def resolve_head_dim(embed_dim: int, n_head: int, head_dim: int | None = None) -> int:
+    """head_dim as given, or embed_dim // n_head, with a clear error when that does not divide."""
+    expect_size(embed_dim, "embed_dim")
+    expect_size(n_head, "n_head")
+    if head_dim is None:
+        if embed_dim % n_head:
+            raise InputError(t("hint_head_dim_divides", e=embed_dim, h=n_head))
+        return embed_dim // n_head
+    return expect_size(head_dim, "head_dim")
+
+
+def expect_torch_compatible(mha) -> None:
+    """nn.MultiheadAttention fixes head_dim to embed_dim // num_heads."""
+    if mha.n_head * mha.head_dim != mha.embed_dim:
+        raise InputError(t("torch_mha_incompatible", h=mha.n_head, d=mha.head_dim, e=mha.embed_dim))
+
+
+class _Heads(nn.Module):
+    """Bare multi-head weights, so a check of one exercise does not depend on another."""
+
+    def __init__(self, embed_dim: int, n_head: int, head_dim: int, seed: int):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, head_dim
+        g = torch.Generator().manual_seed(seed)
+        inner = n_head * head_dim
+        for name, (n_out, n_in) in {"W_q": (inner, embed_dim), "W_k": (inner, embed_dim),
+                                    "W_v": (inner, embed_dim), "W_o": (embed_dim, inner)}.items():
+            layer = nn.Linear(n_in, n_out, bias=False).double()
+            with torch.no_grad():
+                layer.weight.copy_(torch.randn(n_out, n_in, generator=g, dtype=torch.float64) / n_in ** 0.5)
+            setattr(self, name, layer)
+
+    def forward(self, x):
+        Q, K, V = (_split(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        weights = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)
+        return self.W_o(_merge(weights @ V)), weights
+
+
+def _split(x, H):
+    B, T, HD = x.shape
+    return x.view(B, T, H, HD // H).transpose(1, 2)
+
+
+def _merge(x):
+    B, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * D)
+
+
+def _split_variants(x, H) -> dict:
+    B, T, HD = x.shape
+    D = HD // H
+    right = _split(x, H)
+    return {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
+            "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
+
+
+def _merge_variants(x) -> dict:
+    B, H, T, D = x.shape
+    return {None: _merge(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
+            "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D), "hint_heads_order": _merge(x.flip(1))}
+
+
+def check_split_heads(fn) -> None:
+    name = "split_heads"
+    (x,) = _inputs((B, T_K, H_2 * D_2), seed=5)
+    got = _call(name, fn, x, H_2)
+    missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T_K, H_2, D_2)
+    _expect_shape(got, (B, H_2, T_K, D_2), ("B", "H", "T", "D"), name,
+                  t("hint_missing_transpose") if missing else None)
+    _diagnose(got, _split_variants(x, H_2), "what_output", 1e-12)
+    _passed(name)
+
+
+def check_merge_heads(fn) -> None:
+    name = "merge_heads"
+    (x,) = _inputs((B, H_2, T_K, D_2), seed=6)  # contiguous, as weights @ V is
+    got = _call(name, fn, x)
+    _expect_shape(got, (B, T_K, H_2 * D_2), ("B", "T", "H·D"), name)
+    _diagnose(got, _merge_variants(x), "what_output", 1e-12)
+    (y,) = _inputs((B, T_K, H_2 * D_2), seed=7)
+    back = _call(name, fn, _split(y, H_2))
+    _diagnose(back, {None: y}, "what_output", 1e-12)
+    _passed(name)
+
+
+def check_mha_module(cls) -> None:
+    name = "MultiHeadAttention"
+    T, inner = T_K, H_2 * D_2
+    module = _call(name, cls, E, H_2, D_2)
+    for layer, (n_in, n_out, why) in {
+        "W_q": (E, inner, "why_proj_in"), "W_k": (E, inner, "why_proj_in"),
+        "W_v": (E, inner, "why_proj_in"), "W_o": (inner, E, "why_proj_out"),
+    }.items():
+        problem = _linear_problem(module, layer, n_in, n_out, t(why))
+        if problem:
+            raise problem
+    n_params = sum(p.numel() for p in module.parameters())
+    if n_params != 4 * E * inner:
+        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
+    module = module.double()
+    (x,) = _inputs((B, T, E), seed=8)
+    result = _call(f"{name}.forward", module, x)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed(t("returned_not_pair", name=f"{name}.forward", kind=type(result).__name__))
+    y, weights = result
+    with torch.no_grad():
+        wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
+        _expect_shape(weights, (B, H_2, T, T), ("B", "H", "T", "T"), t("what_weights"),
+                      t("hint_not_split") if wide else None)
+        q, k, v = module.W_q(x), module.W_k(x), module.W_v(x)
+        variants = {}
+        for split_key, split in (("", lambda z: _split(z, H_2)),
+                                 ("hint_view_without_transpose", lambda z: z.reshape(B, H_2, T, D_2)),
+                                 ("hint_interleaved", lambda z: z.reshape(B, T, D_2, H_2).permute(0, 3, 1, 2))):
+            Q, K = split(q), split(k)
+            raw = Q @ K.transpose(-2, -1)
+            if not split_key:
+                variants[None] = torch.softmax(raw / math.sqrt(D_2), -1)
+                variants["hint_no_scale"] = torch.softmax(raw, -1)
+                variants["hint_scale_dk"] = torch.softmax(raw / D_2, -1)
+                variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(inner), -1)
+                variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
+                variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D_2), -2)
+            else:
+                variants[split_key] = torch.softmax(raw / math.sqrt(D_2), -1)
+        _diagnose(weights, variants, "what_weights")
+        _expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
+                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
+        heads = weights @ _split(v, H_2)
+        _diagnose(y, {key: module.W_o(value) for key, value in _merge_variants(heads).items()}, "what_output")
+    default = _call(name, cls, 12, 3)
+    if getattr(default, "head_dim", None) != 4:
+        raise CheckFailed(t("hint_head_dim_default", e=12, h=3, want=4, got=getattr(default, "head_dim", None)))
+    try:
+        cls(10, 3)
+    except ValueError:
+        pass
+    else:
+        raise CheckFailed(t("hint_no_divisibility_error", e=10, h=3))
+    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
+        try:
+            module(bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
+            pass
+        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+    _passed(name)
+
+
+def check_head_as_single(fn, attention_cls) -> None:
+    name = "head_as_single"
+    heads = _Heads(E, H_2, D_2, seed=9)
+    (x,) = _inputs((B, T_K, E), seed=10)
+    with torch.no_grad():
+        want, _ = heads(x)
+        total = torch.zeros_like(want)
+        for i in range(H_2):
+            single = _call(name, fn, heads, i)
+            if not isinstance(single, attention_cls):
+                raise CheckFailed(t("hint_head_returns_attention"))
+            single = single.double()
+            rows = slice(i * D_2, (i + 1) * D_2)
+            if (single.W_q.weight.shape != (D_2, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
+                    or single.W_o.weight.shape != (E, D_2) or not torch.equal(single.W_o.weight, heads.W_o.weight[:, rows])):
+                interleaved = heads.W_q.weight[i::H_2]
+                hint = t("hint_interleaved") if (single.W_q.weight.shape == interleaved.shape and
+                                                torch.equal(single.W_q.weight, interleaved)) else t("hint_head_slice")
+                raise CheckFailed(t("values_differ", what=f"head_as_single(mha, {i}).W_q / W_o",
+                                    err=float("nan")), hint)
+            total = total + _call(name, single, x)[0]
+    if not _close(total, want, 1e-10):
+        raise CheckFailed(t("hint_sum_of_heads", err=_max_error(total, want)), t("hint_head_slice"))
+    _passed(name)
+
+
+def check_to_torch_mha(fn) -> None:
+    name = "to_torch_mha"
+    heads = _Heads(H_2 * D_2, H_2, D_2, seed=11)
+    theirs = _call(name, fn, heads)
+    if not isinstance(theirs, nn.MultiheadAttention):
+        raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
+    for what, ok in (("batch_first", theirs.batch_first), ("bias", theirs.in_proj_bias is None),
+                     ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H_2)):
+        if not ok:
+            raise CheckFailed(t("hint_torch_mha_setup", what=what))
+    theirs = theirs.double()
+    w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
+    got = theirs.in_proj_weight.detach()
+    if not _close(got, torch.cat(w), 1e-12):
+        if _close(got, torch.cat([m.T for m in w]), 1e-12):
+            raise CheckFailed(t("values_differ", what="in_proj_weight", err=_max_error(got, torch.cat(w))),
+                              t("hint_in_proj_transposed"))
+        raise CheckFailed(t("values_differ", what="in_proj_weight", err=_max_error(got, torch.cat(w))),
+                          t("hint_in_proj_order"))
+    if not _close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-12):
+        raise CheckFailed(t("values_differ", what="out_proj.weight",
+                            err=_max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))
+    (x,) = _inputs((B, T_K, H_2 * D_2), seed=12)
+    with torch.no_grad():
+        y, weights = theirs(x, x, x, need_weights=True, average_attn_weights=False)
+        want_y, want_w = heads(x)
+    _diagnose(weights, {None: want_w}, "what_weights", 1e-6)
+    _diagnose(y, {None: want_y}, "what_output", 1e-6)
+    _passed(name)
+
+
+def check_mha_param_answer(answer, cls) -> None:
+    """Lesson 2: the parameter count of MultiHeadAttention(768, 12, 64)."""
+    _check_count_answer("answer_n_params", answer, cls, (768, 12, 64), check_mha_module)
 
 
 # --------------------------------------------------------------------------- hidden tests

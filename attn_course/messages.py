@@ -196,6 +196,100 @@ MESSAGES = {
         "ja": "Q, K, V を作る層が入れ替わっていませんか（Q は W_q、K は W_k、V は W_v から）。",
         "ko": "Q, K, V를 만드는 층이 뒤바뀌지 않았나요? (Q는 W_q, K는 W_k, V는 W_v로 만듭니다.)",
     },
+    # lesson 2: splitting and merging heads ----------------------------------------
+    "hint_view_without_transpose": {
+        "ja": "view だけで (B, H, T, D) にしていませんか。メモリ上では各トークンのベクトルが [ヘッド0 | ヘッド1 | …] の順に並んでいます。まず view(B, T, H, D) で最後の軸をヘッドごとに切り分け、それから transpose(1, 2) で H を T の前に出します。",
+        "ko": "view만으로 (B, H, T, D)를 만들지 않았나요? 메모리에는 각 토큰의 벡터가 [헤드0 | 헤드1 | …] 순서로 놓여 있습니다. 먼저 view(B, T, H, D)로 마지막 축을 헤드별로 자르고, 그다음 transpose(1, 2)로 H를 T 앞으로 옮겨야 합니다.",
+    },
+    "hint_missing_transpose": {
+        "ja": "view(B, T, H, D) で止まっています。transpose(1, 2) で H と T を入れ替えて (B, H, T, D) にしてください。",
+        "ko": "view(B, T, H, D)에서 멈췄습니다. transpose(1, 2)로 H와 T를 바꿔 (B, H, T, D)로 만드세요.",
+    },
+    "hint_interleaved": {
+        "ja": "ヘッドが交互に（インターリーブして）取り出されています。view(B, T, D, H) のように D と H の順を逆にすると、ヘッド h が h, h+H, h+2H, … 番目の成分を拾ってしまいます。正しくは view(B, T, H, D) で、ヘッド h は h·D 番目から (h+1)·D − 1 番目までの成分です。",
+        "ko": "헤드가 번갈아(인터리브되어) 뽑혔습니다. view(B, T, D, H)처럼 D와 H의 순서를 바꾸면 헤드 h가 h, h+H, h+2H, … 번째 성분을 가져가 버립니다. 올바른 것은 view(B, T, H, D)이고, 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지의 성분입니다.",
+    },
+    "hint_heads_order": {
+        "ja": "ヘッドの順番が逆になっています（flip を使っていませんか）。ヘッド h は h·D 番目から (h+1)·D − 1 番目までの成分です。",
+        "ko": "헤드 순서가 거꾸로입니다(flip을 쓰지 않았나요?). 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지의 성분입니다.",
+    },
+    "hint_contiguous": {
+        "ja": "transpose したテンソルはメモリ上で連続していないので、そのままでは view できません。transpose(1, 2).contiguous().view(B, T, H * D) とするか、reshape を使ってください。",
+        "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 그대로는 view할 수 없습니다. transpose(1, 2).contiguous().view(B, T, H * D)로 쓰거나 reshape를 쓰세요.",
+    },
+    "hint_merge_without_transpose": {
+        "ja": "(B, H, T, D) をそのまま view(B, T, H * D) にしていませんか。先に transpose(1, 2) で (B, T, H, D) に戻してから、最後の2軸をつなげます。",
+        "ko": "(B, H, T, D)를 그대로 view(B, T, H * D)로 바꾸지 않았나요? 먼저 transpose(1, 2)로 (B, T, H, D)로 되돌린 다음 마지막 두 축을 이어 붙여야 합니다.",
+    },
+    "hint_not_split": {
+        "ja": "重みが (B, T, T) になっています。ヘッドごとに別々のソフトマックスをとるので、重みは (B, H, T, T) のはずです。Q, K, V を split_heads で分けてからスコアを計算してください。",
+        "ko": "가중치가 (B, T, T)입니다. 헤드마다 따로 소프트맥스를 하므로 가중치는 (B, H, T, T)여야 합니다. Q, K, V를 split_heads로 나눈 다음 점수를 계산하세요.",
+    },
+    "hint_scale_head_dim": {
+        "ja": "割る数が違います。スケーリングに使うのは1つのヘッドの次元 D（head_dim）の平方根 √D です。√(H·D) や √E ではありません。",
+        "ko": "나누는 값이 틀렸습니다. 스케일링에는 헤드 하나의 차원 D(head_dim)의 제곱근 √D를 씁니다. √(H·D)나 √E가 아닙니다.",
+    },
+    "hint_head_dim_divides": {
+        "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。head_dim を指定するか、割り切れる組み合わせにしてください。",
+        "ko": "embed_dim = {e}, n_head = {h}: 나누어떨어지지 않아서 head_dim을 정할 수 없습니다. head_dim을 직접 지정하거나 나누어떨어지는 조합을 쓰세요.",
+    },
+    "hint_head_dim_default": {
+        "ja": "head_dim を省略したときは embed_dim // n_head を使ってください（MultiHeadAttention({e}, {h}) なら {want}、いまは {got}）。",
+        "ko": "head_dim을 생략하면 embed_dim // n_head를 써야 합니다(MultiHeadAttention({e}, {h})라면 {want}, 지금은 {got}).",
+    },
+    "hint_no_divisibility_error": {
+        "ja": "MultiHeadAttention({e}, {h}) がエラーになりませんでした。割り切れないときは course.checks.resolve_head_dim が ValueError を出すので、__init__ で使ってください。",
+        "ko": "MultiHeadAttention({e}, {h})에서 오류가 나지 않았습니다. 나누어떨어지지 않으면 course.checks.resolve_head_dim이 ValueError를 내므로 __init__에서 이 함수를 쓰세요.",
+    },
+    "torch_mha_incompatible": {
+        "ja": "nn.MultiheadAttention はヘッドの次元を embed_dim // num_heads に固定しているので、n_head × head_dim = embed_dim のときしか重みを移せません（いまは {h} × {d} ≠ {e}）。",
+        "ko": "nn.MultiheadAttention은 헤드 차원을 embed_dim // num_heads로 고정하므로 n_head × head_dim = embed_dim일 때만 가중치를 옮길 수 있습니다(지금은 {h} × {d} ≠ {e}).",
+    },
+    "hint_returns_torch_mha": {
+        "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",
+        "ko": "nn.MultiheadAttention을 반환하세요(지금은 {kind}).",
+    },
+    "hint_torch_mha_setup": {
+        "ja": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True) として作ってください（{what} が違います）。",
+        "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요({what}이(가) 다릅니다).",
+    },
+    "hint_in_proj_order": {
+        "ja": "in_proj_weight には W_q, W_k, W_v の weight をこの順に縦に連結（torch.cat(..., dim=0)）して入れます。順番が入れ替わっているようです。",
+        "ko": "in_proj_weight에는 W_q, W_k, W_v의 weight를 이 순서대로 세로로 이어 붙여(torch.cat(..., dim=0)) 넣습니다. 순서가 바뀐 것 같습니다.",
+    },
+    "hint_in_proj_transposed": {
+        "ja": "weight は転置せずにそのままコピーします。nn.Linear の weight も in_proj_weight も (出力, 入力) の形です。",
+        "ko": "weight는 전치하지 말고 그대로 복사합니다. nn.Linear의 weight도 in_proj_weight도 (출력, 입력) 모양입니다.",
+    },
+    "hint_out_proj": {
+        "ja": "out_proj.weight に W_o.weight をコピーしたか確認してください。",
+        "ko": "out_proj.weight에 W_o.weight를 복사했는지 확인하세요.",
+    },
+    "hint_head_slice": {
+        "ja": "ヘッド i の W_q, W_k, W_v は weight の行 i·D 〜 (i+1)·D − 1（weight[i*D:(i+1)*D]）、W_o は列のほう（W_o.weight[:, i*D:(i+1)*D]）です。",
+        "ko": "헤드 i의 W_q, W_k, W_v는 weight의 행 i·D ~ (i+1)·D − 1(weight[i*D:(i+1)*D])이고, W_o는 열 쪽(W_o.weight[:, i*D:(i+1)*D])입니다.",
+    },
+    "hint_head_returns_attention": {
+        "ja": "head_as_single は第1回の Attention モジュール（Attention(embed_dim, head_dim)）を返してください。",
+        "ko": "head_as_single은 1강의 Attention 모듈(Attention(embed_dim, head_dim))을 반환해야 합니다.",
+    },
+    "hint_sum_of_heads": {
+        "ja": "1つずつ取り出したヘッドの出力の和が、MultiHeadAttention の出力と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "하나씩 꺼낸 헤드 출력의 합이 MultiHeadAttention의 출력과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "fig_wide_vs_heads": {
+        "ja": "1つの幅広ヘッド（左）と {h} 個のヘッド（右）の重み",
+        "ko": "넓은 헤드 하나(왼쪽)와 헤드 {h}개(오른쪽)의 가중치",
+    },
+    "demo_wide_vs_heads": {
+        "ja": "パラメータ数: ヘッド {h} 個 = {a}、幅広のヘッド1つ = {b}。出力の相対差 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
+        "ko": "파라미터 수: 헤드 {h}개 = {a}, 넓은 헤드 하나 = {b}. 출력의 상대 차이 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
+    },
+    "demo_seeds": {
+        "ja": "乱数のシード {n} 通りでの相対差: 最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
+        "ko": "난수 시드 {n}가지에서의 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
+    },
+    "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
     # numeric answers ------------------------------------------------------------
     "answer_missing": {
         "ja": "{name} にまだ値が入っていません。数値を代入してください。",
@@ -218,8 +312,8 @@ MESSAGES = {
         "ko": "{name}은(는) 정수여야 합니다(지금은 {got}).",
     },
     "answer_disagrees_with_module": {
-        "ja": "{name} = {got} ですが、あなたの Attention({e}, {d}) のパラメータ数を数えると {counted} になります。どちらかを見直しましょう。",
-        "ko": "{name} = {got}인데, 여러분의 Attention({e}, {d})의 파라미터 수를 세면 {counted}입니다. 둘 중 하나를 다시 확인하세요.",
+        "ja": "{name} = {got} ですが、あなたの {module} のパラメータ数を数えると {counted} になります。どちらかを見直しましょう。",
+        "ko": "{name} = {got}인데, 여러분의 {module}의 파라미터 수를 세면 {counted}입니다. 둘 중 하나를 다시 확인하세요.",
     },
     "answer_wrong": {
         "ja": "{name} の値が正しくありません。",
@@ -257,6 +351,9 @@ MESSAGES = {
     "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
     "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
     "fig_entropy_max": {"ja": "最大 log T = {v:.2f}", "ko": "최대 log T = {v:.2f}"},
+    "fig_head": {"ja": "ヘッド {h}", "ko": "헤드 {h}"},
+    "fig_head_entropy_title": {"ja": "ヘッドごとの平均エントロピー", "ko": "헤드별 평균 엔트로피"},
+    "widget_head": {"ja": "ヘッド", "ko": "헤드"},
     "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
     "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
     "widget_caption": {

@@ -5,8 +5,23 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 _EXECUTION_TAGS = {"skip-execution", "raises-exception"}
 
-# "path.py:12: SomeWarning: text" followed by the indented source line, as warnings.showwarning prints.
-_WARNING = re.compile(r"^\S.*:\d+: \w*Warning: .*(\n[ \t]+.*)*$")
+# warnings.showwarning prints "path.py:12: SomeWarning: text", maybe more lines of text,
+# then the offending source line, indented.
+_WARNING_HEADER = re.compile(r"^\S.*:\d+: \w*Warning: ")
+
+
+def only_warnings(text: str) -> bool:
+    """True when every line of text belongs to a printed Python warning."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    in_warning = False
+    for line in lines:
+        if _WARNING_HEADER.match(line):
+            in_warning = True
+        elif not in_warning:
+            return False
+        elif line[:1] in (" ", "\t"):
+            in_warning = False  # the source line closes this warning
+    return bool(lines)
 
 
 class StripSkipTags(NbGraderPreprocessor):
@@ -36,8 +51,6 @@ class ForgiveWarnings(NbGraderPreprocessor):
         if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("grade"):
             return cell, resources
         for output in cell.outputs:
-            if output.output_type == "stream" and output.name == "stderr":
-                blocks = [b for b in re.split(r"\n(?=\S)", output.text.strip("\n")) if b.strip()]
-                if blocks and all(_WARNING.match(b) for b in blocks):
-                    output.name = "stdout"
+            if output.output_type == "stream" and output.name == "stderr" and only_warnings(output.text):
+                output.name = "stdout"
         return cell, resources

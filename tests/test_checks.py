@@ -160,7 +160,7 @@ def test_numeric_answer_checks(lang):
                name="answer_var_scaled")
     checks.check_param_answer(196608, AttentionOK)
     fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_disagrees_with_module",
-               name="answer_n_params", got=4 * 768 * 64 + 1, e=768, d=64, counted=196608)
+               name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)
     # A broken module does not cost the point of a right answer.
     checks.check_param_answer(196608, NoWoAtAll)
 

@@ -15,14 +15,12 @@ from nbgrader.api import Gradebook
 
 from conftest import ROOT
 
-LESSON = "01_attention"
-POINTS = {"ex1_attention_scores_tests": 3, "ex2_variance_tests": 2, "ex3_softmax_last_tests": 2,
-          "ex4_attention_tests": 3, "ex5_attention_module_tests": 4, "ex6_n_params_tests": 1}
-TOTAL = sum(POINTS.values())
+# Lesson 1 -----------------------------------------------------------------------------------
+POINTS_1 = {"ex1_attention_scores_tests": 3, "ex2_variance_tests": 2, "ex3_softmax_last_tests": 2,
+            "ex4_attention_tests": 3, "ex5_attention_module_tests": 4, "ex6_n_params_tests": 1}
 SCORES_THEN_ATTENTION = {"ex1_attention_scores_tests", "ex4_attention_tests", "ex5_attention_module_tests"}
-
 # name: (solution cell, text in the solution, replacement, test cells that must fail)
-BUGS = {
+BUGS_1 = {
     "wrong_shape_kq": ("ex1_attention_scores", "return Q @ K.transpose(-2, -1)", "return K @ Q.transpose(-2, -1)",
                        SCORES_THEN_ATTENTION),
     "missing_scaling": ("ex1_attention_scores", " / math.sqrt(d_k)", "", SCORES_THEN_ATTENTION),
@@ -33,22 +31,47 @@ BUGS = {
     "w_o_missing": ("ex5_attention_module", "return self.W_o(y), weights", "return y, weights",
                     {"ex5_attention_module_tests"}),
     "variance_as_std": ("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"}),
-}
-# Not bugs but attacks or accidents that must not change the grade the code deserves.
-EXTRA = {
-    # A harmless warning on stderr inside a graded call keeps full marks.
+    # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.
     "warns_but_right": ("ex1_attention_scores", "    d_k = Q.size(-1)\n",
                         "    d_k = Q.size(-1)\n    import warnings; warnings.warn('harmless')\n", set()),
+}
+
+# Lesson 2 -----------------------------------------------------------------------------------
+POINTS_2 = {"ex1_split_heads_tests": 2, "ex2_merge_heads_tests": 2, "ex3_mha_module_tests": 4,
+            "ex4_n_params_tests": 1, "ex5_head_as_single_tests": 3, "ex6_to_torch_mha_tests": 2}
+SPLIT = "return x.view(B, T, n_head, HD // n_head).transpose(1, 2)"
+MERGE = "return x.transpose(1, 2).contiguous().view(B, T, H * D)"
+BUGS_2 = {
+    "view_without_transpose": ("ex1_split_heads", SPLIT, "return x.view(B, n_head, T, HD // n_head)",
+                               {"ex1_split_heads_tests", "ex3_mha_module_tests"}),
+    "interleaved_heads": ("ex1_split_heads", SPLIT, "return x.view(B, T, HD // n_head, n_head).permute(0, 3, 1, 2)",
+                          {"ex1_split_heads_tests", "ex3_mha_module_tests"}),
+    "transpose_without_contiguous": ("ex2_merge_heads", MERGE, "return x.transpose(1, 2).view(B, T, H * D)",
+                                     {"ex2_merge_heads_tests", "ex3_mha_module_tests"}),
+    "heads_in_wrong_order": ("ex2_merge_heads", MERGE, "return x.flip(1).transpose(1, 2).contiguous().view(B, T, H * D)",
+                             {"ex2_merge_heads_tests", "ex3_mha_module_tests"}),
+    "w_o_forgotten": ("ex3_mha_module", "return self.W_o(y), weights", "return y, weights",
+                      {"ex3_mha_module_tests"}),
+    "head_slice_rows_for_w_o": ("ex5_head_as_single", "mha.W_o.weight[:, rows]", "mha.W_o.weight[rows].T",
+                                {"ex5_head_as_single_tests"}),
+    "in_proj_order_kqv": ("ex6_to_torch_mha", "[mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]",
+                          "[mha.W_k.weight, mha.W_q.weight, mha.W_v.weight]", {"ex6_to_torch_mha_tests"}),
+}
+
+LESSONS = {  # stem: (assignment, points, bugs)
+    "01_attention": ("01-attention", POINTS_1, BUGS_1),
+    "02_multihead": ("02-multihead", POINTS_2, BUGS_2),
 }
 MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
 
 
-def _submission(lang: str, edit=None, *, untouched=False, tag_tests_skip=False):
+def _submission(stem: str, lang: str, edit=None, *, untouched=False, tag_tests_skip=False):
     """The release notebook with the solutions filled in, as a learner would submit it."""
-    source = nbformat.read(ROOT / "autograder" / "source" / f"01-attention-{lang}" / f"{LESSON}.ipynb", 4)
+    assignment = LESSONS[stem][0]
+    source = nbformat.read(ROOT / "autograder" / "source" / f"{assignment}-{lang}" / f"{stem}.ipynb", 4)
     solutions = {c.metadata["nbgrader"]["grade_id"]: MARKERS.sub("", c.source)
                  for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(ROOT / "notebooks" / lang / f"{LESSON}.ipynb", 4)
+    nb = nbformat.read(ROOT / "notebooks" / lang / f"{stem}.ipynb", 4)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution") and not untouched:
@@ -63,65 +86,64 @@ def _submission(lang: str, edit=None, *, untouched=False, tag_tests_skip=False):
 
 @pytest.fixture(scope="module")
 def graded(course_copy):
-    students = {
-        "solution-ja": _submission("ja"),
-        "solution-ko": _submission("ko"),
-        "release-ja": _submission("ja", untouched=True),
-        "release-ko": _submission("ko", untouched=True),
+    students = {}  # (stem, student) -> notebook; a student id names the lesson so ids stay unique per run
+    for stem, (_, _, bugs) in LESSONS.items():
+        for lang in ("ja", "ko"):
+            students[stem, f"solution-{lang}"] = _submission(stem, lang)
+            students[stem, f"release-{lang}"] = _submission(stem, lang, untouched=True)
         # Tamper: every grade cell tagged to be skipped, on an empty submission.
-        "skiptags-ja": _submission("ja", untouched=True, tag_tests_skip=True),
-    }
-    for name, (cell, old, new, _) in {**BUGS, **EXTRA}.items():
-        students[f"{name}-ja"] = _submission("ja", (cell, old, new))
-    for student, nb in students.items():
+        students[stem, "skiptags-ja"] = _submission(stem, "ja", untouched=True, tag_tests_skip=True)
+        for name, (cell, old, new, _) in bugs.items():
+            students[stem, f"{name}-ja"] = _submission(stem, "ja", (cell, old, new))
+    for (stem, student), nb in students.items():
         lang = student.rsplit("-", 1)[1]
-        folder = course_copy / "submitted" / student / f"01-attention-{lang}"
+        folder = course_copy / "submitted" / student / f"{LESSONS[stem][0]}-{lang}"
         folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{LESSON}.ipynb")
+        nbformat.write(nb, folder / f"{stem}.ipynb")
     subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--course", str(course_copy)], check=True)
     scores = {}
     with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as gb:
-        for student in students:
+        for stem, student in students:
             lang = student.rsplit("-", 1)[1]
-            nb = gb.find_submission_notebook(LESSON, f"01-attention-{lang}", student)
-            scores[student] = {g.name: g.score for g in nb.grades}
+            nb = gb.find_submission_notebook(stem, f"{LESSONS[stem][0]}-{lang}", student)
+            scores[stem, student] = {g.name: g.score for g in nb.grades}
     return course_copy, scores
 
 
-def test_solutions_get_full_marks(graded):
+@pytest.mark.parametrize("stem", sorted(LESSONS))
+def test_solutions_get_full_marks(graded, stem):
+    _, scores = graded
+    points = LESSONS[stem][1]
+    for lang in ("ja", "ko"):
+        assert scores[stem, f"solution-{lang}"] == {k: float(v) for k, v in points.items()}
+
+
+@pytest.mark.parametrize("stem", sorted(LESSONS))
+def test_untouched_release_gets_zero(graded, stem):
     _, scores = graded
     for lang in ("ja", "ko"):
-        assert scores[f"solution-{lang}"] == {k: float(v) for k, v in POINTS.items()}
+        assert sum(scores[stem, f"release-{lang}"].values()) == 0
 
 
-def test_untouched_release_gets_zero(graded):
+@pytest.mark.parametrize("stem", sorted(LESSONS))
+def test_skip_execution_tags_do_not_skip_tests(graded, stem):
     _, scores = graded
-    for lang in ("ja", "ko"):
-        assert sum(scores[f"release-{lang}"].values()) == 0
+    assert sum(scores[stem, "skiptags-ja"].values()) == 0
 
 
-def test_skip_execution_tags_do_not_skip_tests(graded):
+@pytest.mark.parametrize("stem,bug", [(stem, bug) for stem, (_, _, bugs) in LESSONS.items() for bug in sorted(bugs)])
+def test_bug_loses_exactly_the_points_that_catch_it(graded, stem, bug):
     _, scores = graded
-    assert sum(scores["skiptags-ja"].values()) == 0
-
-
-def test_harmless_warning_keeps_full_marks(graded):
-    _, scores = graded
-    assert sum(scores["warns_but_right-ja"].values()) == TOTAL
-
-
-@pytest.mark.parametrize("bug", sorted(BUGS))
-def test_bug_loses_exactly_the_points_that_catch_it(graded, bug):
-    _, scores = graded
-    failing = BUGS[bug][3]
-    expected = {k: (0.0 if k in failing else float(v)) for k, v in POINTS.items()}
-    assert scores[f"{bug}-ja"] == expected
+    points, bugs = LESSONS[stem][1], LESSONS[stem][2]
+    expected = {k: (0.0 if k in bugs[bug][3] else float(v)) for k, v in points.items()}
+    assert scores[stem, f"{bug}-ja"] == expected
 
 
 def test_grades_csv_and_feedback_are_written(graded):
-    course, scores = graded
+    course, _ = graded
     with open(course / "grades.csv", newline="") as f:
         rows = {(r["assignment"], r["student_id"]): float(r["raw_score"]) for r in csv.DictReader(f)}
-    assert rows[("01-attention-ja", "solution-ja")] == TOTAL
-    assert rows[("01-attention-ja", "release-ja")] == 0
-    assert (course / "feedback" / "solution-ko" / "01-attention-ko" / f"{LESSON}.html").exists()
+    for stem, (assignment, points, _) in LESSONS.items():
+        assert rows[(f"{assignment}-ja", "solution-ja")] == sum(points.values())
+        assert rows[(f"{assignment}-ja", "release-ja")] == 0
+        assert (course / "feedback" / "solution-ko" / f"{assignment}-ko" / f"{stem}.html").exists()
