@@ -109,8 +109,11 @@ def _uses_dot_T(fn) -> bool:
         return False
 
 
-def _call(name: str, fn, *args):
-    """Run the learner's code; turn its failure into a message with a hint."""
+def _call(name: str, fn, *args, on_error: str | None = None):
+    """Run the learner's code; turn its failure into a message with a hint.
+
+    on_error: the hint for any exception, where the exercise knows better than the error text.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -121,8 +124,10 @@ def _call(name: str, fn, *args):
             raise
         except Exception as error:  # noqa: BLE001 - any failure becomes feedback
             text = f"{type(error).__name__}: {error}"
-            hint = None
-            if any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
+            hint = on_error
+            if hint:
+                pass
+            elif any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
                 hint = t("hint_dot_T")
             elif isinstance(error, RuntimeError) and "view size is not compatible" in str(error):
                 hint = t("hint_contiguous")
@@ -156,13 +161,13 @@ def _expect_shape(got, want: tuple, names: tuple, what: str, extra_hint: str | N
 
 
 def _close(a: torch.Tensor, b: torch.Tensor, tol: float = 1e-4) -> bool:
-    return a.shape == b.shape and bool(torch.allclose(a.double(), b.double(), atol=tol, rtol=tol))
+    return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=tol, rtol=tol))
 
 
 def _max_error(a: torch.Tensor, b: torch.Tensor) -> float:
     if a.shape != b.shape:
         return float("inf")
-    return float((a.double() - b.double()).abs().max())
+    return float((a.detach().double() - b.detach().double()).abs().max())
 
 
 def _score_variants(Q, K) -> dict:
@@ -537,7 +542,7 @@ def check_head_as_single(fn, attention_cls) -> None:
         want, _ = heads(x)
         total = torch.zeros_like(want)
         for i in range(H_2):
-            single = _call(name, fn, heads, i)
+            single = _call(name, fn, heads, i, on_error=t("hint_head_slice"))
             if not isinstance(single, attention_cls):
                 raise CheckFailed(t("hint_head_returns_attention"))
             single = single.double()

@@ -205,3 +205,142 @@ def test_check_failure_renders_without_a_stack(lang):
         lines = error._render_traceback_()
     assert t("check_failed") in lines[0] and any(t("hint_no_scale") in line for line in lines)
     assert not any("Traceback" in line for line in lines)
+
+
+# --------------------------------------------------------------------------- lesson 2
+def split_ok(x, H):
+    B, T, HD = x.shape
+    return x.view(B, T, H, HD // H).transpose(1, 2)
+
+
+def merge_ok(x):
+    B, H, T, D = x.shape
+    return x.transpose(1, 2).contiguous().view(B, T, H * D)
+
+
+SPLIT_BUGS = {
+    "hint_view_without_transpose": lambda x, H: x.view(x.size(0), H, x.size(1), x.size(2) // H),
+    "hint_interleaved": lambda x, H: x.view(x.size(0), x.size(1), x.size(2) // H, H).permute(0, 3, 1, 2),
+    "hint_heads_order": lambda x, H: split_ok(x, H).flip(1),
+    "hint_missing_transpose": lambda x, H: x.view(x.size(0), x.size(1), H, x.size(2) // H),
+}
+MERGE_BUGS = {
+    "hint_merge_without_transpose": lambda x: x.reshape(x.size(0), x.size(2), -1),
+    "hint_contiguous": lambda x: x.transpose(1, 2).view(x.size(0), x.size(2), -1),
+    "hint_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
+    "hint_heads_order": lambda x: merge_ok(x.flip(1)),
+}
+
+
+@pytest.mark.parametrize("hint", sorted(SPLIT_BUGS))
+def test_each_split_bug_gets_its_hint(lang, hint):
+    checks.check_split_heads(split_ok)
+    fails_with(checks.check_split_heads, SPLIT_BUGS[hint], hint)
+
+
+@pytest.mark.parametrize("hint", sorted(MERGE_BUGS))
+def test_each_merge_bug_gets_its_hint(lang, hint):
+    checks.check_merge_heads(merge_ok)
+    fails_with(checks.check_merge_heads, MERGE_BUGS[hint], hint)
+
+
+class MHAOK(nn.Module):
+    def __init__(self, embed_dim, n_head, head_dim=None, split=split_ok, merge=merge_ok, scale=None, w_o=True):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.head_dim = checks.resolve_head_dim(embed_dim, n_head, head_dim)
+        inner = n_head * self.head_dim
+        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+        self.split, self.merge, self.w_o = split, merge, w_o
+        self.scale = scale or math.sqrt(self.head_dim)
+
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        Q, K, V = (self.split(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=-1)
+        y = self.merge(w @ V)
+        return (self.W_o(y) if self.w_o else y), w
+
+
+def variant(**kw):
+    class Variant(MHAOK):
+        def __init__(self, embed_dim, n_head, head_dim=None):
+            super().__init__(embed_dim, n_head, head_dim, **kw)
+    return Variant
+
+
+class WideHead(MHAOK):
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        w = torch.softmax(self.W_q(x) @ self.W_k(x).mT / self.scale, -1)
+        return self.W_o(w @ self.W_v(x)), w
+
+
+class FloorHeadDim(MHAOK):
+    def __init__(self, embed_dim, n_head, head_dim=None):
+        super().__init__(embed_dim, n_head, head_dim or max(1, embed_dim // n_head))
+
+
+def test_mha_module_checks(lang):
+    checks.check_mha_module(MHAOK)
+    fails_with(checks.check_mha_module, variant(split=SPLIT_BUGS["hint_view_without_transpose"]),
+               "hint_view_without_transpose")
+    fails_with(checks.check_mha_module, variant(split=SPLIT_BUGS["hint_interleaved"]), "hint_interleaved")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_merge_without_transpose"]),
+               "hint_merge_without_transpose")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_heads_order"]), "hint_heads_order")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_contiguous"]), "hint_contiguous")
+    fails_with(checks.check_mha_module, variant(w_o=False), "hint_w_o_missing")
+    fails_with(checks.check_mha_module, variant(scale=math.sqrt(checks.H_2 * checks.D_2)), "hint_scale_head_dim")
+    fails_with(checks.check_mha_module, variant(scale=1.0), "hint_no_scale")
+    fails_with(checks.check_mha_module, WideHead, "hint_not_split")
+    fails_with(checks.check_mha_module, FloorHeadDim, "hint_no_divisibility_error", e=10, h=3)
+
+
+def head_as_single_ok(mha, i, rows_for_w_o=False, interleave=False):
+    D = mha.head_dim
+    single = AttentionOK(mha.embed_dim, D).to(mha.W_q.weight)
+    rows = slice(i, None, mha.n_head) if interleave else slice(i * D, (i + 1) * D)
+    with torch.no_grad():
+        single.W_q.weight.copy_(mha.W_q.weight[rows])
+        single.W_k.weight.copy_(mha.W_k.weight[rows])
+        single.W_v.weight.copy_(mha.W_v.weight[rows])
+        single.W_o.weight.copy_(mha.W_o.weight[rows].T if rows_for_w_o else mha.W_o.weight[:, rows])
+    return single
+
+
+def test_head_as_single_checks(lang):
+    checks.check_head_as_single(head_as_single_ok, AttentionOK)
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK),
+               lambda m, i: head_as_single_ok(m, i, interleave=True), "hint_interleaved")
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK), lambda m, i: head_as_single_ok(m, i, True),
+               "hint_head_slice")
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK), lambda m, i: m, "hint_head_returns_attention")
+
+
+def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True):
+    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first).to(mha.W_q.weight)
+    with torch.no_grad():
+        ws = [getattr(mha, n).weight for n in order]
+        theirs.in_proj_weight.copy_(torch.cat([w.T if transpose else w for w in ws]))
+        if out:
+            theirs.out_proj.weight.copy_(mha.W_o.weight)
+    return theirs
+
+
+def test_to_torch_mha_checks(lang):
+    checks.check_to_torch_mha(to_torch_ok)
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, ("W_k", "W_q", "W_v")), "hint_in_proj_order")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, transpose=True), "hint_in_proj_transposed")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, out=False), "hint_out_proj")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, batch_first=False), "hint_torch_mha_setup",
+               what="batch_first")
+    with pytest.raises(ValueError, match=re.escape(t("torch_mha_incompatible", h=4, d=3, e=8))):
+        checks.expect_torch_compatible(MHAOK(8, 4, 3))
+
+
+def test_mha_param_answer(lang):
+    checks.check_mha_param_answer(4 * 768 * 12 * 64, MHAOK)
+    with pytest.raises(checks.CheckFailed):
+        checks.check_mha_param_answer(4 * 768 * 768 + 4 * 768, MHAOK)

@@ -89,3 +89,17 @@ print("ok")
     out = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", code], env=env,
                          capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_several_heads_grid_focus_and_entropy(lang):
+    w = torch.softmax(torch.randn(1, 4, 6, 6, generator=torch.Generator().manual_seed(0)) * 3, dim=-1)
+    explorer = course.AttentionExplorer(w, course.sentence(lang), d_k=4)
+    assert explorer.n_heads == 4
+    focus, grid = bytes(explorer.image.value), bytes(explorer.grid.value)
+    explorer.head.value = 2
+    assert bytes(explorer.image.value) != focus and bytes(explorer.grid.value) != grid
+    focus2, grid2 = bytes(explorer.image.value), bytes(explorer.grid.value)
+    explorer.tau.value = 0.3
+    assert bytes(explorer.image.value) != focus2 and bytes(explorer.grid.value) != grid2
+    assert [label for label, _ in explorer.head.options] == [messages.t("fig_head", h=h) for h in range(4)]
+    assert explorer.grid in explorer.widget.children
