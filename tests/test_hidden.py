@@ -55,3 +55,31 @@ def test_hidden_catches_a_module_with_extra_bias(ref):
             self.W_o = torch.nn.Linear(d, e)
     with pytest.raises(checks.CheckFailed):
         ref.test_attention_module(Biased)
+
+
+@pytest.fixture(scope="module")
+def ref2():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+        return checks.reference("lesson2")
+
+
+def test_lesson2_reference_passes_its_own_hidden_tests(ref2):
+    ref2.test_split_heads(ref2.split_heads)
+    ref2.test_merge_heads(ref2.merge_heads)
+    ref2.test_module(ref2.MultiHeadAttention)
+    ref2.test_to_torch_mha(ref2.to_torch_mha)
+    ref2.test_n_params(4 * 768 * 12 * 64)
+
+
+def test_lesson2_hidden_catches_view_without_transpose(ref2):
+    with pytest.raises(checks.CheckFailed):
+        ref2.test_split_heads(lambda x, h: x.view(x.size(0), h, x.size(1), x.size(2) // h))
+
+
+def test_lesson2_hidden_catches_a_silent_floor_of_head_dim(ref2):
+    class Floor(ref2.MultiHeadAttention):
+        def __init__(self, e, h, d=None):
+            super().__init__(e, h, d or max(1, e // h))
+    with pytest.raises(checks.CheckFailed):
+        ref2.test_module(Floor)
