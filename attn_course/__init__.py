@@ -13,7 +13,7 @@ from . import checks, data, device as _device, fonts, messages, widgets
 from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
 from .data import sentence, sentence_embeddings
 from .messages import t
-from .widgets import AttentionExplorer, draw_weights, entropy, temper
+from .widgets import AttentionExplorer, StageExplorer, draw_weights, entropy, temper
 
 __version__ = "0.1.0"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 
+import matplotlib.patches
 import torch
 from matplotlib.figure import Figure
 
@@ -168,6 +169,107 @@ class AttentionExplorer:
         self.image.value = self.render()
         if self.n_heads > 1:
             self.grid.value = self.render_grid()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+STAGES = ("stage_scores", "stage_scaled", "stage_masked", "stage_softmax")
+
+
+def mask_stages(q: torch.Tensor, k: torch.Tensor, keep: torch.Tensor | None) -> dict:
+    """The four stages of one head, (T, T) each: QKᵀ, ÷√d, +mask (-inf where not kept), softmax."""
+    raw = q.double() @ k.double().transpose(-2, -1)
+    scaled = raw / q.size(-1) ** 0.5
+    masked = scaled if keep is None else scaled.masked_fill(~keep, float("-inf"))
+    weights = torch.softmax(masked, dim=-1).nan_to_num(0.0)
+    return dict(zip(STAGES, (raw, scaled, masked, weights)))
+
+
+def draw_stage(values: torch.Tensor, tokens: list[str], keep: torch.Tensor | None, title: str,
+               probabilities: bool):
+    """One stage as a heatmap; masked cells are grey with a cross, never left blank."""
+    v = values.detach().to("cpu", torch.float64)
+    T = len(tokens)
+    fig = Figure(figsize=(5.2, 4.2))
+    ax = fig.subplots()
+    shown = v.masked_fill(~torch.isfinite(v), float("nan"))
+    finite = shown[torch.isfinite(shown)]
+    if probabilities:
+        vmin, vmax, cmap = 0.0, 1.0, "Blues"
+    else:
+        bound = float(finite.abs().max()) if finite.numel() else 1.0
+        vmin, vmax, cmap = -bound, bound, "RdBu_r"
+    image = ax.imshow(shown.numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
+    if keep is not None:
+        hidden = (~keep.to("cpu")).numpy()
+        for i in range(T):
+            for j in range(T):
+                if hidden[i, j]:
+                    ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85",
+                                                              edgecolor="0.6", hatch="//"))
+                    ax.text(j, i, "×", ha="center", va="center", color="0.35", fontsize=11)
+    for i in range(T):
+        for j in range(T):
+            if keep is None or bool(keep[i, j]):
+                ax.text(j, i, f"{float(v[i, j]):.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(T), tokens, rotation=45)
+    ax.set_yticks(range(T), tokens)
+    ax.set_xlabel(t("fig_key_axis"))
+    ax.set_ylabel(t("fig_query_axis"))
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    return fig
+
+
+class StageExplorer:
+    """One head, step by step: QKᵀ → ÷√d → +mask → softmax, with causal and padding toggles.
+
+    q, k: (T, D) for one head. tokens: T labels. length: how many tokens are real;
+    the rest are padding, hidden as keys when the padding toggle is on.
+    """
+
+    def __init__(self, q: torch.Tensor, k: torch.Tensor, tokens: list[str], length: int | None = None):
+        import ipywidgets as W
+
+        self.q = expect_tensor(q, "q").detach().to("cpu", torch.float64)
+        self.k = expect_tensor(k, "k").detach().to("cpu", torch.float64)
+        self.tokens = list(tokens)
+        if self.q.dim() != 2 or self.q.shape != self.k.shape or self.q.size(0) != len(self.tokens):
+            raise InputError(t("tokens_mismatch", n=len(self.tokens), t=self.q.size(0)))
+        self.length = len(self.tokens) if length is None else length
+        self.stage = W.ToggleButtons(options=[(t(s), s) for s in STAGES], value="stage_softmax",
+                                     description=t("widget_stage"))
+        self.causal = W.Checkbox(value=True, description=t("widget_causal"))
+        self.padding = W.Checkbox(value=self.length < len(self.tokens), description=t("widget_padding"))
+        self.image = W.Image(format="png")
+        for control in (self.stage, self.causal, self.padding):
+            control.observe(self._update, names="value")
+        self.widget = W.VBox([self.stage, W.HBox([self.causal, self.padding]), self.image])
+        self._update()
+
+    def keep(self) -> torch.Tensor | None:
+        T = len(self.tokens)
+        keep = torch.ones(T, T, dtype=torch.bool)
+        if self.causal.value:
+            keep &= torch.ones(T, T, dtype=torch.bool).tril()
+        if self.padding.value:
+            keep &= (torch.arange(T) < self.length)[None, :]
+        return keep
+
+    def render(self) -> bytes:
+        keep = self.keep()
+        values = mask_stages(self.q, self.k, keep)[self.stage.value]
+        # Before the mask stage nothing is hidden yet, so no cell is crossed out.
+        shown_keep = keep if self.stage.value in ("stage_masked", "stage_softmax") else None
+        title = t("fig_stage_title", stage=t(self.stage.value))
+        return _to_png(draw_stage(values, self.tokens, shown_keep, title, self.stage.value == "stage_softmax"))
+
+    def _update(self, *_):
+        self.image.value = self.render()
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -344,3 +344,80 @@ def test_mha_param_answer(lang):
     checks.check_mha_param_answer(4 * 768 * 12 * 64, MHAOK)
     with pytest.raises(checks.CheckFailed):
         checks.check_mha_param_answer(4 * 768 * 768 + 4 * 768, MHAOK)
+
+
+# --------------------------------------------------------------------------- lesson 3
+def test_mask_function_checks(lang):
+    ok = lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).tril()  # noqa: E731
+    checks.check_causal_mask(ok)
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T, device).T, "hint_upper_triangle")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ~ok(T, device), "hint_inverted_mask")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T), "hint_mask_device")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T, device).float(), "hint_mask_not_bool",
+               dtype=torch.float32)
+    checks.check_apply_mask(lambda s, k: s.masked_fill(~k, float("-inf")))
+    fails_with(checks.check_apply_mask, lambda s, k: s.masked_fill(k, float("-inf")), "hint_inverted_mask")
+    fails_with(checks.check_apply_mask, lambda s, k: s * k, "hint_mask_multiplied")
+    checks.check_padding_keep(lambda n, T: torch.arange(T, device=n.device) < n[:, None])
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) <= n[:, None],
+               "hint_padding_off_by_one")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T) < n[:, None], "hint_mask_device")
+    checks.check_mha_mask_to_sdpa(lambda m: ~m if m.dtype == torch.bool else m)
+    fails_with(checks.check_mha_mask_to_sdpa, lambda m: m, "hint_same_convention")
+    fails_with(checks.check_mha_mask_to_sdpa, lambda m: ~m if m.dtype == torch.bool else -m, "hint_additive_changed")
+    checks.check_safe_softmax(lambda s: torch.softmax(s, -1).nan_to_num(0.0))
+    fails_with(checks.check_safe_softmax, lambda s: torch.softmax(s, -1), "hint_nan_fully_masked")
+
+
+class CausalOK(nn.Module):
+    def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32, bug=None):
+        super().__init__()
+        self.embed_dim, self.n_head, self.bug = embed_dim, n_head, bug
+        self.head_dim = checks.resolve_head_dim(embed_dim, n_head, head_dim)
+        inner = n_head * self.head_dim
+        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+        self.dropout = nn.Dropout(dropout)
+        if bug != "no_buffer":
+            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x, lengths=None, use_sdpa=False):
+        course.expect_tokens(x, self.embed_dim)
+        B, T, _ = x.shape
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        keep = torch.ones(T, T, dtype=torch.bool).tril() if self.bug == "cpu" else self.causal[:T, :T]
+        if self.bug == "triu":
+            keep = keep.T
+        if lengths is not None and self.bug != "ignore_lengths":
+            keep = keep & (torch.arange(T, device=x.device) < lengths[:, None])[:, None, None, :]
+        if use_sdpa:
+            mask = ~keep if self.bug == "sdpa_inverted" else keep
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
+            return self.W_o(merge_ok(y.nan_to_num(0.0))), None
+        s = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)
+        if self.bug == "after_softmax":
+            w = torch.softmax(s, -1).masked_fill(~keep, 0.0)
+        else:
+            w = torch.softmax(s.masked_fill(~keep, float("-inf")), -1)
+            w = w if self.bug == "nan" else w.nan_to_num(0.0)
+        dropped = torch.nn.functional.dropout(w, self.dropout.p) if self.bug == "eval_dropout" else self.dropout(w)
+        y = self.W_o(merge_ok(dropped @ V))
+        return y, (dropped if self.bug == "return_dropped" else w)
+
+
+def causal_variant(bug):
+    class Variant(CausalOK):
+        def __init__(self, *args):
+            super().__init__(*args, bug=bug)
+    return Variant
+
+
+@pytest.mark.parametrize("bug,hint", [
+    ("after_softmax", "hint_mask_after_softmax"), ("triu", "hint_upper_triangle"),
+    ("ignore_lengths", "hint_padding_ignored"), ("nan", "hint_nan_fully_masked"),
+    ("eval_dropout", "hint_dropout_eval"), ("return_dropped", "hint_weights_after_dropout"),
+    ("no_buffer", "hint_buffer_missing"), ("cpu", "hint_mask_device"), ("sdpa_inverted", "hint_sdpa_mismatch"),
+])
+def test_causal_module_bug_gets_its_hint(lang, bug, hint):
+    checks.check_causal_module(CausalOK)
+    fails_with(checks.check_causal_module, causal_variant(bug), hint)

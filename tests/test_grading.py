@@ -58,9 +58,36 @@ BUGS_2 = {
                           "[mha.W_k.weight, mha.W_q.weight, mha.W_v.weight]", {"ex6_to_torch_mha_tests"}),
 }
 
+# Lesson 3 -----------------------------------------------------------------------------------
+POINTS_3 = {"ex1_causal_mask_tests": 2, "ex2_apply_mask_tests": 2, "ex3_mha_mask_to_sdpa_tests": 2,
+            "ex4_padding_keep_tests": 2, "ex5_safe_softmax_tests": 2, "ex6_causal_module_tests": 5}
+MODULE_3 = "ex6_causal_module_tests"
+SCORES_3 = ("scores = apply_mask(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), keep)  # (B, H, T, T)\n"
+            "        weights = safe_softmax(scores)")
+BUGS_3 = {
+    "mask_after_softmax": ("ex6_causal_module", SCORES_3,
+                           "scores = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)\n"
+                           "        weights = safe_softmax(scores).masked_fill(~keep, 0.0)", {MODULE_3}),
+    "inverted_mask": ("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(keep,",
+                      {"ex2_apply_mask_tests", MODULE_3}),
+    "upper_triangle": ("ex1_causal_mask", ".tril()", ".triu()", {"ex1_causal_mask_tests", MODULE_3}),
+    "mask_left_on_cpu": ("ex1_causal_mask", ", device=device)", ")", {"ex1_causal_mask_tests"}),
+    "mask_built_on_cpu_in_forward": ("ex6_causal_module", "keep = self.causal[:T, :T]",
+                                     "keep = torch.ones(T, T, dtype=torch.bool).tril()", {MODULE_3}),
+    "nan_on_fully_masked_row": ("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
+                                "torch.softmax(scores, dim=-1)", {"ex5_safe_softmax_tests", MODULE_3}),
+    "dropout_active_in_eval": ("ex6_causal_module", "self.dropout(weights)", "F.dropout(weights, self.dropout.p)",
+                               {MODULE_3}),
+    "same_mask_convention": ("ex3_mha_mask_to_sdpa", "return ~mask if", "return mask if",
+                             {"ex3_mha_mask_to_sdpa_tests"}),
+    "padding_off_by_one": ("ex4_padding_keep", "< lengths[:, None]", "<= lengths[:, None]",
+                           {"ex4_padding_keep_tests", MODULE_3}),
+}
+
 LESSONS = {  # stem: (assignment, points, bugs)
     "01_attention": ("01-attention", POINTS_1, BUGS_1),
     "02_multihead": ("02-multihead", POINTS_2, BUGS_2),
+    "03_masks": ("03-masks", POINTS_3, BUGS_3),
 }
 MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
 

@@ -83,3 +83,37 @@ def test_lesson2_hidden_catches_a_silent_floor_of_head_dim(ref2):
             super().__init__(e, h, d or max(1, e // h))
     with pytest.raises(checks.CheckFailed):
         ref2.test_module(Floor)
+
+
+@pytest.fixture(scope="module")
+def ref3():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+        return checks.reference("lesson3")
+
+
+def test_lesson3_reference_passes_its_own_hidden_tests(ref3):
+    ref3.test_causal_mask(ref3.causal_mask)
+    ref3.test_apply_mask(ref3.apply_mask)
+    ref3.test_padding_keep(ref3.padding_keep)
+    ref3.test_mha_mask_to_sdpa(ref3.mha_mask_to_sdpa)
+    ref3.test_safe_softmax(ref3.safe_softmax)
+    ref3.test_module(ref3.CausalSelfAttention)
+
+
+def test_lesson3_hidden_catches_a_leak_from_the_future(ref3):
+    class Leaky(ref3.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            y, w = super().forward(x, lengths, use_sdpa)
+            return y + 1e-3 * x.flip(1)[:, :, :1], w  # position t now sees token T-1-t
+    with pytest.raises(checks.CheckFailed):
+        ref3.test_module(Leaky)
+
+
+def test_lesson3_hidden_catches_dropout_in_eval(ref3):
+    class AlwaysDrop(ref3.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            self.dropout.train()
+            return super().forward(x, lengths, use_sdpa)
+    with pytest.raises(checks.CheckFailed):
+        ref3.test_module(AlwaysDrop)
