@@ -5,15 +5,16 @@
 
 One module per concern: messages (every learner-visible string, ja/ko), fonts
 (CJK in matplotlib), device (CPU or CUDA), checks (validation, visible and
-hidden tests), widgets (the attention explorer), data (a tiny sample sentence).
+hidden tests), widgets (the attention explorer), data (a tiny sample sentence),
+hf (Hugging Face's GPT-2 attention, built locally).
 """
 import torch
 
-from . import checks, data, device as _device, fonts, messages, widgets
+from . import checks, data, device as _device, fonts, hf, messages, widgets
 from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
 from .data import sentence, sentence_embeddings
 from .messages import t
-from .widgets import AttentionExplorer, StageExplorer, draw_weights, entropy, temper
+from .widgets import AttentionExplorer, StageExplorer, draw_fused_weight, draw_weights, entropy, show, temper
 
 __version__ = "0.1.0"
 

@@ -280,7 +280,7 @@ def check_attention(fn) -> None:
     _passed(name)
 
 
-def _linear_problem(module, name: str, want_in: int, want_out: int, why: str):
+def _linear_problem(module, name: str, want_in: int, want_out: int, why: str, bias: bool = False):
     layer = getattr(module, name, None)
     if layer is None:
         return CheckFailed(t("hint_missing_layer", name=name), t("hint_w_o_missing") if name == "W_o" else None)
@@ -289,7 +289,9 @@ def _linear_problem(module, name: str, want_in: int, want_out: int, why: str):
     if (layer.in_features, layer.out_features) != (want_in, want_out):
         return CheckFailed(t("hint_layer_shape", name=name, want_in=want_in, want_out=want_out,
                              got_in=layer.in_features, got_out=layer.out_features, why=why))
-    if layer.bias is not None:
+    if bias and layer.bias is None:
+        return CheckFailed(t("hint_missing_bias"))
+    if not bias and layer.bias is not None:
         return CheckFailed(t("hint_has_bias", name=name))
     return None
 
@@ -765,6 +767,149 @@ def check_causal_module(cls) -> None:
             raise CheckFailed(t("raised", name=f"{name}.forward", error=error), t("hint_mask_device")) from None
         raise
     _passed(name)
+
+
+# --------------------------------------------------------------------------- lesson 4: GPT-2's fused QKV
+def _qkv_variants(qkv, H) -> dict:
+    Bq, T, three_e = qkv.shape
+    E = three_e // 3
+    D = E // H
+    right = tuple(_split(z, H) for z in qkv.split(E, dim=-1))
+    chunked = qkv.view(Bq, T, H, 3 * D).chunk(3, dim=-1)
+    return {None: right, "hint_interleaved_qkv": tuple(z.transpose(1, 2) for z in chunked),
+            ("hint_qkv_order", "kqv"): (right[1], right[0], right[2]),
+            ("hint_qkv_order", "vkq"): (right[2], right[1], right[0]),
+            ("hint_qkv_order", "qvk"): (right[0], right[2], right[1])}
+
+
+def check_split_qkv(fn) -> None:
+    name = "split_qkv"
+    E4 = H_2 * D_2
+    (qkv,) = _inputs((B, T_K, 3 * E4), seed=16)
+    got = _call(name, fn, qkv, H_2)
+    if not (isinstance(got, tuple) and len(got) == 3):
+        raise CheckFailed(t("hint_returns_triple", name=name, kind=type(got).__name__))
+    for part in got:
+        missing = isinstance(part, torch.Tensor) and tuple(part.shape) == (B, T_K, H_2, D_2)
+        _expect_shape(part, (B, H_2, T_K, D_2), ("B", "H", "T", "D"), name,
+                      t("hint_missing_transpose") if missing else None)
+    variants = _qkv_variants(qkv, H_2)
+    for key, value in variants.items():
+        if all(torch.equal(a, b) for a, b in zip(got, value)):
+            if key is None:
+                _passed(name)
+                return
+            key = key[0] if isinstance(key, tuple) else key
+            raise CheckFailed(t("values_differ", what=name, err=float("nan")), t(key))
+    raise CheckFailed(t("values_differ", what=name, err=float("nan")))
+
+
+def _gpt2_expected(module, x, masked=True):
+    Bx, T, E4 = x.shape
+    qkv = module.c_attn(x)
+    variants = {}
+    for key, (q, k, v) in _qkv_variants(qkv, module.n_head).items():
+        raw = q @ k.transpose(-2, -1) / math.sqrt(E4 // module.n_head)
+        keep = _tril(T)
+        w = torch.softmax(raw.masked_fill(~keep, float("-inf")), -1)
+        variants[key] = module.c_proj(_merge(w @ v))
+        if key is None:
+            variants["hint_missing_mask"] = module.c_proj(_merge(torch.softmax(raw, -1) @ v))
+    return variants
+
+
+def check_gpt2_module(cls) -> None:
+    name = "GPT2SelfAttention"
+    E4 = H_2 * D_2
+    module = _call(name, cls, E4, H_2)
+    for layer, (n_in, n_out) in {"c_attn": (E4, 3 * E4), "c_proj": (E4, E4)}.items():
+        problem = _linear_problem(module, layer, n_in, n_out, "", bias=True)
+        if problem:
+            raise problem
+    if "causal" not in dict(module.named_buffers()):
+        raise CheckFailed(t("hint_buffer_missing"))
+    module = module.double().eval()
+    (x,) = _inputs((B, T_K, E4), seed=17)
+    with torch.no_grad():
+        result = _call(f"{name}.forward", module, x)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise CheckFailed(t("returned_not_pair", name=f"{name}.forward", kind=type(result).__name__))
+        y = result[0]
+        _expect_shape(y, (B, T_K, E4), ("B", "T", "E"), t("what_output"))
+        variants = _gpt2_expected(module, x)
+        _diagnose(y, variants, "what_output")
+        y_sdpa = _call(f"{name}.forward(use_sdpa=True)", module, x, True)[0]
+        if not _close(y_sdpa, variants[None], 1e-6):
+            raise CheckFailed(t("values_differ", what="use_sdpa=True", err=_max_error(y_sdpa, variants[None])))
+    _passed(name)
+
+
+def check_gpt2_init(fn, cls) -> None:
+    name = "gpt2_init"
+    torch.manual_seed(0)
+    module = _call(name, fn, cls(768, 12), 12)
+    for layer, want in (("c_attn", 0.02), ("c_proj", 0.02 / math.sqrt(2 * 12))):
+        weight = getattr(module, layer).weight.detach()
+        if abs(float(weight.std()) - want) > 0.1 * want or abs(float(weight.mean())) > 0.1 * want:
+            raise CheckFailed(t("hint_init_std", name=f"{layer}.weight", got=float(weight.std()), want=want))
+        bias = getattr(module, layer).bias
+        if bias is not None and float(bias.detach().abs().max()) != 0.0:
+            raise CheckFailed(t("hint_init_bias", name=f"{layer}.bias"))
+    _passed(name)
+
+
+def _hf_pair_problem(mine, hf) -> str | None:
+    """Which of the classic loading bugs makes mine differ from hf, if any."""
+    if not torch.equal(mine.c_attn.weight.detach(), hf.c_attn.weight.detach().T) or \
+            not torch.equal(mine.c_proj.weight.detach(), hf.c_proj.weight.detach().T):
+        return t("hint_conv1d_transpose")
+    if not torch.equal(mine.c_attn.bias.detach(), hf.c_attn.bias.detach()) or \
+            not torch.equal(mine.c_proj.bias.detach(), hf.c_proj.bias.detach()):
+        return t("hint_missing_bias")
+    return None
+
+
+def check_load_from_hf(fn, cls) -> None:
+    from .hf import hf_attention, hf_forward
+
+    name = "load_from_hf"
+    E4 = H_2 * D_2
+    hf = hf_attention(E4, H_2, seed=18)
+    mine = _call(name, fn, cls(E4, H_2), hf, on_error=t("hint_conv1d_transpose"))
+    problem = _hf_pair_problem(mine, hf)
+    (x,) = _inputs((B, T_K, E4), seed=19, dtype=torch.float32)
+    with torch.no_grad():
+        y, want = mine.eval()(x)[0], hf_forward(hf, x)
+    if problem or not _close(y, want, 1e-5):
+        raise CheckFailed(t("values_differ", what=name, err=_max_error(y, want)), problem)
+    _passed(name)
+
+
+def check_export_to_hf(fn, cls) -> None:
+    from .hf import hf_attention, hf_forward
+
+    name = "export_to_hf"
+    E4 = H_2 * D_2
+    source = hf_attention(E4, H_2, seed=20)
+    mine = cls(E4, H_2)
+    with torch.no_grad():
+        mine.c_attn.weight.copy_(source.c_attn.weight.T)
+        mine.c_attn.bias.copy_(source.c_attn.bias)
+        mine.c_proj.weight.copy_(source.c_proj.weight.T)
+        mine.c_proj.bias.copy_(source.c_proj.bias)
+    hf = _call(name, fn, mine, hf_attention(E4, H_2, seed=21), on_error=t("hint_conv1d_transpose"))
+    problem = _hf_pair_problem(mine, hf)
+    (x,) = _inputs((B, T_K, E4), seed=22, dtype=torch.float32)
+    with torch.no_grad():
+        y, got = mine.eval()(x)[0], hf_forward(hf, x)
+    if problem or not _close(y, got, 1e-5):
+        raise CheckFailed(t("values_differ", what=name, err=_max_error(y, got)), problem)
+    _passed(name)
+
+
+def check_gpt2_param_answer(answer, cls) -> None:
+    """Lesson 4: the parameter count of GPT-2 small's attention, GPT2SelfAttention(768, 12)."""
+    _check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module)
 
 
 # --------------------------------------------------------------------------- hidden tests

@@ -275,3 +275,36 @@ class StageExplorer:
         from IPython.display import display
 
         display(self.widget)
+
+
+def draw_fused_weight(weight: torch.Tensor, n_head: int):
+    """GPT-2's fused c_attn weight, (3E, E) as nn.Linear stores it, cut into Q | K | V and into heads."""
+    w = expect_tensor(weight, "weight").detach().to("cpu", torch.float64)
+    three_e, E = w.shape
+    D = E // n_head
+    fig = Figure(figsize=(4.6, 7.0))
+    ax = fig.subplots()
+    bound = float(w.abs().max())
+    image = ax.imshow(w.numpy(), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto", interpolation="nearest")
+    for block in range(1, 3):
+        ax.axhline(block * E - 0.5, color="black", linewidth=2)
+    for row in range(D, three_e, D):
+        if row % E:
+            ax.axhline(row - 0.5, color="0.3", linewidth=0.6, linestyle="--")
+    ax.set_yticks([E * b + E / 2 - 0.5 for b in range(3)], ["Q", "K", "V"])
+    for b in range(3):
+        for h in range(n_head):
+            ax.text(E - 0.5 + E * 0.02, b * E + h * D + D / 2 - 0.5, t("fig_head", h=h), fontsize=6, va="center")
+    ax.set_xlabel(t("fig_in_features"))
+    ax.set_ylabel(t("fig_out_features"))
+    ax.set_title(t("fig_fused_title", rows=three_e, cols=E), fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.12)
+    fig.tight_layout()
+    return fig
+
+
+def show(fig) -> None:
+    """Display a Figure made by this module as a PNG (it is not tied to pyplot)."""
+    from IPython.display import Image, display
+
+    display(Image(_to_png(fig)))

@@ -421,3 +421,101 @@ def causal_variant(bug):
 def test_causal_module_bug_gets_its_hint(lang, bug, hint):
     checks.check_causal_module(CausalOK)
     fails_with(checks.check_causal_module, causal_variant(bug), hint)
+
+
+# --------------------------------------------------------------------------- lesson 4
+def split_qkv_ok(qkv, H):
+    B, T, three_e = qkv.shape
+    return tuple(z.view(B, T, H, -1).transpose(1, 2) for z in qkv.split(three_e // 3, dim=2))
+
+
+def test_split_qkv_checks(lang):
+    checks.check_split_qkv(split_qkv_ok)
+    checks.check_split_qkv(lambda qkv, H: tuple(qkv.reshape(qkv.size(0), qkv.size(1), 3, H, -1).permute(2, 0, 3, 1, 4)))
+    fails_with(checks.check_split_qkv,
+               lambda qkv, H: tuple(z.transpose(1, 2) for z in qkv.view(qkv.size(0), qkv.size(1), H, -1).chunk(3, -1)),
+               "hint_interleaved_qkv")
+    fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
+
+
+def gpt2_module(bias=True, mask=True):
+    class M(nn.Module):
+        def __init__(self, E, H, max_len=64, dropout=0.0):
+            super().__init__()
+            self.embed_dim, self.n_head, self.head_dim = E, H, E // H
+            self.c_attn, self.c_proj = nn.Linear(E, 3 * E, bias=bias), nn.Linear(E, E)
+            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+        def forward(self, x, use_sdpa=False):
+            B, T, E = x.shape
+            q, k, v = split_qkv_ok(self.c_attn(x), self.n_head)
+            if use_sdpa:
+                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                return self.c_proj(merge_ok(y)), None
+            s = q @ k.mT / math.sqrt(self.head_dim)
+            if mask:
+                s = s.masked_fill(~self.causal[:T, :T], float("-inf"))
+            w = torch.softmax(s, -1)
+            return self.c_proj(merge_ok(w @ v)), w
+    return M
+
+
+def load_ok(mine, hf, transpose_proj=True, bias=True):
+    with torch.no_grad():
+        mine.c_attn.weight.copy_(hf.c_attn.weight.T)
+        mine.c_proj.weight.copy_(hf.c_proj.weight.T if transpose_proj else hf.c_proj.weight)
+        if bias:
+            mine.c_attn.bias.copy_(hf.c_attn.bias)
+            mine.c_proj.bias.copy_(hf.c_proj.bias)
+    return mine
+
+
+def test_gpt2_checks(lang):
+    ok = gpt2_module()
+    checks.check_gpt2_module(ok)
+    fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "hint_missing_bias")
+    fails_with(checks.check_gpt2_module, gpt2_module(mask=False), "hint_missing_mask")
+    checks.check_load_from_hf(load_ok, ok)
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, transpose_proj=False),
+               "hint_conv1d_transpose")
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, bias=False), "hint_missing_bias")
+
+    def no_transpose_at_all(m, h):
+        with torch.no_grad():
+            m.c_attn.weight.copy_(h.c_attn.weight)
+        return m
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), no_transpose_at_all, "hint_conv1d_transpose")
+
+    def export_ok(m, h):
+        with torch.no_grad():
+            h.c_attn.weight.copy_(m.c_attn.weight.T)
+            h.c_attn.bias.copy_(m.c_attn.bias)
+            h.c_proj.weight.copy_(m.c_proj.weight.T)
+            h.c_proj.bias.copy_(m.c_proj.bias)
+        return h
+    checks.check_export_to_hf(export_ok, ok)
+
+    def export_square(m, h):
+        export_ok(m, h)
+        with torch.no_grad():
+            h.c_proj.weight.copy_(m.c_proj.weight)
+        return h
+    fails_with(lambda f: checks.check_export_to_hf(f, ok), export_square, "hint_conv1d_transpose")
+
+
+def test_gpt2_init_checks(lang):
+    ok = gpt2_module()
+
+    def init(module, n_layer=12, proj_std=None, bias=0.0):
+        for name, p in module.named_parameters():
+            if name.endswith("bias"):
+                nn.init.constant_(p, bias)
+            else:
+                std = (proj_std or 0.02 / math.sqrt(2 * n_layer)) if name.startswith("c_proj") else 0.02
+                nn.init.normal_(p, 0.0, std)
+        return module
+    checks.check_gpt2_init(init, ok)
+    with pytest.raises(checks.CheckFailed, match="c_proj.weight"):
+        checks.check_gpt2_init(lambda m, n: init(m, n, proj_std=0.02), ok)
+    with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
+        checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)

@@ -84,10 +84,35 @@ BUGS_3 = {
                            {"ex4_padding_keep_tests", MODULE_3}),
 }
 
+# Lesson 4 -----------------------------------------------------------------------------------
+POINTS_4 = {"ex1_split_qkv_tests": 2, "ex2_gpt2_module_tests": 5, "ex3_gpt2_init_tests": 2,
+            "ex4_n_params_tests": 1, "ex5_load_from_hf_tests": 3, "ex6_export_to_hf_tests": 2}
+SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
+           "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
+# A wrong split breaks everything built on the learner's module, loading and exporting included.
+USES_MODULE_4 = {"ex2_gpt2_module_tests", "ex5_load_from_hf_tests", "ex6_export_to_hf_tests"}
+BUGS_4 = {
+    "conv1d_not_transposed": ("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
+                              "mine.c_proj.weight.copy_(hf.c_proj.weight)", {"ex5_load_from_hf_tests"}),
+    "interleaved_heads": ("ex1_split_qkv", SPLIT_4,
+                          "    return tuple(z.transpose(1, 2) for z in qkv.view(B, T, n_head, -1).chunk(3, dim=-1))",
+                          {"ex1_split_qkv_tests"} | USES_MODULE_4),
+    "qkv_wrong_order": ("ex1_split_qkv", "for z in (q, k, v)", "for z in (k, q, v)",
+                        {"ex1_split_qkv_tests"} | USES_MODULE_4),
+    "bias_not_loaded": ("ex5_load_from_hf", "        mine.c_attn.bias.copy_(hf.c_attn.bias)            # (3E,)\n", "",
+                        {"ex5_load_from_hf_tests"}),
+    "module_without_bias": ("ex2_gpt2_module", "nn.Linear(embed_dim, 3 * embed_dim)",
+                            "nn.Linear(embed_dim, 3 * embed_dim, bias=False)", USES_MODULE_4),
+    "missing_mask": ("ex2_gpt2_module",
+                     '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n', "",
+                     USES_MODULE_4),
+}
+
 LESSONS = {  # stem: (assignment, points, bugs)
     "01_attention": ("01-attention", POINTS_1, BUGS_1),
     "02_multihead": ("02-multihead", POINTS_2, BUGS_2),
     "03_masks": ("03-masks", POINTS_3, BUGS_3),
+    "04_gpt2": ("04-gpt2", POINTS_4, BUGS_4),
 }
 MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
 

@@ -117,3 +117,32 @@ def test_lesson3_hidden_catches_dropout_in_eval(ref3):
             return super().forward(x, lengths, use_sdpa)
     with pytest.raises(checks.CheckFailed):
         ref3.test_module(AlwaysDrop)
+
+
+@pytest.fixture(scope="module")
+def ref4():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+        return checks.reference("lesson4")
+
+
+def test_lesson4_reference_passes_its_own_hidden_tests(ref4):
+    cls = ref4.GPT2SelfAttention
+    ref4.test_split_qkv(ref4.split_qkv)
+    ref4.test_module(cls)
+    ref4.test_init(ref4.gpt2_init, cls)
+    ref4.test_load_from_hf(ref4.load_from_hf, cls)
+    ref4.test_export_to_hf(ref4.export_to_hf, cls)
+    ref4.test_n_params(4 * 768 * 768 + 4 * 768)
+
+
+def test_lesson4_hidden_catches_an_untransposed_square_c_proj(ref4):
+    def careless(mine, hf):
+        with torch.no_grad():
+            mine.c_attn.weight.copy_(hf.c_attn.weight.T)
+            mine.c_attn.bias.copy_(hf.c_attn.bias)
+            mine.c_proj.weight.copy_(hf.c_proj.weight)
+            mine.c_proj.bias.copy_(hf.c_proj.bias)
+        return mine
+    with pytest.raises(checks.CheckFailed):
+        ref4.test_load_from_hf(careless, ref4.GPT2SelfAttention)
