@@ -296,26 +296,44 @@ def _linear_problem(module, name: str, want_in: int, want_out: int, why: str, bi
     return None
 
 
-def check_attention_module(cls) -> None:
-    name = "Attention"
-    T = T_K
-    module = _call(name, cls, E, D_K)
+def _build_and_run(name: str, cls, args: tuple, inner: int, seed: int):
+    """Build cls(*args) with W_q, W_k, W_v: E -> inner and W_o: inner -> E, all without bias,
+    check its layers and parameter count, and run it once in float64 on (B, T_K, E)."""
+    module = _call(name, cls, *args)
     for layer, (n_in, n_out, why) in {
-        "W_q": (E, D_K, "why_proj_in"), "W_k": (E, D_K, "why_proj_in"),
-        "W_v": (E, D_K, "why_proj_in"), "W_o": (D_K, E, "why_proj_out"),
+        "W_q": (E, inner, "why_proj_in"), "W_k": (E, inner, "why_proj_in"),
+        "W_v": (E, inner, "why_proj_in"), "W_o": (inner, E, "why_proj_out"),
     }.items():
         problem = _linear_problem(module, layer, n_in, n_out, t(why))
         if problem:
             raise problem
     n_params = sum(p.numel() for p in module.parameters())
-    if n_params != 4 * E * D_K:
-        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * D_K))
+    if n_params != 4 * E * inner:
+        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
     module = module.double()
-    (x,) = _inputs((B, T, E), seed=4)
+    (x,) = _inputs((B, T_K, E), seed=seed)
     result = _call(f"{name}.forward", module, x)
     if not (isinstance(result, tuple) and len(result) == 2):
         raise CheckFailed(t("returned_not_pair", name=f"{name}.forward", kind=type(result).__name__))
-    y, weights = result
+    return (module, x, *result)
+
+
+def _expect_input_errors(module) -> None:
+    """A wrong rank or a wrong embed_dim must raise the course's ValueError, not a torch error."""
+    for bad in (torch.randn(T_K, E, dtype=torch.float64), torch.randn(B, T_K, E + 1, dtype=torch.float64)):
+        try:
+            module(bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
+            pass
+        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+
+
+def check_attention_module(cls) -> None:
+    name = "Attention"
+    T = T_K
+    module, x, y, weights = _build_and_run(name, cls, (E, D_K), D_K, seed=4)
     with torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
         _expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
@@ -325,14 +343,7 @@ def check_attention_module(cls) -> None:
         _expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                       t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)
         _diagnose(y, {None: module.W_o(weights @ V), "hint_wrong_projection": module.W_o(weights @ K)}, "what_output")
-    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
-        try:
-            module(bad)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
-            pass
-        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+    _expect_input_errors(module)
     _passed(name)
 
 
@@ -476,23 +487,7 @@ def check_merge_heads(fn) -> None:
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
     T, inner = T_K, H_2 * D_2
-    module = _call(name, cls, E, H_2, D_2)
-    for layer, (n_in, n_out, why) in {
-        "W_q": (E, inner, "why_proj_in"), "W_k": (E, inner, "why_proj_in"),
-        "W_v": (E, inner, "why_proj_in"), "W_o": (inner, E, "why_proj_out"),
-    }.items():
-        problem = _linear_problem(module, layer, n_in, n_out, t(why))
-        if problem:
-            raise problem
-    n_params = sum(p.numel() for p in module.parameters())
-    if n_params != 4 * E * inner:
-        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
-    module = module.double()
-    (x,) = _inputs((B, T, E), seed=8)
-    result = _call(f"{name}.forward", module, x)
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise CheckFailed(t("returned_not_pair", name=f"{name}.forward", kind=type(result).__name__))
-    y, weights = result
+    module, x, y, weights = _build_and_run(name, cls, (E, H_2, D_2), inner, seed=8)
     with torch.no_grad():
         wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
         _expect_shape(weights, (B, H_2, T, T), ("B", "H", "T", "T"), t("what_weights"),
@@ -527,14 +522,7 @@ def check_mha_module(cls) -> None:
         pass
     else:
         raise CheckFailed(t("hint_no_divisibility_error", e=10, h=3))
-    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
-        try:
-            module(bad)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
-            pass
-        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+    _expect_input_errors(module)
     _passed(name)
 
 

@@ -8,11 +8,15 @@ from attn_course import checks
 from conftest import ROOT
 
 
-@pytest.fixture(scope="module")
-def ref():
+def _reference(lesson: str):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
-        return checks.reference("lesson1")
+        return checks.reference(lesson)
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return _reference("lesson1")
 
 
 def test_reference_passes_its_own_hidden_tests(ref):
@@ -59,9 +63,7 @@ def test_hidden_catches_a_module_with_extra_bias(ref):
 
 @pytest.fixture(scope="module")
 def ref2():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
-        return checks.reference("lesson2")
+    return _reference("lesson2")
 
 
 def test_lesson2_reference_passes_its_own_hidden_tests(ref2):
@@ -87,9 +89,7 @@ def test_lesson2_hidden_catches_a_silent_floor_of_head_dim(ref2):
 
 @pytest.fixture(scope="module")
 def ref3():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
-        return checks.reference("lesson3")
+    return _reference("lesson3")
 
 
 def test_lesson3_reference_passes_its_own_hidden_tests(ref3):
@@ -121,9 +121,7 @@ def test_lesson3_hidden_catches_dropout_in_eval(ref3):
 
 @pytest.fixture(scope="module")
 def ref4():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
-        return checks.reference("lesson4")
+    return _reference("lesson4")
 
 
 def test_lesson4_reference_passes_its_own_hidden_tests(ref4):
