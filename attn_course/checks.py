@@ -565,13 +565,14 @@ def check_to_torch_mha(fn) -> None:
     theirs = theirs.double()
     w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
     got = theirs.in_proj_weight.detach()
-    if not _close(got, torch.cat(w), 1e-12):
-        if _close(got, torch.cat([m.T for m in w]), 1e-12):
+    # 1e-6: a float32 copy of float64 weights is right, just rounded.
+    if not _close(got, torch.cat(w), 1e-6):
+        if _close(got, torch.cat([m.T for m in w]), 1e-6):
             raise CheckFailed(t("values_differ", what="in_proj_weight", err=_max_error(got, torch.cat(w))),
                               t("hint_in_proj_transposed"))
         raise CheckFailed(t("values_differ", what="in_proj_weight", err=_max_error(got, torch.cat(w))),
                           t("hint_in_proj_order"))
-    if not _close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-12):
+    if not _close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-6):
         raise CheckFailed(t("values_differ", what="out_proj.weight",
                             err=_max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))
     (x,) = _inputs((B, T_K, H_2 * D_2), seed=12)
