@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test build assignments autograde workspace bench clean-venv
+.PHONY: lab test build assignments autograde workspace bench bench-grading clean-venv
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,13 +44,17 @@ build: $(STAMP)
 assignments: $(STAMP)
 	$(BIN)/python tools/build.py --assignments
 
-## make autograde: grade autograder/submitted/<student>/<assignment>/, write feedback and grades.csv
+## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv
 autograde: $(STAMP)
 	$(BIN)/python tools/grade.py
 
 ## make bench: time every solution notebook on a fresh kernel
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py --out bench.json
+
+## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions
+bench-grading: $(STAMP)
+	$(BIN)/python tools/bench_grading.py --out bench-grading.json
 
 clean-venv:
 	rm -rf $(VENV)

@@ -109,15 +109,17 @@ def _uses_dot_T(fn) -> bool:
         return False
 
 
-def _call(name: str, fn, *args, on_error: str | None = None):
+def _call(name: str, fn, *args, on_error: str | None = None, **kwargs):
     """Run the learner's code; turn its failure into a message with a hint.
 
     on_error: the hint for any exception, where the exercise knows better than the error text.
+    A result holding a subclass of Tensor is refused: its __torch_function__ could make
+    torch.equal or torch.allclose answer True for anything.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = fn(*args)
+            result = fn(*args, **kwargs)
         except NotImplementedError as error:
             if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
                 raise CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), on_error) from None
@@ -138,7 +140,15 @@ def _call(name: str, fn, *args, on_error: str | None = None):
             ):
                 hint = t("hint_transpose_k")
             raise CheckFailed(t("raised", name=name, error=text), hint) from None
+    if _has_tensor_subclass(result):
+        raise CheckFailed(t("tensor_subclass", name=name))
     return result
+
+
+def _has_tensor_subclass(x, depth: int = 0) -> bool:
+    if type(x) in (tuple, list) and depth < 3:
+        return any(_has_tensor_subclass(v, depth + 1) for v in x)
+    return isinstance(x, torch.Tensor) and type(x) not in (torch.Tensor, nn.Parameter)
 
 
 def _expect_shape(got, want: tuple, names: tuple, what: str, extra_hint: str | None = None):
@@ -642,7 +652,7 @@ def check_padding_keep(fn) -> None:
     want = torch.arange(6) < lengths[:, None]
     if not torch.equal(got, want):
         hint = (t("hint_padding_off_by_one") if torch.equal(got, torch.arange(6) <= lengths[:, None])
-                else t("hint_inverted_mask") if torch.equal(got, ~want) else None)
+                else t("hint_padding_inverted") if torch.equal(got, ~want) else None)
         raise CheckFailed(t("values_differ", what=name, err=float((got != want).sum())), hint)
     meta = _call(name, fn, lengths.to("meta"), 6, on_error=t("hint_mask_device"))
     if meta.device.type != "meta":
@@ -902,19 +912,92 @@ def check_gpt2_param_answer(answer, cls) -> None:
 
 
 # --------------------------------------------------------------------------- hidden tests
+# --------------------------------------------------------------------------- grading integrity
+def _watched() -> dict:
+    """What the hidden tests rely on and a learner might monkeypatch, by name."""
+    import builtins
+    import torch.nn.functional as F
+    watched = {f"torch.{n}": getattr(torch, n) for n in ("allclose", "equal", "isclose", "isfinite", "softmax")}
+    watched["torch.testing.assert_close"] = torch.testing.assert_close
+    watched.update({f"torch.Tensor.{n}": getattr(torch.Tensor, n) for n in (
+        "__eq__", "__ne__", "__bool__", "__float__", "allclose", "equal", "item", "tolist", "sum", "abs", "max")})
+    watched.update({f"builtins.{n}": getattr(builtins, n) for n in (
+        "isinstance", "type", "abs", "max", "min", "float", "int", "len", "all", "any", "print", "__import__")})
+    watched.update({f"math.{n}": getattr(math, n) for n in ("isclose", "isfinite")})
+    watched["F.scaled_dot_product_attention"] = F.scaled_dot_product_attention
+    watched["F.multi_head_attention_forward"] = F.multi_head_attention_forward
+    watched["nn.MultiheadAttention.forward"] = nn.MultiheadAttention.forward
+    here = sys.modules[__name__]
+    watched.update({f"attn_course.checks.{n}": getattr(here, n) for n in (
+        "reference", "hidden_compare_function", "hidden_compare_module", "hidden_answer", "hidden_passed",
+        "_call", "_compare", "_grading_generator", "_expect_same_grads", "_backward_with_probe", "CheckFailed")})
+    return watched
+
+
+_PRISTINE: dict = {}  # taken when the set-up cell imports this package, before any learner code runs
+
+
+def tampered() -> list[str]:
+    """Names whose object is no longer the one the set-up cell saw."""
+    now = _watched()
+    return [name for name, obj in _PRISTINE.items() if now.get(name) is not obj]
+
+
+def hidden_passed(name: str) -> None:
+    """The last line of every hidden test: a pass only counts if nothing it relied on was replaced."""
+    changed = tampered()
+    if changed:
+        raise CheckFailed(t("tampered", names=", ".join(changed)))
+    print(t("hidden_passed", name=name))
+
+
+@contextlib.contextmanager
+def from_scratch(name: str):
+    """While the hidden tests call an exercise meant to be written by hand, the library's
+    attention refuses to run, so wrapping it cannot pass."""
+    import torch.nn.functional as F
+
+    def refuse(*_args, **_kwargs):
+        raise CheckFailed(t("hint_from_scratch", name=name))
+    saved = (F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward)
+    F.scaled_dot_product_attention = F.multi_head_attention_forward = nn.MultiheadAttention.forward = refuse
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward = saved
+
+
+_REFERENCES: dict = {}  # lesson -> module, loaded by the grader's kernel before it drops privileges
+
+
+def preload_references(folder: str) -> None:
+    """Load every reference module now, while the files are still readable (see forkserver.py)."""
+    for path in sorted(Path(folder).glob("lesson*.py")):
+        _REFERENCES[path.stem] = _load_reference(path)
+
+
+def _load_reference(path: Path):
+    spec = importlib.util.spec_from_file_location(f"attn_reference_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def reference(lesson: str):
     """Load autograder/reference/<lesson>.py. It exists only where grading happens."""
+    changed = tampered()
+    if changed:
+        raise CheckFailed(t("tampered", names=", ".join(changed)))
+    if lesson in _REFERENCES:
+        return _REFERENCES[lesson]
     roots = [os.environ.get("ATTN_COURSE_REFERENCE", "")]
     here = Path.cwd().resolve()
     roots += [str(p / "reference") for p in (here, *here.parents) if (p / "nbgrader_config.py").exists()]
     for root in filter(None, roots):
         path = Path(root) / f"{lesson}.py"
         if path.exists():
-            spec = importlib.util.spec_from_file_location(f"attn_reference_{lesson}", path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
-            return module
+            return _load_reference(path)
     raise CheckFailed(t("reference_missing"))
 
 
@@ -975,7 +1058,9 @@ def hidden_compare_function(name: str, fn, ref_fn, make_inputs) -> None:
     g = _grading_generator()
     for dtype, case, tol in _DTYPE_CASES:
         args = make_inputs(g, dtype)
-        _compare(name, _call(name, fn, *args), ref_fn(*args), t(case), tol)
+        with from_scratch(name):
+            got = _call(name, fn, *args)
+        _compare(name, got, ref_fn(*args), t(case), tol)
     args = make_inputs(g, torch.float64)
     mine = [a.clone().requires_grad_(True) for a in args]
     theirs = [a.clone().requires_grad_(True) for a in args]
@@ -983,7 +1068,7 @@ def hidden_compare_function(name: str, fn, ref_fn, make_inputs) -> None:
     _compare(name, got, want, t("case_grad"), 1e-9)
     _backward_with_probe(g, got, want)
     _expect_same_grads((i, m.grad, r.grad) for i, (m, r) in enumerate(zip(mine, theirs)))
-    print(t("hidden_passed", name=name))
+    hidden_passed(name)
 
 
 def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> None:
@@ -1003,7 +1088,9 @@ def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> Non
         mine.to(dtype)
         ref.to(dtype)
         x = make_input(g, args, dtype)
-        _compare(name, _call(f"{name}.forward", mine, x), ref(x), t(case), tol)
+        with from_scratch(name):
+            got = _call(f"{name}.forward", mine, x)
+        _compare(name, got, ref(x), t(case), tol)
     mine.double()
     ref.double()
     x = make_input(g, args, torch.float64)
@@ -1014,11 +1101,14 @@ def hidden_compare_module(name: str, cls, ref_cls, make_args, make_input) -> Non
     ref_params = dict(ref.named_parameters())
     _expect_same_grads([("x", xm.grad, xr.grad)] +
                        [(n, p.grad, ref_params[n].grad) for n, p in mine.named_parameters()])
-    print(t("hidden_passed", name=name))
+    hidden_passed(name)
 
 
 def hidden_answer(name: str, value, want: float, rel: float = 0.0) -> None:
     got = _expect_number(name, value)
     if abs(got - want) > rel * abs(want):
         raise CheckFailed(t("answer_wrong", name=name))
-    print(t("hidden_passed", name=name))
+    hidden_passed(name)
+
+
+_PRISTINE.update(_watched())

@@ -18,6 +18,21 @@ MESSAGES = {
         "ja": "言語は 'ja' か 'ko' を指定してください（受け取った値: {lang!r}）。",
         "ko": "언어는 'ja' 또는 'ko'로 지정하세요(받은 값: {lang!r}).",
     },
+    # --- feedback pages (written by tools/grade.py from nbgrader's English template) ---
+    "feedback_hidden_tests": {
+        "ja": "# 隠しテスト（採点だけに使い、中身は公開しません）",
+        "ko": "# 숨겨진 테스트(채점에만 쓰이며 내용은 공개하지 않습니다)",
+    },
+    "feedback_score": {"ja": "得点", "ko": "점수"},
+    "feedback_test_cell": {"ja": "テストのセル", "ko": "테스트 셀"},
+    "feedback_free_response": {"ja": "自由記述のコード", "ko": "자유 서술 코드"},
+    "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
+    "feedback_task": {"ja": "課題", "ko": "과제"},
+    "feedback_comment": {"ja": "コメント", "ko": "코멘트"},
+    "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
+    "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
+    "feedback_answer": {"ja": "あなたの解答", "ko": "내 답안"},
+    "feedback_grade_cell": {"ja": "採点セル", "ko": "채점 셀"},
     # --- how a failed check is shown -----------------------------------------
     "check_failed": {"ja": "チェック不合格", "ko": "검사 실패"},
     "bad_input": {"ja": "入力エラー", "ko": "입력 오류"},
@@ -32,12 +47,12 @@ MESSAGES = {
     },
     # --- input validation (helpers, reference and learner modules) -----------
     "not_tensor": {
-        "ja": "{name} は torch.Tensor でなければなりません（受け取った型: {kind}）。",
-        "ko": "{name}은(는) torch.Tensor여야 합니다(받은 타입: {kind}).",
+        "ja": "{name} には torch.Tensor を渡してください（渡されたのは {kind} です）。",
+        "ko": "{name}에는 torch.Tensor를 넘겨야 합니다(받은 타입: {kind}).",
     },
     "wrong_rank": {
-        "ja": "{name} は {want} 次元のテンソル {layout} のはずですが、{got} 次元（形状 {shape}）を受け取りました。",
-        "ko": "{name}은(는) {want}차원 텐서 {layout}여야 하는데, {got}차원(모양 {shape})을 받았습니다.",
+        "ja": "{name} は {want} 次元のテンソル {layout} を想定していますが、渡されたのは {got} 次元（形状 {shape}）です。",
+        "ko": "{name}의 차원 수가 맞지 않습니다. 기대: {want}차원 텐서 {layout} / 받은 것: {got}차원(모양 {shape})",
     },
     "embed_mismatch": {
         "ja": "入力の最後の軸（埋め込み次元 E）は {want} のはずですが {got} でした（形状 {shape}）。モジュールを作ったときの embed_dim と入力が合っていません。",
@@ -56,8 +71,8 @@ MESSAGES = {
         "ko": "배치 축이 맞지 않습니다: {shapes}.",
     },
     "bad_size": {
-        "ja": "{name} は正の整数でなければなりません（受け取った値: {value!r}）。",
-        "ko": "{name}은(는) 양의 정수여야 합니다(받은 값: {value!r}).",
+        "ja": "{name} には正の整数を指定してください（指定された値：{value!r}）。",
+        "ko": "{name}에는 양의 정수를 넣어야 합니다(받은 값: {value!r}).",
     },
     "tokens_mismatch": {
         "ja": "トークンの数（{n}）と重みの行列の大きさ（{t}×{t}）が合っていません。",
@@ -81,12 +96,12 @@ MESSAGES = {
         "ko": "{name}은(는) (출력, 가중치) 두 개를 반환해야 합니다. 반환된 것은 {kind}입니다.",
     },
     "wrong_ndim": {
-        "ja": "{what}の次元数が違います: 期待は {want} 次元 {layout}、実際は {got} 次元（形状 {shape}）です。",
-        "ko": "{what}의 차원 수가 다릅니다: 기대한 것은 {want}차원 {layout}, 실제로는 {got}차원(모양 {shape})입니다.",
+        "ja": "{what}の次元数が合いません。{want} 次元 {layout} のはずが、{got} 次元（形状 {shape}）になっています。",
+        "ko": "{what}의 차원 수가 맞지 않습니다. 기대: {want}차원 {layout} / 실제: {got}차원(모양 {shape})",
     },
     "wrong_axis": {
-        "ja": "{what}の形状が違います: 期待は {want} {layout}、実際は {got} です。軸 {axis}（{axis_name}）の大きさは {want_n} のはずが {got_n} になっています。",
-        "ko": "{what}의 모양이 다릅니다: 기대한 것은 {want} {layout}, 실제로는 {got}입니다. 축 {axis}({axis_name})의 크기가 {want_n}이어야 하는데 {got_n}입니다.",
+        "ja": "{what}の形状が違います。{want} {layout} のはずが {got} になっています。軸 {axis}（{axis_name}）の大きさが {want_n} ではなく {got_n} です。",
+        "ko": "{what}의 모양이 다릅니다. 기대: {want} {layout} / 실제: {got}. 축 {axis}({axis_name})의 크기가 기대와 다릅니다(기대 {want_n}, 실제 {got_n}).",
     },
     "swapped_axes": {
         "ja": "軸 {a}（{name_a}）と軸 {b}（{name_b}）が入れ替わっているようです。",
@@ -202,16 +217,16 @@ MESSAGES = {
         "ko": "view만으로 (B, H, T, D)를 만들지 않았나요? 메모리에는 각 토큰의 벡터가 [헤드0 | 헤드1 | …] 순서로 놓여 있습니다. 먼저 view(B, T, H, D)로 마지막 축을 헤드별로 자르고, 그다음 transpose(1, 2)로 H를 T 앞으로 옮겨야 합니다.",
     },
     "hint_missing_transpose": {
-        "ja": "view(B, T, H, D) で止まっています。transpose(1, 2) で H と T を入れ替えて (B, H, T, D) にしてください。",
-        "ko": "view(B, T, H, D)에서 멈췄습니다. transpose(1, 2)로 H와 T를 바꿔 (B, H, T, D)로 만드세요.",
+        "ja": "view(B, T, H, D) のあとの転置が抜けています。transpose(1, 2) で T と H の軸を入れ替えて、(B, H, T, D) にしてください。",
+        "ko": "view(B, T, H, D) 다음의 전치가 빠졌습니다. transpose(1, 2)로 T축과 H축을 바꿔 (B, H, T, D)로 만드세요.",
     },
     "hint_interleaved": {
-        "ja": "ヘッドが交互に（インターリーブして）取り出されています。view(B, T, D, H) のように D と H の順を逆にすると、ヘッド h が h, h+H, h+2H, … 番目の成分を拾ってしまいます。正しくは view(B, T, H, D) で、ヘッド h は h·D 番目から (h+1)·D − 1 番目までの成分です。",
-        "ko": "헤드가 번갈아(인터리브되어) 뽑혔습니다. view(B, T, D, H)처럼 D와 H의 순서를 바꾸면 헤드 h가 h, h+H, h+2H, … 번째 성분을 가져가 버립니다. 올바른 것은 view(B, T, H, D)이고, 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지의 성분입니다.",
+        "ja": "各ヘッドが H 成分おきの飛び飛びの成分を拾っています。view(B, T, D, H) のように D と H の順を逆にすると、ヘッド h が成分 h, h+H, h+2H, … を受け持つことになります。view(B, T, H, D) なら、ヘッド h は成分 h·D 〜 (h+1)·D − 1 のひと続きを受け持ちます。",
+        "ko": "각 헤드가 H칸씩 건너뛴 성분을 가져가고 있습니다. view(B, T, D, H)처럼 D와 H의 순서를 바꾸면 헤드 h가 h, h+H, h+2H, … 번째 성분을 맡게 됩니다. view(B, T, H, D)로 나누면 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지 이어진 성분을 맡습니다.",
     },
     "hint_heads_order": {
-        "ja": "ヘッドの順番が逆になっています（flip を使っていませんか）。ヘッド h は h·D 番目から (h+1)·D − 1 番目までの成分です。",
-        "ko": "헤드 순서가 거꾸로입니다(flip을 쓰지 않았나요?). 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지의 성분입니다.",
+        "ja": "ヘッドの並び順が逆です（flip を使っていませんか）。結合したあとの成分 h·D 〜 (h+1)·D − 1 には、ヘッド h の出力が入ります。",
+        "ko": "헤드 순서가 거꾸로입니다(flip을 쓰지 않았나요?). 합친 뒤의 h·D번째부터 (h+1)·D − 1번째 성분에는 헤드 h의 출력이 들어가야 합니다.",
     },
     "hint_contiguous": {
         "ja": "transpose したテンソルはメモリ上で連続していないので、そのままでは view できません。transpose(1, 2).contiguous().view(B, T, H * D) とするか、reshape を使ってください。",
@@ -286,8 +301,8 @@ MESSAGES = {
         "ko": "파라미터 수: 헤드 {h}개 = {a}, 넓은 헤드 하나 = {b}. 출력의 상대 차이 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
     },
     "demo_seeds": {
-        "ja": "乱数のシード {n} 通りでの相対差: 最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
-        "ko": "난수 시드 {n}가지에서의 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
+        "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
+        "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
     # lesson 3: masks and dropout ------------------------------------------------------
@@ -308,8 +323,8 @@ MESSAGES = {
         "ko": "마스크가 점수와 다른 장치에 만들어졌습니다. torch.ones(T, T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 점수와 함께 쓰면 오류가 납니다. device=를 넘기거나 register_buffer로 등록해 모듈과 함께 옮겨지게 하세요.",
     },
     "hint_mask_multiplied": {
-        "ja": "スコアにマスクを掛けて 0 にしていませんか。exp(0) = 1 なので、0 にしてもソフトマックスの重みは残ります。見せたくない場所は -inf で埋めます。",
-        "ko": "점수에 마스크를 곱해 0으로 만들지 않았나요? exp(0) = 1이라서 0으로 만들어도 소프트맥스 가중치가 남습니다. 가릴 곳은 -inf로 채워야 합니다.",
+        "ja": "スコアにマスクを掛けて 0 にしていませんか。exp(0) = 1 なので、0 にしても見てはいけない位置に重みが残ります。見てはいけない位置のスコアは -inf で埋めます。",
+        "ko": "점수에 마스크를 곱해 0으로 만들지 않았나요? exp(0) = 1이라서 0으로 바꿔도 보면 안 되는 위치에 가중치가 남습니다. 보면 안 되는 위치의 점수는 -inf로 채웁니다.",
     },
     "hint_mask_after_softmax": {
         "ja": "ソフトマックスのあとでマスクをかけていませんか。その場合、マスクした重みは 0 になりますが、各行の和が 1 になりません。マスクはソフトマックスの前に、スコアを -inf で埋める形でかけます。",
@@ -320,20 +335,24 @@ MESSAGES = {
         "ko": "가중치의 위 삼각형이 0이 아닙니다. 인과 마스크가 적용되지 않은 것 같습니다.",
     },
     "hint_padding_off_by_one": {
-        "ja": "1つずれています。長さ L の系列では、位置 0 〜 L−1 が本物のトークンです（arange(T) < L）。",
-        "ko": "한 칸 어긋났습니다. 길이가 L인 시퀀스에서는 위치 0 ~ L−1이 진짜 토큰입니다(arange(T) < L).",
+        "ja": "1つずれています。長さ L の系列では位置 0 〜 L−1 が本物のトークンで、位置 L からがパディングです（arange(T) < L。≤ ではありません）。",
+        "ko": "한 칸 어긋났습니다. 길이가 L인 시퀀스에서는 위치 0 ~ L−1이 실제 토큰이고 위치 L부터가 패딩입니다(arange(T) < L이며, ≤가 아닙니다).",
+    },
+    "hint_padding_inverted": {
+        "ja": "True と False が逆です。padding_keep では本物のトークン（位置 < 長さ）を True、パディングを False にします。",
+        "ko": "True와 False가 반대입니다. padding_keep에서는 실제 토큰(위치 < 길이)이 True, 패딩이 False입니다.",
     },
     "hint_padding_ignored": {
         "ja": "lengths が無視されているようです。パディングの位置（長さ以降のキー）にも重みが付いています。",
         "ko": "lengths가 무시된 것 같습니다. 패딩 위치(길이 이후의 키)에도 가중치가 붙어 있습니다.",
     },
     "hint_nan_fully_masked": {
-        "ja": "すべてのキーがマスクされた行（長さ 0 の系列など）で NaN が出ています。softmax(-inf, …, -inf) は 0/0 = NaN です。safe_softmax のように、その行の重みを 0 にしてください。",
-        "ko": "모든 키가 가려진 행(길이 0인 시퀀스 등)에서 NaN이 나옵니다. softmax(-inf, …, -inf)는 0/0 = NaN입니다. safe_softmax처럼 그 행의 가중치를 0으로 만드세요.",
+        "ja": "すべてのキーがマスクされた行（長さ 0 の系列など）で NaN が出ています。softmax(-inf, …, -inf) は 0/0 = NaN です。そうした行では、ソフトマックスのあとで重みを 0 に置き換えてください（たとえば nan_to_num(0.0)）。",
+        "ko": "모든 키가 가려진 행(길이 0인 시퀀스 등)에서 NaN이 나옵니다. softmax(-inf, …, -inf)는 0/0 = NaN입니다. 그런 행은 소프트맥스 다음에 가중치를 0으로 바꾸세요(예: nan_to_num(0.0)).",
     },
     "hint_dropout_eval": {
-        "ja": "eval モードでも出力が毎回変わるか、ドロップアウトなしの結果と一致しません。ドロップアウトは nn.Dropout を使えば eval() で自動的に止まります（F.dropout なら training=self.training を渡します）。",
-        "ko": "eval 모드인데도 출력이 매번 바뀌거나, 드롭아웃이 없을 때의 결과와 다릅니다. nn.Dropout을 쓰면 eval()에서 자동으로 꺼집니다(F.dropout이라면 training=self.training을 넘기세요).",
+        "ja": "eval モードなのに、出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません。nn.Dropout を使えば eval() で自動的に止まります（F.dropout を使うなら training=self.training を渡してください）。",
+        "ko": "eval 모드인데도 출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다. nn.Dropout은 eval()에서 자동으로 꺼집니다(F.dropout을 쓴다면 training=self.training을 넘기세요).",
     },
     "hint_dropout_train": {
         "ja": "train モードでドロップアウトがかかっていません。self.dropout を重みに適用してください。",
@@ -360,11 +379,17 @@ MESSAGES = {
         "ko": "덧셈 마스크(float)는 두 함수 모두에서 '점수에 더하는 값'이므로 변환하지 않고 그대로 반환합니다.",
     },
     "hint_not_causal": {
-        "ja": "因果性が破れています: 位置 {t} より後のトークンを変えると、位置 {t} までの出力が変わりました。",
+        "ja": "因果性が崩れています：位置 {t} より後のトークンを変えたら、位置 {t} までの出力が変わりました。",
         "ko": "인과성이 깨졌습니다: 위치 {t} 뒤의 토큰을 바꾸자 위치 {t}까지의 출력이 바뀌었습니다.",
     },
-    "case_masked_path": {"ja": "マスクを使った計算", "ko": "마스크를 쓴 계산"},
-    "case_sdpa_path": {"ja": "scaled_dot_product_attention を使った計算", "ko": "scaled_dot_product_attention을 쓴 계산"},
+    "case_masked_path": {
+        "ja": "自分で書いた計算（use_sdpa=False）",
+        "ko": "직접 구현한 계산(use_sdpa=False)",
+    },
+    "case_sdpa_path": {
+        "ja": "scaled_dot_product_attention を使った計算（use_sdpa=True）",
+        "ko": "scaled_dot_product_attention을 쓴 계산(use_sdpa=True)",
+    },
     "case_eval_determinism": {"ja": "eval モードでの再現性", "ko": "eval 모드에서의 재현성"},
     "stage_scores": {"ja": "QKᵀ", "ko": "QKᵀ"},
     "stage_scaled": {"ja": "÷√d", "ko": "÷√d"},
@@ -393,16 +418,16 @@ MESSAGES = {
         "ko": "편향이 빠졌습니다. GPT-2의 c_attn과 c_proj에는 편향이 있습니다(nn.Linear의 기본값 bias=True를 그대로 두고, 가중치를 옮길 때 편향도 복사하세요).",
     },
     "hint_missing_mask": {
-        "ja": "因果マスクがかかっていません。GPT-2 はデコーダなので、未来のトークンを見ないように self.causal でスコアを隠します。",
-        "ko": "인과 마스크가 적용되지 않았습니다. GPT-2는 디코더이므로 미래 토큰을 보지 않도록 self.causal로 점수를 가려야 합니다.",
+        "ja": "因果マスクがかかっていません。GPT-2 はデコーダなので、各トークンが自分より後ろのトークンを見ないよう、スコアにマスクをかけます（SDPA なら is_causal=True）。",
+        "ko": "인과 마스크가 적용되지 않았습니다. GPT-2는 디코더이므로 각 토큰이 자기보다 뒤의 토큰을 보지 않도록 점수에 마스크를 씌워야 합니다(SDPA라면 is_causal=True).",
     },
     "hint_conv1d_transpose": {
         "ja": "Hugging Face の GPT-2 は Conv1D という層を使い、weight を (入力, 出力) の形で持っています。nn.Linear の weight は (出力, 入力) なので、コピーするときに .T で転置してください。c_proj は正方行列なので、転置を忘れてもエラーにならず、値だけが違ってしまいます。",
         "ko": "Hugging Face의 GPT-2는 Conv1D라는 층을 쓰고 weight를 (입력, 출력) 모양으로 가집니다. nn.Linear의 weight는 (출력, 입력)이므로 복사할 때 .T로 전치하세요. c_proj는 정사각 행렬이라서 전치를 잊어도 오류 없이 값만 달라집니다.",
     },
     "hint_init_std": {
-        "ja": "{name} の標準偏差が {got:.4f} です。GPT-2 の初期化では平均 0、標準偏差 {want:.4f} の正規分布を使います。",
-        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2 초기화에서는 평균 0, 표준편차 {want:.4f}인 정규분포를 씁니다.",
+        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2L)）。",
+        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2L)).",
     },
     "hint_init_bias": {
         "ja": "{name} が 0 になっていません。GPT-2 の初期化ではバイアスを 0 にします。",
@@ -413,8 +438,8 @@ MESSAGES = {
         "ko": "E = {e}, H = {h}: GPT2Attention과의 최대 오차는 마스크를 쓴 계산에서 {a:.1e}, SDPA에서 {b:.1e}",
     },
     "fig_fused_title": {
-        "ja": "c_attn.weight（{rows} × {cols}）：Q | K | V のブロックとヘッドごとの区切り",
-        "ko": "c_attn.weight({rows} × {cols}): Q | K | V 블록과 헤드별 구분",
+        "ja": "c_attn.weight（{rows} × {cols}）：Q | K | V のブロックとヘッドの境界",
+        "ko": "c_attn.weight({rows} × {cols}): Q | K | V 블록과 헤드 경계",
     },
     "fig_in_features": {"ja": "入力の次元（E）", "ko": "입력 차원(E)"},
     "fig_out_features": {"ja": "出力の次元（3E = Q | K | V）", "ko": "출력 차원(3E = Q | K | V)"},
@@ -448,6 +473,18 @@ MESSAGES = {
         "ko": "{name}의 값이 올바르지 않습니다.",
     },
     # hidden tests -----------------------------------------------------------------
+    "tampered": {
+        "ja": "採点に使う関数が書き換えられています（{names}）。torch や組み込み関数、講座のチェックを上書きしないでください。この答えは採点されません。",
+        "ko": "채점에 쓰이는 함수가 바뀌었습니다({names}). torch나 내장 함수, 강좌의 검사 코드를 덮어쓰지 마세요. 이 답은 채점되지 않습니다.",
+    },
+    "tensor_subclass": {
+        "ja": "{name} が torch.Tensor のサブクラスを返しました。ふつうの torch.Tensor を返してください。",
+        "ko": "{name}이(가) torch.Tensor의 하위 클래스를 반환했습니다. 일반 torch.Tensor를 반환하세요.",
+    },
+    "hint_from_scratch": {
+        "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。",
+        "ko": "{name}은(는) 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요.",
+    },
     "hidden_mismatch": {
         "ja": "隠しテスト（{case}）: 参照実装と一致しません（最大誤差 {err:.3g}）。",
         "ko": "숨겨진 테스트({case}): 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
@@ -474,8 +511,8 @@ MESSAGES = {
     },
     "fig_scaled_suffix": {"ja": "、√d_k で割る", "ko": ", √d_k로 나눔"},
     "fig_unscaled_suffix": {"ja": "、割らない", "ko": ", 나누지 않음"},
-    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(참조되는 쪽)"},
-    "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(참조하는 쪽)"},
+    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(보이는 쪽)"},
+    "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(보는 쪽)"},
     "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
     "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
     "fig_entropy_max": {"ja": "最大 log T = {v:.2f}", "ko": "최대 log T = {v:.2f}"},
@@ -485,8 +522,8 @@ MESSAGES = {
     "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
     "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
     "widget_caption": {
-        "ja": "τ を小さくすると重みが1か所に集中（飽和）し、大きくすると一様に近づきます。右のエントロピーはその広がりの目安です。",
-        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 오른쪽의 엔트로피는 그 퍼진 정도를 나타냅니다.",
+        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。右のエントロピーは、重みがどれだけ広がっているかの目安です。",
+        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 오른쪽 엔트로피는 가중치가 얼마나 퍼져 있는지를 보여 줍니다.",
     },
     "fig_variance_title": {
         "ja": "q·k の分散（d_k ごと）",

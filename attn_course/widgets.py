@@ -32,6 +32,15 @@ def entropy(weights: torch.Tensor) -> torch.Tensor:
     return -(w * w.clamp_min(1e-300).log()).sum(dim=-1)
 
 
+def show_table(header: list[str], rows: list[list]) -> None:
+    """A small table as Markdown: print() cannot align columns of full-width CJK text."""
+    from IPython.display import Markdown, display
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    display(Markdown("\n".join(lines)))
+
+
 def _to_png(fig) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")

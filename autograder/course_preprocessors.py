@@ -1,7 +1,18 @@
-"""Two fixes to nbgrader's autograding, registered in nbgrader_config.py."""
+"""nbgrader preprocessors of this course, registered in nbgrader_config.py."""
+import asyncio
+import json
 import re
 
-from nbgrader.preprocessors import NbGraderPreprocessor
+import nbformat
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Integer
+
+from attn_course.messages import MESSAGES
+
+def assignment_language(assignment: str) -> str:
+    """Assignments are named NN-topic-ja / NN-topic-ko."""
+    return "ko" if assignment.endswith("-ko") else "ja"
+
 
 _EXECUTION_TAGS = {"skip-execution", "raises-exception"}
 
@@ -53,4 +64,52 @@ class ForgiveWarnings(NbGraderPreprocessor):
         for output in cell.outputs:
             if output.output_type == "stream" and output.name == "stderr" and only_warnings(output.text):
                 output.name = "stdout"
+        return cell, resources
+
+
+class GuardedExecute(Execute):
+    """nbgrader's Execute, with a cap on how much output one cell may send.
+
+    A learner's `while True: print(...)` would otherwise pile gigabytes into the
+    grader's memory before the cell timeout. Past the cap the rest is dropped,
+    the kernel is interrupted (the cell then fails) and a note says why.
+    """
+
+    max_output_bytes = Integer(1 << 20).tag(config=True)
+
+    def output(self, outs, msg, display_id, cell_index):
+        used = getattr(self, "_output_bytes", {})
+        self._output_bytes = used
+        content = msg.get("content", {})
+        size = len(content["text"]) if "text" in content else len(json.dumps(content))
+        used[cell_index] = used.get(cell_index, 0) + size
+        if used[cell_index] <= self.max_output_bytes:
+            return super().output(outs, msg, display_id, cell_index)
+        if used[cell_index] - size <= self.max_output_bytes:
+            outs.append(nbformat.v4.new_output("stream", name="stderr",
+                                               text=f"\n[output over {self.max_output_bytes} bytes: cut off]\n"))
+            asyncio.ensure_future(self.km.interrupt_kernel())
+        return None
+
+
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*$", re.S | re.M)
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Feedback shows a grade cell's score, never the hidden tests' source.
+
+    nbgrader's feedback prints the autograded notebook, hidden tests included. The
+    code between the markers becomes one comment, and a traceback from inside a
+    hidden test keeps only its last line (the error and its message), so no line
+    of the reference leaks through a stack trace either.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code" or not _HIDDEN.search(cell.source):
+            return cell, resources
+        note = MESSAGES["feedback_hidden_tests"][assignment_language(resources["nbgrader"]["assignment"])]
+        cell.source = _HIDDEN.sub(lambda _: note, cell.source)
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                output.traceback = [f"{output.ename}: {output.evalue}"]
         return cell, resources

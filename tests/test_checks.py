@@ -362,6 +362,8 @@ def test_mask_function_checks(lang):
     fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) <= n[:, None],
                "hint_padding_off_by_one")
     fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T) < n[:, None], "hint_mask_device")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) >= n[:, None],
+               "hint_padding_inverted")
     checks.check_mha_mask_to_sdpa(lambda m: ~m if m.dtype == torch.bool else m)
     fails_with(checks.check_mha_mask_to_sdpa, lambda m: m, "hint_same_convention")
     fails_with(checks.check_mha_mask_to_sdpa, lambda m: ~m if m.dtype == torch.bool else -m, "hint_additive_changed")

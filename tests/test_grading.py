@@ -5,12 +5,12 @@ cells that should catch it and keep every other point. Two tampering attempts
 from the foundation issue are graded alongside.
 """
 import csv
-import re
 import subprocess
 import sys
 
-import nbformat
 import pytest
+from attn_course.messages import MESSAGES
+from classroom import submission, submit
 from nbgrader.api import Gradebook
 
 from conftest import ROOT
@@ -114,26 +114,8 @@ LESSONS = {  # stem: (assignment, points, bugs)
     "03_masks": ("03-masks", POINTS_3, BUGS_3),
     "04_gpt2": ("04-gpt2", POINTS_4, BUGS_4),
 }
-MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
-
-
-def _submission(stem: str, lang: str, edit=None, *, untouched=False, tag_tests_skip=False):
-    """The release notebook with the solutions filled in, as a learner would submit it."""
-    assignment = LESSONS[stem][0]
-    source = nbformat.read(ROOT / "autograder" / "source" / f"{assignment}-{lang}" / f"{stem}.ipynb", 4)
-    solutions = {c.metadata["nbgrader"]["grade_id"]: MARKERS.sub("", c.source)
-                 for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(ROOT / "notebooks" / lang / f"{stem}.ipynb", 4)
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and not untouched:
-            cell.source = solutions[meta["grade_id"]]
-            if edit and edit[0] == meta["grade_id"]:
-                assert edit[1] in cell.source, f"bug fixture no longer matches the solution: {edit[1]!r}"
-                cell.source = cell.source.replace(edit[1], edit[2])
-        if tag_tests_skip and meta.get("grade"):
-            cell.metadata["tags"] = ["skip-execution", "raises-exception"]
-    return nb
+def _submission(stem: str, lang: str, edit=None, **kwargs):
+    return submission(LESSONS[stem][0], stem, lang, edit, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -148,10 +130,7 @@ def graded(course_copy):
         for name, (cell, old, new, _) in bugs.items():
             students[stem, f"{name}-ja"] = _submission(stem, "ja", (cell, old, new))
     for (stem, student), nb in students.items():
-        lang = student.rsplit("-", 1)[1]
-        folder = course_copy / "submitted" / student / f"{LESSONS[stem][0]}-{lang}"
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{stem}.ipynb")
+        submit(course_copy, student, f"{LESSONS[stem][0]}-{student.rsplit('-', 1)[1]}", stem, nb)
     subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--course", str(course_copy)], check=True)
     scores = {}
     with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as gb:
@@ -199,3 +178,23 @@ def test_grades_csv_and_feedback_are_written(graded):
         assert rows[(f"{assignment}-ja", "solution-ja")] == sum(points.values())
         assert rows[(f"{assignment}-ja", "release-ja")] == 0
         assert (course / "feedback" / "solution-ko" / f"{assignment}-ko" / f"{stem}.html").exists()
+
+
+@pytest.mark.parametrize("lang,score_label", [("ja", "得点"), ("ko", "점수")])
+def test_feedback_is_localized_and_hides_the_hidden_tests(graded, lang, score_label):
+    course, _ = graded
+    for stem, (assignment, _, _) in LESSONS.items():
+        html = (course / "feedback" / f"solution-{lang}" / f"{assignment}-{lang}" / f"{stem}.html").read_text("utf-8")
+        assert score_label in html and f'<html lang="{lang}">' in html
+        for english in ("Score:", "Test cell", "(Top)", "Student's answer"):
+            assert english not in html, english
+        # The hidden tests' calls into the reference must not be readable in feedback.
+        assert "reference(" not in html and "HIDDEN TESTS" not in html
+        assert MESSAGES["feedback_hidden_tests"][lang].lstrip("# ") in html
+
+
+def test_no_honest_submission_is_flagged(graded):
+    course, _ = graded
+    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert rows == []

@@ -142,11 +142,16 @@ def write_nb(nb, path: Path) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
+def nbgrader_env(**extra: str) -> dict:
+    """The environment for running nbgrader: it calls `alembic` for its gradebook, so our
+    interpreter's bin/ must come first on PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            **extra}
+
+
 def generate_release(course_root: Path, assignment: str, lang: str) -> None:
-    # nbgrader calls the `alembic` command for its gradebook: our interpreter's bin/ must be on PATH.
     # ATTN_COURSE_LANG tells nbgrader_config.py which language the cleared-solution stub is in.
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "ATTN_COURSE_LANG": lang}
+    env = nbgrader_env(ATTN_COURSE_LANG=lang)
     subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=WARN"],
         cwd=course_root, check=True, env=env,

@@ -6,8 +6,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from attn_course.checks import (
-    CheckFailed, _distinct_sizes, _grading_generator, _max_error, expect_rank, expect_size, expect_tokens,
-    hidden_compare_function, resolve_head_dim,
+    CheckFailed, _call, _distinct_sizes, _grading_generator, _max_error, expect_rank, expect_size, expect_tokens,
+    from_scratch, hidden_compare_function, hidden_passed, resolve_head_dim,
 )
 from attn_course.messages import t
 
@@ -80,12 +80,12 @@ class CausalSelfAttention(nn.Module):
 def test_causal_mask(fn):
     g = _grading_generator()
     for T in _distinct_sizes(g, 3, low=1, high=20):
-        got = fn(T)
+        got = _call("causal_mask", fn, T)
         if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and torch.equal(got, causal_mask(T))):
             raise CheckFailed(t("hidden_mismatch", case=f"T = {T}", err=float("nan")))
-    if fn(3, device=torch.device("meta")).device.type != "meta":
+    if _call("causal_mask", fn, 3, device=torch.device("meta")).device.type != "meta":
         raise CheckFailed(t("hint_mask_device"))
-    print(t("hidden_passed", name="causal_mask"))
+    hidden_passed("causal_mask")
 
 
 def test_apply_mask(fn):
@@ -93,20 +93,20 @@ def test_apply_mask(fn):
     b, h, t_ = _distinct_sizes(g, 3)
     scores = torch.randn(b, h, t_, t_, generator=g, dtype=torch.float64)
     keep = torch.rand(b, 1, t_, t_, generator=g) > 0.4
-    got, want = fn(scores, keep), apply_mask(scores, keep)
+    got, want = _call("apply_mask", fn, scores, keep), apply_mask(scores, keep)
     if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.equal(got, want)):
         raise CheckFailed(t("hidden_mismatch", case="apply_mask", err=float("nan")))
-    print(t("hidden_passed", name="apply_mask"))
+    hidden_passed("apply_mask")
 
 
 def test_padding_keep(fn):
     g = _grading_generator()
     b, t_ = _distinct_sizes(g, 2, low=3, high=15)
     lengths = torch.randint(0, t_ + 1, (b,), generator=g)
-    got = fn(lengths, t_)
+    got = _call("padding_keep", fn, lengths, t_)
     if not (isinstance(got, torch.Tensor) and torch.equal(got, padding_keep(lengths, t_))):
         raise CheckFailed(t("hidden_mismatch", case=f"lengths = {lengths.tolist()}, T = {t_}", err=float("nan")))
-    print(t("hidden_passed", name="padding_keep"))
+    hidden_passed("padding_keep")
 
 
 def test_mha_mask_to_sdpa(fn):
@@ -114,10 +114,10 @@ def test_mha_mask_to_sdpa(fn):
     mask = torch.rand(4, 6, generator=g) > 0.5
     additive = torch.zeros(4, 6, dtype=torch.float64).masked_fill(mask, float("-inf"))
     for given in (mask, additive):
-        got = fn(given)
+        got = _call("mha_mask_to_sdpa", fn, given)
         if not (isinstance(got, torch.Tensor) and got.dtype == given.dtype and torch.equal(got, mha_mask_to_sdpa(given))):
             raise CheckFailed(t("hidden_mismatch", case=str(given.dtype), err=float("nan")))
-    print(t("hidden_passed", name="mha_mask_to_sdpa"))
+    hidden_passed("mha_mask_to_sdpa")
 
 
 def test_safe_softmax(fn):
@@ -127,16 +127,16 @@ def test_safe_softmax(fn):
         return (s.masked_fill(torch.rand(b, t_, u, generator=g) > 0.6, float("-inf")).index_fill(1, torch.tensor([0]), float("-inf")),)
     g = _grading_generator()
     (scores,) = make(g, torch.float64)
-    got = fn(scores)
+    got = _call("safe_softmax", fn, scores)
     if not (isinstance(got, torch.Tensor) and torch.isfinite(got).all()
             and torch.allclose(got, safe_softmax(scores), atol=1e-12)):
         raise CheckFailed(t("hidden_mismatch", case="safe_softmax", err=float("nan")))
-    print(t("hidden_passed", name="safe_softmax"))
+    hidden_passed("safe_softmax")
 
 
 def _pair(cls, g, dropout=0.0):
     b, t_, h, d, e = _distinct_sizes(g, 5, low=2, high=14)
-    mine = cls(e, h, d, dropout=dropout, max_len=16)
+    mine = _call("CausalSelfAttention", cls, e, h, d, dropout=dropout, max_len=16)
     ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=16)
     ref.load_state_dict(mine.state_dict(), strict=False)
     x = torch.randn(b, t_, e, generator=g, dtype=torch.float64)
@@ -156,11 +156,12 @@ def test_module(cls):
     mine.eval(), ref.eval()
     with torch.no_grad():
         for lens in (None, lengths):
-            y, w = mine(x, lens)
+            with from_scratch("CausalSelfAttention"):
+                y, w = _call("CausalSelfAttention", mine, x, lens)
             want_y, want_w = ref(x, lens)
             _close_or_fail(t("case_masked_path"), y, want_y)
             _close_or_fail(t("case_masked_path"), w, want_w)
-            y_sdpa, _ = mine(x, lens, use_sdpa=True)
+            y_sdpa, _ = _call("CausalSelfAttention", mine, x, lens, use_sdpa=True)
             _close_or_fail(t("case_sdpa_path"), y_sdpa, want_y, 1e-7)
         # Causality: changing every token after t leaves the outputs up to t as they were.
         T = x.size(1)
@@ -168,18 +169,18 @@ def test_module(cls):
             x2 = x.clone()
             x2[:, cut + 1:] = torch.randn(x2[:, cut + 1:].shape, generator=g, dtype=x.dtype)
             for sdpa in (False, True):
-                a, _ = mine(x, use_sdpa=sdpa)
-                b, _ = mine(x2, use_sdpa=sdpa)
+                a, _ = _call("CausalSelfAttention", mine, x, use_sdpa=sdpa)
+                b, _ = _call("CausalSelfAttention", mine, x2, use_sdpa=sdpa)
                 if not torch.allclose(a[:, :cut + 1], b[:, :cut + 1], atol=1e-10):
                     raise CheckFailed(t("hint_not_causal", t=cut))
     # Dropout: off in eval (deterministic, equal to no dropout), on in training.
     mine, ref, x, lengths = _pair(cls, g, dropout=0.5)
     mine.eval(), ref.eval()
     with torch.no_grad():
-        first, second = mine(x, lengths)[0], mine(x, lengths)[0]
+        first, second = _call("CausalSelfAttention", mine, x, lengths)[0], _call("CausalSelfAttention", mine, x, lengths)[0]
         _close_or_fail(t("case_eval_determinism"), first, second, 0.0)
         _close_or_fail(t("case_eval_determinism"), first, ref(x, lengths)[0])
         mine.train()
-        if torch.allclose(mine(x)[0], ref(x)[0], atol=1e-12):
+        if torch.allclose(_call("CausalSelfAttention", mine, x)[0], ref(x)[0], atol=1e-12):
             raise CheckFailed(t("hint_dropout_train"))
-    print(t("hidden_passed", name="CausalSelfAttention"))
+    hidden_passed("CausalSelfAttention")

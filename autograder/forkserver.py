@@ -1,0 +1,298 @@
+"""Start every learner's kernel by forking one process that has already imported torch.
+
+Most of a graded notebook's time is a fresh Python importing torch, transformers
+and ipykernel, not the attention maths. The server pays that once; each kernel
+is a fresh fork of it, so learners still never share a process.
+
+    python forkserver.py serve SOCKET            # tools/grade.py starts this
+    python forkserver.py kernel SOCKET -f FILE   # the kernelspec's argv (see install_kernelspec)
+
+The `kernel` side is a tiny relay that jupyter_client launches and signals like
+any kernel; it hands its stdio and the connection file to the server and waits.
+
+Each forked kernel, before any learner code runs:
+- gets a session of its own, so a fork loop or a stray child dies with it;
+- when the grader runs as root, drops to a uid of its own (never used by a file),
+  so it can neither write the gradebook nor read other learners' folders, and the
+  process limit below counts only its own processes; and leaves the network, in a
+  network namespace of its own (it talks to the grader over Unix sockets);
+- gets limits on memory (address space), CPU time and processes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+
+KERNEL_NAME = "attn-course-forked"
+MEMORY_LIMIT = int(os.environ.get("ATTN_KERNEL_MEMORY", 6 << 30))   # bytes of address space
+CPU_LIMIT = int(os.environ.get("ATTN_KERNEL_CPU", 900))              # seconds
+PROCESS_LIMIT = 64                                                   # tasks (threads count)
+FIRST_UID = 200_000
+
+
+def install_kernelspec(data_dir: str, sock: str) -> None:
+    """Write a kernelspec under data_dir/kernels/ that launches kernels through sock."""
+    spec_dir = os.path.join(data_dir, "kernels", KERNEL_NAME)
+    os.makedirs(spec_dir, exist_ok=True)
+    spec = {"argv": [sys.executable, os.path.abspath(__file__), "kernel", sock, "-f", "{connection_file}"],
+            "display_name": "Python 3 (forked)", "language": "python", "interrupt_mode": "signal"}
+    with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
+        json.dump(spec, f)
+
+
+# --------------------------------------------------------------------------- relay (the kernel's argv)
+def relay(sock_path: str, connection_file: str) -> None:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(sock_path)
+    request = {"connection_file": os.path.abspath(connection_file), "cwd": os.getcwd(), "env": dict(os.environ)}
+    # The kernel's own banner on stdout is noise in the grader's terminal; errors still show.
+    null = os.open(os.devnull, os.O_RDWR)
+    socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [null, null, 2])
+    reader = conn.makefile("r")
+    pid = int(json.loads(reader.readline())["pid"])
+
+    # jupyter_client interrupts and kills this relay; pass that on to the kernel.
+    def forward(signum, _frame):
+        try:
+            os.killpg(pid, signal.SIGKILL if signum == signal.SIGTERM else signum)
+        except ProcessLookupError:
+            pass
+        if signum == signal.SIGTERM:
+            os._exit(1)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(signum, forward)
+    line = reader.readline()
+    sys.exit(int(json.loads(line)["exit"]) if line else 1)
+
+
+# --------------------------------------------------------------------------- server
+# Never imported ahead: side effects (a browser, a poem, a GUI) or not importable here.
+_SKIP_STDLIB = {"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "lib2to3", "ensurepip",
+                "venv", "pydoc_data", "test", "xxlimited", "xxlimited_35", "xxsubtype", "_xxtestfuzz", "__main__"}
+
+
+def _preload_stdlib() -> None:
+    """Import the standard library up front: where Python lives in a folder only root can
+    read (pyenv under /root, say), a kernel that has dropped to its own uid could not."""
+    import importlib
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in sorted(sys.stdlib_module_names - _SKIP_STDLIB):
+            if name.startswith("_test"):
+                continue
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - platform modules that do not exist here
+                pass
+        # Codecs are looked up by name, lazily, on first use.
+        import encodings
+        import pkgutil
+        for info in pkgutil.iter_modules(encodings.__path__):
+            try:
+                importlib.import_module(f"encodings.{info.name}")
+            except Exception:  # noqa: BLE001 - e.g. mbcs exists only on Windows
+                pass
+
+
+def _preload() -> None:
+    # matplotlib fixes its config folder at import; root's would be unreadable to the kernels.
+    # One that stays between runs keeps its font cache, which takes seconds to rebuild.
+    os.environ["MPLCONFIGDIR"] = os.path.join(tempfile.gettempdir(), f"attn-course-mpl-{os.geteuid()}")
+    os.makedirs(os.environ["MPLCONFIGDIR"], mode=0o755, exist_ok=True)
+    _preload_stdlib()
+    import IPython  # noqa: F401
+    import ipykernel.ipkernel  # noqa: F401
+    import ipykernel.kernelapp  # noqa: F401
+    import matplotlib  # noqa: F401
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import torch.nn.functional  # noqa: F401
+    try:
+        import attn_course  # noqa: F401
+        import attn_course.hf  # noqa: F401
+        import transformers.models.gpt2.modeling_gpt2  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _drop_privileges(uid: int, home: str, connection_file: str, env: dict) -> str:
+    """Become uid with a private home; return a connection file that uid can read."""
+    private = os.path.join(home, "kernel.json")
+    with open(connection_file, "rb") as src, open(private, "wb") as dst:
+        dst.write(src.read())
+    for path in (home, private):
+        os.chown(path, uid, uid)
+    env.update(HOME=home, MPLCONFIGDIR=home, IPYTHONDIR=os.path.join(home, ".ipython"),
+               XDG_CACHE_HOME=home, JUPYTER_RUNTIME_DIR=home, TMPDIR=home)
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    return private
+
+
+def _leave_the_network() -> None:
+    """A network namespace of its own, with nothing in it: no network at all, not even the
+    grader's loopback. The kernel talks to the grader over Unix sockets (transport ipc)."""
+    import ctypes
+    clone_newnet = 0x40000000
+    if ctypes.CDLL(None, use_errno=True).unshare(clone_newnet) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed: the kernel would have the network")
+
+
+def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str) -> None:
+    """In the forked child: set up isolation, then run ipykernel until it shuts down."""
+    os.setsid()
+    for target, fd in zip((0, 1, 2), fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    env = request["env"]
+    connection_file = request["connection_file"]
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))
+    if uid is not None:
+        _leave_the_network()
+        # The hidden tests need the reference, which the learner's uid cannot read: load it now.
+        if env.get("ATTN_COURSE_REFERENCE"):
+            import attn_course.checks
+            attn_course.checks.preload_references(env["ATTN_COURSE_REFERENCE"])
+        connection_file = _drop_privileges(uid, home, connection_file, env)
+        resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        os.chdir(request["cwd"])
+    except PermissionError:  # the graded folder is closed to the learner's uid
+        os.chdir(env["HOME"])
+    # A fork copies the random state: give each learner a fresh one, as a new process would have.
+    import random
+
+    import torch
+    random.seed()
+    torch.seed()
+    from ipykernel.kernelapp import IPKernelApp
+    app = IPKernelApp.instance()
+    app.initialize(["-f", connection_file, "--IPKernelApp.log_level=ERROR"])
+    app.start()
+
+
+def _can_drop() -> bool:
+    """Root, allowed a network namespace, and an unprivileged uid can still read the packages
+    a lesson imports.
+
+    The course folder itself need not be readable: the reference is loaded before the
+    drop, and a kernel that cannot enter its notebook's folder starts in its own home.
+    """
+    if os.geteuid() != 0:
+        return False
+    import attn_course
+    import torch
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _leave_the_network()
+            os.setgroups([])
+            os.setgid(FIRST_UID - 1)
+            os.setuid(FIRST_UID - 1)
+            ok = all(os.access(p, os.R_OK) for p in (torch.__file__, attn_course.__file__))
+        except OSError:
+            ok = False
+        os._exit(0 if ok else 1)
+    return os.waitpid(pid, 0)[1] == 0
+
+
+def serve(sock_path: str) -> None:
+    _preload()
+    isolate = _can_drop()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(sock_path)
+    os.chmod(sock_path, 0o600)  # kernels run as other uids and cannot ask for forks
+    listener.listen(64)
+    print(json.dumps({"ready": True, "isolated": isolate}), flush=True)
+
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    children: dict[int, socket.socket] = {}      # kernel pid -> its relay's connection
+    homes: dict[int, str] = {}                    # kernel pid -> its private folder, removed when it exits
+    next_uid = FIRST_UID
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while True:
+            for key, _ in selector.select(timeout=0.05):
+                if key.fileobj is listener:
+                    conn, _ = listener.accept()
+                    msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+                    request = json.loads(msg.split(b"\n", 1)[0])
+                    uid = next_uid if isolate else None
+                    next_uid += 1
+                    home = tempfile.mkdtemp(prefix="attn-kernel-")
+                    pid = os.fork()
+                    if pid == 0:
+                        listener.close()
+                        conn.close()
+                        for other in children.values():
+                            other.close()
+                        code = 0
+                        try:
+                            _become_kernel(request, fds, uid, home)
+                        except BaseException:  # noqa: BLE001 - a kernel must never return into the server
+                            import traceback
+                            traceback.print_exc()
+                            sys.stderr.flush()
+                            code = 1
+                        os._exit(code)
+                    for fd in fds:
+                        os.close(fd)
+                    conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+                    children[pid] = conn
+                    homes[pid] = home
+                    selector.register(conn, selectors.EVENT_READ, pid)
+                else:
+                    # The relay went away (killed by jupyter_client): take the kernel with it.
+                    pid = key.data
+                    _kill(pid)
+            while children:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                conn = children.pop(pid, None)
+                shutil.rmtree(homes.pop(pid, ""), ignore_errors=True)
+                if conn is not None:
+                    _kill(pid)  # whatever the kernel left in its session
+                    selector.unregister(conn)
+                    try:
+                        conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+                    except OSError:
+                        pass
+                    conn.close()
+    finally:
+        for pid in children:
+            _kill(pid)
+        for home in homes.values():
+            shutil.rmtree(home, ignore_errors=True)
+        os.unlink(sock_path)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+if __name__ == "__main__":
+    role, sock = sys.argv[1], sys.argv[2]
+    if role == "serve":
+        serve(sock)
+    else:
+        relay(sock, sys.argv[sys.argv.index("-f") + 1])
