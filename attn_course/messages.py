@@ -392,7 +392,7 @@ MESSAGES = {
     },
     "case_eval_determinism": {"ja": "eval モードでの再現性", "ko": "eval 모드에서의 재현성"},
     "stage_scores": {"ja": "QKᵀ", "ko": "QKᵀ"},
-    "stage_scaled": {"ja": "÷√d", "ko": "÷√d"},
+    "stage_scaled": {"ja": "÷√D", "ko": "÷√D"},
     "stage_masked": {"ja": "＋マスク", "ko": "+마스크"},
     "stage_softmax": {"ja": "ソフトマックス", "ko": "소프트맥스"},
     "widget_stage": {"ja": "段階", "ko": "단계"},

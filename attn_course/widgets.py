@@ -189,7 +189,7 @@ STAGES = ("stage_scores", "stage_scaled", "stage_masked", "stage_softmax")
 
 
 def mask_stages(q: torch.Tensor, k: torch.Tensor, keep: torch.Tensor | None) -> dict:
-    """The four stages of one head, (T, T) each: QKᵀ, ÷√d, +mask (-inf where not kept), softmax."""
+    """The four stages of one head, (T, T) each: QKᵀ, ÷√D, +mask (-inf where not kept), softmax."""
     raw = q.double() @ k.double().transpose(-2, -1)
     scaled = raw / q.size(-1) ** 0.5
     masked = scaled if keep is None else scaled.masked_fill(~keep, float("-inf"))
@@ -235,7 +235,7 @@ def draw_stage(values: torch.Tensor, tokens: list[str], keep: torch.Tensor | Non
 
 
 class StageExplorer:
-    """One head, step by step: QKᵀ → ÷√d → +mask → softmax, with causal and padding toggles.
+    """One head, step by step: QKᵀ → ÷√D → +mask → softmax, with causal and padding toggles.
 
     q, k: (T, D) for one head. tokens: T labels. length: how many tokens are real;
     the rest are padding, hidden as keys when the padding toggle is on.

@@ -148,6 +148,10 @@ def feedback_one(job: tuple[str, str]) -> dict:
 def _worker_init(course: Path) -> None:
     global _COURSE
     _COURSE = course
+    # jupyter_client numbers ipc sockets from 1 wherever no file exists yet: two workers
+    # sharing one prefix would race for the same names. One prefix per worker.
+    if os.environ.get("ATTN_KERNEL_IPC"):
+        os.environ["ATTN_KERNEL_IPC"] += f"-w{os.getpid()}"
     import logging
     logging.getLogger("traitlets").setLevel(logging.ERROR)
 
