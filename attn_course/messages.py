@@ -59,8 +59,8 @@ MESSAGES = {
         "ko": "입력의 마지막 축(임베딩 차원 E)은 {want}여야 하는데 {got}입니다(모양 {shape}). 모듈을 만들 때 준 embed_dim과 입력이 맞지 않습니다.",
     },
     "qk_dim_mismatch": {
-        "ja": "Q と K の最後の軸（d_k）がそろっていません: Q は {dq}、K は {dk} です。内積をとるには同じ長さのベクトルが必要です。",
-        "ko": "Q와 K의 마지막 축(d_k)이 맞지 않습니다: Q는 {dq}, K는 {dk}입니다. 내적을 하려면 두 벡터의 길이가 같아야 합니다.",
+        "ja": "Q と K の最後の軸（d_k）がそろっていません: Q は {dq}、K は {dk} です。内積をとるには同じ次元のベクトルが必要です。",
+        "ko": "Q와 K의 마지막 축(d_k)이 맞지 않습니다: Q는 {dq}, K는 {dk}입니다. 내적을 하려면 두 벡터의 차원이 같아야 합니다.",
     },
     "kv_len_mismatch": {
         "ja": "K と V の系列長がそろっていません: K は {tk}、V は {tv} です。キーとバリューは同じトークンから作られるので、個数は同じはずです。",
@@ -180,7 +180,7 @@ MESSAGES = {
         "ko": "self.{name}은(는) nn.Linear여야 합니다(지금은 {kind}).",
     },
     "hint_layer_shape": {
-        "ja": "self.{name} の形が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
+        "ja": "self.{name} の形状が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
         "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
     },
     "why_proj_in": {
@@ -188,7 +188,7 @@ MESSAGES = {
         "ko": "W_q, W_k, W_v는 임베딩 차원 E를 키 차원 D로 사상합니다.",
     },
     "why_proj_out": {
-        "ja": "W_o はキー次元 D を埋め込み次元 E に戻します。",
+        "ja": "W_o はバリューの次元 D（ここではキー次元と同じ）を埋め込み次元 E に戻します。",
         "ko": "W_o는 키 차원 D를 임베딩 차원 E로 되돌립니다.",
     },
     "hint_has_bias": {
@@ -273,7 +273,7 @@ MESSAGES = {
         "ko": "in_proj_weight에는 W_q, W_k, W_v의 weight를 이 순서대로 세로로 이어 붙여(torch.cat(..., dim=0)) 넣습니다. 순서가 바뀐 것 같습니다.",
     },
     "hint_in_proj_transposed": {
-        "ja": "weight は転置せずにそのままコピーします。nn.Linear の weight も in_proj_weight も (出力, 入力) の形です。",
+        "ja": "weight は転置せずにそのままコピーします。nn.Linear の weight も in_proj_weight も (出力, 入力) の形状です。",
         "ko": "weight는 전치하지 말고 그대로 복사합니다. nn.Linear의 weight도 in_proj_weight도 (출력, 입력) 모양입니다.",
     },
     "hint_out_proj": {
@@ -363,8 +363,8 @@ MESSAGES = {
         "ko": "반환한 가중치가 드롭아웃을 거친 것입니다(각 행의 합이 1이 아닙니다). 그림과 확인을 위해 드롭아웃 전의 가중치를 반환하세요.",
     },
     "hint_buffer_missing": {
-        "ja": "self.causal がバッファとして登録されていません。self.register_buffer(\"causal\", causal_mask(max_len), persistent=False) としてください。",
-        "ko": "self.causal이 버퍼로 등록되어 있지 않습니다. self.register_buffer(\"causal\", causal_mask(max_len), persistent=False)로 등록하세요.",
+        "ja": "self.causal がバッファとして登録されていません。__init__ で self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False) のように登録してください（第3回では causal_mask(max_len) でも作れます）。",
+        "ko": "self.causal이 버퍼로 등록되어 있지 않습니다. __init__에서 self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)처럼 등록하세요(3강에서는 causal_mask(max_len)로 만들어도 됩니다).",
     },
     "hint_sdpa_mismatch": {
         "ja": "use_sdpa=True の出力が、マスクを使った計算と一致しません。scaled_dot_product_attention の bool マスクは「True の場所を見る」です（nn.MultiheadAttention とは逆）。keep マスクをそのまま attn_mask に渡してください。",
