@@ -14,7 +14,7 @@ from . import checks, data, device as _device, fonts, hf, messages, widgets
 from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
 from .data import sentence, sentence_embeddings
 from .messages import t
-from .widgets import AttentionExplorer, StageExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
+from .widgets import AttentionExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
 
 __version__ = "0.1.0"
 

@@ -10,6 +10,7 @@ inputs drawn at grading time.
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib.util
 import inspect
 import io
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from .messages import t
 
@@ -909,6 +911,174 @@ def check_export_to_hf(fn, cls) -> None:
 def check_gpt2_param_answer(answer, cls) -> None:
     """Lesson 4: the parameter count of GPT-2 small's attention, GPT2SelfAttention(768, 12)."""
     _check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module)
+
+
+# --------------------------------------------------------------------------- lesson 5: visible checks
+# Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch.
+V_5, T_5, E_5, H_5, L_5, B_5 = 7, 5, 12, 3, 2, 4
+
+
+def toy_batch(batch_size: int, T: int, vocab: int, generator=None):
+    """The lesson-5 task: y[:, t] = (first token, previous token); position 0 has no answer (-100)."""
+    x = torch.randint(0, vocab, (batch_size, T), generator=generator)
+    y = torch.stack([x[:, :1].expand(batch_size, T), x.roll(1, dims=1)], dim=-1).clone()
+    y[:, 0] = -100
+    return x, y
+
+
+def toy_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1), ignore_index=-100)
+
+
+def _toy_model(cls, seed: int, **sizes):
+    torch.manual_seed(seed)
+    args = dict(vocab=V_5, max_len=T_5, embed_dim=E_5, n_head=H_5, n_layer=L_5) | sizes
+    return _call("TinyDecoder", cls, **args).double()
+
+
+def _reference_step(model, optimizer, x, y) -> float:
+    loss = toy_loss(model(x)[0], y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _as_loss(name: str, value) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CheckFailed(t("returned_not_number", name=name, kind=type(value).__name__), t("hint_loss_item"))
+    return float(value)
+
+
+def _same_params(a, b, tol: float = 1e-9) -> bool:
+    return all(torch.allclose(p, q, atol=tol, rtol=tol) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def check_train_step(fn, cls) -> None:
+    name = "train_step"
+    mine, ref = _toy_model(cls, 30), _toy_model(cls, 30)
+    start = copy.deepcopy(mine)
+    opt_mine = torch.optim.SGD(mine.parameters(), lr=0.5)
+    opt_ref = torch.optim.SGD(ref.parameters(), lr=0.5)
+    x, y = toy_batch(B_5, T_5, V_5, torch.Generator().manual_seed(31))
+    for step in range(3):
+        got = _as_loss(name, _call(name, fn, mine, opt_mine, x, y))
+        with torch.no_grad():
+            logits = ref(x)[0]
+        want = _reference_step(ref, opt_ref, x, y)
+        if abs(got - want) > 1e-6:
+            hint = None
+            if abs(got - float(toy_loss(torch.softmax(logits, -1), y))) < 1e-6:
+                hint = t("hint_loss_softmax_twice")
+            elif step == 0:
+                hint = t("hint_loss_layout")
+            else:
+                hint = t("hint_zero_grad")
+            raise CheckFailed(t("train_loss_differs", step=step + 1, got=got, want=want), hint)
+        if _same_params(mine, start, 0.0):
+            raise CheckFailed(t("train_no_update"), t("hint_train_order"))
+        if not _same_params(mine, ref):
+            raise CheckFailed(t("train_params_differ", step=step + 1),
+                              t("hint_zero_grad") if step else t("hint_train_order"))
+    _passed(name)
+
+
+def head_entropy_variants(w: torch.Tensor) -> dict:
+    plogp = torch.special.xlogy(w, w)
+    right = -plogp.sum(-1).mean(dim=(0, 2))
+    return {
+        None: right,
+        "hint_entropy_log2": right / math.log(2),
+        "hint_entropy_sign": -right,
+    }
+
+
+def _causal_weights(g, b, h, t_, dtype=torch.float64):
+    scores = torch.randn(b, h, t_, t_, generator=g, dtype=dtype) * 2
+    return torch.softmax(scores.masked_fill(~_tril(t_), float("-inf")), dim=-1)
+
+
+def check_head_entropy(fn) -> None:
+    name = "head_entropy"
+    w = _causal_weights(torch.Generator().manual_seed(32), B_5, H_5 + 1, T_5)
+    got = _call(name, fn, w)
+    _expect_shape(got, (H_5 + 1,), ("H",), name, t("hint_entropy_mean_axes"))
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("has_nan", what=name), t("hint_entropy_nan"))
+    _diagnose(got, head_entropy_variants(w), "what_entropy")
+    _passed(name)
+
+
+def ablation_variants(model, x, y, layer: int, head: int) -> dict:
+    """The loss with one head zeroed, and the classic wrong ways of zeroing it."""
+    attn = model.blocks[layer].attn
+    D = attn.c_proj.in_features // attn.n_head
+
+    def run(hook, where):
+        handle = getattr(attn.c_proj, where)(hook)
+        try:
+            with torch.no_grad():
+                return float(toy_loss(model(x)[0], y))
+        finally:
+            handle.remove()
+
+    def cut(lo, hi):
+        def zero(tensor):
+            tensor = tensor.clone()
+            tensor[..., lo:hi] = 0
+            return tensor
+        return zero
+
+    right, by_index = cut(head * D, (head + 1) * D), cut(head, head + 1)
+    return {
+        None: run(lambda m, inputs: (right(inputs[0]),), "register_forward_pre_hook"),
+        "hint_ablation_output": run(lambda m, inputs, out: right(out), "register_forward_hook"),
+        "hint_ablation_slice": run(lambda m, inputs: (by_index(inputs[0]),), "register_forward_pre_hook"),
+    }
+
+
+def check_loss_without_head(fn, cls) -> None:
+    name = "loss_without_head"
+    model = _toy_model(cls, 33).eval()
+    with torch.no_grad():  # let the heads matter: random weights barely use attention at all
+        for block in model.blocks:
+            block.attn.c_proj.weight.mul_(8)
+    x, y = toy_batch(B_5, T_5, V_5, torch.Generator().manual_seed(34))
+    with torch.no_grad():
+        before = float(toy_loss(model(x)[0], y))
+    for layer in range(L_5):
+        for head in range(H_5):
+            got = _as_loss(name, _call(name, fn, model, x, y, layer, head))
+            with torch.no_grad():
+                after = float(toy_loss(model(x)[0], y))
+            if abs(after - before) > 1e-9:
+                raise CheckFailed(t("ablation_left_behind"), t("hint_ablation_remove"))
+            variants = ablation_variants(model, x, y, layer, head)
+            if abs(got - variants[None]) > 1e-6:
+                hint = next((t(k) for k, v in variants.items() if k and abs(got - v) < 1e-6), None)
+                if hint is None and abs(got - before) < 1e-9:
+                    hint = t("hint_ablation_nothing")
+                raise CheckFailed(t("ablation_differs", layer=layer, head=head, got=got, want=variants[None]), hint)
+    _passed(name)
+
+
+def previous_token_weight(weights: torch.Tensor) -> torch.Tensor:
+    """Per head, the mean weight that queries t = 2 … T−1 put on key t − 1. weights: (B, H, T, T) → (H,)"""
+    T = weights.size(-1)
+    t_ = torch.arange(2, T, device=weights.device)
+    return weights[:, :, t_, t_ - 1].mean(dim=(0, 2))
+
+
+def check_head_answers(prev_head, prev_weight, n_head: int) -> None:
+    name = "answer_prev_head"
+    if isinstance(prev_head, bool) or not isinstance(prev_head, int) or not 0 <= prev_head < n_head:
+        raise CheckFailed(t("answer_head_range", name=name, n=n_head - 1, got=prev_head))
+    value = _expect_number("answer_prev_weight", prev_weight)
+    if not 0.0 <= value <= 1.0:
+        raise CheckFailed(t("answer_weight_range", got=value))
+    print(t("answers_plausible"))
 
 
 # --------------------------------------------------------------------------- hidden tests

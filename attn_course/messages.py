@@ -504,6 +504,135 @@ MESSAGES = {
         "ja": "参照実装が見つかりません。隠しテストは採点環境（autograder/）でだけ動きます。",
         "ko": "참조 구현을 찾을 수 없습니다. 숨겨진 테스트는 채점 환경(autograder/)에서만 동작합니다.",
     },
+    # --- lesson 5 ------------------------------------------------------------------
+    "returned_not_number": {
+        "ja": "{name} は損失を数値（float）で返してください。返ってきたのは {kind} です。",
+        "ko": "{name}에서는 손실을 숫자(float)로 반환하세요. 반환된 값의 타입: {kind}",
+    },
+    "hint_loss_item": {
+        "ja": "ヒント: `return loss.item()` と書くと、1要素のテンソルから float を取り出せます。",
+        "ko": "힌트: `return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다.",
+    },
+    "train_loss_differs": {
+        "ja": "{step} 回目の呼び出しで返した損失が、期待した値と違います（返した値: {got:.6f}、期待した値: {want:.6f}）。",
+        "ko": "{step}번째 호출에서 반환한 손실이 기대한 값과 다릅니다(반환: {got:.6f}, 기대: {want:.6f}).",
+    },
+    "hint_loss_softmax_twice": {
+        "ja": "ヒント: F.cross_entropy は内部でソフトマックスを計算します。ロジットをそのまま渡してください（先に softmax をかけると二重になります）。",
+        "ko": "힌트: F.cross_entropy는 안에서 소프트맥스를 계산합니다. 로짓을 그대로 넘기세요(먼저 softmax를 적용하면 두 번 적용됩니다).",
+    },
+    "hint_loss_layout": {
+        "ja": "ヒント: ロジット (B, T, 2, V) は `reshape(-1, V)` で (B·T·2, V) に、正解 (B, T, 2) は `reshape(-1)` で (B·T·2,) にしてから F.cross_entropy に渡します。正解が −100 の位置は ignore_index=-100 で損失から外します。",
+        "ko": "힌트: 로짓 (B, T, 2, V)는 `reshape(-1, V)`로 (B·T·2, V)로, 정답 (B, T, 2)는 `reshape(-1)`로 (B·T·2,)로 바꾼 뒤 F.cross_entropy에 넘깁니다. 정답이 −100인 위치는 ignore_index=-100으로 손실에서 뺍니다.",
+    },
+    "hint_zero_grad": {
+        "ja": "ヒント: 2回目以降だけ合わないなら、勾配が前のステップから足し込まれています。backward() の前に optimizer.zero_grad() を呼んでください。",
+        "ko": "힌트: 두 번째 호출부터만 어긋난다면 기울기가 이전 단계에서 계속 더해지고 있습니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
+    },
+    "train_no_update": {
+        "ja": "train_step を呼んでもパラメータが変わりません。",
+        "ko": "train_step을 호출해도 파라미터가 바뀌지 않습니다.",
+    },
+    "hint_train_order": {
+        "ja": "ヒント: 順番は zero_grad() → 損失の計算 → backward() → optimizer.step() です。backward() と step() の間に zero_grad() を呼ぶと、計算した勾配が消えてしまいます。",
+        "ko": "힌트: 순서는 zero_grad() → 손실 계산 → backward() → optimizer.step()입니다. backward()와 step() 사이에 zero_grad()를 호출하면 계산한 기울기가 지워집니다.",
+    },
+    "train_params_differ": {
+        "ja": "{step} 回目の呼び出しのあと、パラメータが期待した値と違います。",
+        "ko": "{step}번째 호출 뒤의 파라미터가 기대한 값과 다릅니다.",
+    },
+    "what_entropy": {"ja": "エントロピー", "ko": "엔트로피"},
+    "hint_entropy_nan": {
+        "ja": "ヒント: 因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
+        "ko": "힌트: 인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
+    },
+    "hint_entropy_log2": {
+        "ja": "ヒント: 値が ln 2 倍ずれています。底が 2 の log（ビット）ではなく、自然対数 torch.log（nat）を使ってください。",
+        "ko": "힌트: 값이 ln 2배만큼 어긋납니다. 밑이 2인 log(비트)가 아니라 자연로그 torch.log(nat)를 쓰세요.",
+    },
+    "hint_entropy_sign": {
+        "ja": "ヒント: 符号が逆です。H = −Σ w log w で、値は 0 以上になります。",
+        "ko": "힌트: 부호가 반대입니다. H = −Σ w log w이고, 값은 0 이상입니다.",
+    },
+    "hint_entropy_mean_axes": {
+        "ja": "ヒント: 行ごとのエントロピー (B, H, T) を、バッチの軸とクエリの軸で平均して (H,) にします: mean(dim=(0, 2))。",
+        "ko": "힌트: 행별 엔트로피 (B, H, T)를 배치 축과 쿼리 축으로 평균해서 (H,)로 만듭니다: mean(dim=(0, 2)).",
+    },
+    "ablation_differs": {
+        "ja": "層 {layer}・ヘッド {head} を消したときの損失が、期待した値と違います（返した値: {got:.6f}、期待した値: {want:.6f}）。",
+        "ko": "층 {layer}·헤드 {head}를 껐을 때의 손실이 기대한 값과 다릅니다(반환: {got:.6f}, 기대: {want:.6f}).",
+    },
+    "hint_ablation_output": {
+        "ja": "ヒント: c_proj の出力ではなく入力を 0 にします。入力 (B, T, E) はヘッドの出力を横に並べたもので、ヘッド h は列 h·D から (h+1)·D の手前までです。出力の列はもうヘッドごとに分かれていません。",
+        "ko": "힌트: c_proj의 출력이 아니라 입력을 0으로 만듭니다. 입력 (B, T, E)는 헤드의 출력을 옆으로 이어 붙인 것이고, 헤드 h는 열 h·D부터 (h+1)·D 직전까지입니다. 출력의 열은 더 이상 헤드별로 나뉘어 있지 않습니다.",
+    },
+    "hint_ablation_slice": {
+        "ja": "ヒント: 0 にしたのは1列だけです。ヘッド h は D 列あります: [..., h * D:(h + 1) * D]。",
+        "ko": "힌트: 0으로 만든 것이 열 하나뿐입니다. 헤드 h는 D개의 열을 차지합니다: [..., h * D:(h + 1) * D].",
+    },
+    "hint_ablation_nothing": {
+        "ja": "ヒント: 損失が元のままです。フックを登録したのは model.blocks[layer].attn.c_proj ですか。フックが新しいテンソルを返さないと、入力は変わりません。",
+        "ko": "힌트: 손실이 원래 그대로입니다. 훅을 model.blocks[layer].attn.c_proj에 등록했나요? 훅이 새 텐서를 반환하지 않으면 입력은 바뀌지 않습니다.",
+    },
+    "ablation_left_behind": {
+        "ja": "loss_without_head を呼んだあと、モデルの出力が元に戻っていません。",
+        "ko": "loss_without_head를 호출한 뒤 모델의 출력이 원래대로 돌아오지 않습니다.",
+    },
+    "hint_ablation_remove": {
+        "ja": "ヒント: register_forward_pre_hook が返すハンドルの remove() を、try ... finally で必ず呼んでください。",
+        "ko": "힌트: register_forward_pre_hook이 반환하는 핸들의 remove()를 try ... finally 안에서 꼭 호출하세요.",
+    },
+    "answer_head_range": {
+        "ja": "{name} には 0 から {n} までの整数（ヘッドの番号）を入れてください。今の値: {got!r}",
+        "ko": "{name}에는 0부터 {n}까지의 정수(헤드 번호)를 넣으세요. 지금 값: {got!r}",
+    },
+    "answer_weight_range": {
+        "ja": "answer_prev_weight は重みの平均なので 0 以上 1 以下のはずです。今の値: {got:.4g}",
+        "ko": "answer_prev_weight는 가중치의 평균이므로 0 이상 1 이하여야 합니다. 지금 값: {got:.4g}",
+    },
+    "answers_plausible": {
+        "ja": "✔ 答えの形式は正しいです。正しいかどうかは隠しテストが、あなたの学習したモデルで確かめます。",
+        "ko": "✔ 답의 형식은 올바릅니다. 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",
+    },
+    "hidden_role_missing": {
+        "ja": "隠しテスト: ヘッド {head} が直前のトークンに置く重みの平均は {w:.3f} です。ヘッドの番号か重みが、学習したモデルと合いません（最も直前を見るヘッドは {best}、その重みは {best_w:.3f}）。",
+        "ko": "숨겨진 테스트: 헤드 {head}가 바로 앞 토큰에 두는 가중치의 평균은 {w:.3f}입니다. 헤드 번호나 가중치가 학습한 모델과 맞지 않습니다(바로 앞을 가장 많이 보는 헤드는 {best}, 그 가중치는 {best_w:.3f}).",
+    },
+    "hidden_role_untrained": {
+        "ja": "隠しテスト: 直前のトークンを見るヘッドが育っていません（最大でも重み {w:.3f}）。学習（演習 1 と学習のセル）を見直してください。",
+        "ko": "숨겨진 테스트: 바로 앞 토큰을 보는 헤드가 생기지 않았습니다(가중치 최대 {w:.3f}). 학습(연습 문제 1과 학습 셀)을 다시 확인하세요.",
+    },
+    "progress_training": {"ja": "学習", "ko": "학습"},
+    "progress_compare": {"ja": "比較の学習", "ko": "비교 학습"},
+    "fig_loss_title": {"ja": "学習中の損失", "ko": "학습 중 손실"},
+    "fig_step_axis": {"ja": "ステップ", "ko": "스텝"},
+    "fig_loss_axis": {"ja": "損失（交差エントロピー）", "ko": "손실(교차 엔트로피)"},
+    "fig_compare_title": {
+        "ja": "幅 {w} のヘッド 1 つ と 幅 {d} のヘッド {h} つ（シードごと）",
+        "ko": "폭 {w}인 헤드 1개와 폭 {d}인 헤드 {h}개(시드별)",
+    },
+    "fig_compare_label": {"ja": "ヘッド {h} つ × 幅 {d}", "ko": "헤드 {h}개 × 폭 {d}"},
+    "fig_final_loss_axis": {"ja": "学習後の損失（対数目盛）", "ko": "학습 후 손실(로그 눈금)"},
+    "table_heads": {"ja": "ヘッド数 × 幅", "ko": "헤드 수 × 폭"},
+    "table_params": {"ja": "パラメータ数", "ko": "파라미터 수"},
+    "table_seed": {"ja": "シード", "ko": "시드"},
+    "table_loss": {"ja": "損失", "ko": "손실"},
+    "table_acc_first": {"ja": "正解率（先頭）", "ko": "정확도(첫 토큰)"},
+    "table_acc_prev": {"ja": "正解率（直前）", "ko": "정확도(바로 앞 토큰)"},
+    "table_prev_weight": {"ja": "直前への重み", "ko": "바로 앞 토큰 가중치"},
+    "table_first_weight": {"ja": "先頭への重み", "ko": "첫 토큰 가중치"},
+    "table_position": {"ja": "位置 t", "ko": "위치 t"},
+    "table_token": {"ja": "トークン", "ko": "토큰"},
+    "table_answer_first": {"ja": "答え 1（先頭）", "ko": "정답 1(첫 토큰)"},
+    "table_answer_prev": {"ja": "答え 2（直前）", "ko": "정답 2(바로 앞 토큰)"},
+    "row_before": {"ja": "学習前", "ko": "학습 전"},
+    "row_after": {"ja": "学習後", "ko": "학습 후"},
+    "row_none": {"ja": "消さない", "ko": "끄지 않음"},
+    "table_uniform": {"ja": "一様なら", "ko": "균일할 때"},
+    "table_loss_first": {"ja": "損失（問い 1 だけ）", "ko": "손실(질문 1만)"},
+    "table_loss_prev": {"ja": "損失（問い 2 だけ）", "ko": "손실(질문 2만)"},
+    "table_loss_without": {"ja": "消したヘッド → 損失", "ko": "끈 헤드 → 손실"},
+    "toy_vocab": {"ja": "あいうえおかきくけこさしすせそた", "ko": "가나다라마바사아자차카타파하거너"},
     # pictures --------------------------------------------------------------------
     "fig_weights_title": {
         "ja": "アテンションの重み（温度 τ = {tau:.2f}{scaled}）",
@@ -522,8 +651,30 @@ MESSAGES = {
     "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
     "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
     "widget_caption": {
-        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。右のエントロピーは、重みがどれだけ広がっているかの目安です。",
-        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 오른쪽 엔트로피는 가중치가 얼마나 퍼져 있는지를 보여 줍니다.",
+        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。エントロピーは重みがどれだけ広がっているかの目安で、0 なら1か所だけ、log T なら全体に均等です。「クエリ」で1つの行を棒グラフに、「比べるヘッド」で2つのヘッドの差を表示します。",
+        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 엔트로피는 가중치가 얼마나 퍼져 있는지를 나타내며, 0이면 한 곳만, log T면 전체를 고르게 봅니다. '쿼리'를 고르면 그 행을 막대그래프로, '비교할 헤드'를 고르면 두 헤드의 차이를 보여 줍니다.",
+    },
+    "widget_layer": {"ja": "層", "ko": "층"},
+    "fig_layer": {"ja": "層 {l}", "ko": "층 {l}"},
+    "widget_query": {"ja": "クエリ", "ko": "쿼리"},
+    "widget_compare": {"ja": "比べるヘッド", "ko": "비교할 헤드"},
+    "widget_none": {"ja": "（なし）", "ko": "(없음)"},
+    "fig_weight_axis": {"ja": "重み", "ko": "가중치"},
+    "fig_query_title": {
+        "ja": "クエリ「{token}」の重み（エントロピー {h:.2f} nat、最大 {max:.2f}）",
+        "ko": "쿼리 '{token}'의 가중치(엔트로피 {h:.2f} nat, 최대 {max:.2f})",
+    },
+    "fig_diff_title": {
+        "ja": "ヘッド {a} − ヘッド {b}（赤: ヘッド {a} のほうが強く見る）",
+        "ko": "헤드 {a} − 헤드 {b}(빨강: 헤드 {a}가 더 강하게 보는 곳)",
+    },
+    "explorer_no_attention": {
+        "ja": "このモデルにはアテンション層（c_attn と n_head を持つモジュール）が見つかりません。",
+        "ko": "이 모델에서 어텐션 층(c_attn과 n_head를 가진 모듈)을 찾지 못했습니다.",
+    },
+    "explorer_plain": {
+        "ja": "アテンション・エクスプローラー（層 {l}、ヘッド {h}、トークン {t}）",
+        "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
     "fig_variance_title": {
         "ja": "q·k の分散（d_k ごと）",

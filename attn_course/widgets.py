@@ -6,9 +6,11 @@ ipywidgets 7.7 (Colab) and 8.x. Only APIs both versions share are used.
 """
 from __future__ import annotations
 
+import base64
 import io
 
 import matplotlib.patches
+import matplotlib.ticker
 import torch
 from matplotlib.figure import Figure
 
@@ -115,76 +117,6 @@ def draw_heads(weights: torch.Tensor, focus: int | None = None):
     return fig
 
 
-class AttentionExplorer:
-    """Interactive view of attention weights, for any attention function or module.
-
-    weights: (T, T) for one head, or (H, T, T) for several heads (a leading batch axis
-        of size 1 is dropped). With several heads the explorer adds a head selector,
-        a grid of every head and a chart of each head's mean entropy.
-    d_k: if given, a checkbox undoes or redoes the 1/sqrt(d_k) scaling.
-    """
-
-    def __init__(self, weights: torch.Tensor, tokens: list[str], d_k: int | None = None):
-        import ipywidgets as W
-
-        w = expect_tensor(weights, "weights").detach().to("cpu", torch.float64)
-        while w.dim() > 3 and w.size(0) == 1:
-            w = w[0]
-        if w.dim() == 2:
-            w = w.unsqueeze(0)
-        if w.dim() != 3:
-            raise InputError(t("wrong_rank", name="weights", want=3, got=w.dim(), layout="(H, T, T)",
-                               shape=tuple(weights.shape)))
-        self.weights = w  # (H, T, T)
-        self.tokens = list(tokens)
-        self.d_k = d_k
-        draw_weights(self.weights[0], self.tokens)  # validate shapes once, loudly, before building controls
-        self.tau = W.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
-                                    description=t("widget_temperature"), continuous_update=False,
-                                    readout_format=".2f")
-        self.scaled = W.Checkbox(value=True, description=t("widget_scaled"), disabled=d_k is None)
-        self.head = W.Dropdown(options=[(t("fig_head", h=h), h) for h in range(self.n_heads)], value=0,
-                               description=t("widget_head"))
-        self.image = W.Image(format="png")
-        self.grid = W.Image(format="png")
-        self.caption = W.HTML(f"<small>{t('widget_caption')}</small>")
-        for control in (self.tau, self.scaled, self.head):
-            control.observe(self._update, names="value")
-        controls = [self.tau, self.scaled] + ([self.head] if self.n_heads > 1 else [])
-        views = [self.grid, self.image] if self.n_heads > 1 else [self.image]
-        self.widget = W.VBox([W.HBox(controls), *views, self.caption])
-        self._update()
-
-    @property
-    def n_heads(self) -> int:
-        return self.weights.size(0)
-
-    def current(self) -> torch.Tensor:
-        """The (H, T, T) weights at the chosen temperature and scaling."""
-        unscale = 1.0 if (self.scaled.value or self.d_k is None) else self.d_k ** 0.5
-        return temper(self.weights, self.tau.value, unscale)
-
-    def render(self) -> bytes:
-        suffix = "" if self.d_k is None else t("fig_scaled_suffix" if self.scaled.value else "fig_unscaled_suffix")
-        title = t("fig_weights_title", tau=self.tau.value, scaled=suffix)
-        if self.n_heads > 1:
-            title = f"{t('fig_head', h=self.head.value)}: {title}"
-        return _to_png(draw_weights(self.current()[self.head.value], self.tokens, title))
-
-    def render_grid(self) -> bytes:
-        return _to_png(draw_heads(self.current(), self.head.value))
-
-    def _update(self, *_):
-        self.image.value = self.render()
-        if self.n_heads > 1:
-            self.grid.value = self.render_grid()
-
-    def _ipython_display_(self):
-        from IPython.display import display
-
-        display(self.widget)
-
-
 STAGES = ("stage_scores", "stage_scaled", "stage_masked", "stage_softmax")
 
 
@@ -234,33 +166,178 @@ def draw_stage(values: torch.Tensor, tokens: list[str], keep: torch.Tensor | Non
     return fig
 
 
-class StageExplorer:
-    """One head, step by step: QKᵀ → ÷√D → +mask → softmax, with causal and padding toggles.
+def draw_query(row: torch.Tensor, tokens: list[str], query: int, title: str | None = None):
+    """One query's weights over the keys as bars, with the row's entropy in the title."""
+    w = row.detach().to("cpu", torch.float64)
+    fig = Figure(figsize=(6.4, 2.6))
+    ax = fig.subplots()
+    colors = ["tab:red" if j == int(w.argmax()) else "tab:blue" for j in range(len(tokens))]
+    ax.bar(range(len(tokens)), w.numpy(), color=colors)
+    ax.set_xticks(range(len(tokens)), tokens)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(t("fig_key_axis"))
+    ax.set_ylabel(t("fig_weight_axis"))
+    h = float(entropy(w))
+    ax.set_title(title or t("fig_query_title", token=tokens[query], h=h, max=float(torch.log(torch.tensor(len(tokens) * 1.0)))))
+    fig.tight_layout()
+    return fig
 
-    q, k: (T, D) for one head. tokens: T labels. length: how many tokens are real;
-    the rest are padding, hidden as keys when the padding toggle is on.
+
+def draw_difference(a: torch.Tensor, b: torch.Tensor, tokens: list[str], title: str):
+    """a − b for two (T, T) weight maps: red where the first head looks more, blue where the second does."""
+    diff = (a - b).detach().to("cpu", torch.float64)
+    T = len(tokens)
+    fig = Figure(figsize=(5.2, 4.2))
+    ax = fig.subplots()
+    image = ax.imshow(diff.numpy(), cmap="RdBu_r", vmin=-1.0, vmax=1.0)
+    ax.set_xticks(range(T), tokens, rotation=45)
+    ax.set_yticks(range(T), tokens)
+    ax.set_xlabel(t("fig_key_axis"))
+    ax.set_ylabel(t("fig_query_axis"))
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    return fig
+
+
+def _stack_heads(x, name: str, last: str) -> torch.Tensor:
+    """(T, ·), (H, T, ·), (L, H, T, ·) or a list of (H, T, ·) per layer → (L, H, T, ·) float64 on the CPU.
+
+    A leading batch axis of size 1 is dropped, so a module's (1, H, T, T) output can be passed as it is.
+    """
+    if isinstance(x, (list, tuple)):
+        x = torch.stack([expect_tensor(z, name).detach().to("cpu", torch.float64).squeeze(0) if z.dim() == 4
+                         else expect_tensor(z, name).detach().to("cpu", torch.float64) for z in x])
+    w = expect_tensor(x, name).detach().to("cpu", torch.float64)
+    if w.dim() == 4 and w.size(0) == 1:
+        w = w[0].unsqueeze(0)
+    while w.dim() < 4:
+        w = w.unsqueeze(0)
+    if w.dim() != 4:
+        raise InputError(t("wrong_rank", name=name, want=4, got=w.dim(), layout=f"(L, H, T, {last})",
+                           shape=tuple(x.shape)))
+    return w
+
+
+class AttentionExplorer:
+    """The course's one attention viewer, for any attention function or module.
+
+        AttentionExplorer(weights, tokens, d_k=None)   weights: (T, T), (H, T, T), (L, H, T, T), or a list
+                                                       of (H, T, T) per layer; d_k adds a "÷√d_k" checkbox
+        AttentionExplorer.from_qk(q, k, tokens, causal=True, length=None)
+                                                       q, k: (T, D), (H, T, D) or (L, H, T, D); adds the
+                                                       stage switch and the causal and padding toggles
+        AttentionExplorer.from_model(model, idx, tokens)
+                                                       captures q and k of every attention layer in `model`
+
+    Controls: layer, head, stage, temperature, one query in focus, a second head to subtract.
+    Views: a grid of the layer's heads with each head's entropy, the focused head, the focused
+    query's weights as bars, and the difference of two heads. Pictures are PNGs in Image widgets;
+    the notebook also stores a static PNG, so a saved notebook shows the picture without a kernel.
     """
 
-    def __init__(self, q: torch.Tensor, k: torch.Tensor, tokens: list[str], length: int | None = None):
+    def __init__(self, weights: torch.Tensor | None, tokens: list[str], d_k: int | None = None, *,
+                 q: torch.Tensor | None = None, k: torch.Tensor | None = None, causal: bool = False,
+                 length: int | None = None, toggles: bool = False):
         import ipywidgets as W
 
-        self.q = expect_tensor(q, "q").detach().to("cpu", torch.float64)
-        self.k = expect_tensor(k, "k").detach().to("cpu", torch.float64)
         self.tokens = list(tokens)
-        if self.q.dim() != 2 or self.q.shape != self.k.shape or self.q.size(0) != len(self.tokens):
-            raise InputError(t("tokens_mismatch", n=len(self.tokens), t=self.q.size(0)))
-        self.length = len(self.tokens) if length is None else length
+        T = len(self.tokens)
+        if q is not None:
+            self.q, self.k = _stack_heads(q, "q", "D"), _stack_heads(k, "k", "D")
+            if self.q.shape != self.k.shape or self.q.size(2) != T:
+                raise InputError(t("tokens_mismatch", n=T, t=self.q.size(2)))
+            self.d_k = self.q.size(-1)
+            self.weights = None
+            shape = self.q.shape
+        else:
+            self.q = self.k = None
+            self.weights = _stack_heads(weights, "weights", "T")
+            self.d_k = d_k
+            shape = self.weights.shape
+            if shape[-1] != shape[-2] or shape[-1] != T:
+                raise InputError(t("tokens_mismatch", n=T, t=shape[-1]))
+        self.n_layers, self.n_heads = shape[0], shape[1]
+        self.length = T if length is None else length
+        has_stages = self.q is not None
+
+        def dropdown(options, label):
+            return W.Dropdown(options=options, value=options[0][1], description=label)
+
+        self.layer = dropdown([(t("fig_layer", l=l), l) for l in range(self.n_layers)], t("widget_layer"))
+        self.head = dropdown([(t("fig_head", h=h), h) for h in range(self.n_heads)], t("widget_head"))
         self.stage = W.ToggleButtons(options=[(t(s), s) for s in STAGES], value="stage_softmax",
                                      description=t("widget_stage"))
-        self.causal = W.Checkbox(value=True, description=t("widget_causal"))
-        self.padding = W.Checkbox(value=self.length < len(self.tokens), description=t("widget_padding"))
-        self.image = W.Image(format="png")
-        for control in (self.stage, self.causal, self.padding):
+        self.tau = W.FloatLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05,
+                                    description=t("widget_temperature"), continuous_update=False,
+                                    readout_format=".2f")
+        self.scaled = W.Checkbox(value=True, description=t("widget_scaled"))
+        self.causal = W.Checkbox(value=causal, description=t("widget_causal"))
+        self.padding = W.Checkbox(value=self.length < T, description=t("widget_padding"))
+        none = t("widget_none")
+        self.query = dropdown([(none, -1)] + [(f"{i}: {tok}", i) for i, tok in enumerate(self.tokens)],
+                              t("widget_query"))
+        self.compare = dropdown([(none, -1)] + [(t("fig_head", h=h), h) for h in range(self.n_heads)],
+                                t("widget_compare"))
+        self.grid, self.image, self.bars, self.diff = (W.Image(format="png") for _ in range(4))
+        self.caption = W.HTML(f"<small>{t('widget_caption')}</small>")
+
+        # Only the controls that mean something for this input are shown.
+        shown = [self.tau, self.query]
+        shown += [self.layer] if self.n_layers > 1 else []
+        shown += [self.head, self.compare] if self.n_heads > 1 else []
+        shown += [self.scaled] if (not has_stages and d_k is not None) else []
+        shown += [self.causal, self.padding] if toggles else []
+        for control in shown + ([self.stage] if has_stages else []):
             control.observe(self._update, names="value")
-        self.widget = W.VBox([self.stage, W.HBox([self.causal, self.padding]), self.image])
+        rows = [W.HBox(shown[i:i + 3]) for i in range(0, len(shown), 3)]
+        views = ([self.grid] if self.n_heads > 1 else []) + [self.image, self.bars] + \
+                ([self.diff] if self.n_heads > 1 else [])
+        self.widget = W.VBox(([self.stage] if has_stages else []) + rows + views + [self.caption])
         self._update()
 
+    # --- constructors ---------------------------------------------------------------------
+    @classmethod
+    def from_qk(cls, q: torch.Tensor, k: torch.Tensor, tokens: list[str], causal: bool = True,
+                length: int | None = None) -> "AttentionExplorer":
+        return cls(None, tokens, q=q, k=k, causal=causal, length=length, toggles=True)
+
+    @classmethod
+    def from_model(cls, model: torch.nn.Module, idx: torch.Tensor, tokens: list[str]) -> "AttentionExplorer":
+        """Run `model(idx)` once and keep each attention layer's q and k (batch element 0).
+
+        An attention layer is a submodule with a fused `c_attn` and `n_head` (lessons 4 and 5);
+        every such layer in the model is causal, so the mask is fixed and not offered as a toggle.
+        """
+        captured = []
+
+        def keep_qk(module):
+            def hook(_linear, _inputs, out):
+                B, T, three_e = out.shape
+                q, k, _ = out.detach()[0].split(three_e // 3, dim=-1)           # (T, E) each
+                H = module.n_head
+                captured.append(tuple(z.view(T, H, -1).transpose(0, 1) for z in (q, k)))  # (H, T, D)
+            return hook
+
+        layers = [m for m in model.modules() if hasattr(m, "c_attn") and hasattr(m, "n_head")]
+        if not layers:
+            raise InputError(t("explorer_no_attention"))
+        handles = [m.c_attn.register_forward_hook(keep_qk(m)) for m in layers]
+        try:
+            with torch.no_grad():
+                model(idx[:1])
+        finally:
+            for h in handles:
+                h.remove()
+        q = torch.stack([c[0] for c in captured])
+        k = torch.stack([c[1] for c in captured])
+        return cls(None, tokens, q=q, k=k, causal=True)
+
+    # --- what is drawn ----------------------------------------------------------------------
     def keep(self) -> torch.Tensor | None:
+        """Which keys each query may see, (T, T) bool, or None when no mask is applied."""
+        if self.q is None:
+            return None
         T = len(self.tokens)
         keep = torch.ones(T, T, dtype=torch.bool)
         if self.causal.value:
@@ -269,21 +346,114 @@ class StageExplorer:
             keep &= (torch.arange(T) < self.length)[None, :]
         return keep
 
+    def current(self) -> torch.Tensor:
+        """The chosen layer's (H, T, T) weights at the chosen temperature (softmax stage)."""
+        layer = self.layer.value
+        if self.q is None:
+            unscale = 1.0 if (self.scaled.value or self.d_k is None) else self.d_k ** 0.5
+            return temper(self.weights[layer], self.tau.value, unscale)
+        stages = mask_stages(self.q[layer], self.k[layer], self.keep())
+        return torch.softmax(stages["stage_masked"] / self.tau.value, dim=-1).nan_to_num(0.0)
+
+    def _title(self, text: str) -> str:
+        where = []
+        if self.n_layers > 1:
+            where.append(t("fig_layer", l=self.layer.value))
+        if self.n_heads > 1:
+            where.append(t("fig_head", h=self.head.value))
+        return " · ".join(where + [text])
+
     def render(self) -> bytes:
-        keep = self.keep()
-        values = mask_stages(self.q, self.k, keep)[self.stage.value]
-        # Before the mask stage nothing is hidden yet, so no cell is crossed out.
-        shown_keep = keep if self.stage.value in ("stage_masked", "stage_softmax") else None
-        title = t("fig_stage_title", stage=t(self.stage.value))
-        return _to_png(draw_stage(values, self.tokens, shown_keep, title, self.stage.value == "stage_softmax"))
+        head, weights = self.head.value, self.current()
+        if self.q is not None and self.stage.value != "stage_softmax":
+            values = mask_stages(self.q[self.layer.value][head], self.k[self.layer.value][head], self.keep())
+            # Before the mask stage nothing is hidden yet, so no cell is crossed out.
+            keep = self.keep() if self.stage.value == "stage_masked" else None
+            title = self._title(t("fig_stage_title", stage=t(self.stage.value)))
+            return _to_png(draw_stage(values[self.stage.value], self.tokens, keep, title, False))
+        if self.q is not None:
+            title = self._title(t("fig_weights_title", tau=self.tau.value, scaled=""))
+            return _to_png(draw_stage(weights[head], self.tokens, self.keep(), title, True))
+        suffix = "" if self.d_k is None else t("fig_scaled_suffix" if self.scaled.value else "fig_unscaled_suffix")
+        title = self._title(t("fig_weights_title", tau=self.tau.value, scaled=suffix))
+        return _to_png(draw_weights(weights[head], self.tokens, title))
+
+    def render_grid(self) -> bytes:
+        return _to_png(draw_heads(self.current(), self.head.value))
+
+    def render_query(self) -> bytes:
+        query = self.query.value
+        return _to_png(draw_query(self.current()[self.head.value, query], self.tokens, query))
+
+    def render_difference(self) -> bytes:
+        a, b = self.head.value, self.compare.value
+        weights = self.current()
+        return _to_png(draw_difference(weights[a], weights[b], self.tokens,
+                                       t("fig_diff_title", a=a, b=b)))
 
     def _update(self, *_):
         self.image.value = self.render()
+        if self.n_heads > 1:
+            self.grid.value = self.render_grid()
+        # Views that have nothing to show are hidden, not left as empty boxes.
+        for view, active, draw in ((self.bars, self.query.value >= 0, self.render_query),
+                                   (self.diff, self.compare.value >= 0, self.render_difference)):
+            view.layout.display = "" if active else "none"
+            if active:
+                view.value = draw()
 
-    def _ipython_display_(self):
-        from IPython.display import display
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # The widget for a live kernel, and a PNG of the same picture for everything else:
+        # GitHub, nbviewer, or the notebook reopened later without its widget state.
+        picture = bytes(self.grid.value if self.n_heads > 1 else self.image.value)
+        return {
+            "text/plain": t("explorer_plain", l=self.n_layers, h=self.n_heads, t=len(self.tokens)),
+            "image/png": base64.b64encode(picture).decode("ascii"),
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+        }
 
-        display(self.widget)
+
+def _plain_log_axis(ax) -> None:
+    """A log y axis labelled 0.01, 0.1, 1: matplotlib's 10⁻² labels are mathtext, whose minus
+    sign (U+2212) NanumGothic lacks."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def draw_losses(curves: dict):
+    """Training loss per step, one line per label, on a log scale (the interesting part is near 0)."""
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.subplots()
+    for label, losses in curves.items():
+        ax.plot(range(1, len(losses) + 1), losses, label=label)
+    _plain_log_axis(ax)
+    ax.set_xlabel(t("fig_step_axis"))
+    ax.set_ylabel(t("fig_loss_axis"))
+    ax.set_title(t("fig_loss_title"))
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def draw_comparison(results: dict, embed_dim: int):
+    """Final test loss per seed for each head count, {n_head: [loss per seed]}, on a log scale."""
+    fig = Figure(figsize=(5.6, 3.2))
+    ax = fig.subplots()
+    labels = []
+    for i, (n_head, losses) in enumerate(sorted(results.items())):
+        ax.scatter([i] * len(losses), losses, s=40, zorder=3)
+        ax.hlines(sum(losses) / len(losses), i - 0.2, i + 0.2, color="black")
+        labels.append(t("fig_compare_label", h=n_head, d=embed_dim // n_head))
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+    _plain_log_axis(ax)
+    ax.set_ylabel(t("fig_final_loss_axis"))
+    wide = max(results)
+    ax.set_title(t("fig_compare_title", w=embed_dim, d=embed_dim // wide, h=wide), fontsize=9)
+    fig.tight_layout()
+    return fig
 
 
 def draw_fused_weight(weight: torch.Tensor, n_head: int):

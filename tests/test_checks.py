@@ -521,3 +521,87 @@ def test_gpt2_init_checks(lang):
         checks.check_gpt2_init(lambda m, n: init(m, n, proj_std=0.02), ok)
     with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
         checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
+
+
+# --------------------------------------------------------------------------- lesson 5
+@pytest.fixture(scope="module")
+def ref5():
+    import os
+    os.environ.setdefault("ATTN_COURSE_REFERENCE", str(__import__("conftest").ROOT / "autograder" / "reference"))
+    return checks.reference("lesson5")
+
+
+def _step(zero="before", softmax=False, item=True):
+    def train_step(model, optimizer, x, y):
+        logits, _ = model(x)
+        if softmax:
+            logits = logits.softmax(-1)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1), ignore_index=-100)
+        if zero == "before":
+            optimizer.zero_grad()
+        loss.backward()
+        if zero == "between":
+            optimizer.zero_grad()
+        optimizer.step()
+        return loss.item() if item else loss
+    return train_step
+
+
+@pytest.mark.parametrize("bug,hint", [
+    (dict(zero="never"), "hint_zero_grad"),
+    (dict(zero="between"), "hint_train_order"),
+    (dict(softmax=True), "hint_loss_softmax_twice"),
+])
+def test_train_step_bug_gets_its_hint(lang, ref5, bug, hint):
+    checks.check_train_step(_step(), ref5.TinyDecoder)
+    checks.check_train_step(_step(item=False), ref5.TinyDecoder)  # a 1-element tensor is accepted too
+    fails_with(lambda f: checks.check_train_step(f, ref5.TinyDecoder), _step(**bug), hint)
+
+
+def test_head_entropy_bugs_get_their_hints(lang, ref5):
+    checks.check_head_entropy(ref5.head_entropy)
+    fails_with(checks.check_head_entropy, lambda w: -(w * w.log()).sum(-1).mean(dim=(0, 2)), "hint_entropy_nan")
+    fails_with(checks.check_head_entropy, lambda w: ref5.head_entropy(w) / math.log(2), "hint_entropy_log2")
+    # Summing over the wrong axis first changes nothing once everything is averaged, so it is not a bug here.
+    checks.check_head_entropy(lambda w: -torch.special.xlogy(w, w).sum(-2).mean(dim=(0, 2)))
+    fails_with(checks.check_head_entropy, lambda w: -ref5.head_entropy(w), "hint_entropy_sign")
+    fails_with(checks.check_head_entropy, lambda w: -torch.special.xlogy(w, w).sum(-1).mean(dim=(0, 1)),
+               "hint_entropy_mean_axes")
+
+
+def _ablate(where="input", cut="head", remove=True):
+    def loss_without_head(model, x, y, layer, head):
+        attn = model.blocks[layer].attn
+        D = attn.c_proj.in_features // attn.n_head
+        lo, hi = (head * D, (head + 1) * D) if cut == "head" else (head, head + 1)
+
+        def zero(t_):
+            t_ = t_.clone()
+            t_[..., lo:hi] = 0
+            return t_
+        if where == "input":
+            handle = attn.c_proj.register_forward_pre_hook(lambda m, inputs: (zero(inputs[0]),))
+        else:
+            handle = attn.c_proj.register_forward_hook(lambda m, inputs, out: zero(out))
+        with torch.no_grad():
+            loss = checks.toy_loss(model(x)[0], y).item()
+        if remove:
+            handle.remove()
+        return loss
+    return loss_without_head
+
+
+def test_loss_without_head_bugs_get_their_hints(lang, ref5):
+    check = lambda f: checks.check_loss_without_head(f, ref5.TinyDecoder)  # noqa: E731
+    check(_ablate())
+    check(ref5.loss_without_head)
+    fails_with(check, _ablate(where="output"), "hint_ablation_output")
+    fails_with(check, _ablate(cut="column"), "hint_ablation_slice")
+    fails_with(check, _ablate(remove=False), "hint_ablation_remove")
+
+
+def test_head_answers_are_checked_for_form_only(lang):
+    checks.check_head_answers(1, 0.9, 2)
+    for head, weight in ((None, 0.9), (2, 0.9), (True, 0.9), (0, None), (0, 1.5)):
+        with pytest.raises(checks.CheckFailed):
+            checks.check_head_answers(head, weight, 2)

@@ -108,11 +108,41 @@ BUGS_4 = {
                      USES_MODULE_4),
 }
 
+# Lesson 5 -----------------------------------------------------------------------------------
+POINTS_5 = {"ex0_gpt2_attention_tests": 1, "ex1_train_step_tests": 3, "ex2_head_entropy_tests": 2, "ex3_loss_without_head_tests": 3,
+            "ex4_head_answers_tests": 2}
+# The interpretation answer is checked on the learner's own trained model: a train_step that still
+# trains (gradients accumulated, softmax twice) keeps it; one that never updates loses it too.
+BUGS_5 = {
+    "no_zero_grad": ("ex1_train_step", "    optimizer.zero_grad()\n", "", {"ex1_train_step_tests"}),
+    "zero_grad_after_backward": ("ex1_train_step", "    optimizer.zero_grad()\n    loss.backward()\n",
+                                 "    loss.backward()\n    optimizer.zero_grad()\n",
+                                 {"ex1_train_step_tests", "ex4_head_answers_tests"}),
+    "softmax_before_cross_entropy": ("ex1_train_step", "F.cross_entropy(logits.reshape(",
+                                     "F.cross_entropy(logits.softmax(-1).reshape(", {"ex1_train_step_tests"}),
+    "entropy_plain_log": ("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                          "-(weights * weights.log())", {"ex2_head_entropy_tests"}),
+    "entropy_log2": ("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                     "-torch.special.xlogy(weights, weights) / math.log(2)", {"ex2_head_entropy_tests"}),
+    "entropy_mean_wrong_axes": ("ex2_head_entropy", ".mean(dim=(0, 2))", ".mean(dim=(0, 1))",
+                                {"ex2_head_entropy_tests"}),
+    "ablation_hook_left": ("ex3_loss_without_head", "        handle.remove()", "        pass",
+                           {"ex3_loss_without_head_tests"}),
+    "ablation_on_output": ("ex3_loss_without_head", "attn.c_proj.register_forward_pre_hook(zero_head)",
+                           "attn.c_proj.register_forward_hook(lambda m, i, out: zero_head(m, (out,))[0])",
+                           {"ex3_loss_without_head_tests"}),
+    "ablation_one_column": ("ex3_loss_without_head", "heads[..., head * D:(head + 1) * D] = 0",
+                            "heads[..., head] = 0", {"ex3_loss_without_head_tests"}),
+    "prev_head_wrong": ("ex4_head_answers", "int(prev.argmax())", "int(prev.argmin())",
+                        {"ex4_head_answers_tests"}),
+}
+
 LESSONS = {  # stem: (assignment, points, bugs)
     "01_attention": ("01-attention", POINTS_1, BUGS_1),
     "02_multihead": ("02-multihead", POINTS_2, BUGS_2),
     "03_masks": ("03-masks", POINTS_3, BUGS_3),
     "04_gpt2": ("04-gpt2", POINTS_4, BUGS_4),
+    "05_heads": ("05-heads", POINTS_5, BUGS_5),
 }
 def _submission(stem: str, lang: str, edit=None, **kwargs):
     return submission(LESSONS[stem][0], stem, lang, edit, **kwargs)

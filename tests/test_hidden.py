@@ -144,3 +144,66 @@ def test_lesson4_hidden_catches_an_untransposed_square_c_proj(ref4):
         return mine
     with pytest.raises(checks.CheckFailed):
         ref4.test_load_from_hf(careless, ref4.GPT2SelfAttention)
+
+
+@pytest.fixture(scope="module")
+def ref5():
+    return _reference("lesson5")
+
+
+def _trained(ref5, steps=300):
+    torch.manual_seed(0)
+    model = ref5.TinyDecoder()
+    g = torch.Generator().manual_seed(0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    for _ in range(steps):
+        ref5.train_step(model, optimizer, *checks.toy_batch(64, 12, 16, g))
+    return model.eval()
+
+
+def test_lesson5_reference_passes_its_own_hidden_tests(ref5):
+    ref5.test_train_step(ref5.train_step)
+    ref5.test_head_entropy(ref5.head_entropy)
+    ref5.test_loss_without_head(ref5.loss_without_head)
+    model = _trained(ref5)
+    x, _ = checks.toy_batch(512, 12, 16, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        prev = checks.previous_token_weight(model(x)[1][0])
+    ref5.test_head_answers(model, int(prev.argmax()), float(prev.max()))
+    with pytest.raises(checks.CheckFailed):
+        ref5.test_head_answers(model, int(prev.argmin()), float(prev.max()))
+    with pytest.raises(checks.CheckFailed):
+        ref5.test_head_answers(model, int(prev.argmax()), float(prev.max()) - 0.2)
+
+
+def test_lesson5_hidden_catches_accumulated_gradients_and_an_untrained_model(ref5):
+    def no_zero_grad(model, optimizer, x, y):
+        loss = checks.toy_loss(model(x)[0], y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+    with pytest.raises(checks.CheckFailed):
+        ref5.test_train_step(no_zero_grad)
+    torch.manual_seed(0)
+    untrained = ref5.TinyDecoder().eval()
+    with pytest.raises(checks.CheckFailed, match="."):
+        ref5.test_head_answers(untrained, 0, 0.1)
+
+
+def test_lesson5_hidden_catches_nan_entropy_and_a_hook_left_behind(ref5):
+    with pytest.raises(checks.CheckFailed):
+        ref5.test_head_entropy(lambda w: -(w * w.log()).sum(-1).mean(dim=(0, 2)))
+
+    def left_behind(model, x, y, layer, head):
+        attn = model.blocks[layer].attn
+        D = attn.c_proj.in_features // attn.n_head
+
+        def zero(_m, inputs):
+            h = inputs[0].clone()
+            h[..., head * D:(head + 1) * D] = 0
+            return (h,)
+        attn.c_proj.register_forward_pre_hook(zero)
+        with torch.no_grad():
+            return checks.toy_loss(model(x)[0], y).item()
+    with pytest.raises(checks.CheckFailed):
+        ref5.test_loss_without_head(left_behind)

@@ -1,4 +1,5 @@
 """The explorer: CJK labels with no missing glyph, controls that change the picture, ipywidgets 8 and 7.7."""
+import math
 import subprocess
 import sys
 import warnings
@@ -83,6 +84,15 @@ x = course.sentence_embeddings()
 e = course.AttentionExplorer(torch.softmax(x @ x.T, -1), course.sentence("ko"), d_k=8)
 a = bytes(e.image.value); e.tau.value = 0.3; b = bytes(e.image.value); e.scaled.value = False; c = bytes(e.image.value)
 assert len({a, b, c}) == 3
+q = torch.randn(2, 3, 6, 4)
+s = course.AttentionExplorer.from_qk(q, q.flip(-1), course.sentence("ko"))
+frames = set()
+for stage in course.widgets.STAGES:
+    s.stage.value = stage; frames.add(bytes(s.image.value))
+s.layer.value = 1; frames.add(bytes(s.image.value))
+s.query.value = 3; s.compare.value = 2
+assert len(frames) == 5 and s.bars.value and s.diff.value and s.diff.layout.display != "none"
+assert "image/png" in s._repr_mimebundle_()
 print("ok")
 """
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
@@ -103,3 +113,79 @@ def test_several_heads_grid_focus_and_entropy(lang):
     assert bytes(explorer.image.value) != focus2 and bytes(explorer.grid.value) != grid2
     assert [label for label, _ in explorer.head.options] == [messages.t("fig_head", h=h) for h in range(4)]
     assert explorer.grid in explorer.widget.children
+
+
+def test_every_control_of_the_explorer_changes_what_is_drawn(lang):
+    g = torch.Generator().manual_seed(3)
+    tokens = course.sentence(lang)
+    q, k = torch.randn(2, 3, len(tokens), 4, generator=g), torch.randn(2, 3, len(tokens), 4, generator=g)
+    e = course.AttentionExplorer.from_qk(q, k, tokens, length=4)
+    seen = {bytes(e.image.value)}
+    for stage in ("stage_scores", "stage_scaled", "stage_masked"):
+        e.stage.value = stage
+        seen.add(bytes(e.image.value))
+    e.stage.value = "stage_softmax"
+    for control, value in ((e.layer, 1), (e.head, 2), (e.tau, 0.3), (e.causal, False), (e.padding, False)):
+        control.value = value
+        seen.add(bytes(e.image.value))
+    assert len(seen) == 9, "every stage, layer, head, temperature and mask must draw a different picture"
+    # The focused query and the second head appear only when chosen.
+    assert e.bars.layout.display == "none" and e.diff.layout.display == "none"
+    e.query.value = 2
+    e.compare.value = 0
+    assert e.bars.layout.display != "none" and e.diff.layout.display != "none"
+    bars, diff = bytes(e.bars.value), bytes(e.diff.value)
+    e.query.value = 4
+    e.compare.value = 1
+    assert bytes(e.bars.value) != bars and bytes(e.diff.value) != diff
+    labels = {c.description for row in e.widget.children if hasattr(row, "children") for c in row.children}
+    assert {messages.t(k) for k in ("widget_layer", "widget_head", "widget_query", "widget_compare",
+                                    "widget_temperature")} <= labels
+
+
+def test_difference_of_two_heads_and_query_entropy_are_right(lang):
+    w = torch.zeros(2, 4, 4)
+    w[0] = torch.eye(4)
+    w[1, :, 0] = 1.0
+    e = course.AttentionExplorer(w, ["a", "b", "c", "d"])
+    assert torch.allclose(e.current()[0] - e.current()[1], w[0].double() - w[1].double())
+    uniform = torch.full((1, 4, 4), 0.25)
+    assert abs(float(course.entropy(uniform[0, 2])) - math.log(4)) < 1e-12
+
+
+def test_saved_notebook_keeps_a_static_picture(lang):
+    import base64
+    e = course.AttentionExplorer(sample_weights(), course.sentence(lang))
+    bundle = e._repr_mimebundle_()
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == e.widget.model_id
+    assert bundle["text/plain"] == messages.t("explorer_plain", l=1, h=1, t=len(course.sentence(lang)))
+
+
+def test_explorer_reads_q_and_k_out_of_a_trained_model(lang):
+    import os
+    os.environ.setdefault("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+    ref5 = course.checks.reference("lesson5")
+    torch.manual_seed(0)
+    model = ref5.TinyDecoder(n_head=4, n_layer=2).eval()
+    idx = torch.randint(0, 16, (3, 12))
+    e = course.AttentionExplorer.from_model(model, idx, list(messages.t("toy_vocab"))[:12])
+    assert (e.n_layers, e.n_heads) == (2, 4)
+    with torch.no_grad():
+        want = model(idx)[1]
+    for layer in range(2):
+        e.layer.value = layer
+        assert torch.allclose(e.current(), want[layer][0].double(), atol=1e-6)
+    with pytest.raises(course.InputError):
+        course.AttentionExplorer.from_model(torch.nn.Linear(2, 2), idx, ["x"] * 12)
+
+
+def test_loss_pictures_render_without_a_missing_glyph(lang, caplog):
+    # Log axes label their ticks with mathtext by default, and mathtext's minus sign (U+2212) is
+    # missing from NanumGothic; matplotlib reports that through logging, not warnings.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        course.widgets._to_png(course.widgets.draw_losses({"a": [3.0, 0.5, 0.01, 0.002]}))
+        course.widgets._to_png(course.widgets.draw_comparison({1: [0.05, 0.01, 0.04], 2: [0.002, 0.0025, 0.003]}, 32))
+    reports = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records]
+    assert not [r for r in reports if "glyph" in r.lower()], reports[:3]
