@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test build assignments autograde workspace bench bench-grading clean-venv
+.PHONY: lab test browser-deps build assignments autograde workspace bench bench-grading clean-venv
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +22,24 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP) workspace
 	@echo "JupyterLab: open the URL printed below; your own copies are in workspace/ja and workspace/ko."
 	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir=$(CURDIR) \
-		--ServerApp.default_url=/lab/tree/workspace
+		--ServerApp.default_url=/lab/tree/workspace $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## make test: set everything up and run every test
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q tests
+
+# The browser tests need Debian's chromium (Playwright must not download a browser of its own)
+# and a CJK font, so screenshots show the lessons' text. Only root can install them; without
+# them, and not as root, the browser tests are skipped and say why.
+DEBS := chromium fonts-noto-cjk
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEBS); \
+		else \
+			echo "browser tests: $(DEBS) missing and not root, so they will be skipped"; \
+		fi; \
+	fi
 
 ## make workspace: copy the learner notebooks into workspace/ (git-ignored); never overwrites a file
 workspace:

@@ -1,0 +1,101 @@
+"""Every solution notebook on Colab's stack, started the way a Colab learner starts it.
+
+A second environment holds what Colab brings (torch, ipywidgets 7.7.1, matplotlib 3.10.0,
+ipykernel) and not the course. Each notebook then runs on a fresh kernel from its first
+cell, the bootstrap cell, which pip-installs the course from GitHub exactly as on Colab.
+This machine cannot reach GitHub, so git is told, through a git config of this test's own,
+to fetch that URL from this checkout instead: pip, git and the cell itself run unchanged.
+The checkout's committed HEAD is what gets installed, as a clone of the repository would be.
+
+Python is 3.11 here, not Colab's 3.12: the only torch this machine can install without
+downloading a multi-gigabyte CUDA build is a CPU wheel for 3.11.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import build  # noqa: E402
+
+COLAB = ROOT / ".venv" / "colab"  # removed with the main environment by `make clean-venv`
+PINS = ["torch==2.13.0", "ipywidgets==7.7.1", "matplotlib==3.10.0", "ipykernel==6.29.5", "nbclient==0.11.0",
+        "nbformat==5.10.4", "tqdm==4.67.1"]
+SOLUTIONS = sorted((ROOT / "solutions").glob("*/0[1-9]_*.ipynb"))
+GITHUB_URL = f"https://github.com/{build.GITHUB_REPO}"
+
+RUN = r"""
+import json, sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], 4)
+NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+               resources={"metadata": {"path": sys.argv[2]}}).execute()
+outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+print(json.dumps({
+    "errors": [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"],
+    "stderr": [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"],
+    "widgets": sum("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs),
+    "first_cell": nb.cells[[c.cell_type for c in nb.cells].index("code")].source,
+}))
+"""
+
+
+def _pip(python: Path, *args: str) -> None:
+    subprocess.run([str(python), "-m", "pip", *args], check=True)
+
+
+@pytest.fixture(scope="module")
+def colab(tmp_path_factory):
+    python = COLAB / "bin" / "python"
+    stamp = COLAB / "pins.txt"
+    if not (python.exists() and stamp.exists() and stamp.read_text() == "\n".join(PINS)):
+        shutil.rmtree(COLAB, ignore_errors=True)
+        subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(COLAB)], check=True)
+        _pip(python, "install", "-q", "--upgrade", "pip")
+        _pip(python, "install", "-q", *PINS)
+        stamp.write_text("\n".join(PINS))
+    home = tmp_path_factory.mktemp("colab-home")
+    gitconfig = home / "gitconfig"
+    gitconfig.write_text(f'[url "file://{ROOT}"]\n\tinsteadOf = {GITHUB_URL}\n[protocol "file"]\n\tallow = always\n'
+                         f'[safe]\n\tdirectory = *\n')
+    env = {"PATH": f"{COLAB / 'bin'}:/usr/bin:/bin", "HOME": str(home), "GIT_CONFIG_GLOBAL": str(gitconfig),
+           "GIT_CONFIG_NOSYSTEM": "1", "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+           "MPLCONFIGDIR": str(home / "mpl"), "PIP_DISABLE_PIP_VERSION_CHECK": "1", "LANG": "C.UTF-8"}
+    script = home / "run.py"
+    script.write_text(RUN)
+    return python, env, script, home
+
+
+def _installed(python: Path, env: dict) -> dict:
+    out = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return {p["name"].lower(): p["version"] for p in json.loads(out)}
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_solution_runs_on_colab_stack_from_its_bootstrap_cell(colab, path):
+    python, env, script, home = colab
+    # A fresh Colab runtime has no course: the notebook's own first cell must install it.
+    subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "attn-course"], env=env, check=True)
+    assert "attn-course" not in _installed(python, env)
+    work = home / "content"  # Colab's working folder: nothing of the course is importable from here
+    work.mkdir(exist_ok=True)
+    done = subprocess.run([str(python), str(script), str(path), str(work)], env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "pip" in result["first_cell"] and GITHUB_URL in result["first_cell"]
+    assert result["errors"] == [], result["errors"]
+    assert result["stderr"] == [], result["stderr"][:3]
+    assert result["widgets"] >= 1
+    versions = _installed(python, env)
+    assert "attn-course" in versions, "the bootstrap cell did not install the course"
+    # Installing the course must not replace what Colab brings.
+    assert versions["ipywidgets"] == "7.7.1" and versions["matplotlib"] == "3.10.0"
+    assert versions["torch"].startswith("2.13.0")
