@@ -13,6 +13,7 @@ import torch
 from . import checks, data, device as _device, fonts, hf, messages, widgets
 from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
 from .data import sentence, sentence_embeddings
+from .device import device_name
 from .messages import t
 from .widgets import AttentionExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
 

@@ -244,6 +244,10 @@ MESSAGES = {
         "ja": "割る数が違います。スケーリングに使うのは1つのヘッドの次元 D（head_dim）の平方根 √D です。√(H·D) や √E ではありません。",
         "ko": "나누는 값이 틀렸습니다. 스케일링에는 헤드 하나의 차원 D(head_dim)의 제곱근 √D를 씁니다. √(H·D)나 √E가 아닙니다.",
     },
+    "embed_not_divisible": {
+        "ja": "embed_dim = {e} は n_head = {h} で割り切れません。各ヘッドの次元は embed_dim // n_head なので、割り切れる組み合わせにしてください。",
+        "ko": "embed_dim = {e}, n_head = {h}: embed_dim이 n_head로 나누어떨어지지 않습니다. 헤드 하나의 차원은 embed_dim // n_head이므로 나누어떨어지는 조합을 쓰세요.",
+    },
     "hint_head_dim_divides": {
         "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。head_dim を指定するか、割り切れる組み合わせにしてください。",
         "ko": "embed_dim = {e}, n_head = {h}: 나누어떨어지지 않아서 head_dim을 정할 수 없습니다. head_dim을 직접 지정하거나 나누어떨어지는 조합을 쓰세요.",
@@ -510,77 +514,77 @@ MESSAGES = {
         "ko": "{name}에서는 손실을 숫자(float)로 반환하세요. 반환된 값의 타입: {kind}",
     },
     "hint_loss_item": {
-        "ja": "ヒント: `return loss.item()` と書くと、1要素のテンソルから float を取り出せます。",
-        "ko": "힌트: `return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다.",
+        "ja": "`return loss.item()` と書くと、1要素のテンソルから float を取り出せます。",
+        "ko": "`return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다.",
     },
     "train_loss_differs": {
-        "ja": "{step} 回目の呼び出しで返した損失が、期待した値と違います（返した値: {got:.6f}、期待した値: {want:.6f}）。",
-        "ko": "{step}번째 호출에서 반환한 손실이 기대한 값과 다릅니다(반환: {got:.6f}, 기대: {want:.6f}).",
+        "ja": "{step} 回目の呼び出しで返した損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
+        "ko": "{step}번째 호출에서 반환한 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
     },
     "hint_loss_softmax_twice": {
-        "ja": "ヒント: F.cross_entropy は内部でソフトマックスを計算します。ロジットをそのまま渡してください（先に softmax をかけると二重になります）。",
-        "ko": "힌트: F.cross_entropy는 안에서 소프트맥스를 계산합니다. 로짓을 그대로 넘기세요(먼저 softmax를 적용하면 두 번 적용됩니다).",
+        "ja": "F.cross_entropy は内部でソフトマックスを計算します。ロジットをそのまま渡してください（先に softmax をかけると二重になります）。",
+        "ko": "F.cross_entropy는 안에서 소프트맥스를 계산합니다. 로짓을 그대로 넘기세요(미리 소프트맥스를 적용하면 소프트맥스가 두 번 걸립니다).",
     },
     "hint_loss_layout": {
-        "ja": "ヒント: ロジット (B, T, 2, V) は `reshape(-1, V)` で (B·T·2, V) に、正解 (B, T, 2) は `reshape(-1)` で (B·T·2,) にしてから F.cross_entropy に渡します。正解が −100 の位置は ignore_index=-100 で損失から外します。",
-        "ko": "힌트: 로짓 (B, T, 2, V)는 `reshape(-1, V)`로 (B·T·2, V)로, 정답 (B, T, 2)는 `reshape(-1)`로 (B·T·2,)로 바꾼 뒤 F.cross_entropy에 넘깁니다. 정답이 −100인 위치는 ignore_index=-100으로 손실에서 뺍니다.",
+        "ja": "ロジット (B, T, 2, V) は `reshape(-1, V)` で (B·T·2, V) に、正解 (B, T, 2) は `reshape(-1)` で (B·T·2,) にしてから F.cross_entropy に渡します。正解が −100 の位置は ignore_index=-100 で損失から外します。",
+        "ko": "로짓 (B, T, 2, V)는 `reshape(-1, V)`를 써서 (B·T·2, V)로, 정답 (B, T, 2)는 `reshape(-1)`을 써서 (B·T·2,)로 바꾼 뒤 F.cross_entropy에 넘깁니다. 정답이 −100인 위치는 ignore_index=-100으로 손실에서 뺍니다.",
     },
     "hint_zero_grad": {
-        "ja": "ヒント: 2回目以降だけ合わないなら、勾配が前のステップから足し込まれています。backward() の前に optimizer.zero_grad() を呼んでください。",
-        "ko": "힌트: 두 번째 호출부터만 어긋난다면 기울기가 이전 단계에서 계속 더해지고 있습니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
+        "ja": "2回目以降だけ合わないなら、前のステップの勾配に新しい勾配が足し込まれてしまっています。backward() の前に optimizer.zero_grad() を呼んでください。",
+        "ko": "두 번째 호출부터만 어긋난다면 이전 단계의 기울기가 계속 누적되고 있는 것입니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
     },
     "train_no_update": {
         "ja": "train_step を呼んでもパラメータが変わりません。",
         "ko": "train_step을 호출해도 파라미터가 바뀌지 않습니다.",
     },
     "hint_train_order": {
-        "ja": "ヒント: 順番は zero_grad() → 損失の計算 → backward() → optimizer.step() です。backward() と step() の間に zero_grad() を呼ぶと、計算した勾配が消えてしまいます。",
-        "ko": "힌트: 순서는 zero_grad() → 손실 계산 → backward() → optimizer.step()입니다. backward()와 step() 사이에 zero_grad()를 호출하면 계산한 기울기가 지워집니다.",
+        "ja": "順番は 損失の計算 → optimizer.zero_grad() → backward() → optimizer.step() です。zero_grad() は backward() より前ならどこでもかまいません。backward() と step() の間に呼ぶと、計算したばかりの勾配が消えてしまいます。",
+        "ko": "순서는 손실 계산 → optimizer.zero_grad() → backward() → optimizer.step()입니다. zero_grad()는 backward()보다 앞이기만 하면 어디에 있어도 됩니다. backward()와 step() 사이에서 호출하면 방금 계산한 기울기가 지워집니다.",
     },
     "train_params_differ": {
-        "ja": "{step} 回目の呼び出しのあと、パラメータが期待した値と違います。",
-        "ko": "{step}번째 호출 뒤의 파라미터가 기대한 값과 다릅니다.",
+        "ja": "{step} 回目の呼び出しのあと、パラメータが正しい値と違います。",
+        "ko": "{step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
     },
     "what_entropy": {"ja": "エントロピー", "ko": "엔트로피"},
     "hint_entropy_nan": {
-        "ja": "ヒント: 因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
-        "ko": "힌트: 인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
+        "ja": "因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
+        "ko": "인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
     },
     "hint_entropy_log2": {
-        "ja": "ヒント: 値が ln 2 倍ずれています。底が 2 の log（ビット）ではなく、自然対数 torch.log（nat）を使ってください。",
-        "ko": "힌트: 값이 ln 2배만큼 어긋납니다. 밑이 2인 log(비트)가 아니라 자연로그 torch.log(nat)를 쓰세요.",
+        "ja": "値が正しい値の 1/ln 2 ≈ 1.44 倍になっています。底が 2 の log（ビット）ではなく、自然対数 torch.log（nat）を使ってください。",
+        "ko": "값이 올바른 값의 1/ln 2 ≈ 1.44배입니다. 밑이 2인 log(비트)가 아니라 자연로그 torch.log(nat)를 쓰세요.",
     },
     "hint_entropy_sign": {
-        "ja": "ヒント: 符号が逆です。H = −Σ w log w で、値は 0 以上になります。",
-        "ko": "힌트: 부호가 반대입니다. H = −Σ w log w이고, 값은 0 이상입니다.",
+        "ja": "符号が逆です。H = −Σ w log w で、値は 0 以上になります。",
+        "ko": "부호가 반대입니다. H = −Σ w log w이고, 값은 0 이상입니다.",
     },
     "hint_entropy_mean_axes": {
-        "ja": "ヒント: 行ごとのエントロピー (B, H, T) を、バッチの軸とクエリの軸で平均して (H,) にします: mean(dim=(0, 2))。",
-        "ko": "힌트: 행별 엔트로피 (B, H, T)를 배치 축과 쿼리 축으로 평균해서 (H,)로 만듭니다: mean(dim=(0, 2)).",
+        "ja": "行ごとのエントロピー (B, H, T) を、バッチの軸とクエリの軸で平均して (H,) にします: mean(dim=(0, 2))。",
+        "ko": "행별 엔트로피 (B, H, T)를 배치 축과 쿼리 축으로 평균해서 (H,)로 만듭니다: mean(dim=(0, 2)).",
     },
     "ablation_differs": {
-        "ja": "層 {layer}・ヘッド {head} を消したときの損失が、期待した値と違います（返した値: {got:.6f}、期待した値: {want:.6f}）。",
-        "ko": "층 {layer}·헤드 {head}를 껐을 때의 손실이 기대한 값과 다릅니다(반환: {got:.6f}, 기대: {want:.6f}).",
+        "ja": "層 {layer}・ヘッド {head} を消したときの損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
+        "ko": "층 {layer}의 헤드 {head}: 이 헤드를 껐을 때의 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
     },
     "hint_ablation_output": {
-        "ja": "ヒント: c_proj の出力ではなく入力を 0 にします。入力 (B, T, E) はヘッドの出力を横に並べたもので、ヘッド h は列 h·D から (h+1)·D の手前までです。出力の列はもうヘッドごとに分かれていません。",
-        "ko": "힌트: c_proj의 출력이 아니라 입력을 0으로 만듭니다. 입력 (B, T, E)는 헤드의 출력을 옆으로 이어 붙인 것이고, 헤드 h는 열 h·D부터 (h+1)·D 직전까지입니다. 출력의 열은 더 이상 헤드별로 나뉘어 있지 않습니다.",
+        "ja": "c_proj の出力ではなく入力を 0 にします。入力 (B, T, E) はヘッドの出力を横に並べたもので、ヘッド h は列 h·D から (h+1)·D の手前までです。出力の列はもうヘッドごとに分かれていません。",
+        "ko": "c_proj의 출력이 아니라 입력을 0으로 만듭니다. 입력 (B, T, E)는 헤드의 출력을 옆으로 이어 붙인 것이고, 헤드 h는 열 h·D부터 (h+1)·D 직전까지입니다. 출력의 열은 더 이상 헤드별로 나뉘어 있지 않습니다.",
     },
     "hint_ablation_slice": {
-        "ja": "ヒント: 0 にしたのは1列だけです。ヘッド h は D 列あります: [..., h * D:(h + 1) * D]。",
-        "ko": "힌트: 0으로 만든 것이 열 하나뿐입니다. 헤드 h는 D개의 열을 차지합니다: [..., h * D:(h + 1) * D].",
+        "ja": "0 にしたのは1列だけです。ヘッド h は D 列あります: [..., h * D:(h + 1) * D]。",
+        "ko": "0으로 만든 것이 열 하나뿐입니다. 헤드 h는 D개의 열을 차지합니다: [..., h * D:(h + 1) * D].",
     },
     "hint_ablation_nothing": {
-        "ja": "ヒント: 損失が元のままです。フックを登録したのは model.blocks[layer].attn.c_proj ですか。フックが新しいテンソルを返さないと、入力は変わりません。",
-        "ko": "힌트: 손실이 원래 그대로입니다. 훅을 model.blocks[layer].attn.c_proj에 등록했나요? 훅이 새 텐서를 반환하지 않으면 입력은 바뀌지 않습니다.",
+        "ja": "損失が元のままです。フックを登録したのは model.blocks[layer].attn.c_proj ですか。フックが新しいテンソルを返さないと、入力は変わりません。",
+        "ko": "손실이 원래 그대로입니다. 훅을 model.blocks[layer].attn.c_proj에 등록했나요? 훅이 새 텐서를 반환하지 않으면 입력은 바뀌지 않습니다.",
     },
     "ablation_left_behind": {
         "ja": "loss_without_head を呼んだあと、モデルの出力が元に戻っていません。",
         "ko": "loss_without_head를 호출한 뒤 모델의 출력이 원래대로 돌아오지 않습니다.",
     },
     "hint_ablation_remove": {
-        "ja": "ヒント: register_forward_pre_hook が返すハンドルの remove() を、try ... finally で必ず呼んでください。",
-        "ko": "힌트: register_forward_pre_hook이 반환하는 핸들의 remove()를 try ... finally 안에서 꼭 호출하세요.",
+        "ja": "register_forward_pre_hook が返すハンドルの remove() を、try ... finally で必ず呼んでください。",
+        "ko": "register_forward_pre_hook이 반환하는 핸들의 remove()를 try ... finally 안에서 꼭 호출하세요.",
     },
     "answer_head_range": {
         "ja": "{name} には 0 から {n} までの整数（ヘッドの番号）を入れてください。今の値: {got!r}",
@@ -591,12 +595,12 @@ MESSAGES = {
         "ko": "answer_prev_weight는 가중치의 평균이므로 0 이상 1 이하여야 합니다. 지금 값: {got:.4g}",
     },
     "answers_plausible": {
-        "ja": "✔ 答えの形式は正しいです。正しいかどうかは隠しテストが、あなたの学習したモデルで確かめます。",
-        "ko": "✔ 답의 형식은 올바릅니다. 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",
+        "ja": "✔ 答えの形式に問題はありません。値が合っているかどうかは、隠しテストがあなたの学習させたモデルで確かめます。",
+        "ko": "✔ 답의 형식에는 문제가 없습니다. 값이 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",
     },
     "hidden_role_missing": {
-        "ja": "隠しテスト: ヘッド {head} が直前のトークンに置く重みの平均は {w:.3f} です。ヘッドの番号か重みが、学習したモデルと合いません（最も直前を見るヘッドは {best}、その重みは {best_w:.3f}）。",
-        "ko": "숨겨진 테스트: 헤드 {head}가 바로 앞 토큰에 두는 가중치의 평균은 {w:.3f}입니다. 헤드 번호나 가중치가 학습한 모델과 맞지 않습니다(바로 앞을 가장 많이 보는 헤드는 {best}, 그 가중치는 {best_w:.3f}).",
+        "ja": "隠しテスト: ヘッド {head} が直前のトークンに置く重みの平均は {w:.3f} です。ヘッドの番号か重みが、学習したモデルと合いません。直前のトークンに最も大きな重みを置いているヘッドは {best} で、その重みは {best_w:.3f} です。",
+        "ko": "숨겨진 테스트: 헤드 {head}에서 바로 앞 토큰에 두는 가중치의 평균은 {w:.3f}입니다. 헤드 번호나 가중치가 학습한 모델과 맞지 않습니다(바로 앞을 가장 많이 보는 헤드는 {best}, 그 가중치는 {best_w:.3f}).",
     },
     "hidden_role_untrained": {
         "ja": "隠しテスト: 直前のトークンを見るヘッドが育っていません（最大でも重み {w:.3f}）。学習（演習 1 と学習のセル）を見直してください。",
@@ -631,8 +635,193 @@ MESSAGES = {
     "table_uniform": {"ja": "一様なら", "ko": "균일할 때"},
     "table_loss_first": {"ja": "損失（問い 1 だけ）", "ko": "손실(질문 1만)"},
     "table_loss_prev": {"ja": "損失（問い 2 だけ）", "ko": "손실(질문 2만)"},
-    "table_loss_without": {"ja": "損失（列のヘッドを消す）", "ko": "손실(열의 헤드를 끔)"},
+    "table_loss_without": {"ja": "層 ＼ 消したヘッド", "ko": "층 \\ 끈 헤드"},
+    "base_loss": {"ja": "ヘッドを消さないときの損失: {v:.3f}", "ko": "헤드를 끄지 않았을 때의 손실: {v:.3f}"},
     "toy_vocab": {"ja": "あいうえおかきくけこさしすせそた", "ko": "가나다라마바사아자차카타파하거너"},
+    # --- lesson 6 ------------------------------------------------------------------
+    "flops_keys": {
+        "ja": "{name} はキーが {want} の辞書を返してください。返ってきたのは {got} です。",
+        "ko": "{name}에서는 키가 {want}인 딕셔너리를 반환하세요. 반환된 것: {got}",
+    },
+    "flops_not_int": {
+        "ja": "{step} の値は int にしてください（今は {kind}）。回数やバイト数は整数なので、割り算には / ではなく // を使います。テンソルを返しているなら int(...) で数に直してください。",
+        "ko": "{step}의 값은 int여야 합니다(지금은 {kind}). 횟수나 바이트 수는 정수이므로 나눗셈에는 / 대신 //를 씁니다. 텐서를 반환했다면 int(...)로 숫자로 바꾸세요.",
+    },
+    "flops_differs": {
+        "ja": "{sizes} のとき、{step} の FLOPs が正しくありません（返した値: {got:,}、正しい値: {want:,}）。",
+        "ko": "{sizes}일 때 {step}의 FLOPs가 올바르지 않습니다(반환: {got:,}, 올바른 값: {want:,}).",
+    },
+    "hint_flops_macs": {
+        "ja": "返した値が正しい値のちょうど半分です（積和の回数を数えたようです）。積和1回は掛け算と足し算の2 FLOPs なので、(n×k) と (k×m) の積は 2·n·m·k FLOPs です。",
+        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누적 횟수를 센 것 같습니다). 곱셈-누적 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
+    },
+    "hint_flops_heads": {
+        "ja": "ヘッド1つぶんしか数えていません。スコアと重み付き和はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
+        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중합은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
+    },
+    "hint_flops_qkv3": {
+        "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えています）。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
+        "ko": "qkv가 올바른 값의 3분의 1입니다(Q만 셌습니다). Q, K, V 세 개를 모두 세세요. 투영은 (E × 3E) 행렬 하나이므로 2·B·T·E·3E입니다.",
+    },
+    "hint_flops_batch": {
+        "ja": "バッチの大きさ B を掛けていません。系列 B 本それぞれに同じ計算をします。",
+        "ko": "배치 크기 B를 곱하지 않았습니다. 시퀀스 B개 각각에 같은 계산을 합니다.",
+    },
+    "kv_bytes_differs": {
+        "ja": "{sizes}、dtype={dtype} のとき、返した値 {got:,} バイトは正しくありません（正しい値: {want:,} バイト）。",
+        "ko": "{sizes}, dtype={dtype}일 때 반환한 {got:,}바이트는 올바르지 않습니다(올바른 값: {want:,}바이트).",
+    },
+    "hint_kv_both": {
+        "ja": "返した値が正しい値のちょうど半分です。キャッシュにはキーとバリューの両方を保存するので、2 を掛けます。",
+        "ko": "반환값이 올바른 값의 딱 절반입니다. 캐시에는 키와 밸류를 모두 저장하므로 2를 곱합니다.",
+    },
+    "hint_kv_bits": {
+        "ja": "返した値が正しい値の 8 倍です。element_size() はすでにバイト数です。ビットに直す必要はありません。",
+        "ko": "반환값이 올바른 값의 8배입니다. element_size()는 이미 바이트 수입니다. 비트로 바꿀 필요가 없습니다.",
+    },
+    "hint_kv_layers": {
+        "ja": "層の数 n_layer を掛けていません。層ごとに別のキャッシュがあります。",
+        "ko": "층 수 n_layer를 곱하지 않았습니다. 층마다 따로 캐시가 있습니다.",
+    },
+    "hint_kv_dtype": {
+        "ja": "要素のバイト数を dtype によらない決まった値（2 や 4）にしています。torch.empty((), dtype=dtype).element_size() で dtype から求めてください。",
+        "ko": "원소 하나의 바이트 수를 dtype과 상관없이 고정된 값(2나 4)으로 썼습니다. torch.empty((), dtype=dtype).element_size()로 dtype에서 구하세요.",
+    },
+    "tiled_differs": {
+        "ja": "tiled_attention の結果が SDPA と一致しません（causal={causal}、最大誤差 {err:.3g}）。",
+        "ko": "tiled_attention의 결과가 SDPA와 일치하지 않습니다(causal={causal}, 최대 오차 {err:.3g}).",
+    },
+    "hint_tiled_sum": {
+        "ja": "ブロックごとにソフトマックスをとって、その結果をそのまま足しています（上で見た flash_attention_concept と同じ誤りです）。これでは各ブロックの重みの和がそれぞれ 1 になり、1 行の合計がブロックの数になります。ソフトマックスはブロックごとにとらず、最大値 m と指数の和 ℓ を持ち歩いて acc を更新し、最後に acc を ℓ で割ってください。",
+        "ko": "블록마다 소프트맥스를 적용한 결과를 그대로 더하고 있습니다(위에서 본 flash_attention_concept와 같은 오류입니다). 블록별 소프트맥스는 각각 합이 1이라서 한 행의 합계가 블록 수가 됩니다. 소프트맥스를 블록마다 따로 적용하지 말고, 최댓값 m과 지수의 합 ℓ을 유지하며 acc를 갱신한 뒤 마지막에 acc를 ℓ로 나누세요.",
+    },
+    "hint_tiled_rescale": {
+        "ja": "最大値が上がったときに、acc を exp(m − m') 倍していません。ℓ と同じく acc も新しい最大値を基準に直します。",
+        "ko": "최댓값이 올랐을 때 acc에 exp(m − m')을 곱하지 않았습니다. ℓ과 마찬가지로 acc도 새 최댓값을 기준으로 고칩니다.",
+    },
+    "hint_tiled_normalize": {
+        "ja": "最後に acc を ℓ で割っていません。acc は、まだ ℓ で割って正規化していない和です。最後に acc / l を返してください。",
+        "ko": "마지막에 acc를 ℓ로 나누지 않았습니다. acc는 정규화하기 전(ℓ로 나누기 전)의 합입니다. 마지막에 acc / l을 반환하세요.",
+    },
+    "hint_tiled_tail": {
+        "ja": "最後の短いブロックが抜けています。T が block_size で割り切れないときも、range(0, T, block_size) とスライスで最後まで処理します。",
+        "ko": "마지막 짧은 블록이 빠졌습니다. T가 block_size로 나누어떨어지지 않아도 range(0, T, block_size)와 슬라이스로 끝까지 처리합니다.",
+    },
+    "hint_tiled_nan": {
+        "ja": "m と m' がどちらも −∞ だと、exp(m − m') が exp(−∞ + ∞) = NaN になります。ある行のスコアがそれまで全部 −∞ だったときに起こります。ブロックを位置 0 から順に処理しているか、因果マスクの向き（キーの位置 > クエリの位置を消す）を確かめてください。",
+        "ko": "m과 m'이 모두 −∞이면 exp(m − m')이 exp(−∞ + ∞) = NaN이 됩니다. 어떤 행의 점수가 그때까지 모두 −∞였을 때 생깁니다. 블록을 위치 0부터 차례로 처리하는지, 인과 마스크의 방향(키의 위치 > 쿼리의 위치를 지움)이 맞는지 확인하세요.",
+    },
+    "hint_causal_6": {
+        "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
+        "ko": "인과 마스크가 적용되지 않았습니다. 키의 위치가 쿼리의 위치보다 뒤인 점수를 −∞로 만든 다음 소프트맥스를 적용합니다.",
+    },
+    "gqa_groups_divide": {
+        "ja": "n_head は n_kv_head で割り切れる必要があります（今は n_head={h}、n_kv_head={g}）。1 つの KV ヘッドを n_head / n_kv_head 個のヘッドで共有します。",
+        "ko": "n_head는 n_kv_head로 나누어떨어져야 합니다(지금 n_head={h}, n_kv_head={g}). KV 헤드 하나를 헤드 n_head / n_kv_head개가 함께 씁니다.",
+    },
+    "gqa_no_error": {
+        "ja": "GroupedQueryAttention{args} で ValueError が出ません（assert などほかの例外ではなく、ValueError を出してください）。割り切れない大きさのまま作ると、あとで形状の合わない計算になります。",
+        "ko": "GroupedQueryAttention{args}에서 ValueError가 나지 않습니다(assert 같은 다른 예외가 아니라 ValueError를 내세요). 나누어떨어지지 않는 크기로 만들면 나중에 모양이 맞지 않는 계산이 됩니다.",
+    },
+    "hint_gqa_error": {
+        "ja": "__init__ で embed_dim % n_head と n_head % n_kv_head を確かめ、0 でなければ ValueError を出してください。",
+        "ko": "__init__에서 embed_dim % n_head와 n_head % n_kv_head를 확인하고, 0이 아니면 ValueError를 내세요.",
+    },
+    "hint_gqa_weights_heads": {
+        "ja": "重みの形状が (B, H, T, T) になっていません。重みは KV ヘッドの数 G ではなく、クエリのヘッドの数 H だけ作ります。キーとバリューを repeat_interleave で H 個に広げてからスコアを計算してください。",
+        "ko": "가중치의 모양이 (B, H, T, T)가 아닙니다. 가중치는 KV 헤드 수 G가 아니라 쿼리 헤드 수 H만큼 만듭니다. 키와 밸류를 repeat_interleave로 H개로 늘린 뒤 점수를 계산하세요.",
+    },
+    "hint_gqa_repeat": {
+        "ja": "KV ヘッドの並べ方が違います。repeat では 0, 1, 0, 1, … と並びます。ヘッド h が KV ヘッド h // (H / G) を使うように repeat_interleave(H // G, dim=1) を使ってください。",
+        "ko": "KV 헤드를 늘어놓는 순서가 다릅니다. repeat을 쓰면 0, 1, 0, 1, … 순서가 됩니다. 헤드 h가 KV 헤드 h // (H / G)를 쓰도록 repeat_interleave(H // G, dim=1)을 쓰세요.",
+    },
+    "hint_gqa_kv_swapped": {
+        "ja": "キーとバリューが入れ替わっています。kv_proj の出力の前半がキー、後半がバリューです。",
+        "ko": "키와 밸류가 뒤바뀌었습니다. kv_proj 출력의 앞쪽 절반이 키, 뒤쪽 절반이 밸류입니다.",
+    },
+    "cache_not_pair": {
+        "ja": "キャッシュは (k, v) のタプルで返してください。返ってきたのは {kind} です。",
+        "ko": "캐시는 (k, v) 튜플로 반환하세요. 반환된 것: {kind}",
+    },
+    "hint_cat_dim": {
+        "ja": "torch.cat でつなぐテンソルは、つなぐ軸以外の大きさがそろっている必要があります。どの軸でつなぐか（dim=）を確かめてください。KV キャッシュなら系列の軸 dim=2 です。",
+        "ko": "torch.cat으로 이어 붙이는 텐서들은 이어 붙이는 축을 뺀 나머지 축의 크기가 같아야 합니다. 어느 축으로 이어 붙이는지(dim=) 확인하세요. KV 캐시라면 시퀀스 축 dim=2입니다.",
+    },
+    "returned_not_cache_pair": {
+        "ja": "{name} は (出力, キャッシュ) の2つを返してください。返ってきたのは {kind} です。",
+        "ko": "{name}에서는 (출력, 캐시) 두 개를 반환해야 합니다. 반환된 것: {kind}",
+    },
+    "what_cache": {"ja": "キャッシュの {part}", "ko": "캐시의 {part}"},
+    "hint_cache_concat": {
+        "ja": "キャッシュは (B, H, これまでのトークン数, D) です。古いキャッシュと新しいキー・バリューを torch.cat(..., dim=2)（系列の軸）でつなげ、新しい k, v だけでなく、つなげたあとの (k, v) をキャッシュとして返してください。",
+        "ko": "캐시는 (B, H, 지금까지의 토큰 수, D)입니다. 이전 캐시와 새 키·밸류를 torch.cat(..., dim=2)(시퀀스 축)로 이어 붙이고, 새 k, v만이 아니라 이어 붙인 (k, v)를 캐시로 반환하세요.",
+    },
+    "cache_differs": {
+        "ja": "位置 {lo} 以上 {hi} 未満のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} 이상 {hi} 미만 토큰의 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "hint_cache_mask_offset": {
+        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。",
+        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요.",
+    },
+    "hint_cache_unused": {
+        "ja": "新しいトークンが、キャッシュにある過去のキーとバリューを見ていません。スコアを計算する前に、キャッシュと新しい k, v をつなげてください。",
+        "ko": "새 토큰이 캐시에 있는 이전 키와 밸류를 보지 않습니다. 점수를 계산하기 전에 캐시와 새 k, v를 이어 붙이세요.",
+    },
+    "cpu_name": {"ja": "CPU（論理コア {cores}、PyTorch のスレッド {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
+    "progress_measure": {"ja": "測定", "ko": "측정"},
+    "progress_decode": {"ja": "生成", "ko": "생성"},
+    "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 디바이스: {device}, 데이터 타입: {dtype}"},
+    "table_T": {"ja": "系列長 T", "ko": "시퀀스 길이 T"},
+    "table_gflops": {"ja": "GFLOPs（合計）", "ko": "GFLOPs(합계)"},
+    "table_quadratic_share": {"ja": "T² の項の割合", "ko": "T² 항의 비율"},
+    "table_ms_naive": {"ja": "素朴な実装 [ms]", "ko": "단순한 구현 [ms]"},
+    "table_ms_sdpa": {"ja": "SDPA [ms]", "ko": "SDPA [ms]"},
+    "table_speedup": {"ja": "SDPA の速さ（倍）", "ko": "SDPA 속도 향상(배)"},
+    "table_mib_naive": {"ja": "素朴な実装 [MiB]", "ko": "단순한 구현 [MiB]"},
+    "table_mib_sdpa": {"ja": "SDPA [MiB]", "ko": "SDPA [MiB]"},
+    "table_mib_estimate": {"ja": "見積もり B·H·T²·バイト数 [MiB]", "ko": "추정 B·H·T²·바이트 [MiB]"},
+    "table_mib_peak": {"ja": "ピークメモリ [MiB]", "ko": "최대 메모리 사용량 [MiB]"},
+    "table_ms": {"ja": "時間 [ms]", "ko": "시간 [ms]"},
+    "table_shape": {"ja": "層 × ヘッド × D", "ko": "층 × 헤드 × D"},
+    "table_kind": {"ja": "方式", "ko": "방식"},
+    "table_params_layer": {"ja": "1層のパラメータ数", "ko": "한 층의 파라미터 수"},
+    "table_cache_mib": {"ja": "KV キャッシュ [MiB]", "ko": "KV 캐시 [MiB]"},
+    "label_naive": {"ja": "素朴な実装", "ko": "단순한 구현"},
+    "label_tiled": {"ja": "タイル分割（ブロック {b}）", "ko": "타일 분할(블록 {b})"},
+    "label_checkpoint": {"ja": "勾配チェックポイントあり", "ko": "기울기 체크포인팅 사용"},
+    "label_no_checkpoint": {"ja": "勾配チェックポイントなし", "ko": "기울기 체크포인팅 사용 안 함"},
+    "seed_flash_error": {
+        "ja": "flash_attention_concept と SDPA の差: 最大 {err:.3f}。1 行の重みの合計: {total:.1f}（1 のはずです）",
+        "ko": "flash_attention_concept와 SDPA의 차이: 최대 {err:.3f}. 한 행의 가중치 합계: {total:.1f}(1이어야 합니다)",
+    },
+    "tiled_error": {
+        "ja": "あなたの tiled_attention と SDPA の差（T = 2048、因果マスクあり）: 最大 {err:.2e}",
+        "ko": "여러분의 tiled_attention과 SDPA의 차이(T = 2048, 인과 마스크 있음): 최대 {err:.2e}",
+    },
+    "cache_check": {
+        "ja": "キャッシュを使った出力と一度に計算した出力の差: 最大 {err:.2e}。キャッシュの大きさ: {got:,} バイト（演習 4 の見積もり: {want:,} バイト）",
+        "ko": "캐시를 쓴 출력과 한 번에 계산한 출력의 차이: 최대 {err:.2e}. 캐시 크기: {got:,}바이트(연습 문제 4의 추정: {want:,}바이트)",
+    },
+    "cache_speed": {
+        "ja": "{n} トークンの生成: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒（キャッシュで {ratio:.1f} 倍速い）",
+        "ko": "토큰 {n}개 생성: 매번 다시 계산하면 {slow:.2f}초, KV 캐시를 쓰면 {fast:.2f}초(KV 캐시 쪽이 {ratio:.1f}배 빠름)",
+    },
+    "autocast_dtypes": {
+        "ja": "入力: {x}、autocast の中の出力: {y}、重み: {w}。float32 で計算した出力との差: 最大 {err:.2e}",
+        "ko": "입력: {x}, autocast 안의 출력: {y}, 가중치: {w}. float32로 계산한 출력과의 차이: 최대 {err:.2e}",
+    },
+    "deprecated_warning": {"ja": "古い書き方の警告（{kind}）: {text}", "ko": "옛 방식에서 나온 경고({kind}): {text}"},
+    "checkpoint_grads": {
+        "ja": "チェックポイントあり・なしの勾配の差: 最大 {err:.2e}",
+        "ko": "체크포인팅을 쓸 때와 쓰지 않을 때의 기울기 차이: 최대 {err:.2e}",
+    },
+    "fig_cost_time_title": {"ja": "時間（前向き計算）", "ko": "시간(순전파)"},
+    "fig_cost_memory_title": {"ja": "ピークメモリ", "ko": "최대 메모리 사용량"},
+    "fig_seq_len_axis": {"ja": "系列長 T（対数目盛）", "ko": "시퀀스 길이 T(로그 눈금)"},
+    "fig_seconds_axis": {"ja": "秒（対数目盛）", "ko": "초(로그 눈금)"},
+    "fig_mib_axis": {"ja": "MiB（対数目盛）", "ko": "MiB(로그 눈금)"},
+    "fig_slope": {"ja": "傾き {k}", "ko": "기울기 {k}"},
     # pictures --------------------------------------------------------------------
     "fig_weights_title": {
         "ja": "アテンションの重み（温度 τ = {tau:.2f}{scaled}）",
@@ -644,7 +833,7 @@ MESSAGES = {
     "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(보는 쪽)"},
     "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
     "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
-    "fig_entropy_max": {"ja": "最大 log T = {v:.2f}", "ko": "최대 log T = {v:.2f}"},
+    "fig_entropy_max": {"ja": "マスクがないときの最大 log T = {v:.2f}", "ko": "마스크가 없을 때의 최대 log T = {v:.2f}"},
     "fig_head": {"ja": "ヘッド {h}", "ko": "헤드 {h}"},
     "fig_head_entropy_title": {"ja": "ヘッドごとの平均エントロピー", "ko": "헤드별 평균 엔트로피"},
     "widget_head": {"ja": "ヘッド", "ko": "헤드"},
@@ -661,19 +850,19 @@ MESSAGES = {
     "widget_none": {"ja": "（なし）", "ko": "(없음)"},
     "fig_weight_axis": {"ja": "重み", "ko": "가중치"},
     "fig_query_title": {
-        "ja": "クエリ「{token}」の重み（エントロピー {h:.2f} nat、最大 {max:.2f}）",
-        "ko": "쿼리 '{token}'의 가중치(엔트로피 {h:.2f} nat, 최대 {max:.2f})",
+        "ja": "クエリ「{token}」の重み（エントロピー {h:.2f} nat、マスクがないときの最大 {max:.2f}）",
+        "ko": "쿼리 '{token}'의 가중치(엔트로피 {h:.2f} nat, 마스크가 없을 때의 최대 {max:.2f})",
     },
     "fig_diff_title": {
         "ja": "ヘッド {a} − ヘッド {b}（赤: ヘッド {a} のほうが強く見る）",
-        "ko": "헤드 {a} − 헤드 {b}(빨강: 헤드 {a}가 더 강하게 보는 곳)",
+        "ko": "헤드 {a} − 헤드 {b}(빨강: 헤드 {a} 쪽이 더 강하게 보는 곳)",
     },
     "explorer_no_attention": {
         "ja": "このモデルにはアテンション層（c_attn と n_head を持つモジュール）が見つかりません。",
         "ko": "이 모델에서 어텐션 층(c_attn과 n_head를 가진 모듈)을 찾지 못했습니다.",
     },
     "explorer_plain": {
-        "ja": "アテンション・エクスプローラー（層 {l}、ヘッド {h}、トークン {t}）",
+        "ja": "アテンション・エクスプローラー（{l} 層、ヘッド {h} 個、トークン {t} 個）",
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
     "fig_variance_title": {

@@ -414,12 +414,14 @@ class AttentionExplorer:
         }
 
 
-def _plain_log_axis(ax) -> None:
-    """A log y axis labelled 0.01, 0.1, 1: matplotlib's 10⁻² labels are mathtext, whose minus
+def _plain_log_axis(ax, which: str = "y") -> None:
+    """A log axis labelled 0.01, 0.1, 1: matplotlib's 10⁻² labels are mathtext, whose minus
     sign (U+2212) NanumGothic lacks."""
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    for name in which:
+        axis = getattr(ax, f"{name}axis")
+        getattr(ax, f"set_{name}scale")("log")
+        axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def draw_losses(curves: dict):
@@ -478,6 +480,28 @@ def draw_fused_weight(weight: torch.Tensor, n_head: int):
     ax.set_ylabel(t("fig_out_features"))
     ax.set_title(t("fig_fused_title", rows=three_e, cols=E), fontsize=9)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.12)
+    fig.tight_layout()
+    return fig
+
+
+def draw_costs(lengths: list, times: dict, memory: dict):
+    """Time and peak memory against sequence length on log-log axes, {label: [value per length]},
+    with a slope-2 guide through the last point of the first series: O(T²) is a line of slope 2."""
+    fig = Figure(figsize=(9.0, 3.4))
+    axes = fig.subplots(1, 2)
+    for ax, series, title, unit, scale in ((axes[0], times, "fig_cost_time_title", "fig_seconds_axis", 1.0),
+                                          (axes[1], memory, "fig_cost_memory_title", "fig_mib_axis", 2.0**-20)):
+        for label, values in series.items():
+            ax.plot(lengths, [max(v * scale, 1e-6) for v in values], marker="o", label=label)
+        last = max(next(iter(series.values()))[-1] * scale, 1e-6)
+        ax.plot(lengths, [last * (n / lengths[-1]) ** 2 for n in lengths], color="gray", linestyle=":",
+                label=t("fig_slope", k=2))
+        _plain_log_axis(ax, "xy")
+        ax.set_xticks(lengths)
+        ax.set_xlabel(t("fig_seq_len_axis"))
+        ax.set_ylabel(t(unit))
+        ax.set_title(t(title))
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 

@@ -137,12 +137,42 @@ BUGS_5 = {
                         {"ex4_head_answers_tests"}),
 }
 
+# Lesson 6 -----------------------------------------------------------------------------------
+POINTS_6 = {"ex0_gpt2_attention_tests": 1, "ex1_attention_flops_tests": 2, "ex2_tiled_attention_tests": 4,
+            "ex3_gqa_tests": 3, "ex4_kv_cache_bytes_tests": 2, "ex5_attend_with_cache_tests": 3}
+BUGS_6 = {
+    "module_missing_mask": ("ex0_gpt2_attention",
+                            'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
+                            "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"}),
+    "flops_multiply_adds": ("ex1_attention_flops", '"scores": 2 * B * H * T * T * D,', '"scores": B * H * T * T * D,',
+                            {"ex1_attention_flops_tests"}),
+    "flops_one_head": ("ex1_attention_flops", '"weighted_sum": 2 * B * H * T * T * D,',
+                       '"weighted_sum": 2 * B * T * T * D,', {"ex1_attention_flops_tests"}),
+    "tiled_no_rescale": ("ex2_tiled_attention", "acc = acc * scale + p @ vb", "acc = acc + p @ vb",
+                         {"ex2_tiled_attention_tests"}),
+    "tiled_no_normalize": ("ex2_tiled_attention", "return acc / l", "return acc", {"ex2_tiled_attention_tests"}),
+    "tiled_drops_tail": ("ex2_tiled_attention", "range(0, k.size(2), block_size)",
+                         "range(0, k.size(2) - block_size + 1, block_size)", {"ex2_tiled_attention_tests"}),
+    "tiled_no_causal": ("ex2_tiled_attention", 's = s.masked_fill(cols > rows, float("-inf"))', "s = s",
+                        {"ex2_tiled_attention_tests"}),
+    "gqa_repeat": ("ex3_gqa", "k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)",
+                   "k.repeat(1, H // G, 1, 1), v.repeat(1, H // G, 1, 1)", {"ex3_gqa_tests"}),
+    "gqa_no_mask": ("ex3_gqa", '.masked_fill(~keep, float("-inf"))', "", {"ex3_gqa_tests"}),
+    "kv_forgets_values": ("ex4_kv_cache_bytes", "return 2 * n_layer", "return n_layer", {"ex4_kv_cache_bytes_tests"}),
+    "kv_bits": ("ex4_kv_cache_bytes", ".element_size()", ".element_size() * 8", {"ex4_kv_cache_bytes_tests"}),
+    "cache_no_offset": ("ex5_attend_with_cache", ".tril(diagonal=T_past)", ".tril()", {"ex5_attend_with_cache_tests"}),
+    "cache_not_used": ("ex5_attend_with_cache",
+                       "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
+                       {"ex5_attend_with_cache_tests"}),
+}
+
 LESSONS = {  # stem: (assignment, points, bugs)
     "01_attention": ("01-attention", POINTS_1, BUGS_1),
     "02_multihead": ("02-multihead", POINTS_2, BUGS_2),
     "03_masks": ("03-masks", POINTS_3, BUGS_3),
     "04_gpt2": ("04-gpt2", POINTS_4, BUGS_4),
     "05_heads": ("05-heads", POINTS_5, BUGS_5),
+    "06_costs": ("06-costs", POINTS_6, BUGS_6),
 }
 def _submission(stem: str, lang: str, edit=None, **kwargs):
     return submission(LESSONS[stem][0], stem, lang, edit, **kwargs)

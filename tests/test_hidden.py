@@ -207,3 +207,53 @@ def test_lesson5_hidden_catches_nan_entropy_and_a_hook_left_behind(ref5):
             return checks.toy_loss(model(x)[0], y).item()
     with pytest.raises(checks.CheckFailed):
         ref5.test_loss_without_head(left_behind)
+
+
+@pytest.fixture(scope="module")
+def ref6():
+    return _reference("lesson6")
+
+
+def test_lesson6_reference_passes_its_own_hidden_tests(ref6):
+    ref6.test_attention_flops(ref6.attention_flops)
+    ref6.test_kv_cache_bytes(ref6.kv_cache_bytes)
+    ref6.test_tiled_attention(ref6.tiled_attention)
+    ref6.test_gqa(ref6.GroupedQueryAttention)
+    ref6.test_attend_with_cache(ref6.attend_with_cache)
+
+
+def test_lesson6_hidden_catches_what_the_visible_sizes_might_not(ref6):
+    # A FLOPs count that only works when E is a multiple of 3H, and a cache size fixed at 2 bytes.
+    with pytest.raises(checks.CheckFailed):
+        ref6.test_attention_flops(lambda B, T, E, H: ref6.attention_flops(B, T, E, H) | {"out_proj": 2 * B * T * E * E + 1})
+    with pytest.raises(checks.CheckFailed):
+        ref6.test_kv_cache_bytes(lambda L, B, T, G, D, dtype: 4 * L * B * T * G * D)
+    with pytest.raises(checks.CheckFailed):  # the library's attention is refused inside a from-scratch exercise
+        ref6.test_tiled_attention(lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal))
+
+
+def test_lesson6_hidden_catches_a_cache_that_forgets_the_offset(ref6):
+    def no_offset(attn, x_new, cache=None):
+        B, T_new, E = x_new.shape
+        H = attn.n_head
+        q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
+        if cache is not None:
+            k, v = torch.cat([cache[0], k], 2), torch.cat([cache[1], v], 2)
+        keep = torch.ones(T_new, k.size(2), dtype=torch.bool).tril()
+        s = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
+        return attn.c_proj((torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T_new, E)), (k, v)
+    with pytest.raises(checks.CheckFailed):
+        ref6.test_attend_with_cache(no_offset)
+
+    class Repeated(ref6.GroupedQueryAttention):
+        def forward(self, x):
+            B, T, E = x.shape
+            H, G, D = self.n_head, self.n_kv_head, self.head_dim
+            q = self.q_proj(x).view(B, T, H, D).transpose(1, 2)
+            k, v = (z.view(B, T, G, D).transpose(1, 2).repeat(1, H // G, 1, 1) for z in self.kv_proj(x).split(G * D, 2))
+            s = (q @ k.transpose(-2, -1) / math.sqrt(D)).masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+            w = torch.softmax(s, -1)
+            return self.c_proj((w @ v).transpose(1, 2).reshape(B, T, E)), w
+    with pytest.raises(checks.CheckFailed):
+        ref6.test_gqa(Repeated)

@@ -180,12 +180,14 @@ def test_explorer_reads_q_and_k_out_of_a_trained_model(lang):
         course.AttentionExplorer.from_model(torch.nn.Linear(2, 2), idx, ["x"] * 12)
 
 
-def test_loss_pictures_render_without_a_missing_glyph(lang, caplog):
+def test_loss_and_cost_pictures_render_without_a_missing_glyph(lang, caplog):
     # Log axes label their ticks with mathtext by default, and mathtext's minus sign (U+2212) is
     # missing from NanumGothic; matplotlib reports that through logging, not warnings.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         course.widgets._to_png(course.widgets.draw_losses({"a": [3.0, 0.5, 0.01, 0.002]}))
         course.widgets._to_png(course.widgets.draw_comparison({1: [0.05, 0.01, 0.04], 2: [0.002, 0.0025, 0.003]}, 32))
+        course.widgets._to_png(course.widgets.draw_costs([128, 256, 512], {course.t("label_naive"): [1e-3, 4e-3, 3e-2], "SDPA": [5e-4, 1e-3, 4e-3]},
+                                                         {course.t("label_naive"): [2e6, 7e6, 2.6e7], "SDPA": [6e5, 1.2e6, 2.5e6]}))
     reports = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records]
     assert not [r for r in reports if "glyph" in r.lower()], reports[:3]

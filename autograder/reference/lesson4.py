@@ -26,7 +26,7 @@ class GPT2SelfAttention(nn.Module):
         self.embed_dim = expect_size(embed_dim, "embed_dim")
         self.n_head = expect_size(n_head, "n_head")
         if embed_dim % n_head:
-            raise ValueError(t("hint_head_dim_divides", e=embed_dim, h=n_head))
+            raise ValueError(t("embed_not_divisible", e=embed_dim, h=n_head))
         self.head_dim = embed_dim // n_head
         self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
         self.c_proj = nn.Linear(embed_dim, embed_dim)
