@@ -304,7 +304,7 @@ def _linear_problem(module, name: str, want_in: int, want_out: int, why: str, bi
         return CheckFailed(t("hint_layer_shape", name=name, want_in=want_in, want_out=want_out,
                              got_in=layer.in_features, got_out=layer.out_features, why=why))
     if bias and layer.bias is None:
-        return CheckFailed(t("hint_missing_bias"))
+        return CheckFailed(t("layer_missing_bias", name=name))
     if not bias and layer.bias is not None:
         return CheckFailed(t("hint_has_bias", name=name))
     return None

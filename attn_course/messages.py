@@ -417,6 +417,10 @@ MESSAGES = {
         "ja": "Q, K, V の順番が入れ替わっています。c_attn の出力は最初の E 個が Q、次の E 個が K、最後の E 個が V です。",
         "ko": "Q, K, V의 순서가 바뀌었습니다. c_attn 출력의 처음 E개가 Q, 다음 E개가 K, 마지막 E개가 V입니다.",
     },
+    "layer_missing_bias": {
+        "ja": "{name} にバイアスがありません。このモジュールの nn.Linear はすべてバイアス付きです（nn.Linear の既定 bias=True のままにしてください）。",
+        "ko": "{name}에 편향이 없습니다. 이 모듈의 nn.Linear는 모두 편향이 있습니다(nn.Linear의 기본값 bias=True를 그대로 두세요).",
+    },
     "hint_missing_bias": {
         "ja": "バイアスが足りません。GPT-2 の c_attn と c_proj にはバイアスがあります（nn.Linear の既定 bias=True のままにし、重みを移すときはバイアスもコピーします）。",
         "ko": "편향이 빠졌습니다. GPT-2의 c_attn과 c_proj에는 편향이 있습니다(nn.Linear의 기본값 bias=True를 그대로 두고, 가중치를 옮길 때 편향도 복사하세요).",
@@ -640,8 +644,8 @@ MESSAGES = {
     "toy_vocab": {"ja": "あいうえおかきくけこさしすせそた", "ko": "가나다라마바사아자차카타파하거너"},
     # --- lesson 6 ------------------------------------------------------------------
     "flops_keys": {
-        "ja": "{name} はキーが {want} の辞書を返してください。返ってきたのは {got} です。",
-        "ko": "{name}에서는 키가 {want}인 딕셔너리를 반환하세요. 반환된 것: {got}",
+        "ja": "{name} はキーが {want} の辞書を返してください。返ってきた辞書のキー（辞書でなければ型）: {got}",
+        "ko": "{name}에서는 키가 {want}인 딕셔너리를 반환하세요. 반환된 딕셔너리의 키(딕셔너리가 아니면 타입): {got}",
     },
     "flops_not_int": {
         "ja": "{step} の値は int にしてください（今は {kind}）。回数やバイト数は整数なので、割り算には / ではなく // を使います。テンソルを返しているなら int(...) で数に直してください。",
@@ -660,7 +664,7 @@ MESSAGES = {
         "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중합은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
     },
     "hint_flops_qkv3": {
-        "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えています）。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
+        "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えたようです）。Q, K, V の3つぶんを数えてください。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
         "ko": "qkv가 올바른 값의 3분의 1입니다(Q만 셌습니다). Q, K, V 세 개를 모두 세세요. 투영은 (E × 3E) 행렬 하나이므로 2·B·T·E·3E입니다.",
     },
     "hint_flops_batch": {
@@ -732,8 +736,8 @@ MESSAGES = {
         "ko": "가중치의 모양이 (B, H, T, T)가 아닙니다. 가중치는 KV 헤드 수 G가 아니라 쿼리 헤드 수 H만큼 만듭니다. 키와 밸류를 repeat_interleave로 H개로 늘린 뒤 점수를 계산하세요.",
     },
     "hint_gqa_repeat": {
-        "ja": "KV ヘッドの並べ方が違います。repeat では 0, 1, 0, 1, … と並びます。ヘッド h が KV ヘッド h // (H / G) を使うように repeat_interleave(H // G, dim=1) を使ってください。",
-        "ko": "KV 헤드를 늘어놓는 순서가 다릅니다. repeat을 쓰면 0, 1, 0, 1, … 순서가 됩니다. 헤드 h가 KV 헤드 h // (H / G)를 쓰도록 repeat_interleave(H // G, dim=1)을 쓰세요.",
+        "ja": "KV ヘッドの並べ方が違います。repeat では 0, 1, 0, 1, … と並びます。ヘッド h が KV ヘッド h // (H // G) を使うように repeat_interleave(H // G, dim=1) を使ってください。",
+        "ko": "KV 헤드를 늘어놓는 순서가 다릅니다. repeat을 쓰면 0, 1, 0, 1, … 순서가 됩니다. 헤드 h가 KV 헤드 h // (H // G)를 쓰도록 repeat_interleave(H // G, dim=1)을 쓰세요.",
     },
     "hint_gqa_kv_swapped": {
         "ja": "キーとバリューが入れ替わっています。kv_proj の出力の前半がキー、後半がバリューです。",
@@ -768,7 +772,7 @@ MESSAGES = {
         "ja": "新しいトークンが、キャッシュにある過去のキーとバリューを見ていません。スコアを計算する前に、キャッシュと新しい k, v をつなげてください。",
         "ko": "새 토큰이 캐시에 있는 이전 키와 밸류를 보지 않습니다. 점수를 계산하기 전에 캐시와 새 k, v를 이어 붙이세요.",
     },
-    "cpu_name": {"ja": "CPU（論理コア {cores}、PyTorch のスレッド {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
+    "cpu_name": {"ja": "CPU（論理コア数 {cores}、PyTorch のスレッド数 {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
     "progress_measure": {"ja": "測定", "ko": "측정"},
     "progress_decode": {"ja": "生成", "ko": "생성"},
     "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 디바이스: {device}, 데이터 타입: {dtype}"},
@@ -777,7 +781,7 @@ MESSAGES = {
     "table_quadratic_share": {"ja": "T² の項の割合", "ko": "T² 항의 비율"},
     "table_ms_naive": {"ja": "素朴な実装 [ms]", "ko": "단순한 구현 [ms]"},
     "table_ms_sdpa": {"ja": "SDPA [ms]", "ko": "SDPA [ms]"},
-    "table_speedup": {"ja": "SDPA の速さ（倍）", "ko": "SDPA 속도 향상(배)"},
+    "table_speedup": {"ja": "SDPA は何倍速いか", "ko": "SDPA 속도 향상(배)"},
     "table_mib_naive": {"ja": "素朴な実装 [MiB]", "ko": "단순한 구현 [MiB]"},
     "table_mib_sdpa": {"ja": "SDPA [MiB]", "ko": "SDPA [MiB]"},
     "table_mib_estimate": {"ja": "見積もり B·H·T²·バイト数 [MiB]", "ko": "추정 B·H·T²·바이트 [MiB]"},
@@ -804,12 +808,12 @@ MESSAGES = {
         "ko": "캐시를 쓴 출력과 한 번에 계산한 출력의 차이: 최대 {err:.2e}. 캐시 크기: {got:,}바이트(연습 문제 4의 추정: {want:,}바이트)",
     },
     "cache_speed": {
-        "ja": "{n} トークンの生成: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒（キャッシュで {ratio:.1f} 倍速い）",
+        "ja": "{n} トークンの生成: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒（KV キャッシュのほうが {ratio:.1f} 倍速い）",
         "ko": "토큰 {n}개 생성: 매번 다시 계산하면 {slow:.2f}초, KV 캐시를 쓰면 {fast:.2f}초(KV 캐시 쪽이 {ratio:.1f}배 빠름)",
     },
     "autocast_dtypes": {
-        "ja": "入力: {x}、autocast の中の出力: {y}、重み: {w}。float32 で計算した出力との差: 最大 {err:.2e}",
-        "ko": "입력: {x}, autocast 안의 출력: {y}, 가중치: {w}. float32로 계산한 출력과의 차이: 최대 {err:.2e}",
+        "ja": "入力: {x}、autocast の中の出力: {y}、アテンションの重み: {w}。float32 で計算した出力との差: 最大 {err:.2e}",
+        "ko": "입력: {x}, autocast 안의 출력: {y}, 어텐션 가중치: {w}. float32로 계산한 출력과의 차이: 최대 {err:.2e}",
     },
     "deprecated_warning": {"ja": "古い書き方の警告（{kind}）: {text}", "ko": "옛 방식에서 나온 경고({kind}): {text}"},
     "checkpoint_grads": {

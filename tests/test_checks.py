@@ -475,7 +475,7 @@ def load_ok(mine, hf, transpose_proj=True, bias=True):
 def test_gpt2_checks(lang):
     ok = gpt2_module()
     checks.check_gpt2_module(ok)
-    fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "hint_missing_bias")
+    fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "layer_missing_bias", name="c_attn")
     fails_with(checks.check_gpt2_module, gpt2_module(mask=False), "hint_missing_mask")
     checks.check_load_from_hf(load_ok, ok)
     fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, transpose_proj=False),
