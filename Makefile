@@ -25,8 +25,10 @@ lab: $(STAMP) workspace
 		--ServerApp.default_url=/lab/tree/workspace $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## make test: set everything up and run every test
+# Two pytest workers, one per core; each test file stays on one worker, so a file's JupyterLab
+# server, Colab-stack environment or graded class is built once.
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without

@@ -48,7 +48,10 @@ def _free_port() -> int:
 def _write_settings(folder: Path) -> None:
     # Render every cell (no windowing, so off-screen outputs are in the page) and never fetch news.
     settings = {
-        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+        # Under load the kernel specs can arrive after the notebook opens, and JupyterLab then asks
+        # which kernel to start; a learner clicks Select, and this setting does the same.
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
+                                                                      "autoStartDefaultKernel": True},
         "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
                                                                            "checkForUpdates": False},
     }
@@ -109,7 +112,36 @@ def browser():
 IDLE = "() => document.querySelector(\".jp-Notebook-ExecutionIndicator[data-status='idle']\") !== null"
 
 
+DIALOGS: list[str] = []
+
+
+def _dismiss_dialogs(page) -> None:
+    # Under load JupyterLab may open a modal dialog (recorded in DIALOGS, saved with the artifacts)
+    # that would swallow the clicks below.
+    dialogs = page.locator(".jp-Dialog")
+    for _ in range(5):
+        if dialogs.count() == 0:
+            return
+        text = dialogs.first.inner_text()
+        DIALOGS.append(text)
+        (ARTIFACTS / "dialogs.txt").write_text("\n---\n".join(DIALOGS), encoding="utf-8")
+        if "Select Kernel" in text:  # accept the preferred kernel, as a learner would; Escape means none
+            dialogs.first.locator(".jp-mod-accept").click()
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+
+
 def _run_all(page, base: str, token: str, path: str) -> None:
+    try:
+        _open_and_run_all(page, base, token, path)
+    except Exception as error:
+        shot = ARTIFACTS / f"failed-{path.replace('/', '-')}.png"
+        page.screenshot(path=str(shot))
+        raise AssertionError(f"{path}: {error}\nscreenshot: {shot}\ndialogs seen: {DIALOGS}") from error
+
+
+def _open_and_run_all(page, base: str, token: str, path: str) -> None:
     # ?reset: a fresh workspace, so only this notebook is open.
     page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
@@ -117,10 +149,11 @@ def _run_all(page, base: str, token: str, path: str) -> None:
     started = "() => Array.from(document.querySelectorAll('.jp-InputArea-prompt'))" \
               ".some(e => /\\[(\\d+|\\*)\\]/.test(e.textContent))"
     for attempt in range(3):  # a click that lands while the page is still settling is lost: try again
+        _dismiss_dialogs(page)
         page.click("li.lm-MenuBar-item:has-text('Run')")
         page.click("li.lm-Menu-item:has-text('Run All Cells')")
         try:
-            page.wait_for_function(started, timeout=30_000)
+            page.wait_for_function(started, timeout=60_000)
             break
         except Exception:
             if attempt == 2:
@@ -132,12 +165,12 @@ def _run_all(page, base: str, token: str, path: str) -> None:
 
 
 def _shut_down_kernels(base: str, token: str) -> None:
-    """Each test's kernel goes when the test ends, so kernels never pile up on two cores."""
-    with urllib.request.urlopen(f"{base}/api/kernels?token={token}") as response:
-        kernels = json.load(response)
-    for kernel in kernels:
-        request = urllib.request.Request(f"{base}/api/kernels/{kernel['id']}?token={token}", method="DELETE")
-        urllib.request.urlopen(request).close()
+    """Each test's session and kernel go when the test ends, so kernels never pile up on two cores."""
+    for kind in ("sessions", "kernels"):
+        with urllib.request.urlopen(f"{base}/api/{kind}?token={token}") as response:
+            for item in json.load(response):
+                request = urllib.request.Request(f"{base}/api/{kind}/{item['id']}?token={token}", method="DELETE")
+                urllib.request.urlopen(request).close()
 
 
 def _outputs(page) -> dict:
