@@ -48,10 +48,7 @@ def _free_port() -> int:
 def _write_settings(folder: Path) -> None:
     # Render every cell (no windowing, so off-screen outputs are in the page) and never fetch news.
     settings = {
-        # Under load the kernel specs can arrive after the notebook opens, and JupyterLab then asks
-        # which kernel to start; a learner clicks Select, and this setting does the same.
-        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
-                                                                      "autoStartDefaultKernel": True},
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
         "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
                                                                            "checkForUpdates": False},
     }
@@ -141,7 +138,20 @@ def _run_all(page, base: str, token: str, path: str) -> None:
         raise AssertionError(f"{path}: {error}\nscreenshot: {shot}\ndialogs seen: {DIALOGS}") from error
 
 
+def _start_session(base: str, token: str, path: str) -> None:
+    # Under load, JupyterLab left to start the kernel itself sometimes asked "Select Kernel" or
+    # started two and replaced the one running the cells. With the notebook's session and kernel
+    # already running, the page only connects to them.
+    body = json.dumps({"path": path, "name": Path(path).name, "type": "notebook",
+                       "kernel": {"name": "python3"}}).encode()
+    request = urllib.request.Request(f"{base}/api/sessions?token={token}", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    # The kernel says it is idle only once a client asks it something: the page waits for that.
+    urllib.request.urlopen(request, timeout=120).close()
+
+
 def _open_and_run_all(page, base: str, token: str, path: str) -> None:
+    _start_session(base, token, path)
     # ?reset: a fresh workspace, so only this notebook is open.
     page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
