@@ -131,9 +131,10 @@ def _dismiss_dialogs(page) -> None:
 
 def _run_all(page, base: str, token: str, path: str, expect) -> dict:
     """Open, Run All, and return the outputs, which `expect` checks. On a loaded machine
-    JupyterLab's start-up occasionally goes wrong (a kernel dialog, a replaced kernel): then
-    the screenshot and dialogs are kept, and the notebook is opened once more on a new kernel."""
-    for attempt in (1, 2):
+    JupyterLab's start-up occasionally goes wrong (a kernel dialog, a replaced kernel): then the
+    screenshot and dialogs are kept, and the notebook is opened again, up to twice, on a new
+    kernel. A real error in the notebook fails every attempt."""
+    for attempt in (1, 2, 3):
         try:
             _open_and_run_all(page, base, token, path)
             out = _outputs(page)
@@ -144,7 +145,7 @@ def _run_all(page, base: str, token: str, path: str, expect) -> dict:
             page.screenshot(path=str(shot))
             DIALOGS.append(f"attempt {attempt} at {path} failed: {error}"[:2000])
             (ARTIFACTS / "dialogs.txt").write_text("\n---\n".join(DIALOGS), encoding="utf-8")
-            if attempt == 2:
+            if attempt == 3:
                 raise AssertionError(f"{path}: {error}\nscreenshot: {shot}") from error
             _shut_down_kernels(base, token)
 
