@@ -112,6 +112,12 @@ IDLE = "() => document.querySelector(\".jp-Notebook-ExecutionIndicator[data-stat
 DIALOGS: list[str] = []
 
 
+def _record(text: str) -> None:
+    """Keep what went wrong at start-up in test-artifacts, even when a later attempt passes."""
+    DIALOGS.append(text)
+    (ARTIFACTS / "dialogs.txt").write_text("\n---\n".join(DIALOGS), encoding="utf-8")
+
+
 def _dismiss_dialogs(page) -> None:
     # Under load JupyterLab may open a modal dialog (recorded in DIALOGS, saved with the artifacts)
     # that would swallow the clicks below.
@@ -120,8 +126,7 @@ def _dismiss_dialogs(page) -> None:
         if dialogs.count() == 0:
             return
         text = dialogs.first.inner_text()
-        DIALOGS.append(text)
-        (ARTIFACTS / "dialogs.txt").write_text("\n---\n".join(DIALOGS), encoding="utf-8")
+        _record(text)
         if "Select Kernel" in text:  # accept the preferred kernel, as a learner would; Escape means none
             dialogs.first.locator(".jp-mod-accept").click()
         else:
@@ -129,22 +134,20 @@ def _dismiss_dialogs(page) -> None:
         page.wait_for_timeout(1000)
 
 
-def _run_all(page, base: str, token: str, path: str, expect) -> dict:
-    """Open, Run All, and return the outputs, which `expect` checks. On a loaded machine
+def _run_all(page, base: str, token: str, path: str, expect) -> None:
+    """Open, Run All, and check the outputs with `expect`. On a loaded machine
     JupyterLab's start-up occasionally goes wrong (a kernel dialog, a replaced kernel): then the
     screenshot and dialogs are kept, and the notebook is opened again, up to twice, on a new
     kernel. A real error in the notebook fails every attempt."""
     for attempt in (1, 2, 3):
         try:
             _open_and_run_all(page, base, token, path)
-            out = _outputs(page)
-            expect(out)
-            return out
+            expect(_outputs(page))
+            return
         except Exception as error:
             shot = ARTIFACTS / f"failed-{attempt}-{path.replace('/', '-')}.png"
             page.screenshot(path=str(shot))
-            DIALOGS.append(f"attempt {attempt} at {path} failed: {error}"[:2000])
-            (ARTIFACTS / "dialogs.txt").write_text("\n---\n".join(DIALOGS), encoding="utf-8")
+            _record(f"attempt {attempt} at {path} failed: {error}"[:2000])
             if attempt == 3:
                 raise AssertionError(f"{path}: {error}\nscreenshot: {shot}") from error
             _shut_down_kernels(base, token)
