@@ -11,11 +11,11 @@ export OMP_NUM_THREADS ?= 1
 
 .PHONY: lab test browser-deps build assignments autograde workspace bench bench-grading clean-venv
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements.txt
-	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip install -q --no-deps -e . -e grader
 	touch $@
 
 ## make lab: set everything up and open the course in JupyterLab on 127.0.0.1
@@ -61,7 +61,7 @@ assignments: $(STAMP)
 
 ## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv
 autograde: $(STAMP)
-	$(BIN)/python tools/grade.py
+	$(BIN)/python -m attn_grader.grade --course autograder
 
 ## make bench: time every solution notebook on a fresh kernel
 bench: $(STAMP)

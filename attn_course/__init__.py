@@ -3,21 +3,27 @@
     import attn_course as course
     device = course.setup("ja")      # or "ko"
 
-One module per concern: messages (every learner-visible string, ja/ko), fonts
-(CJK in matplotlib), device (CPU or CUDA), checks (validation, visible and
-hidden tests), widgets (the attention explorer), data (a tiny sample sentence),
-hf (Hugging Face's GPT-2 attention, built locally).
+One module per concern: validate (errors and the expect_* checks exercises call),
+checks (visible checks, one module per lesson), probes (what a hidden test runs in
+the kernel: the learner's code on inputs drawn from the grader's seed; the verdict
+is the grader's), messages (every learner-visible string, ja/ko, one module per
+lesson), widgets (the attention explorer), plots (each lesson's own figures),
+fonts (CJK in matplotlib), device (CPU or CUDA), data (the sample sentence and the
+lesson-5 task), hf (Hugging Face's GPT-2 attention, built locally).
 """
 import torch
 
-from . import checks, data, device as _device, fonts, hf, messages, widgets
-from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
+from . import checks, data, device as _device, fonts, hf, messages, probes, validate, widgets
 from .data import sentence, sentence_embeddings
 from .device import device_name
 from .messages import t
+from .validate import (
+    CheckFailed, InputError, dtype_bytes, expect_qkv, expect_size, expect_tokens, expect_torch_compatible,
+    previous_token_weight, resolve_head_dim,
+)
 from .widgets import AttentionExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def setup(lang: str) -> torch.device:

@@ -14,7 +14,7 @@ import matplotlib.ticker
 import torch
 from matplotlib.figure import Figure
 
-from .checks import InputError, expect_tensor
+from .validate import InputError, expect_tensor
 from .messages import t
 
 

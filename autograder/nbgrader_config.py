@@ -1,21 +1,21 @@
 # nbgrader course for "Attention, head by head". Run nbgrader from this folder
 # (the Makefile does), so this file is found and the course root is here.
+# The preprocessors come from the grading package (grader/attn_grader), which the
+# course's environment installs and learners never do.
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (  # noqa: E402
+from attn_grader.preprocessors import (
+    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, StripSkipTags,
+)
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, IgnorePattern,
     LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
 )
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 
-from course_preprocessors import ForgiveWarnings, GuardedExecute, HideHiddenTests, StripSkipTags  # noqa: E402
-
+ROOT = os.path.dirname(os.path.abspath(__file__))
 c = get_config()  # noqa: F821 - provided by traitlets
-c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+c.CourseDirectory.root = ROOT
 c.CourseDirectory.course_id = "attention-head-by-head"
 
 # What replaces a solution in the release, in the learner's language. tools/build.py
@@ -28,10 +28,10 @@ c.ClearSolutions.code_stub = {"python": _STUBS[os.environ.get("ATTN_COURSE_LANG"
 
 # Seconds per cell: a learner's torch import plus the hidden tests stay well inside this.
 c.Execute.timeout = int(os.environ.get("ATTN_CELL_TIMEOUT", 180))
-# tools/grade.py sets this to a kernelspec that forks kernels from a warm process.
+# `make autograde` sets this to a kernelspec that forks sandboxed kernels from a warm process.
 if os.environ.get("ATTN_KERNEL_NAME"):
     c.Execute.kernel_name = os.environ["ATTN_KERNEL_NAME"]
-# ... and, when its kernels have no network, Unix sockets to reach them.
+# ... and, as its kernels have no network, Unix sockets to reach them.
 if os.environ.get("ATTN_KERNEL_IPC"):
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = os.environ["ATTN_KERNEL_IPC"]
@@ -43,12 +43,14 @@ c.Execute.iopub_timeout = 15
 # cell's source but keeps the learner's tags, so a test cell could be skipped and
 # score full marks. No real tag equals this one; StripSkipTags removes the rest.
 c.Execute.skip_cells_with_tag = "attn-course-no-cell-is-ever-skipped"
+# The hidden tests' verdicts are computed in this process, against these references.
+c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
 
 c.Autograde.sanitize_preprocessors = [
     ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, StripSkipTags, CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
-    GuardedExecute, ForgiveWarnings, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    GuardedExecute, DecideHiddenTests, ForgiveWarnings, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

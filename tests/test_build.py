@@ -1,8 +1,11 @@
 """The single-source build: fresh, paired, and with nothing hidden in what learners get."""
+import io
 import json
 import re
+import tokenize
 
 import nbformat
+from attn_course.messages import text as course_text
 import pytest
 
 import build
@@ -53,15 +56,36 @@ def test_build_rejects_a_prose_cell_without_its_twin(tmp_path):
         build.read_lesson(path)
 
 
+def _strings_out(source: str) -> str:
+    """The code with every string literal replaced by one placeholder: ja and ko differ only in those."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return tokenize.untokenize((tok.type, "S" if tok.type == tokenize.STRING else tok.string) for tok in tokens)
+
+
 @pytest.mark.parametrize("stem", GRADED)
 def test_ja_and_ko_have_identical_code_ids_and_points(stem):
     ja, ko = _source_nb(stem, "ja"), _source_nb(stem, "ko")
 
     def code(nb):
-        return [(c.source.replace('"ja"', '"LANG"').replace('"ko"', '"LANG"'), c.metadata.get("nbgrader"))
-                for c in nb.cells if c.cell_type == "code"]
+        return [(_strings_out(c.source), c.metadata.get("nbgrader")) for c in nb.cells if c.cell_type == "code"]
 
     assert code(ja) == code(ko)
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_learners_read_words_not_message_keys(stem, lang):
+    for folder in ("notebooks", "solutions"):
+        path = ROOT / folder / lang / f"{stem}.ipynb"
+        if path.exists():
+            code = "\n".join(c.source for c in _nb(folder, lang, f"{stem}.ipynb").cells if c.cell_type == "code")
+            assert "course.t(" not in code, path
+
+
+def test_a_message_call_becomes_its_text():
+    assert build.fill_messages('print(course.t("table_loss"))', "ja") == "print('損失')"
+    filled = build.fill_messages('course.t("fig_head", h=2)', "ko")
+    assert filled.endswith(".format(h=2)") and eval(filled) == course_text("fig_head", "ko", h=2)
 
 
 @pytest.mark.parametrize("stem", LESSONS)
@@ -91,7 +115,7 @@ def test_learner_notebook_has_no_solution_and_no_hidden_test(stem, lang):
     solution_lines -= given_lines
     text = "\n".join(c.source for c in learner.cells)
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
-    assert "reference(" not in text, "the learner notebook mentions the hidden reference"
+    assert "reference(" not in text and "course.probes" not in text, "the learner notebook mentions a hidden test"
     leaked = [line for line in solution_lines if line in {l.strip() for l in text.splitlines()}]
     assert not leaked, f"solution lines in the learner notebook: {leaked}"
     code = "\n".join(c.source for c in learner.cells if c.cell_type == "code")
@@ -105,7 +129,7 @@ def test_solution_is_complete_and_has_no_hidden_test(stem, lang):
     cells = _nb("solutions", lang, f"{stem}.ipynb").cells
     text = "\n".join(c.source for c in cells)
     assert "NotImplementedError" not in "\n".join(c.source for c in cells if c.cell_type == "code")
-    assert "HIDDEN TESTS" not in text and "reference(" not in text and "SOLUTION" not in text
+    assert "HIDDEN TESTS" not in text and "course.probes" not in text and "SOLUTION" not in text
 
 
 @pytest.mark.parametrize("stem", GRADED)
@@ -119,8 +143,8 @@ def test_every_exercise_has_visible_and_hidden_tests(stem):
     for sid in solutions:
         source = tests[f"{sid}_tests"]
         visible = build.HIDDEN.sub("", source)
-        assert "course.checks.check_" in visible
-        assert "### BEGIN HIDDEN TESTS" in source and "reference(" in source
+        assert re.search(r"course\.checks\.lesson\d\.check_", visible)
+        assert "### BEGIN HIDDEN TESTS" in source and re.search(r"course\.probes\.lesson\d\.\w+\(", source)
 
 
 def test_nothing_in_a_learner_file_points_at_the_reference():

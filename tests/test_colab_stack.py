@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
+import build
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-import build  # noqa: E402
 
 COLAB = ROOT / ".venv" / "colab"  # removed with the main environment by `make clean-venv`
 PINS = ["torch==2.13.0", "ipywidgets==7.7.1", "matplotlib==3.10.0", "ipykernel==6.29.5", "nbclient==0.11.0",

@@ -1,7 +1,7 @@
 """The class workflow through nbgrader's exchange, as on JupyterHub, with the shipped config.
 
 Instructor: release_assignment. Learner: fetch_assignment, work, submit. Instructor:
-collect, then `tools/grade.py` (what `make autograde` runs), then release_feedback.
+collect, then `python -m attn_grader.grade` (what `make autograde` runs), then release_feedback.
 Learner: fetch_feedback, in their own language. Every step is nbgrader's own command
 line, reading autograder/jupyterhub/etc-jupyter/nbgrader_config.py as /etc/jupyter would.
 """
@@ -32,8 +32,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     def nbgrader(cwd, *args):
         subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=WARN"], cwd=cwd, env=env, check=True)
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    from build import generate_release
+    from attn_grader.release import generate_release
     generate_release(course, "01-attention-ko", "ko")
     nbgrader(course, "release_assignment", "01-attention-ko")
 
@@ -46,7 +45,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     nbgrader(course, "collect", "01-attention-ko")
     student = getpass.getuser()
     assert (course / "submitted" / student / "01-attention-ko" / "01_attention.ipynb").exists()
-    subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--course", str(course)], env=env, check=True)
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], env=env, check=True)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_submission("01-attention-ko", student).score == 15
 

@@ -5,6 +5,7 @@ import jupytext
 import pytest
 
 from attn_course.messages import MESSAGES
+from attn_grader.messages import MESSAGES as GRADER_MESSAGES
 from conftest import ROOT
 
 
@@ -23,7 +24,7 @@ def texts(lang):
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
         nb = jupytext.read(path)
         out += [(path.name, c.source) for c in nb.cells if c.metadata.get("lang") == lang]
-    out += [(f"messages[{key}]", m[lang]) for key, m in MESSAGES.items()]
+    out += [(f"messages[{key}]", m[lang]) for key, m in {**MESSAGES, **GRADER_MESSAGES}.items()]
     return out
 
 

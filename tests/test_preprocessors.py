@@ -1,12 +1,46 @@
-"""The two nbgrader fixes, on their own."""
-import sys
+"""Each of the course's nbgrader preprocessors on a small fixture notebook, as nbgrader's own tests do."""
+import os
 
-from conftest import ROOT
+import nbformat
+import pytest
+from attn_course.probes import MIME, SEED_ENV
+from attn_course.probes import lesson1 as probes
+from attn_grader.preprocessors import (
+    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, StripSkipTags,
+)
+from attn_grader.preprocessors.forgive_warnings import only_warnings
+from conftest import REFERENCE, reference
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-sys.path.insert(0, str(ROOT / "autograder"))
-from course_preprocessors import only_warnings  # noqa: E402
+
+def _grade_cell(source, outputs=(), points=3, grade_id="ex1_attention_scores_tests"):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": points,
+                                 "grade_id": grade_id, "schema_version": 3}
+    cell.outputs = list(outputs)
+    return cell
 
 
+def _resources(seed=None, assignment="01-attention-ja"):
+    resources = {"nbgrader": {"assignment": assignment, "notebook": "01_attention", "student": "s"}}
+    if seed is not None:
+        resources["attn_grading"] = {"seed": seed}
+    return resources
+
+
+HIDDEN = ("course.checks.lesson1.check_attention_scores(attention_scores)\n"
+          "### BEGIN HIDDEN TESTS\ncourse.probes.lesson1.attention_scores(attention_scores)\n### END HIDDEN TESTS")
+
+
+# --------------------------------------------------------------------------- StripSkipTags
+def test_strip_skip_tags_removes_only_the_tags_that_change_execution():
+    cell = _grade_cell("pass")
+    cell.metadata["tags"] = ["skip-execution", "raises-exception", "mine"]
+    nb, _ = StripSkipTags().preprocess(new_notebook(cells=[cell]), _resources())
+    assert nb.cells[0].metadata.tags == ["mine"]
+
+
+# --------------------------------------------------------------------------- ForgiveWarnings
 def test_printed_warnings_are_recognised():
     one = "/x/y.py:3: UserWarning: hello\n  warnings.warn('hello')\n"
     multi = ("/r/lesson2.py:138: UserWarning: Converting a tensor with requires_grad=True to a scalar\n"
@@ -22,3 +56,89 @@ def test_other_stderr_is_not_forgiven():
     assert not only_warnings("my own message\n/x.py:3: UserWarning: w\n  w()\n")
     # After a warning's source line, a plain line is not part of any warning.
     assert not only_warnings("/x.py:3: UserWarning: w\n  w()\nI failed\n")
+
+
+def test_forgive_warnings_moves_a_warning_but_keeps_other_stderr():
+    warned = _grade_cell("pass", [new_output("stream", name="stderr", text="/x.py:3: UserWarning: w\n  w()\n")])
+    failed = _grade_cell("pass", [new_output("stream", name="stderr", text="I failed\n")], grade_id="b")
+    nb, _ = ForgiveWarnings().preprocess(new_notebook(cells=[warned, failed]), _resources())
+    assert nb.cells[0].outputs[0].name == "stdout" and nb.cells[1].outputs[0].name == "stderr"
+
+
+# --------------------------------------------------------------------------- GuardedExecute
+def test_guarded_execute_gives_the_kernel_its_seed_and_caps_a_flood():
+    cells = [new_code_cell(f"import os\nprint(os.environ['{SEED_ENV}'])"),
+             new_code_cell("while True:\n    print('x' * 100_000)")]
+    resources = _resources()
+    resources["metadata"] = {"path": os.getcwd()}
+    execute = GuardedExecute(timeout=60, max_output_bytes=1 << 20)
+    nb, resources = execute.preprocess(new_notebook(cells=cells), resources)
+    assert nb.cells[0].outputs[0].text.strip() == str(resources["attn_grading"]["seed"])
+    flood = nb.cells[1].outputs
+    assert sum(len(o.get("text", "")) for o in flood) < 2 << 20
+    assert any(o.output_type == "error" for o in flood)
+    assert SEED_ENV not in os.environ
+
+
+# --------------------------------------------------------------------------- DecideHiddenTests
+def _bundle(fn, seed):
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        return new_output("display_data", data={MIME: probes.attention_scores.record(fn)})
+    finally:
+        del os.environ[SEED_ENV]
+
+
+def _decide(cell, seed=7):
+    decide = DecideHiddenTests(reference_dir=str(REFERENCE))
+    nb, _ = decide.preprocess(new_notebook(cells=[cell]), _resources(seed))
+    return nb.cells[0].outputs
+
+
+def test_decide_passes_right_results_and_says_so_in_the_learners_language():
+    outputs = _decide(_grade_cell(HIDDEN, [_bundle(reference("lesson1").attention_scores, 7)]))
+    assert [o.output_type for o in outputs] == ["stream"] and "隠しテスト" in outputs[0].text
+
+
+def test_decide_fails_wrong_results_first_so_the_cell_scores_zero():
+    wrong = _bundle(lambda Q, K: Q @ K.mT, 7)
+    forged = new_output("execute_result", data={"text/plain": "3.0"}, execution_count=1)
+    outputs = _decide(_grade_cell(HIDDEN, [forged, wrong]))
+    assert outputs[0].output_type == "error" and "参照実装と一致しません" in outputs[0].evalue
+    assert not any(o.output_type == "execute_result" or MIME in o.get("data", {}) for o in outputs)
+
+
+def test_decide_fails_results_drawn_from_another_seed():
+    outputs = _decide(_grade_cell(HIDDEN, [_bundle(reference("lesson1").attention_scores, 8)]), seed=7)
+    assert outputs[0].output_type == "error"
+
+
+@pytest.mark.parametrize("bundles", [0, 2])
+def test_decide_fails_a_cell_with_missing_or_extra_results(bundles):
+    right = _bundle(reference("lesson1").attention_scores, 7)
+    outputs = _decide(_grade_cell(HIDDEN, [right] * bundles))
+    assert outputs[0].output_type == "error" and "読み取れませんでした" in outputs[0].evalue
+
+
+def test_decide_leaves_a_cell_that_already_failed_as_it_was():
+    error = new_output("error", ename="CheckFailed", evalue="no", traceback=["no"])
+    outputs = _decide(_grade_cell(HIDDEN, [error, _bundle(reference("lesson1").attention_scores, 7)]))
+    assert [o.output_type for o in outputs] == ["error"] and outputs[0].evalue == "no"
+
+
+def test_decide_without_a_seed_fails_rather_than_trusts():
+    decide = DecideHiddenTests(reference_dir=str(REFERENCE))
+    cell = _grade_cell(HIDDEN, [_bundle(reference("lesson1").attention_scores, 7)])
+    nb, _ = decide.preprocess(new_notebook(cells=[cell]), _resources(None))
+    assert nb.cells[0].outputs[0].output_type == "error"
+
+
+# --------------------------------------------------------------------------- HideHiddenTests
+@pytest.mark.parametrize("lang,note", [("ja", "隠しテスト"), ("ko", "숨겨진 테스트")])
+def test_feedback_hides_the_hidden_part_and_cuts_tracebacks(lang, note):
+    error = new_output("error", ename="HiddenTestFailed", evalue="x", traceback=["line 1", "line 2"])
+    nb, _ = HideHiddenTests().preprocess(new_notebook(cells=[_grade_cell(HIDDEN, [error])]),
+                                          _resources(assignment=f"01-attention-{lang}"))
+    cell = nb.cells[0]
+    assert "course.probes" not in cell.source and note in cell.source
+    assert "check_attention_scores" in cell.source and cell.outputs[0].traceback == ["HiddenTestFailed: x"]

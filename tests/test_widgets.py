@@ -163,9 +163,8 @@ def test_saved_notebook_keeps_a_static_picture(lang):
 
 
 def test_explorer_reads_q_and_k_out_of_a_trained_model(lang):
-    import os
-    os.environ.setdefault("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
-    ref5 = course.checks.reference("lesson5")
+    from conftest import reference
+    ref5 = reference("lesson5")
     torch.manual_seed(0)
     model = ref5.TinyDecoder(n_head=4, n_layer=2).eval()
     idx = torch.randint(0, 16, (3, 12))

@@ -1,11 +1,13 @@
-"""Serial nbgrader against tools/grade.py on the same class of generated submissions.
+"""Serial nbgrader against `make autograde` (attn_grader.grade) on the same class of generated submissions.
 
     python tools/bench_grading.py [--students 40] [--out bench-grading.json]
 
 Both runs grade identical copies of one class: each student submits one
 assignment (lessons 1 to 4 in turn, ja and ko alternating), some right, some with
 a classic bug, some untouched. The baseline is plain `nbgrader autograde` per
-assignment; ours is `tools/grade.py`, which also writes every learner's feedback and
+assignment (its kernels are plain, unsandboxed ones; the hidden tests are still decided
+outside them by the course's preprocessors); ours is `python -m attn_grader.grade`, which
+forks sandboxed kernels, grades learners in parallel, and also writes every learner's feedback and
 exports grades.csv. Both start after the assignments are released into the gradebook.
 Two ratios: serial autograde against our autograde phase (fork server start included),
 and against the whole of `make autograde` (feedback, export and flags included).
@@ -22,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from build import generate_release
+from attn_grader.release import generate_release
 from classroom import course_skeleton, submission, submit
 from nbgrader.api import Gradebook
 
@@ -65,7 +67,7 @@ def run(course: Path, *args: str) -> float:
     for assignment in sorted({p.name for p in (course / "submitted").glob("*/*")}):
         generate_release(course, assignment, assignment.rsplit("-", 1)[1])
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--course", str(course), *args], check=True)
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), *args], check=True)
     return time.perf_counter() - start
 
 

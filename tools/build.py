@@ -10,10 +10,11 @@ For each lesson lessons/NN_name.md (MyST, read by jupytext), and each language:
   solutions/LANG/NN_name.ipynb                   complete notebook, hidden tests removed
 lessons/00_home.md becomes notebooks/LANG/00_home.ipynb.
 
-Source conventions (lessons/README.md has the details):
+Source conventions (README.md, "For authors", has the details):
   +++ {"lang": "ja"} / +++ {"lang": "ko"}  a prose cell, always a ja cell followed by its ko twin
   ```{code-cell} with :kind: setup | solution | tests, :id: and, for tests, :points:
-  "__LANG__" and "__COURSE_PIP__" in code are filled in per notebook.
+  "__LANG__" and "__COURSE_PIP__" in code are filled in per notebook, and so is every
+  course.t(<key>, ...) call: learners read the words, not a message key.
 
 A generated notebook that a person has edited since the last build is moved to
 workspace/rescued/ before it is replaced, so no build ever loses a learner's work.
@@ -23,17 +24,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import jupytext
 import nbformat
+from attn_course.messages import MESSAGES
+from attn_grader.release import generate_release
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("ja", "ko")
@@ -83,6 +83,17 @@ def read_lesson(path: Path):
     return nb, meta
 
 
+MESSAGE_CALL = re.compile(r"""course\.t\(\s*(["'])(\w+)\1\s*(\)|,\s*)""")
+
+
+def fill_messages(source: str, lang: str) -> str:
+    """course.t(<key>) becomes the text itself; course.t(<key>, n=3) becomes "text {n}".format(n=3)."""
+    def literal(match):
+        text = MESSAGES[match.group(2)][lang]
+        return repr(text) if match.group(3) == ")" else f"{text!r}.format("
+    return MESSAGE_CALL.sub(literal, source)
+
+
 def nbgrader_meta(cell) -> dict | None:
     kind, cid = cell.metadata.get("kind"), cell.metadata.get("id")
     base = {"schema_version": 3}
@@ -112,7 +123,10 @@ def language_notebook(nb, lang: str, stem: str):
             else:
                 continue
         else:
-            source = cell.source.replace("__LANG__", lang).replace("__COURSE_PIP__", COURSE_PIP)
+            source = fill_messages(cell.source.replace("__LANG__", lang).replace("__COURSE_PIP__", COURSE_PIP), lang)
+            if "course.t(" in source:
+                raise SourceError(f"{stem}: code cell {index} calls course.t with a key the build cannot read; "
+                                  "write each key as a string literal in the call")
             new = nbformat.v4.new_code_cell(source)
             meta = nbgrader_meta(cell)
             if meta:
@@ -142,29 +156,12 @@ def write_nb(nb, path: Path) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-def nbgrader_env(**extra: str) -> dict:
-    """The environment for running nbgrader: it calls `alembic` for its gradebook, so our
-    interpreter's bin/ must come first on PATH."""
-    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            **extra}
-
-
-def generate_release(course_root: Path, assignment: str, lang: str) -> None:
-    # ATTN_COURSE_LANG tells nbgrader_config.py which language the cleared-solution stub is in.
-    env = nbgrader_env(ATTN_COURSE_LANG=lang)
-    subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=WARN"],
-        cwd=course_root, check=True, env=env,
-    )
-
-
 def build(out: Path) -> list[Path]:
     """Write every generated file under `out`; return their paths."""
     course_root = out / "autograder"
     if out != ROOT:
         course_root.mkdir(parents=True, exist_ok=True)
-        for name in ("nbgrader_config.py", "course_preprocessors.py"):
-            shutil.copy(ROOT / "autograder" / name, course_root / name)
+        shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course_root / "nbgrader_config.py")
     written = []
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
         nb, meta = read_lesson(path)

@@ -12,10 +12,9 @@ MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION\n?", re.M)
 
 
 def course_skeleton(course: Path) -> Path:
-    """Config, preprocessors, reference and sources from the repository, in `course`."""
+    """Config, reference and sources from the repository, in `course` (the preprocessors are attn_grader's)."""
     course.mkdir(parents=True, exist_ok=True)
-    for name in ("nbgrader_config.py", "course_preprocessors.py"):
-        shutil.copy(ROOT / "autograder" / name, course / name)
+    shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course / "nbgrader_config.py")
     shutil.copytree(ROOT / "autograder" / "reference", course / "reference")
     shutil.copytree(ROOT / "autograder" / "source", course / "source")
     return course

@@ -2,22 +2,33 @@
 
 Trains the reference TinyDecoder exactly as the lesson does (600 steps of 64 sequences, AdamW 3e-3)
 once per seed, answers the interpretation question the way the notebook does (on its test batch),
-and grades that answer with the hidden test, which draws its own batch from a secret seed.
+and grades that answer as the grader does: the probe records the model, the judge reads its heads
+on a batch drawn from a seed it picks.
 Usage: python tools/seeds.py [--seeds 20] [--out seeds.json]
 """
 import argparse
 import json
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
 
 import torch
+from attn_course.data import toy_batch, toy_loss
+from attn_course.probes import SEED_ENV, lesson5 as probes
+from attn_course.validate import previous_token_weight
+from attn_grader.references import load
+from attn_grader.verdict import decide, localize
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("ATTN_COURSE_REFERENCE", str(ROOT / "autograder" / "reference"))
+REFERENCE = Path(__file__).resolve().parent.parent / "autograder" / "reference"
 
-from attn_course import checks  # noqa: E402
+
+def graded(model, head, weight) -> str:
+    seed = secrets.randbits(63)
+    os.environ[SEED_ENV] = str(seed)
+    failure = decide(REFERENCE, seed, probes.head_answers.test, probes.head_answers.record(model, head, weight))
+    return "pass" if failure is None else f"fail: {localize(failure, 'ja')}"
 
 
 def run(seed, ref5):
@@ -27,23 +38,19 @@ def run(seed, ref5):
     g = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     for _ in range(600):
-        ref5.train_step(model, optimizer, *checks.toy_batch(64, T, V, g))
+        ref5.train_step(model, optimizer, *toy_batch(64, T, V, g))
     model.eval()
-    test_x, test_y = checks.toy_batch(512, T, V, torch.Generator().manual_seed(1234))
+    test_x, test_y = toy_batch(512, T, V, torch.Generator().manual_seed(1234))
     with torch.no_grad():
         logits, weights = model(test_x)
     right = (logits.argmax(-1) == test_y)[:, 1:].float().mean(dim=(0, 1))
-    prev = checks.previous_token_weight(weights[0])
+    prev = previous_token_weight(weights[0])
     head, weight = int(prev.argmax()), float(prev.max())
     ablated = [ref5.loss_without_head(model, test_x, test_y, 0, h) for h in range(model.n_head)]
-    try:
-        ref5.test_head_answers(model, head, weight)
-        graded = "pass"
-    except checks.CheckFailed as e:
-        graded = f"fail: {e}"
-    return dict(seed=seed, loss=checks.toy_loss(logits, test_y).item(), acc_first=float(right[0]),
+    return dict(seed=seed, loss=toy_loss(logits, test_y).item(), acc_first=float(right[0]),
                 acc_prev=float(right[1]), prev_head=head, prev_weight=weight,
-                other_head_prev_weight=float(prev.min()), loss_without_head=ablated, graded=graded)
+                other_head_prev_weight=float(prev.min()), loss_without_head=ablated,
+                graded=graded(model, head, weight))
 
 
 def main():
@@ -52,7 +59,7 @@ def main():
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    ref5 = checks.reference("lesson5")
+    ref5 = load(REFERENCE, "lesson5")
     rows, start = [], time.perf_counter()
     for seed in range(args.seeds):
         rows.append(run(seed, ref5))

@@ -1,10 +1,15 @@
-"""Reference for lesson 1. Lives only in autograder/: never copied into a release."""
+"""Lesson 1's reference and its judges. Lives only in autograder/: never in a release, never in a kernel.
+
+The grader imports this module in its own process and calls a judge with what the
+learner's kernel sent (attn_course/probes/lesson1.py draws the same inputs).
+"""
 import math
 
 import torch
 import torch.nn as nn
-
-from attn_course.checks import expect_qkv, expect_size, expect_tokens
+from attn_course.probes import lesson1 as probe
+from attn_course.validate import expect_qkv, expect_size, expect_tokens
+from attn_grader.judge import expect_answer, judge, judge_function, judge_module
 
 
 def attention_scores(Q, K):
@@ -39,55 +44,35 @@ class Attention(nn.Module):
         return self.W_o(y), weights
 
 
-# --------------------------------------------------------------------------- hidden tests
-# Called from the hidden part of each grade cell. Sizes and values are drawn at
-# grading time; every size differs from every other so a swapped axis cannot pass.
-from attn_course.checks import (  # noqa: E402
-    _distinct_sizes, hidden_answer, hidden_compare_function, hidden_compare_module,
-)
+# --------------------------------------------------------------------------- judges
+# Sizes and values are drawn from the grader's seed; every size differs from every other,
+# so a swapped axis cannot pass.
+@judge("lesson1.attention_scores")
+def judge_attention_scores(res):
+    judge_function(res, attention_scores, probe.qk_inputs)
 
 
-def _qkv(g, dtype, with_v=True, batch_axes=2):
-    b, h, tq, tk, d, dv = _distinct_sizes(g, 6)
-    lead = (b, h)[:batch_axes]
-    make = lambda *s: torch.randn(*s, generator=g, dtype=dtype) * 1.5  # noqa: E731
-    tensors = [make(*lead, tq, d), make(*lead, tk, d)]
-    return tuple(tensors + [make(*lead, tk, dv)]) if with_v else tuple(tensors)
+@judge("lesson1.softmax_last")
+def judge_softmax_last(res):
+    judge_function(res, softmax_last, probe.large_scores)
 
 
-def test_attention_scores(fn):
-    hidden_compare_function("attention_scores", fn, attention_scores, lambda g, dt: _qkv(g, dt, with_v=False))
+@judge("lesson1.attention")
+def judge_attention(res):
+    judge_function(res, attention, probe.one_batch_axis)
 
 
-def test_softmax_last(fn):
-    def make(g, dtype):
-        b, tq, tk = _distinct_sizes(g, 3)
-        # Rows around +800: exp overflows even in float64 unless each row's max is subtracted first.
-        return (torch.randn(b, tq, tk, generator=g, dtype=dtype) * 5.0 + 800.0,)
-    hidden_compare_function("softmax_last", fn, softmax_last, make)
+@judge("lesson1.attention_module")
+def judge_attention_module(res):
+    judge_module(res, Attention, probe.module_args, probe.module_input)
 
 
-def test_attention(fn):
-    hidden_compare_function("attention", fn, attention, lambda g, dt: _qkv(g, dt, batch_axes=1))
+@judge("lesson1.variance")
+def judge_variance(res):
+    expect_answer("answer_var_raw", res["answer_var_raw"], 512.0, rel=0.1)
+    expect_answer("answer_var_scaled", res["answer_var_scaled"], 1.0, rel=0.1)
 
 
-def test_attention_module(cls):
-    sizes = {}
-
-    def make_args(g):
-        sizes["B"], sizes["T"], e, d = _distinct_sizes(g, 4, low=2, high=20)
-        return (e, d)
-
-    def make_input(g, args, dtype):
-        return torch.randn(sizes["B"], sizes["T"], args[0], generator=g, dtype=dtype)
-
-    hidden_compare_module("Attention", cls, Attention, make_args, make_input)
-
-
-def test_variance(var_raw, var_scaled):
-    hidden_answer("answer_var_raw", var_raw, 512.0, rel=0.1)
-    hidden_answer("answer_var_scaled", var_scaled, 1.0, rel=0.1)
-
-
-def test_n_params(n):
-    hidden_answer("answer_n_params", n, 4 * 768 * 64)
+@judge("lesson1.n_params")
+def judge_n_params(res):
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 64)

@@ -1,14 +1,11 @@
-"""Reference for lesson 2. Lives only in autograder/: never copied into a release."""
+"""Lesson 2's reference and its judges. Lives only in autograder/: never in a release, never in a kernel."""
 import math
 
 import torch
 import torch.nn as nn
-
-from attn_course.checks import (
-    CheckFailed, _call, _distinct_sizes, _grading_generator, expect_torch_compatible, expect_rank, expect_size, expect_tokens, hidden_answer,
-    hidden_compare_function, hidden_compare_module, resolve_head_dim, hidden_passed,
-)
-from attn_course.messages import t
+from attn_course.probes import lesson2 as probe
+from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
+from attn_grader.judge import Mismatch, expect_answer, expect_close, judge, judge_function, judge_module
 
 
 def split_heads(x, n_head):
@@ -59,89 +56,72 @@ def to_torch_mha(mha):
     return torch_mha.to(mha.W_q.weight.device, mha.W_q.weight.dtype)
 
 
-# --------------------------------------------------------------------------- hidden tests
-def test_split_heads(fn):
-    def make(g, dtype):
-        b, t_, h, d = _distinct_sizes(g, 4)
-        return torch.randn(b, t_, h * d, generator=g, dtype=dtype), h
-    _compare_with_int(fn, split_heads, make, "split_heads")
+# --------------------------------------------------------------------------- judges
+@judge("lesson2.split_heads")
+def judge_split_heads(res):
+    judge_function(res, split_heads, probe.split_inputs)
 
 
-def _compare_with_int(fn, ref, make, name):
-    # hidden_compare_function differentiates every argument; n_head is an int, so close over it.
-    store = {}
-
-    def make_tensors(g, dtype):
-        x, h = make(g, dtype)
-        store["h"] = h
-        return (x,)
-    hidden_compare_function(name, lambda x: fn(x, store["h"]), lambda x: ref(x, store["h"]), make_tensors)
+@judge("lesson2.merge_heads")
+def judge_merge_heads(res):
+    judge_function(res, merge_heads, probe.merge_inputs)
 
 
-def test_merge_heads(fn):
-    def make(g, dtype):
-        b, h, t_, d = _distinct_sizes(g, 4)
-        return (torch.randn(b, h, t_, d, generator=g, dtype=dtype),)
-    hidden_compare_function("merge_heads", fn, merge_heads, make)
+@judge("lesson2.module")
+def judge_module_(res):
+    judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
+    if res["default_head_dim"] != 4:
+        raise Mismatch("hidden_mismatch", case="head_dim = embed_dim // n_head", err=float("inf"))
+    if res["error_on_10_3"] != "ValueError":
+        raise Mismatch("hint_head_dim_divides", e=10, h=3)
 
 
-def test_module(cls):
-    sizes = {}
+def _reference_weights(res, square):
+    weights, x = probe.weights_and_input(res, square)
+    mha = MultiHeadAttention(weights.embed_dim, weights.n_head, weights.head_dim).double()
+    mha.load_state_dict(weights.state_dict())
+    return mha, x
 
-    def make_args(g):
-        sizes["B"], sizes["T"], h, d, e = _distinct_sizes(g, 5, low=2, high=16)
-        return (e, h, d)
 
-    def make_input(g, args, dtype):
-        return torch.randn(sizes["B"], sizes["T"], args[0], generator=g, dtype=dtype)
+@judge("lesson2.head_as_single")
+def judge_head_as_single(res):
+    mha, x = _reference_weights(res, square=False)
+    heads = res["heads"]
+    if not isinstance(heads, list) or len(heads) != mha.n_head:
+        raise Mismatch("hint_head_returns_attention")
+    D = mha.head_dim
+    for i, got in enumerate(heads):
+        if isinstance(got, str):
+            raise Mismatch("hint_head_returns_attention")
+        rows = slice(i * D, (i + 1) * D)
+        with torch.no_grad():
+            q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
+            weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
+            want = weights @ v @ mha.W_o.weight[:, rows].T
+        expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
 
-    hidden_compare_module("MultiHeadAttention", cls, MultiHeadAttention, make_args, make_input)
-    # head_dim left out: embed_dim // n_head, and a clear error when it does not divide.
-    m = cls(12, 3)
-    if getattr(m, "head_dim", None) != 4:
-        raise CheckFailed(t("hidden_mismatch", case="head_dim = embed_dim // n_head", err=float("inf")))
+
+@judge("lesson2.to_torch_mha")
+def judge_to_torch_mha(res):
+    mha, x = _reference_weights(res, square=True)
+    config, state = res["config"], res["state"]
+    if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
+        raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
+    if (config.get("embed_dim"), config.get("num_heads")) != (mha.embed_dim, mha.n_head):
+        raise Mismatch("hint_torch_mha_setup", what="embed_dim / num_heads")
+    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
+                                   batch_first=bool(config.get("batch_first"))).double()
     try:
-        cls(10, 3)
-    except ValueError:
-        pass
-    else:
-        raise CheckFailed(t("hint_head_dim_divides", e=10, h=3))
-
-
-def test_head_as_single(fn, attention_cls):
-    g = _grading_generator()
-    b, t_, h, d, e = _distinct_sizes(g, 5, low=2, high=12)
-    mha = MultiHeadAttention(e, h, d).double()
-    x = torch.randn(b, t_, e, generator=g, dtype=torch.float64)
-    with torch.no_grad():
-        want, _ = mha(x)
-        total = torch.zeros_like(want)
-        for i in range(h):
-            single = _call("head_as_single", fn, mha, i)
-            if not isinstance(single, attention_cls):
-                raise CheckFailed(t("hint_head_returns_attention"))
-            total = total + single.double()(x)[0]
-    if not torch.allclose(total, want, atol=1e-10):
-        raise CheckFailed(t("hidden_mismatch", case="Σ head_as_single(mha, i)(x)", err=float((total - want).abs().max())))
-    hidden_passed("head_as_single")
-
-
-def test_to_torch_mha(fn):
-    g = _grading_generator()
-    b, t_, h, d = _distinct_sizes(g, 4, low=2, high=10)
-    mha = MultiHeadAttention(h * d, h).double()
-    x = torch.randn(b, t_, h * d, generator=g, dtype=torch.float64)
-    theirs = _call("to_torch_mha", fn, mha)
-    if type(theirs) is not nn.MultiheadAttention:  # a look-alike could compute anything
-        raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
+        theirs.load_state_dict({k: v.double() for k, v in state.items()})
+    except (RuntimeError, AttributeError, TypeError):
+        raise Mismatch("hint_torch_mha_setup", what="state_dict") from None
     with torch.no_grad():
         y, w = theirs(x, x, x, need_weights=True, average_attn_weights=False)
         want_y, want_w = mha(x)
-    err = max(float((y - want_y).abs().max()), float((w - want_w).abs().max()))
-    if err > 1e-6:
-        raise CheckFailed(t("hidden_mismatch", case="nn.MultiheadAttention", err=err))
-    hidden_passed("to_torch_mha")
+    expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
+    expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
 
 
-def test_n_params(n):
-    hidden_answer("answer_n_params", n, 4 * 768 * 12 * 64)
+@judge("lesson2.n_params")
+def judge_n_params(res):
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64)

@@ -1,15 +1,14 @@
-"""Reference for lesson 3. Lives only in autograder/: never copied into a release."""
+"""Lesson 3's reference and its judges. Lives only in autograder/: never in a release, never in a kernel."""
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from attn_course.checks import (
-    CheckFailed, _call, _distinct_sizes, _grading_generator, _max_error, expect_rank, expect_size, expect_tokens,
-    from_scratch, hidden_compare_function, hidden_passed, resolve_head_dim,
+from attn_course.probes import lesson3 as probe
+from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
+from attn_grader.judge import (
+    Mismatch, expect_close, expect_device, expect_equal, expect_layout, judge, max_error,
 )
-from attn_course.messages import t
 
 
 def causal_mask(T, device=None):
@@ -76,111 +75,84 @@ class CausalSelfAttention(nn.Module):
         return self.W_o(y), weights
 
 
-# --------------------------------------------------------------------------- hidden tests
-def test_causal_mask(fn):
-    g = _grading_generator()
-    for T in _distinct_sizes(g, 3, low=1, high=20):
-        got = _call("causal_mask", fn, T)
-        if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and torch.equal(got, causal_mask(T))):
-            raise CheckFailed(t("hidden_mismatch", case=f"T = {T}", err=float("nan")))
-    if _call("causal_mask", fn, 3, device=torch.device("meta")).device.type != "meta":
-        raise CheckFailed(t("hint_mask_device"))
-    hidden_passed("causal_mask")
+# --------------------------------------------------------------------------- judges
+@judge("lesson3.causal_mask")
+def judge_causal_mask(res):
+    for T in res.sizes("T", 3, low=1, high=20):
+        expect_equal(f"T = {T}", res[f"T={T}"], causal_mask(T))
+    expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
 
 
-def test_apply_mask(fn):
-    g = _grading_generator()
-    b, h, t_ = _distinct_sizes(g, 3)
-    scores = torch.randn(b, h, t_, t_, generator=g, dtype=torch.float64)
-    keep = torch.rand(b, 1, t_, t_, generator=g) > 0.4
-    got, want = _call("apply_mask", fn, scores, keep), apply_mask(scores, keep)
-    if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.equal(got, want)):
-        raise CheckFailed(t("hidden_mismatch", case="apply_mask", err=float("nan")))
-    hidden_passed("apply_mask")
+@judge("lesson3.apply_mask")
+def judge_apply_mask(res):
+    expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
 
 
-def test_padding_keep(fn):
-    g = _grading_generator()
-    b, t_ = _distinct_sizes(g, 2, low=3, high=15)
-    lengths = torch.randint(0, t_ + 1, (b,), generator=g)
-    got = _call("padding_keep", fn, lengths, t_)
-    if not (isinstance(got, torch.Tensor) and torch.equal(got, padding_keep(lengths, t_))):
-        raise CheckFailed(t("hidden_mismatch", case=f"lengths = {lengths.tolist()}, T = {t_}", err=float("nan")))
-    hidden_passed("padding_keep")
+@judge("lesson3.padding_keep")
+def judge_padding_keep(res):
+    lengths, T = probe.padding_inputs(res)
+    expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
 
 
-def test_mha_mask_to_sdpa(fn):
-    g = _grading_generator()
-    mask = torch.rand(4, 6, generator=g) > 0.5
-    additive = torch.zeros(4, 6, dtype=torch.float64).masked_fill(mask, float("-inf"))
-    for given in (mask, additive):
-        got = _call("mha_mask_to_sdpa", fn, given)
-        if not (isinstance(got, torch.Tensor) and got.dtype == given.dtype and torch.equal(got, mha_mask_to_sdpa(given))):
-            raise CheckFailed(t("hidden_mismatch", case=str(given.dtype), err=float("nan")))
-    hidden_passed("mha_mask_to_sdpa")
+@judge("lesson3.mha_mask_to_sdpa")
+def judge_mha_mask_to_sdpa(res):
+    for name, mask in zip(("bool", "additive"), probe.mha_masks(res)):
+        expect_equal(str(mask.dtype), res[name], mha_mask_to_sdpa(mask))
 
 
-def test_safe_softmax(fn):
-    def make(g, dtype):
-        b, t_, u = _distinct_sizes(g, 3)
-        s = torch.randn(b, t_, u, generator=g, dtype=dtype)
-        return (s.masked_fill(torch.rand(b, t_, u, generator=g) > 0.6, float("-inf")).index_fill(1, torch.tensor([0]), float("-inf")),)
-    g = _grading_generator()
-    (scores,) = make(g, torch.float64)
-    got = _call("safe_softmax", fn, scores)
-    if not (isinstance(got, torch.Tensor) and torch.isfinite(got).all()
-            and torch.allclose(got, safe_softmax(scores), atol=1e-12)):
-        raise CheckFailed(t("hidden_mismatch", case="safe_softmax", err=float("nan")))
-    hidden_passed("safe_softmax")
+@judge("lesson3.safe_softmax")
+def judge_safe_softmax(res):
+    (scores,) = probe.masked_scores(res)
+    expect_close("safe_softmax", res["weights"], safe_softmax(scores), 1e-12)
 
 
-def _pair(cls, g, dropout=0.0):
-    b, t_, h, d, e = _distinct_sizes(g, 5, low=2, high=14)
-    mine = _call("CausalSelfAttention", cls, e, h, d, dropout=dropout, max_len=16)
-    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=16)
-    ref.load_state_dict(mine.state_dict(), strict=False)
-    x = torch.randn(b, t_, e, generator=g, dtype=torch.float64)
-    lengths = torch.randint(0, t_ + 1, (b,), generator=g)
-    lengths[0] = t_
-    return mine.double(), ref.double(), x, lengths
+def _reference(res, dropout):
+    _, _, h, d, e = probe.module_sizes(res)
+    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=16).double()
+    expect_layout(res, ref)
+    res.fill_parameters(ref)
+    return ref
 
 
-def _close_or_fail(case, got, want, tol=1e-9):
-    if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.allclose(got, want, atol=tol, rtol=tol)):
-        raise CheckFailed(t("hidden_mismatch", case=case, err=_max_error(got, want) if isinstance(got, torch.Tensor) else float("inf")))
+def _pair(case, got, want, tol=1e-9):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="CausalSelfAttention.forward", kind=type(got).__name__)
+    expect_close(case, got[0], want[0], tol)
+    expect_close(case, got[1], want[1], tol)
 
 
-def test_module(cls):
-    g = _grading_generator()
-    mine, ref, x, lengths = _pair(cls, g)
-    mine.eval(), ref.eval()
+@judge("lesson3.module")
+def judge_module(res):
+    ref = _reference(res, 0.0).eval()
+    x, lengths, changed = probe.module_inputs(res)
+    masked, sdpa = ("case_masked_path",), ("case_sdpa_path",)
     with torch.no_grad():
-        for lens in (None, lengths):
-            with from_scratch("CausalSelfAttention"):
-                y, w = _call("CausalSelfAttention", mine, x, lens)
-            want_y, want_w = ref(x, lens)
-            _close_or_fail(t("case_masked_path"), y, want_y)
-            _close_or_fail(t("case_masked_path"), w, want_w)
-            y_sdpa, _ = _call("CausalSelfAttention", mine, x, lens, use_sdpa=True)
-            _close_or_fail(t("case_sdpa_path"), y_sdpa, want_y, 1e-7)
-        # Causality: changing every token after t leaves the outputs up to t as they were.
-        T = x.size(1)
-        for cut in range(T - 1):
-            x2 = x.clone()
-            x2[:, cut + 1:] = torch.randn(x2[:, cut + 1:].shape, generator=g, dtype=x.dtype)
-            for sdpa in (False, True):
-                a, _ = _call("CausalSelfAttention", mine, x, use_sdpa=sdpa)
-                b, _ = _call("CausalSelfAttention", mine, x2, use_sdpa=sdpa)
-                if not torch.allclose(a[:, :cut + 1], b[:, :cut + 1], atol=1e-10):
-                    raise CheckFailed(t("hint_not_causal", t=cut))
-    # Dropout: off in eval (deterministic, equal to no dropout), on in training.
-    mine, ref, x, lengths = _pair(cls, g, dropout=0.5)
-    mine.eval(), ref.eval()
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            want = ref(x, lens)
+            _pair(masked, res[f"{label}.masked"], want)
+            expect_close(sdpa, res[f"{label}.sdpa"], want[0], 1e-7)
+        for cut, x2 in enumerate(changed):
+            want = ref(x2)[0]
+            got = res[f"changed_{cut}.masked"]
+            if isinstance(got, torch.Tensor) and got.shape == want.shape and \
+                    max_error(got[:, :cut + 1], want[:, :cut + 1]) > 1e-9:
+                raise Mismatch("hint_not_causal", t=cut)
+            expect_close(masked, got, want, 1e-9)
+            expect_close(sdpa, res[f"changed_{cut}.sdpa"], want, 1e-7)
+    noisy = _reference(res, 0.5).eval()
     with torch.no_grad():
-        first, second = _call("CausalSelfAttention", mine, x, lengths)[0], _call("CausalSelfAttention", mine, x, lengths)[0]
-        _close_or_fail(t("case_eval_determinism"), first, second, 0.0)
-        _close_or_fail(t("case_eval_determinism"), first, ref(x, lengths)[0])
-        mine.train()
-        if torch.allclose(_call("CausalSelfAttention", mine, x)[0], ref(x)[0], atol=1e-12):
-            raise CheckFailed(t("hint_dropout_train"))
-    hidden_passed("CausalSelfAttention")
+        want = noisy(x, lengths)[0]
+        determinism = ("case_eval_determinism",)
+        for key in ("eval.first", "eval.second"):
+            expect_close(determinism, res[key], want, 1e-9)
+        expect_close(determinism, res["eval.sdpa"], want, 1e-7)
+        noisy.train()
+        torch.manual_seed(res.integer("dropout"))
+        want = noisy(x)
+    got = res["train.masked"]
+    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
+            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
+        raise Mismatch("hidden_dropout_train", err=float("inf"))
+    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
+    if not err <= 1e-9:
+        raise Mismatch("hidden_dropout_train", err=err)

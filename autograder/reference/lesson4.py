@@ -1,17 +1,17 @@
-"""Reference for lesson 4. Lives only in autograder/: never copied into a release."""
-import contextlib
+"""Lesson 4's reference and its judges. Lives only in autograder/: never in a release, never in a kernel.
+
+The module judge is also the hidden test of the GPT2SelfAttention pasted into lessons 5 and 6.
+"""
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from attn_course.checks import (
-    CheckFailed, _call, _distinct_sizes, _grading_generator, _max_error, expect_size, expect_tokens, from_scratch,
-    hidden_answer, hidden_passed,
-)
 from attn_course.hf import hf_attention, hf_forward
-from attn_course.messages import t
+from attn_course.messages import text
+from attn_course.probes import lesson4 as probe
+from attn_course.validate import expect_size, expect_tokens
+from attn_grader.judge import Mismatch, expect_answer, expect_close, expect_equal, expect_layout, judge, max_error
 
 
 def split_qkv(qkv, n_head):
@@ -26,7 +26,7 @@ class GPT2SelfAttention(nn.Module):
         self.embed_dim = expect_size(embed_dim, "embed_dim")
         self.n_head = expect_size(n_head, "n_head")
         if embed_dim % n_head:
-            raise ValueError(t("embed_not_divisible", e=embed_dim, h=n_head))
+            raise ValueError(text("embed_not_divisible", "ja", e=embed_dim, h=n_head))
         self.head_dim = embed_dim // n_head
         self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
         self.c_proj = nn.Linear(embed_dim, embed_dim)
@@ -76,86 +76,112 @@ def export_to_hf(mine, hf):
     return hf
 
 
-# --------------------------------------------------------------------------- hidden tests
-def _configs(g):
-    b, t_, h, d = _distinct_sizes(g, 4, low=2, high=10)
-    yield b, t_, h, d
-    yield 1, 7, 12, 8  # GPT-2 small's 12 heads, narrower
+# --------------------------------------------------------------------------- judges
+@judge("lesson4.split_qkv")
+def judge_split_qkv(res):
+    for b, t, h, d in probe.configs(res):
+        got, want = res[f"H={h}, D={d}"], split_qkv(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h)
+        case = f"B={b}, T={t}, H={h}, D={d}"
+        if not (isinstance(got, tuple) and len(got) == 3):
+            raise Mismatch("hint_returns_triple", name="split_qkv", kind=type(got).__name__)
+        for g, w in zip(got, want):
+            expect_equal(case, g, w)
 
 
-def test_split_qkv(fn):
-    g = _grading_generator()
-    for b, t_, h, d in _configs(g):
-        qkv = torch.randn(b, t_, 3 * h * d, generator=g, dtype=torch.float64)
-        got, want = _call("split_qkv", fn, qkv, h), split_qkv(qkv, h)
-        if not (isinstance(got, tuple) and len(got) == 3 and all(
-                isinstance(a, torch.Tensor) and a.shape == w.shape and torch.equal(a, w) for a, w in zip(got, want))):
-            raise CheckFailed(t("hidden_mismatch", case=f"B={b}, T={t_}, H={h}, D={d}", err=float("nan")))
-    hidden_passed("split_qkv")
+def _reference(res, h, d, dropout=0.0, key=None):
+    ref = GPT2SelfAttention(h * d, h, max_len=32, dropout=dropout)
+    expect_layout(res, ref, key or f"layout.{h}.{d}")
+    res.fill_parameters(ref, f"params.{h}.{d}")
+    return ref
 
 
-def test_module(cls):
-    g = _grading_generator()
-    for b, t_, h, d in _configs(g):
-        hf = hf_attention(h * d, h, seed=int(torch.randint(0, 2**31, (1,), generator=g)))
-        mine = load_from_hf(cls(h * d, h, max_len=32), hf).eval()
-        x = torch.randn(b, t_, h * d, generator=g)
+def _expect_pair(case, got, want, tol):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="GPT2SelfAttention.forward", kind=type(got).__name__)
+    for g, w in zip(got, want):
+        expect_close(case, g, w, tol)
+
+
+@judge("lesson4.module")
+def judge_module(res):
+    for b, t, h, d in probe.configs(res):
+        ref = _reference(res, h, d).double().eval()
+        x = res.randn(f"x.{h}.{d}", b, t, h * d)
+        case = f"H={h}, D={d}"
         with torch.no_grad():
-            want = hf_forward(hf, x)
-            for sdpa in (False, True):
-                with from_scratch("GPT2SelfAttention") if not sdpa else contextlib.nullcontext():
-                    y, _ = _call("GPT2SelfAttention", mine, x, use_sdpa=sdpa)
-                if not (isinstance(y, torch.Tensor) and y.shape == want.shape and torch.allclose(y, want, atol=1e-5)):
-                    raise CheckFailed(t("hidden_mismatch", case=f"GPT2Attention, H={h}, D={d}, use_sdpa={sdpa}",
-                                        err=_max_error(y, want) if isinstance(y, torch.Tensor) else float("inf")))
-    hidden_passed("GPT2SelfAttention")
+            want = ref(x)
+        _expect_pair((("case_masked_path",), case), res[f"masked.{h}.{d}"], want, 1e-9)
+        expect_close(f"{case}, use_sdpa=True", res[f"sdpa.{h}.{d}"], want[0], 1e-9)
+    b, t, h, d = next(probe.configs(res))
+    noisy = _reference(res, h, d, dropout=0.5).double().eval()
+    x = res.randn(f"x.{h}.{d}", b, t, h * d)
+    with torch.no_grad():
+        want = noisy(x)[0]
+        expect_close(("case_eval_determinism",), res["eval.masked"], want, 1e-9)
+        expect_close(("case_eval_determinism",), res["eval.sdpa"], want, 1e-9)
+        noisy.train()
+        torch.manual_seed(res.integer("dropout"))
+        want = noisy(x)
+    got = res["train.masked"]
+    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
+            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
+        raise Mismatch("hidden_dropout_train", err=float("inf"))
+    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
+    if not err <= 1e-9:
+        raise Mismatch("hidden_dropout_train", err=err)
 
 
-def test_init(fn, cls):
-    torch.manual_seed(int(_grading_generator().seed() % 2**31))
-    module = fn(cls(768, 12), n_layer=12)
-    w, p = module.c_attn.weight.detach(), module.c_proj.weight.detach()
+@judge("lesson4.init")
+def judge_init(res):
+    state = res["state"]
+    if not isinstance(state, dict) or not all(isinstance(state.get(k), torch.Tensor)
+                                              for k in ("c_attn.weight", "c_proj.weight")):
+        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("inf"))
+    w, p = state["c_attn.weight"].double(), state["c_proj.weight"].double()
     # A module without biases is the module exercise's fault, not this one's.
-    biases = [layer.bias.detach() for layer in (module.c_attn, module.c_proj) if layer.bias is not None]
+    biases = [b for n, b in state.items() if n.endswith("bias") and isinstance(b, torch.Tensor)]
     ok = (abs(float(w.std()) - 0.02) < 0.001 and abs(float(w.mean())) < 0.001
           and abs(float(p.std()) - 0.02 / math.sqrt(24)) < 0.0005
           and all(float(b.abs().max()) == 0.0 for b in biases))
     if not ok:
-        raise CheckFailed(t("hidden_mismatch", case="gpt2_init", err=float("nan")))
-    hidden_passed("gpt2_init")
+        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"))
 
 
-def test_load_from_hf(fn, cls):
-    g = _grading_generator()
-    b, t_, h, d = next(_configs(g))
-    hf = hf_attention(h * d, h, seed=int(torch.randint(0, 2**31, (1,), generator=g)))
-    mine = _call("load_from_hf", fn, cls(h * d, h), hf)
-    x = torch.randn(b, t_, h * d, generator=g)
+@judge("lesson4.n_params")
+def judge_n_params(res):
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768)
+
+
+def _expect_state(case, state, want: nn.Module):
+    """state (name -> tensor) must hold want's parameters, by name and shape, equal within float32 rounding."""
+    names = [n for n, _ in want.named_parameters()]
+    if not isinstance(state, dict) or sorted(state) != sorted(names):
+        raise Mismatch("hidden_layout", want=", ".join(names), got=", ".join(state) if isinstance(state, dict) else "-")
+    for n, p in want.named_parameters():
+        expect_close(f"{case}: {n}", state[n], p.detach(), 1e-6, check_dtype=False)
+
+
+@judge("lesson4.load_from_hf")
+def judge_load_from_hf(res):
+    b, t, h, d = next(probe.configs(res))
+    hf = hf_attention(h * d, h, seed=res.integer("hf"))
+    want = load_from_hf(GPT2SelfAttention(h * d, h), hf).eval()
+    _expect_state("load_from_hf", res["state"], want)
+    x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with torch.no_grad():
-        y, want = _call("load_from_hf", mine.eval(), x)[0], hf_forward(hf, x)
-    if not torch.allclose(y, want, atol=1e-5):
-        raise CheckFailed(t("hidden_mismatch", case="load_from_hf", err=_max_error(y, want)))
-    hidden_passed("load_from_hf")
+        expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
 
 
-def test_export_to_hf(fn, cls):
-    g = _grading_generator()
-    b, t_, h, d = next(_configs(g))
-    torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=g)))
-    mine = gpt2_init(cls(h * d, h)).eval()
+@judge("lesson4.export_to_hf")
+def judge_export_to_hf(res):
+    b, t, h, d = next(probe.configs(res))
+    mine = GPT2SelfAttention(h * d, h)
+    expect_layout(res, mine, "layout")
+    res.fill_parameters(mine, f"params.{h}.{d}")
+    if res["type"] != "GPT2Attention":
+        raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
+    want = export_to_hf(mine, hf_attention(h * d, h, seed=0))
+    _expect_state("export_to_hf", res["state"], want)
+    x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with torch.no_grad():
-        for p in mine.parameters():
-            p.add_(torch.randn(p.shape, generator=g) * 0.1)
-    hf = _call("export_to_hf", fn, mine, hf_attention(h * d, h, seed=0))
-    if type(hf) is not type(hf_attention(2, 1, seed=0)):  # a look-alike could compute anything
-        raise CheckFailed(t("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan")))
-    x = torch.randn(b, t_, h * d, generator=g)
-    with torch.no_grad():
-        y, got = _call("export_to_hf", mine, x)[0], hf_forward(hf, x)
-    if not torch.allclose(y, got, atol=1e-5):
-        raise CheckFailed(t("hidden_mismatch", case="export_to_hf", err=_max_error(y, got)))
-    hidden_passed("export_to_hf")
-
-
-def test_n_params(n):
-    hidden_answer("answer_n_params", n, 4 * 768 * 768 + 4 * 768)
+        expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)

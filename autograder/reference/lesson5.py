@@ -1,17 +1,14 @@
-"""Reference for lesson 5. Lives only in autograder/: never copied into a release."""
-import copy
+"""Lesson 5's reference and its judges. Lives only in autograder/: never in a release, never in a kernel."""
+import math
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
+from attn_course.data import toy_batch, toy_loss
+from attn_course.probes import lesson5 as probe
+from attn_course.validate import previous_token_weight
+from attn_grader.judge import Mismatch, expect_close, judge, max_error, sibling
 
-from attn_course.checks import (
-    CheckFailed, _as_loss, _call, _distinct_sizes, _expect_number, _grading_generator, _max_error, _tril,
-    hidden_passed, previous_token_weight, reference, toy_batch, toy_loss,
-)
-from attn_course.messages import t
-
-GPT2SelfAttention = reference("lesson4").GPT2SelfAttention
+GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
 
 
 class Block(nn.Module):
@@ -78,94 +75,87 @@ def loss_without_head(model, x, y, layer, head):
         handle.remove()
 
 
-# --------------------------------------------------------------------------- hidden tests
-def _sizes(g):
-    v, t_, h, d, b = _distinct_sizes(g, 5, low=2, high=11)
-    return dict(vocab=v + 1, max_len=t_ + 2, embed_dim=h * d, n_head=h, n_layer=2), b
+# --------------------------------------------------------------------------- judges
+def _loss(res, key):
+    value = res[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Mismatch("returned_not_number", name="train_step", kind=type(value).__name__)
+    return float(value)
 
 
-def _model(g, sizes):
-    torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=g)))
-    return TinyDecoder(**sizes).double()
-
-
-def test_train_step(fn):
-    g = _grading_generator()
-    sizes, b = _sizes(g)
-    mine = _model(g, sizes)
-    ref = copy.deepcopy(mine)
-    with torch.no_grad():  # a stale gradient from before, as a notebook often has
-        for p in mine.parameters():
-            p.grad = torch.randn(p.shape, generator=g, dtype=p.dtype)
-    opt_mine = torch.optim.AdamW(mine.parameters(), lr=1e-2)
-    opt_ref = torch.optim.AdamW(ref.parameters(), lr=1e-2)
+@judge("lesson5.train_step")
+def judge_train_step(res):
+    model = probe.toy_model(res)
+    probe.stale_gradients(res, model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    sizes, _ = probe.sizes(res)
     for step in range(3):
-        x, y = toy_batch(b, sizes["max_len"], sizes["vocab"], g)
-        got = _as_loss("train_step", _call("train_step", fn, mine, opt_mine, x, y))
-        want = train_step(ref, opt_ref, x, y)
-        worst = max(_max_error(p, q) for p, q in zip(mine.parameters(), ref.parameters()))
-        if abs(got - want) > 1e-9 or worst > 1e-8:
-            raise CheckFailed(t("hidden_mismatch", case=f"train_step #{step + 1}, {sizes}", err=max(worst, abs(got - want))))
-    hidden_passed("train_step")
+        want = train_step(model, optimizer, *probe.batch(res, f"batch.{step}"))
+        got = _loss(res, f"loss.{step}")
+        if not abs(got - want) <= 1e-9:
+            raise Mismatch("hidden_mismatch", case=f"train_step #{step + 1}, {sizes}", err=abs(got - want))
+    params = res["params"]
+    if not isinstance(params, dict):
+        raise Mismatch("hidden_mismatch", case=f"train_step, {sizes}", err=float("inf"))
+    for name, p in model.named_parameters():
+        expect_close(f"train_step: {name}", params.get(name), p.detach(), 1e-8)
 
 
-def test_head_entropy(fn):
-    g = _grading_generator()
-    b, h, t_ = _distinct_sizes(g, 3, low=2, high=12)
+@judge("lesson5.head_entropy")
+def judge_head_entropy(res):
     for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
-        scores = torch.randn(b, h, t_, t_, generator=g, dtype=dtype) * 3
-        w = torch.softmax(scores.masked_fill(~_tril(t_), float("-inf")), dim=-1)
-        got, want = _call("head_entropy", fn, w), head_entropy(w)
-        if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.allclose(got, want, atol=tol, rtol=tol)):
-            raise CheckFailed(t("hidden_mismatch", case=f"head_entropy B={b}, H={h}, T={t_}, {dtype}",
-                                err=_max_error(got, want) if isinstance(got, torch.Tensor) else float("inf")))
-    hidden_passed("head_entropy")
+        w = probe.causal_weights(res, dtype)
+        expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], head_entropy(w), tol)
 
 
-def test_loss_without_head(fn):
-    g = _grading_generator()
-    sizes, b = _sizes(g)
-    model = _model(g, sizes).eval()
-    with torch.no_grad():
-        for block in model.blocks:
-            block.attn.c_proj.weight.mul_(8)
-    x, y = toy_batch(b, sizes["max_len"], sizes["vocab"], g)
+@judge("lesson5.loss_without_head")
+def judge_loss_without_head(res):
+    model = probe.toy_layers(res)
+    x, y = probe.batch(res, "batch")
+    sizes, _ = probe.sizes(res)
     with torch.no_grad():
         before = model(x)[0]
     for layer in range(sizes["n_layer"]):
         for head in range(sizes["n_head"]):
-            got = _as_loss("loss_without_head", _call("loss_without_head", fn, model, x, y, layer, head))
             want = loss_without_head(model, x, y, layer, head)
-            if abs(got - want) > 1e-9:
-                raise CheckFailed(t("hidden_mismatch", case=f"loss_without_head({layer}, {head}), {sizes}",
-                                    err=abs(got - want)))
-    with torch.no_grad():
-        if not torch.equal(model(x)[0], before):
-            raise CheckFailed(t("ablation_left_behind"))
-    hidden_passed("loss_without_head")
+            got = res[f"loss.{layer}.{head}"]
+            if isinstance(got, bool) or not isinstance(got, (int, float)) or not abs(got - want) <= 1e-9:
+                err = abs(got - want) if isinstance(got, (int, float)) else float("inf")
+                raise Mismatch("hidden_mismatch", case=f"loss_without_head({layer}, {head}), {sizes}", err=err)
+    expect_close("loss_without_head", res["before"], before, 1e-12)
+    after = res["after"]
+    if not isinstance(after, torch.Tensor) or after.shape != before.shape or max_error(after, before) > 1e-12:
+        raise Mismatch("ablation_left_behind")
 
 
-def test_head_answers(model, prev_head, prev_weight):
+@judge("lesson5.head_answers")
+def judge_head_answers(res):
     """Checked against the learner's own trained model, on a batch it has never seen."""
-    g = _grading_generator()
-    head = prev_head
+    config, params = res["config"], res["params"]
+    head = res["answer_prev_head"]
+    if not isinstance(config, dict) or not isinstance(params, dict):
+        raise Mismatch("hidden_role_untrained", w=float("nan"))
+    n_head = config.get("n_head")
     if isinstance(head, bool) or not isinstance(head, int):
-        raise CheckFailed(t("answer_head_range", name="answer_prev_head", n=model.n_head - 1, got=head))
-    weight = _expect_number("answer_prev_weight", prev_weight)
-    device = next(model.parameters()).device
-    x, _ = toy_batch(256, model.wpe.num_embeddings, model.vocab, g)
-    was_training = model.training
-    model.eval()
+        raise Mismatch("answer_head_range", name="answer_prev_head", n=(n_head or 1) - 1, got=head)
+    weight = res["answer_prev_weight"]
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+        raise Mismatch("answer_not_number", name="answer_prev_weight", kind=type(weight).__name__)
     try:
-        with torch.no_grad():
-            w = model(x.to(device))[1][0].double().cpu()
-    finally:
-        model.train(was_training)
+        model = TinyDecoder(**config)
+        model.load_state_dict({k: v.float() for k, v in params.items()}, strict=False)
+        missing = {n for n, _ in model.named_parameters()} - set(params)
+    except (TypeError, ValueError, RuntimeError, AttributeError):
+        raise Mismatch("hidden_role_untrained", w=float("nan")) from None
+    if missing:
+        raise Mismatch("hidden_layout", want=", ".join(sorted(missing)), got=", ".join(sorted(params)))
+    x, _ = toy_batch(256, config["max_len"], config["vocab"], res.gen("batch"))
+    with torch.no_grad():
+        w = model.eval()(x)[1][0].double()
     per_head = previous_token_weight(w)
     best = int(per_head.argmax())
     if float(per_head[best]) < 0.5:
-        raise CheckFailed(t("hidden_role_untrained", w=float(per_head[best])))
+        raise Mismatch("hidden_role_untrained", w=float(per_head[best]))
     if not 0 <= head < per_head.numel() or head != best or abs(weight - float(per_head[best])) > 0.05:
         w_head = float(per_head[head]) if 0 <= head < per_head.numel() else float("nan")
-        raise CheckFailed(t("hidden_role_missing", head=head, w=w_head, best=best, best_w=float(per_head[best])))
-    hidden_passed("answer_prev_head")
+        raise Mismatch("hidden_role_missing", head=head, w=w_head, best=best, best_w=float(per_head[best]))

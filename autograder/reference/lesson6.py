@@ -1,17 +1,18 @@
-"""Reference for lesson 6. Lives only in autograder/: never copied into a release."""
+"""Lesson 6's reference and its judges. Lives only in autograder/: never in a release, never in a kernel."""
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from attn_course.messages import text
+from attn_course.probes import lesson6 as probe
+from attn_course.validate import dtype_bytes, expect_size, expect_tokens
+from attn_grader.judge import Mismatch, expect_close, judge, judge_function, judge_module
 
-from attn_course.checks import (
-    CheckFailed, _call, _distinct_sizes, _grading_generator, _max_error, _merge, dtype_bytes, expect_size,
-    expect_tokens, from_scratch, hidden_compare_function, hidden_compare_module, hidden_passed, reference,
-)
-from attn_course.messages import t
 
-GPT2SelfAttention = reference("lesson4").GPT2SelfAttention
+def _merge(x):
+    B, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * D)
 
 
 def attention_flops(B, T, E, H):
@@ -56,9 +57,9 @@ class GroupedQueryAttention(nn.Module):
         self.n_head = expect_size(n_head, "n_head")
         self.n_kv_head = expect_size(n_kv_head, "n_kv_head")
         if embed_dim % n_head:
-            raise ValueError(t("embed_not_divisible", e=embed_dim, h=n_head))
+            raise ValueError(text("embed_not_divisible", "ja", e=embed_dim, h=n_head))
         if n_head % n_kv_head:
-            raise ValueError(t("gqa_groups_divide", h=n_head, g=n_kv_head))
+            raise ValueError(text("gqa_groups_divide", "ja", h=n_head, g=n_kv_head))
         self.head_dim = embed_dim // n_head
         self.q_proj = nn.Linear(embed_dim, embed_dim)
         self.kv_proj = nn.Linear(embed_dim, 2 * n_kv_head * self.head_dim)
@@ -90,79 +91,53 @@ def attend_with_cache(attn, x_new, cache=None):
     return attn.c_proj(_merge(torch.softmax(scores, dim=-1) @ v)), (k, v)
 
 
-# --------------------------------------------------------------------------- hidden tests
-def test_attention_flops(fn):
-    g = _grading_generator()
-    for _ in range(3):
-        b, t_, h, d = _distinct_sizes(g, 4, low=2, high=40)
-        got = _call("attention_flops", fn, b, t_, h * d, h)
-        want = attention_flops(b, t_, h * d, h)
-        if not isinstance(got, dict) or {k: got.get(k) for k in want} != want:
-            raise CheckFailed(t("hidden_mismatch", case=f"attention_flops(B={b}, T={t_}, E={h * d}, H={h})",
-                                err=float("inf")))
-    hidden_passed("attention_flops")
+# --------------------------------------------------------------------------- judges
+@judge("lesson6.attention_flops")
+def judge_attention_flops(res):
+    for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
+        got, want = res[f"flops.{i}"], attention_flops(b, t, h * d, h)
+        if not isinstance(got, dict) or {k: got.get(k) for k in want} != want or \
+                any(isinstance(got.get(k), bool) for k in want):
+            raise Mismatch("hidden_mismatch", case=f"attention_flops(B={b}, T={t}, E={h * d}, H={h})", err=float("inf"))
 
 
-def test_kv_cache_bytes(fn):
-    g = _grading_generator()
-    for dtype in (torch.float32, torch.float16, torch.float64, torch.int8):
-        sizes = _distinct_sizes(g, 5, low=2, high=30)
-        got, want = _call("kv_cache_bytes", fn, *sizes, dtype), kv_cache_bytes(*sizes, dtype)
+@judge("lesson6.kv_cache_bytes")
+def judge_kv_cache_bytes(res):
+    for *sizes, dtype in probe.kv_sizes(res):
+        got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            raise CheckFailed(t("hidden_mismatch", case=f"kv_cache_bytes{(*sizes, dtype)}", err=float("inf")))
-    hidden_passed("kv_cache_bytes")
+            raise Mismatch("hidden_mismatch", case=f"kv_cache_bytes{(*sizes, dtype)}", err=float("inf"))
 
 
-def test_tiled_attention(fn):
-    g = _grading_generator()
-    b, h, t_, d, block = _distinct_sizes(g, 5, low=2, high=14)
-    t_ += 11  # longer than a block, and not always a multiple of it
+def _sdpa(q, k, v, block, causal):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+@judge("lesson6.tiled_attention")
+def judge_tiled_attention(res):
     for causal in (False, True):
-        def make(g, dtype):
-            return tuple(torch.randn(b, h, t_, d, generator=g, dtype=dtype) for _ in range(3))
-
-        def ref(q, k, v, causal=causal):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-
-        hidden_compare_function("tiled_attention", lambda q, k, v, c=causal: fn(q, k, v, block, c), ref, make)
+        judge_function(res, _sdpa, probe.tiled_inputs(causal), prefix=f"causal={causal}.")
 
 
-def test_gqa(cls):
-    def make_args(g):
-        kv, group, d = _distinct_sizes(g, 3, low=2, high=6)
-        return kv * group * d, kv * group, kv
-
-    def make_input(g, args, dtype):
-        b, t_ = _distinct_sizes(g, 2, low=2, high=9)
-        return torch.randn(b, t_ + 1, args[0], generator=g, dtype=dtype)
-
-    hidden_compare_module("GroupedQueryAttention", cls, GroupedQueryAttention, make_args, make_input)
+@judge("lesson6.gqa")
+def judge_gqa(res):
+    judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
 
 
-def test_attend_with_cache(fn):
-    g = _grading_generator()
-    b, h, d, t_ = _distinct_sizes(g, 4, low=2, high=9)
-    t_ += 6
-    torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=g)))
-    attn = GPT2SelfAttention(h * d, h, max_len=t_).double().eval()
-    x = torch.randn(b, t_, h * d, generator=g, dtype=torch.float64)
+@judge("lesson6.attend_with_cache")
+def judge_attend_with_cache(res):
+    host, x, chunks = probe.cache_setup(res)
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="attend_with_cache", kind=type(res["result"]).__name__)
+    b, t, e = x.shape
+    h, d = host.n_head, host.head_dim
     with torch.no_grad():
-        full = attn(x)[0]
-        prefill = int(torch.randint(1, t_ - 2, (1,), generator=g))
-        chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, t_ - 2)] + [(t_ - 2, t_)]
-        cache, outs = None, []
-        for lo, hi in chunks:
-            result = _call("attend_with_cache", fn, attn, x[:, lo:hi], cache)
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise CheckFailed(t("returned_not_cache_pair", name="attend_with_cache", kind=type(result).__name__))
-            y, cache = result
-            outs.append(y)
-            if not (isinstance(cache, tuple) and len(cache) == 2 and all(isinstance(c, torch.Tensor) for c in cache)
-                    and cache[0].shape == (b, h, hi, d) and cache[1].shape == (b, h, hi, d)):
-                raise CheckFailed(t("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens",
-                                    err=float("inf")))
-        got = torch.cat(outs, dim=1)
-    if got.shape != full.shape or not torch.allclose(got, full, atol=1e-9, rtol=1e-9):
-        raise CheckFailed(t("hidden_mismatch", case=f"attend_with_cache B={b}, H={h}, D={d}, T={t_}, prefill={prefill}",
-                            err=_max_error(got, full) if got.shape == full.shape else float("inf")))
-    hidden_passed("attend_with_cache")
+        full, _ = attend_with_cache(host, x)
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
+    for (lo, hi), got, shape in zip(chunks, outputs, shapes):
+        if shape != [[b, h, hi, d], [b, h, hi, d]]:
+            raise Mismatch("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens", err=float("inf"))
+        expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, tokens {lo}..{hi - 1}", got,
+                     full[:, lo:hi], 1e-9)

@@ -6,7 +6,7 @@ the learner wrote (any cell whose source is not in the source notebook) and flag
 what an honest answer has no need for: replacing functions of torch, builtins or
 the course; reading files or the environment; stopping or forking the process;
 custom equality; the library's attention inside an exercise meant to be written
-by hand. A flag does not change the score; tools/grade.py writes flags.csv.
+by hand. A flag does not change the score; grade.py writes flags.csv.
 """
 from __future__ import annotations
 

@@ -4,19 +4,21 @@ Most of a graded notebook's time is a fresh Python importing torch, transformers
 and ipykernel, not the attention maths. The server pays that once; each kernel
 is a fresh fork of it, so learners still never share a process.
 
-    python forkserver.py serve SOCKET            # tools/grade.py starts this
-    python forkserver.py kernel SOCKET -f FILE   # the kernelspec's argv (see install_kernelspec)
+    python -m attn_grader.forkserver serve SOCKET            # attn_grader.grade starts this
+    python -m attn_grader.forkserver kernel SOCKET -f FILE   # the kernelspec's argv (see install_kernelspec)
 
 The `kernel` side is a tiny relay that jupyter_client launches and signals like
 any kernel; it hands its stdio and the connection file to the server and waits.
 
 Each forked kernel, before any learner code runs:
 - gets a session of its own, so a fork loop or a stray child dies with it;
-- when the grader runs as root, drops to a uid of its own (never used by a file),
-  so it can neither write the gradebook nor read other learners' folders, and the
-  process limit below counts only its own processes; and leaves the network, in a
-  network namespace of its own (it talks to the grader over Unix sockets);
-- gets limits on memory (address space), CPU time and processes.
+- gets limits on memory (address space), CPU time and processes;
+- enters a sandbox of its own (sandbox.py): a private root with only its notebook's
+  folder (read-write) and the Python environment (read-only), its own PID, network
+  and IPC namespaces (it talks to the grader over Unix sockets); when the grader is
+  root it also runs as a uid of its own that owns no file.
+Where the machine allows no namespaces, kernels run without a sandbox, and the
+server says so when it starts (the grader prints it and writes it to flags.csv).
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ def install_kernelspec(data_dir: str, sock: str) -> None:
     """Write a kernelspec under data_dir/kernels/ that launches kernels through sock."""
     spec_dir = os.path.join(data_dir, "kernels", KERNEL_NAME)
     os.makedirs(spec_dir, exist_ok=True)
-    spec = {"argv": [sys.executable, os.path.abspath(__file__), "kernel", sock, "-f", "{connection_file}"],
+    spec = {"argv": [sys.executable, "-m", "attn_grader.forkserver", "kernel", sock, "-f", "{connection_file}"],
             "display_name": "Python 3 (forked)", "language": "python", "interrupt_mode": "signal"}
     with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
         json.dump(spec, f)
@@ -123,32 +125,8 @@ def _preload() -> None:
         pass
 
 
-def _drop_privileges(uid: int, home: str, connection_file: str, env: dict) -> str:
-    """Become uid with a private home; return a connection file that uid can read."""
-    private = os.path.join(home, "kernel.json")
-    with open(connection_file, "rb") as src, open(private, "wb") as dst:
-        dst.write(src.read())
-    for path in (home, private):
-        os.chown(path, uid, uid)
-    env.update(HOME=home, MPLCONFIGDIR=home, IPYTHONDIR=os.path.join(home, ".ipython"),
-               XDG_CACHE_HOME=home, JUPYTER_RUNTIME_DIR=home, TMPDIR=home)
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-    return private
-
-
-def _leave_the_network() -> None:
-    """A network namespace of its own, with nothing in it: no network at all, not even the
-    grader's loopback. The kernel talks to the grader over Unix sockets (transport ipc)."""
-    import ctypes
-    clone_newnet = 0x40000000
-    if ctypes.CDLL(None, use_errno=True).unshare(clone_newnet) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed: the kernel would have the network")
-
-
-def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str) -> None:
-    """In the forked child: set up isolation, then run ipykernel until it shuts down."""
+def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str, readonly: list[str] | None) -> None:
+    """In the forked child: isolate, then run ipykernel until it shuts down."""
     os.setsid()
     for target, fd in zip((0, 1, 2), fds):
         os.dup2(fd, target)
@@ -157,20 +135,25 @@ def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str) ->
     connection_file = request["connection_file"]
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))
-    if uid is not None:
-        _leave_the_network()
-        # The hidden tests need the reference, which the learner's uid cannot read: load it now.
-        if env.get("ATTN_COURSE_REFERENCE"):
-            import attn_course.checks
-            attn_course.checks.preload_references(env["ATTN_COURSE_REFERENCE"])
-        connection_file = _drop_privileges(uid, home, connection_file, env)
+    if readonly is not None:
+        from . import sandbox
+        with open(connection_file) as f:
+            info = json.load(f)
+        sockets = os.path.dirname(info["ip"]) if info.get("transport") == "ipc" else None
+        connection_file = sandbox.enter(request["cwd"], readonly, sockets, connection_file, uid)
+        env.update(HOME="/tmp", MPLCONFIGDIR="/tmp", IPYTHONDIR="/tmp/.ipython", XDG_CACHE_HOME="/tmp",
+                   JUPYTER_RUNTIME_DIR="/tmp", TMPDIR="/tmp")
+        # Only the kernel's own processes count: its uid is its own (root) or its PID namespace is.
         resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+    else:
+        env.update(HOME=home, MPLCONFIGDIR=home, IPYTHONDIR=os.path.join(home, ".ipython"), TMPDIR=home)
+    # The grader's own code stays outside: its modules, and the editable install's finder for it.
+    for name in [m for m in sys.modules if m.startswith(("attn_grader", "__editable___attn_grader"))]:
+        del sys.modules[name]
+    sys.meta_path[:] = [f for f in sys.meta_path if "attn_grader" not in getattr(f, "__module__", "")]
     os.environ.clear()
     os.environ.update(env)
-    try:
-        os.chdir(request["cwd"])
-    except PermissionError:  # the graded folder is closed to the learner's uid
-        os.chdir(env["HOME"])
+    os.chdir(request["cwd"])
     # A fork copies the random state: give each learner a fresh one, as a new process would have.
     import random
 
@@ -186,39 +169,22 @@ def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str) ->
     app.start()
 
 
-def _can_drop() -> bool:
-    """Root, allowed a network namespace, and an unprivileged uid can still read the packages
-    a lesson imports.
-
-    The course folder itself need not be readable: the reference is loaded before the
-    drop, and a kernel that cannot enter its notebook's folder starts in its own home.
-    """
-    if os.geteuid() != 0:
-        return False
-    import attn_course
-    import torch
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _leave_the_network()
-            os.setgroups([])
-            os.setgid(FIRST_UID - 1)
-            os.setuid(FIRST_UID - 1)
-            ok = all(os.access(p, os.R_OK) for p in (torch.__file__, attn_course.__file__))
-        except OSError:
-            ok = False
-        os._exit(0 if ok else 1)
-    return os.waitpid(pid, 0)[1] == 0
+def _isolation() -> tuple[list[str] | None, str]:
+    """The read-only paths kernels get in their sandbox, or None and why there is no sandbox."""
+    from . import sandbox
+    ok, why = sandbox.available()
+    return (sandbox.readonly_paths(), "") if ok else (None, why)
 
 
 def serve(sock_path: str) -> None:
     _preload()
-    isolate = _can_drop()
+    readonly, why = _isolation()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(sock_path)
     os.chmod(sock_path, 0o600)  # kernels run as other uids and cannot ask for forks
     listener.listen(64)
-    print(json.dumps({"ready": True, "isolated": isolate}), flush=True)
+    print(json.dumps({"ready": True, "isolated": readonly is not None, "why": why,
+                      "root": os.geteuid() == 0}), flush=True)
 
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
@@ -233,7 +199,7 @@ def serve(sock_path: str) -> None:
                     conn, _ = listener.accept()
                     msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
                     request = json.loads(msg.split(b"\n", 1)[0])
-                    uid = next_uid if isolate else None
+                    uid = next_uid if readonly is not None and os.geteuid() == 0 else None
                     next_uid += 1
                     home = tempfile.mkdtemp(prefix="attn-kernel-")
                     pid = os.fork()
@@ -244,7 +210,7 @@ def serve(sock_path: str) -> None:
                             other.close()
                         code = 0
                         try:
-                            _become_kernel(request, fds, uid, home)
+                            _become_kernel(request, fds, uid, home, readonly)
                         except BaseException:  # noqa: BLE001 - a kernel must never return into the server
                             import traceback
                             traceback.print_exc()

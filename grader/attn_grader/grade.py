@@ -1,6 +1,6 @@
 """Grade every submission in autograder/submitted/<student>/<assignment>/, a whole class at once.
 
-    python tools/grade.py [--course DIR] [--jobs N] [--serial]
+    python -m attn_grader.grade [--course DIR] [--jobs N] [--serial]      (what `make autograde` runs)
 
 For each assignment: release it into the gradebook if needed; then autograde every
 learner, N at a time (default: one per core), then write every learner's feedback
@@ -9,11 +9,15 @@ the same way, each with a progress bar; then export grades.csv, write flags.csv
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
 importing torch. Here every kernel is forked from one process that has already
-imported it (autograder/forkserver.py), and learners are graded in parallel
+imported it (forkserver.py), and learners are graded in parallel
 worker processes, each calling nbgrader's own Autograde and GenerateFeedback for
 one learner. The gradebook is SQLite; writers wait for each other (timeout in
 the URL) instead of failing. `--serial` runs plain `nbgrader autograde` instead,
 as the benchmark's baseline.
+
+Hidden tests are decided in these worker processes, by nbgrader's own pipeline
+(DecideHiddenTests), after each learner's kernel has stopped. Each kernel is forked
+from the warm process into a sandbox of its own (sandbox.py).
 
 Feedback: HTML in the assignment's language, with the hidden tests' source
 replaced by a note (HideHiddenTests in nbgrader_config.py).
@@ -25,9 +29,7 @@ import csv
 import json
 import multiprocessing
 import os
-import re
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -35,11 +37,10 @@ import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build import ROOT, generate_release, nbgrader_env  # noqa: E402
-from scan import scan_notebook  # noqa: E402
-
-FORKSERVER = ROOT / "autograder" / "forkserver.py"
+from . import forkserver
+from .feedback import localize_feedback
+from .release import generate_release, nbgrader_env
+from .scan import scan_notebook
 
 
 def nbgrader(course: Path, *args: str) -> None:
@@ -64,30 +65,28 @@ def needs_release(course: Path, assignment: str) -> bool:
 
 # --------------------------------------------------------------------------- the fork server
 class ForkServer:
-    """autograder/forkserver.py, running, with a kernelspec that launches kernels through it."""
+    """forkserver.py, running, with a kernelspec that launches kernels through it."""
 
     def __init__(self, course: Path):
         self.dir = tempfile.mkdtemp(prefix="attn-grade-")
         sock = os.path.join(self.dir, "fork.sock")
-        # Kernels (other uids) may pass through to ipc/ but not list or touch the rest.
+        # Kernels (other uids when the grader is root) may pass through to ipc/ but not list the rest.
         os.chmod(self.dir, 0o711)
-        ipc = os.path.join(self.dir, "ipc")
-        os.mkdir(ipc)
-        os.chmod(ipc, 0o1777)
-        self.proc = subprocess.Popen([sys.executable, str(FORKSERVER), "serve", sock], cwd=course,
+        self.ipc = os.path.join(self.dir, "ipc")
+        os.mkdir(self.ipc)
+        os.chmod(self.ipc, 0o711)
+        self.proc = subprocess.Popen([sys.executable, "-m", "attn_grader.forkserver", "serve", sock], cwd=course,
                                      stdout=subprocess.PIPE, env=nbgrader_env(), text=True)
         ready = json.loads(self.proc.stdout.readline() or "{}")
         if not ready.get("ready"):
             raise RuntimeError("the fork server did not start")
-        self.isolated = ready["isolated"]
-        sys.path.insert(0, str(FORKSERVER.parent))
-        import forkserver
+        self.isolated, self.why, self.root = ready["isolated"], ready.get("why", ""), ready.get("root", False)
         forkserver.install_kernelspec(os.path.join(self.dir, "data"), sock)
         os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [os.path.join(self.dir, "data"),
                                                                    os.environ.get("JUPYTER_PATH")]))
         os.environ["ATTN_KERNEL_NAME"] = forkserver.KERNEL_NAME
         if self.isolated:  # no network in the kernel: reach it over Unix sockets
-            os.environ["ATTN_KERNEL_IPC"] = os.path.join(ipc, "k")
+            os.environ["ATTN_KERNEL_IPC_DIR"] = self.ipc
 
     def close(self) -> None:
         self.proc.terminate()
@@ -148,56 +147,15 @@ def feedback_one(job: tuple[str, str]) -> dict:
 def _worker_init(course: Path) -> None:
     global _COURSE
     _COURSE = course
-    # jupyter_client numbers ipc sockets from 1 wherever no file exists yet: two workers
-    # sharing one prefix would race for the same names. One prefix per worker.
-    if os.environ.get("ATTN_KERNEL_IPC"):
-        os.environ["ATTN_KERNEL_IPC"] += f"-w{os.getpid()}"
+    # One folder of sockets per worker: jupyter_client numbers ipc sockets from 1 wherever no
+    # file exists yet, and a kernel's sandbox shows it only its own worker's folder.
+    if os.environ.get("ATTN_KERNEL_IPC_DIR"):
+        folder = os.path.join(os.environ["ATTN_KERNEL_IPC_DIR"], f"w{os.getpid()}")
+        os.mkdir(folder)
+        os.chmod(folder, 0o1777)  # the kernel's own uid creates its sockets here
+        os.environ["ATTN_KERNEL_IPC"] = os.path.join(folder, "k")
     import logging
     logging.getLogger("traitlets").setLevel(logging.ERROR)
-
-
-# --------------------------------------------------------------------------- feedback in the learner's language
-# nbgrader's feedback template is English; these are its labels (nbgrader 0.9, formgrader/templates/feedback).
-_FEEDBACK_LABELS = [
-    ("Score:", "feedback_score", "{}:"),
-    ("Test cell", "feedback_test_cell", "{}"), ("Coding free-response", "feedback_free_response", "{}"),
-    ("Written response", "feedback_written", "{}"), ("Late submission penalty", "feedback_late", "{}"),
-    ("Student's answer", "feedback_answer", "{}"), ("Student's task", "feedback_task", "{}"),
-    ("Grade cell:", "feedback_grade_cell", "{}:"), ("Task:", "feedback_task", "{}:"),
-    ("Comments:", "feedback_comment", "{}:"), ("Comment", "feedback_comment", "{}"),
-    ("(Top)", "feedback_top", "({})"),
-]
-
-
-def localize_feedback(folder: Path, assignment: str) -> None:
-    sys.path.insert(0, str(ROOT / "autograder"))
-    from course_preprocessors import assignment_language
-
-    from attn_course.messages import MESSAGES
-    lang = assignment_language(assignment)
-    for page in folder.glob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        # Only the template's own markup is touched: labels sit between tags, not in notebook text.
-        for english, key, form in sorted(_FEEDBACK_LABELS, key=lambda x: -len(x[0])):
-            label = form.format(MESSAGES[key][lang])
-            html = re.sub(r"(?<=[>\s(])" + re.escape(english) + r"(?=[\s<])", label, html)
-        html = html.replace("<html>", f'<html lang="{lang}">', 1)
-        page.write_text(html, encoding="utf-8")
-
-
-# --------------------------------------------------------------------------- what the learners' kernels may not read
-# Kernels run as uids of their own (when the grader is root): these close to them.
-PRIVATE = ("reference", "source", "release", "submitted", "autograded", "feedback", "gradebook.db")
-
-
-def close_folders(course: Path) -> dict[Path, int]:
-    modes = {}
-    for name in PRIVATE:
-        path = course / name
-        if path.exists():
-            modes[path] = stat.S_IMODE(path.stat().st_mode)
-            path.chmod(0o700 if path.is_dir() else 0o600)
-    return modes
 
 
 def export_grades(course: Path) -> None:
@@ -208,9 +166,12 @@ def export_grades(course: Path) -> None:
         CsvExportPlugin(to=str(course / "grades.csv")).export(gb)
 
 
-def write_flags(course: Path, work: list[tuple[str, str]]) -> int:
-    """Scan every submission; write flags.csv; return how many submissions were flagged."""
-    rows = []
+def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "") -> int:
+    """Scan every submission; write flags.csv; return how many submissions were flagged.
+
+    A class graded without sandboxes gets one row that says so, first.
+    """
+    rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
     for assignment, student in work:
         for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
             source = course / "source" / assignment / notebook.name
@@ -220,20 +181,26 @@ def write_flags(course: Path, work: list[tuple[str, str]]) -> int:
         writer = csv.writer(f)
         writer.writerow(["student_id", "assignment", "notebook", "cell", "rule", "line", "code"])
         writer.writerows(rows)
-    return len({(r[0], r[1]) for r in rows})
+    return len({(r[0], r[1]) for r in rows if r[0] != "*"})
 
 
 # --------------------------------------------------------------------------- main
-def grade_parallel(course: Path, jobs: int) -> tuple[list[dict], dict]:
-    """Autograde every learner, then write every learner's feedback; return results and timings."""
+def grade_parallel(course: Path, jobs: int) -> tuple[list[dict], dict, str]:
+    """Autograde every learner, then write every learner's feedback; return results, timings and
+    what the kernels could see (an empty string when each had a sandbox of its own)."""
     from nbgrader.converters import Autograde, GenerateFeedback  # noqa: F401 - imported once, shared by the workers
     from tqdm import tqdm
     work = submissions(course)
     timings = {}
     start = time.perf_counter()
-    os.environ["ATTN_COURSE_REFERENCE"] = str(course / "reference")
     server = ForkServer(course)
-    modes = close_folders(course) if server.isolated else {}
+    if server.isolated:
+        isolation = ""
+        how = "root: a uid of its own" if server.root else "user namespaces"
+        print(f"kernels: a sandbox each ({how}; its own folder only; no network)", flush=True)
+    else:
+        isolation = f"kernels NOT isolated: {server.why}; a learner's code can read other learners' work"
+        print(f"WARNING: {isolation}", file=sys.stderr, flush=True)
     try:
         context = multiprocessing.get_context("fork")
         with context.Pool(jobs, initializer=_worker_init, initargs=(course,), maxtasksperchild=8) as pool:
@@ -245,15 +212,13 @@ def grade_parallel(course: Path, jobs: int) -> tuple[list[dict], dict]:
                                  desc="feedback"))
     finally:
         server.close()
-        for path, mode in modes.items():
-            path.chmod(mode)
     timings["with_feedback_s"] = round(time.perf_counter() - start, 1)
-    return graded + [r for r in feedback if not r["ok"]], timings
+    return graded + [r for r in feedback if not r["ok"]], timings, isolation
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--course", type=Path, default=ROOT / "autograder")
+    parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--serial", action="store_true", help="plain nbgrader autograde, one learner at a time")
     args = parser.parse_args()
@@ -269,12 +234,12 @@ def main() -> None:
             nbgrader(course, "autograde", assignment, "--force")
         return
     start = time.perf_counter()
-    results, timings = grade_parallel(course, args.jobs)
+    results, timings, isolation = grade_parallel(course, args.jobs)
     failed = [r for r in results if not r["ok"]]
     for r in failed:
         print(f"could not grade {r['job'][1]}/{r['job'][0]}:\n{r['error']}", file=sys.stderr)
     export_grades(course)
-    flagged = write_flags(course, work)
+    flagged = write_flags(course, work, isolation)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
     print(f"graded {len(work) - len({tuple(r['job']) for r in failed})}/{len(work)}; grades: {course / 'grades.csv'}; "

@@ -1,0 +1,253 @@
+"""The feedback engine: run the learner's code, compare, and name the likely bug.
+
+A visible check runs the learner's code on small inputs whose sizes all differ
+from each other (each lesson module picks its own), so a mixed-up axis shows as a
+wrong size rather than passing by luck. When a result is wrong, it is compared
+with the results of the classic bugs, and the matching hint is shown in the
+learner's language.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import math
+import re
+import warnings
+
+import torch
+import torch.nn as nn
+
+from ..messages import t
+from ..validate import CheckFailed, CourseError
+
+# --------------------------------------------------------------------------- diagnosis helpers
+def _uses_dot_T(fn) -> bool:
+    # torch warns about .T on 3-D tensors only once per process, so read the source too.
+    try:
+        return re.search(r"\.T\b", inspect.getsource(fn)) is not None
+    except (OSError, TypeError):
+        return False
+
+
+def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
+    """Run the learner's code; turn its failure into a message with a hint.
+
+    on_error: the hint for any exception, where the exercise knows better than the error text.
+    A result holding a subclass of Tensor is refused: its __torch_function__ could make
+    torch.equal or torch.allclose answer True for anything.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args, **kwargs)
+        except NotImplementedError as error:
+            if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
+                raise CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), on_error) from None
+            raise CheckFailed(t("not_implemented", name=name)) from None
+        except CourseError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure becomes feedback
+            text = f"{type(error).__name__}: {error}"
+            hint = on_error
+            if hint:
+                pass
+            elif any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
+                hint = t("hint_dot_T")
+            elif isinstance(error, RuntimeError) and "view size is not compatible" in str(error):
+                hint = t("hint_contiguous")
+            elif isinstance(error, RuntimeError) and "except in dimension" in str(error):
+                hint = t("hint_cat_dim")
+            elif isinstance(error, RuntimeError) and any(
+                s in str(error) for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")
+            ):
+                hint = t("hint_transpose_k")
+            raise CheckFailed(t("raised", name=name, error=text), hint) from None
+    if _has_tensor_subclass(result):
+        raise CheckFailed(t("tensor_subclass", name=name))
+    return result
+
+
+def _has_tensor_subclass(x, depth: int = 0) -> bool:
+    if type(x) in (tuple, list) and depth < 3:
+        return any(_has_tensor_subclass(v, depth + 1) for v in x)
+    return isinstance(x, torch.Tensor) and type(x) not in (torch.Tensor, nn.Parameter)
+
+
+def expect_shape(got, want: tuple, names: tuple, what: str, extra_hint: str | None = None):
+    layout = "(" + ", ".join(names) + ")"
+    if not isinstance(got, torch.Tensor):
+        raise CheckFailed(t("returned_not_tensor", name=what, kind=type(got).__name__))
+    if got.dim() != len(want):
+        raise CheckFailed(t("wrong_ndim", what=what, want=len(want), layout=layout, got=got.dim(), shape=tuple(got.shape)), extra_hint)
+    if tuple(got.shape) == tuple(want):
+        return
+    axis = next(i for i, (g, w) in enumerate(zip(got.shape, want)) if g != w)
+    message = t("wrong_axis", what=what, want=tuple(want), layout=layout, got=tuple(got.shape),
+                axis=axis, axis_name=names[axis], want_n=want[axis], got_n=got.shape[axis])
+    hints = []
+    for a in range(len(want)):
+        for b in range(a + 1, len(want)):
+            swapped = list(want)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            if tuple(got.shape) == tuple(swapped):
+                hints.append(t("swapped_axes", a=a, b=b, name_a=names[a], name_b=names[b]))
+    raise CheckFailed(message, *hints, extra_hint)
+
+
+def close(a: torch.Tensor, b: torch.Tensor, tol: float = 1e-4) -> bool:
+    return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=tol, rtol=tol))
+
+
+def max_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    if a.shape != b.shape:
+        return float("inf")
+    return float((a.detach().double() - b.detach().double()).abs().max())
+
+
+def diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
+    """Raise a CheckFailed naming the bug whose result `got` equals, or a generic one.
+
+    `what` is a message key: what_scores, what_weights or what_output.
+    """
+    is_weights = what == "what_weights"
+    what = t(what)
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("has_nan", what=what))
+    right = variants[None]
+    if close(got, right, tol):
+        return
+    for key, value in variants.items():
+        if key is not None and close(got, value, tol):
+            key = key[0] if isinstance(key, tuple) else key  # (hint, detail) when one hint has several variants
+            hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key)
+            raise CheckFailed(t("values_differ", what=what, err=max_error(got, right)), hint)
+    sums = got.sum(dim=-1)
+    hint = None
+    if is_weights and not close(sums, torch.ones_like(sums), 1e-3):
+        hint = t("hint_rows_not_normalised", lo=float(sums.min()), hi=float(sums.max()))
+    raise CheckFailed(t("values_differ", what=what, err=max_error(got, right)), hint)
+
+
+def inputs(*shape_lists, seed: int = 0, dtype=torch.float64):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(*s, generator=g, dtype=dtype) for s in shape_lists]
+
+
+def passed(name: str) -> None:
+    print(t("passed", name=name))
+
+
+def linear_problem(module, name: str, want_in: int, want_out: int, why: str, bias: bool = False):
+    layer = getattr(module, name, None)
+    if layer is None:
+        return CheckFailed(t("hint_missing_layer", name=name), t("hint_w_o_missing") if name == "W_o" else None)
+    if not isinstance(layer, nn.Linear):
+        return CheckFailed(t("hint_not_linear", name=name, kind=type(layer).__name__))
+    if (layer.in_features, layer.out_features) != (want_in, want_out):
+        return CheckFailed(t("hint_layer_shape", name=name, want_in=want_in, want_out=want_out,
+                             got_in=layer.in_features, got_out=layer.out_features, why=why))
+    if bias and layer.bias is None:
+        return CheckFailed(t("layer_missing_bias", name=name))
+    if not bias and layer.bias is not None:
+        return CheckFailed(t("hint_has_bias", name=name))
+    return None
+
+
+def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int):
+    """Build cls(*args) with W_q, W_k, W_v: E -> inner and W_o: inner -> E, all without bias,
+    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)."""
+    B, T, E = sizes
+    module = run(name, cls, *args)
+    for layer, (n_in, n_out, why) in {
+        "W_q": (E, inner, "why_proj_in"), "W_k": (E, inner, "why_proj_in"),
+        "W_v": (E, inner, "why_proj_in"), "W_o": (inner, E, "why_proj_out"),
+    }.items():
+        problem = linear_problem(module, layer, n_in, n_out, t(why))
+        if problem:
+            raise problem
+    n_params = sum(p.numel() for p in module.parameters())
+    if n_params != 4 * E * inner:
+        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
+    module = module.double()
+    (x,) = inputs((B, T, E), seed=seed)
+    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward"))
+
+
+def expect_returned_pair(result, name: str) -> tuple:
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+    return result
+
+
+def expect_input_errors(module, sizes: tuple) -> None:
+    """A wrong rank or a wrong embed_dim must raise the course's ValueError, not a torch error."""
+    B, T, E = sizes
+    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
+        try:
+            module(bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
+            pass
+        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+
+
+def expect_number(name: str, value) -> float:
+    if value is None or value is ...:
+        raise CheckFailed(t("answer_missing", name=name))
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CheckFailed(t("answer_not_number", name=name, kind=type(value).__name__))
+    if not math.isfinite(value):
+        raise CheckFailed(t("answer_not_number", name=name, kind=repr(value)))
+    return float(value)
+
+
+def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> None:
+    value = expect_number(name, answer)
+    if value != int(value):
+        raise CheckFailed(t("answer_not_integer", name=name, got=answer))
+    # Cross-check with the learner's own module, but only once that module is right:
+    # a broken module must not cost the point of a right answer.
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            module_check(cls)
+        counted = sum(p.numel() for p in cls(*args).parameters())
+    except Exception:  # noqa: BLE001
+        counted = None
+    if counted is not None and counted != int(value):
+        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer,
+                            module=f"{cls.__name__}{tuple(args)}", counted=counted))
+    passed(name)
+
+
+def split_heads(x, H):
+    B, T, HD = x.shape
+    return x.view(B, T, H, HD // H).transpose(1, 2)
+
+
+def merge_heads(x):
+    B, H, T, D = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * D)
+
+
+def tril(T: int) -> torch.Tensor:
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+@contextlib.contextmanager
+def from_scratch(name: str):
+    """While the hidden tests call an exercise meant to be written by hand, the library's
+    attention refuses to run, so wrapping it cannot pass."""
+    import torch.nn.functional as F
+
+    def refuse(*_args, **_kwargs):
+        raise CheckFailed(t("hint_from_scratch", name=name))
+    saved = (F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward)
+    F.scaled_dot_product_attention = F.multi_head_attention_forward = nn.MultiheadAttention.forward = refuse
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward = saved

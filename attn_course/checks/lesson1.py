@@ -1,0 +1,117 @@
+"""Lesson 1's visible checks: scores, softmax, attention, the Attention module, two answers."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import (
+    build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
+    expect_shape, inputs, max_error, passed, run,
+)
+
+# Visible-test sizes: every one different from every other.
+B, T_Q, T_K, D_K, D_V, E = 2, 3, 5, 4, 6, 7
+
+
+def _score_variants(Q, K) -> dict:
+    """The right scores and the classic wrong ones, keyed by the hint that explains them."""
+    d = Q.size(-1)
+    raw = Q @ K.transpose(-2, -1)
+    variants = {
+        None: raw / math.sqrt(d),
+        "hint_no_scale": raw,
+        "hint_scale_dk": raw / d,
+        "hint_scale_mul": raw * math.sqrt(d),
+    }
+    for n in sorted({Q.size(-2), K.size(-2)} - {d}):
+        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
+    return variants
+
+
+def _weight_variants(Q, K) -> dict:
+    scores = _score_variants(Q, K)
+    variants = {key: torch.softmax(s, dim=-1) for key, s in scores.items()}
+    variants["hint_softmax_axis"] = torch.softmax(scores[None], dim=-2)
+    variants["hint_returns_scores"] = scores[None]
+    return variants
+
+
+def check_attention_scores(fn) -> None:
+    name = "attention_scores"
+    Q, K = inputs((B, T_Q, D_K), (B, T_K, D_K), seed=1)
+    got = run(name, fn, Q, K)
+    expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name,
+                 t("hint_kq_order") if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T_K, T_Q) else None)
+    diagnose(got, _score_variants(Q, K), "what_scores")
+    # A single matrix (no batch axis) must work too: attention is defined for (..., T, d).
+    got2 = run(name, fn, Q[0], K[0])
+    expect_shape(got2, (T_Q, T_K), ("T_q", "T_k"), name, t("hint_dot_T"))
+    diagnose(got2, _score_variants(Q[0], K[0]), "what_scores")
+    passed(name)
+
+
+def check_softmax(fn) -> None:
+    name = "softmax_last"
+    (scores,) = inputs((B, T_Q, T_K), seed=2)
+    got = run(name, fn, scores)
+    expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name)
+    right = torch.softmax(scores, dim=-1)
+    if not close(got, right, 1e-6):
+        for axis in (-2, 0):
+            if close(got, torch.softmax(scores, dim=axis), 1e-6):
+                raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)),
+                                  t("hint_softmax_axis", axis=axis))
+        diagnose(got, {None: right}, "what_weights")
+    big = run(name, fn, scores * 1000.0)
+    if not torch.isfinite(big).all():
+        raise CheckFailed(t("has_nan", what="softmax_last(1000 · scores)"), t("hint_softmax_overflow"))
+    diagnose(big, {None: torch.softmax(scores * 1000.0, dim=-1)}, "what_weights", 1e-6)
+    passed(name)
+
+
+def check_attention(fn) -> None:
+    name = "attention"
+    Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
+    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name)
+    expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
+    diagnose(weights, _weight_variants(Q, K), "what_weights")
+    expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
+    diagnose(out, {None: weights @ V}, "what_output")
+    passed(name)
+
+
+def check_attention_module(cls) -> None:
+    name = "Attention"
+    T = T_K
+    module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
+    with torch.no_grad():
+        Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
+        expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
+        variants = _weight_variants(Q, K)
+        variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(D_K), dim=-1)
+        diagnose(weights, variants, "what_weights")
+        expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
+                     t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)
+        diagnose(y, {None: module.W_o(weights @ V), "hint_wrong_projection": module.W_o(weights @ K)}, "what_output")
+    expect_input_errors(module, (B, T, E))
+    passed(name)
+
+
+def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_scaled: float) -> None:
+    """The learner's two variances for d_k = 512, against what their own table measured."""
+    for label, answer, measured in (("answer_var_raw", var_raw, measured_raw),
+                                    ("answer_var_scaled", var_scaled, measured_scaled)):
+        value = expect_number(label, answer)
+        if measured > 4 and abs(value - math.sqrt(measured)) < 0.25 * math.sqrt(measured):
+            raise CheckFailed(t("answer_std_not_var", name=label, got=answer))
+        if not (0.5 * measured <= value <= 2.0 * measured):
+            raise CheckFailed(t("answer_far_from_measured", name=label, got=answer, measured=measured))
+    passed("answer_var_raw, answer_var_scaled")
+
+
+def check_param_answer(answer, cls) -> None:
+    """Lesson 1: the parameter count of Attention(768, 64)."""
+    check_count_answer("answer_n_params", answer, cls, (768, 64), check_attention_module)

@@ -1,0 +1,180 @@
+"""Lesson 2's visible checks: splitting and merging heads, the module, one head as a single attention."""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import (
+    build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape, inputs, max_error,
+    merge_heads, passed, run, split_heads,
+)
+
+# Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
+B, T, E, H, D = 2, 5, 7, 3, 4
+
+
+class _Heads(nn.Module):
+    """Bare multi-head weights, so a check of one exercise does not depend on another."""
+
+    def __init__(self, embed_dim: int, n_head: int, head_dim: int, seed: int):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, head_dim
+        g = torch.Generator().manual_seed(seed)
+        inner = n_head * head_dim
+        for name, (n_out, n_in) in {"W_q": (inner, embed_dim), "W_k": (inner, embed_dim),
+                                    "W_v": (inner, embed_dim), "W_o": (embed_dim, inner)}.items():
+            layer = nn.Linear(n_in, n_out, bias=False).double()
+            with torch.no_grad():
+                layer.weight.copy_(torch.randn(n_out, n_in, generator=g, dtype=torch.float64) / n_in ** 0.5)
+            setattr(self, name, layer)
+
+    def forward(self, x):
+        Q, K, V = (split_heads(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        weights = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)
+        return self.W_o(merge_heads(weights @ V)), weights
+
+
+def _split_variants(x, H) -> dict:
+    B, T, HD = x.shape
+    D = HD // H
+    right = split_heads(x, H)
+    return {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
+            "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
+
+
+def _merge_variants(x) -> dict:
+    B, H, T, D = x.shape
+    return {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
+            "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D), "hint_heads_order": merge_heads(x.flip(1))}
+
+
+def check_split_heads(fn) -> None:
+    name = "split_heads"
+    (x,) = inputs((B, T, H * D), seed=5)
+    got = run(name, fn, x, H)
+    missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, H, D)
+    expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
+                 t("hint_missing_transpose") if missing else None)
+    diagnose(got, _split_variants(x, H), "what_output", 1e-12)
+    passed(name)
+
+
+def check_merge_heads(fn) -> None:
+    name = "merge_heads"
+    (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
+    got = run(name, fn, x)
+    expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name)
+    diagnose(got, _merge_variants(x), "what_output", 1e-12)
+    (y,) = inputs((B, T, H * D), seed=7)
+    back = run(name, fn, split_heads(y, H))
+    diagnose(back, {None: y}, "what_output", 1e-12)
+    passed(name)
+
+
+def check_mha_module(cls) -> None:
+    name = "MultiHeadAttention"
+    inner = H * D
+    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8)
+    with torch.no_grad():
+        wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
+        expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
+                     t("hint_not_split") if wide else None)
+        q, k, v = module.W_q(x), module.W_k(x), module.W_v(x)
+        variants = {}
+        for split_key, split in (("", lambda z: split_heads(z, H)),
+                                 ("hint_view_without_transpose", lambda z: z.reshape(B, H, T, D)),
+                                 ("hint_interleaved", lambda z: z.reshape(B, T, D, H).permute(0, 3, 1, 2))):
+            Q, K = split(q), split(k)
+            raw = Q @ K.transpose(-2, -1)
+            if not split_key:
+                variants[None] = torch.softmax(raw / math.sqrt(D), -1)
+                variants["hint_no_scale"] = torch.softmax(raw, -1)
+                variants["hint_scale_dk"] = torch.softmax(raw / D, -1)
+                variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(inner), -1)
+                variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
+                variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
+            else:
+                variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
+        diagnose(weights, variants, "what_weights")
+        expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
+                     t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
+        heads = weights @ split_heads(v, H)
+        diagnose(y, {key: module.W_o(value) for key, value in _merge_variants(heads).items()}, "what_output")
+    default = run(name, cls, 12, 3)
+    if getattr(default, "head_dim", None) != 4:
+        raise CheckFailed(t("hint_head_dim_default", e=12, h=3, want=4, got=getattr(default, "head_dim", None)))
+    try:
+        cls(10, 3)
+    except ValueError:
+        pass
+    else:
+        raise CheckFailed(t("hint_no_divisibility_error", e=10, h=3))
+    expect_input_errors(module, (B, T, E))
+    passed(name)
+
+
+def check_head_as_single(fn, attention_cls) -> None:
+    name = "head_as_single"
+    heads = _Heads(E, H, D, seed=9)
+    (x,) = inputs((B, T, E), seed=10)
+    with torch.no_grad():
+        want, _ = heads(x)
+        total = torch.zeros_like(want)
+        for i in range(H):
+            single = run(name, fn, heads, i, on_error=t("hint_head_slice"))
+            if not isinstance(single, attention_cls):
+                raise CheckFailed(t("hint_head_returns_attention"))
+            single = single.double()
+            rows = slice(i * D, (i + 1) * D)
+            if (single.W_q.weight.shape != (D, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
+                    or single.W_o.weight.shape != (E, D) or not torch.equal(single.W_o.weight, heads.W_o.weight[:, rows])):
+                interleaved = heads.W_q.weight[i::H]
+                hint = t("hint_interleaved") if (single.W_q.weight.shape == interleaved.shape and
+                                                torch.equal(single.W_q.weight, interleaved)) else t("hint_head_slice")
+                raise CheckFailed(t("values_differ", what=f"head_as_single(mha, {i}).W_q / W_o",
+                                    err=float("nan")), hint)
+            total = total + run(name, single, x)[0]
+    if not close(total, want, 1e-10):
+        raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)), t("hint_head_slice"))
+    passed(name)
+
+
+def check_to_torch_mha(fn) -> None:
+    name = "to_torch_mha"
+    heads = _Heads(H * D, H, D, seed=11)
+    theirs = run(name, fn, heads)
+    if not isinstance(theirs, nn.MultiheadAttention):
+        raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
+    for what, ok in (("batch_first", theirs.batch_first), ("bias", theirs.in_proj_bias is None),
+                     ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H)):
+        if not ok:
+            raise CheckFailed(t("hint_torch_mha_setup", what=what))
+    theirs = theirs.double()
+    w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
+    got = theirs.in_proj_weight.detach()
+    # 1e-6: a float32 copy of float64 weights is right, just rounded.
+    if not close(got, torch.cat(w), 1e-6):
+        if close(got, torch.cat([m.T for m in w]), 1e-6):
+            raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))),
+                              t("hint_in_proj_transposed"))
+        raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))),
+                          t("hint_in_proj_order"))
+    if not close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-6):
+        raise CheckFailed(t("values_differ", what="out_proj.weight",
+                            err=max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))
+    (x,) = inputs((B, T, H * D), seed=12)
+    with torch.no_grad():
+        y, weights = theirs(x, x, x, need_weights=True, average_attn_weights=False)
+        want_y, want_w = heads(x)
+    diagnose(weights, {None: want_w}, "what_weights", 1e-6)
+    diagnose(y, {None: want_y}, "what_output", 1e-6)
+    passed(name)
+
+
+def check_mha_param_answer(answer, cls) -> None:
+    """Lesson 2: the parameter count of MultiHeadAttention(768, 12, 64)."""
+    check_count_answer("answer_n_params", answer, cls, (768, 12, 64), check_mha_module)

@@ -1,0 +1,147 @@
+"""Lesson 4's visible checks: the fused QKV split, the GPT-2 module, its init, loading from and exporting to HF."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..hf import hf_attention, hf_forward
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import (
+    check_count_answer, close, diagnose, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
+    merge_heads, passed, run, split_heads, tril,
+)
+
+# Sizes all different: batch, sequence, heads, head width; E = H·D = 12.
+B, T, H, D = 2, 5, 3, 4
+E = H * D
+def _qkv_variants(qkv, H) -> dict:
+    Bq, T, three_e = qkv.shape
+    E = three_e // 3
+    D = E // H
+    right = tuple(split_heads(z, H) for z in qkv.split(E, dim=-1))
+    chunked = qkv.view(Bq, T, H, 3 * D).chunk(3, dim=-1)
+    return {None: right, "hint_interleaved_qkv": tuple(z.transpose(1, 2) for z in chunked),
+            ("hint_qkv_order", "kqv"): (right[1], right[0], right[2]),
+            ("hint_qkv_order", "vkq"): (right[2], right[1], right[0]),
+            ("hint_qkv_order", "qvk"): (right[0], right[2], right[1])}
+
+
+def check_split_qkv(fn) -> None:
+    name = "split_qkv"
+    (qkv,) = inputs((B, T, 3 * E), seed=16)
+    got = run(name, fn, qkv, H)
+    if not (isinstance(got, tuple) and len(got) == 3):
+        raise CheckFailed(t("hint_returns_triple", name=name, kind=type(got).__name__))
+    for part in got:
+        missing = isinstance(part, torch.Tensor) and tuple(part.shape) == (B, T, H, D)
+        expect_shape(part, (B, H, T, D), ("B", "H", "T", "D"), name,
+                     t("hint_missing_transpose") if missing else None)
+    variants = _qkv_variants(qkv, H)
+    for key, value in variants.items():
+        if all(torch.equal(a, b) for a, b in zip(got, value)):
+            if key is None:
+                passed(name)
+                return
+            key = key[0] if isinstance(key, tuple) else key
+            raise CheckFailed(t("values_differ", what=name, err=float("nan")), t(key))
+    raise CheckFailed(t("values_differ", what=name, err=float("nan")))
+
+
+def _gpt2_expected(module, x, masked=True):
+    Bx, T, E = x.shape
+    qkv = module.c_attn(x)
+    variants = {}
+    for key, (q, k, v) in _qkv_variants(qkv, module.n_head).items():
+        raw = q @ k.transpose(-2, -1) / math.sqrt(E // module.n_head)
+        keep = tril(T)
+        w = torch.softmax(raw.masked_fill(~keep, float("-inf")), -1)
+        variants[key] = module.c_proj(merge_heads(w @ v))
+        if key is None:
+            variants["hint_missing_mask"] = module.c_proj(merge_heads(torch.softmax(raw, -1) @ v))
+    return variants
+
+
+def check_gpt2_module(cls) -> None:
+    name = "GPT2SelfAttention"
+    module = run(name, cls, E, H)
+    for layer, (n_in, n_out) in {"c_attn": (E, 3 * E), "c_proj": (E, E)}.items():
+        problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
+        if problem:
+            raise problem
+    if "causal" not in dict(module.named_buffers()):
+        raise CheckFailed(t("hint_buffer_missing"))
+    module = module.double().eval()
+    (x,) = inputs((B, T, E), seed=17)
+    with torch.no_grad():
+        y, _ = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
+        expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"))
+        variants = _gpt2_expected(module, x)
+        diagnose(y, variants, "what_output")
+        y_sdpa = run(f"{name}.forward(use_sdpa=True)", module, x, True)[0]
+        if not close(y_sdpa, variants[None], 1e-6):
+            raise CheckFailed(t("values_differ", what="use_sdpa=True", err=max_error(y_sdpa, variants[None])))
+    passed(name)
+
+
+def check_gpt2_init(fn, cls) -> None:
+    name = "gpt2_init"
+    torch.manual_seed(0)
+    module = run(name, fn, cls(768, 12), 12)
+    for layer, want in (("c_attn", 0.02), ("c_proj", 0.02 / math.sqrt(2 * 12))):
+        weight = getattr(module, layer).weight.detach()
+        if abs(float(weight.std()) - want) > 0.1 * want or abs(float(weight.mean())) > 0.1 * want:
+            raise CheckFailed(t("hint_init_std", name=f"{layer}.weight", got=float(weight.std()), want=want))
+        bias = getattr(module, layer).bias
+        if bias is not None and float(bias.detach().abs().max()) != 0.0:
+            raise CheckFailed(t("hint_init_bias", name=f"{layer}.bias"))
+    passed(name)
+
+
+def _hf_pair_problem(mine, hf) -> str | None:
+    """Which of the classic loading bugs makes mine differ from hf, if any."""
+    if not torch.equal(mine.c_attn.weight.detach(), hf.c_attn.weight.detach().T) or \
+            not torch.equal(mine.c_proj.weight.detach(), hf.c_proj.weight.detach().T):
+        return t("hint_conv1d_transpose")
+    if not torch.equal(mine.c_attn.bias.detach(), hf.c_attn.bias.detach()) or \
+            not torch.equal(mine.c_proj.bias.detach(), hf.c_proj.bias.detach()):
+        return t("hint_missing_bias")
+    return None
+
+
+def check_load_from_hf(fn, cls) -> None:
+    name = "load_from_hf"
+    hf = hf_attention(E, H, seed=18)
+    mine = run(name, fn, cls(E, H), hf, on_error=t("hint_conv1d_transpose"))
+    problem = _hf_pair_problem(mine, hf)
+    (x,) = inputs((B, T, E), seed=19, dtype=torch.float32)
+    with torch.no_grad():
+        y, want = mine.eval()(x)[0], hf_forward(hf, x)
+    if problem or not close(y, want, 1e-5):
+        raise CheckFailed(t("values_differ", what=name, err=max_error(y, want)), problem)
+    passed(name)
+
+
+def check_export_to_hf(fn, cls) -> None:
+    name = "export_to_hf"
+    source = hf_attention(E, H, seed=20)
+    mine = cls(E, H)
+    with torch.no_grad():
+        mine.c_attn.weight.copy_(source.c_attn.weight.T)
+        mine.c_attn.bias.copy_(source.c_attn.bias)
+        mine.c_proj.weight.copy_(source.c_proj.weight.T)
+        mine.c_proj.bias.copy_(source.c_proj.bias)
+    hf = run(name, fn, mine, hf_attention(E, H, seed=21), on_error=t("hint_conv1d_transpose"))
+    problem = _hf_pair_problem(mine, hf)
+    (x,) = inputs((B, T, E), seed=22, dtype=torch.float32)
+    with torch.no_grad():
+        y, got = mine.eval()(x)[0], hf_forward(hf, x)
+    if problem or not close(y, got, 1e-5):
+        raise CheckFailed(t("values_differ", what=name, err=max_error(y, got)), problem)
+    passed(name)
+
+
+def check_gpt2_param_answer(answer, cls) -> None:
+    """Lesson 4: the parameter count of GPT-2 small's attention, GPT2SelfAttention(768, 12)."""
+    check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module)

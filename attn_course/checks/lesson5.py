@@ -1,0 +1,159 @@
+"""Lesson 5's visible checks: a training step, head entropy, ablating a head, the previous-token-head answer."""
+from __future__ import annotations
+
+import copy
+import math
+
+import torch
+
+from ..data import toy_batch, toy_loss
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import diagnose, expect_number, expect_shape, passed, run, tril
+
+# Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch.
+V, T, E, H, L, B = 7, 5, 12, 3, 2, 4
+
+
+def _toy_model(cls, seed: int, **sizes):
+    torch.manual_seed(seed)
+    args = dict(vocab=V, max_len=T, embed_dim=E, n_head=H, n_layer=L) | sizes
+    return run("TinyDecoder", cls, **args).double()
+
+
+def _reference_step(model, optimizer, x, y) -> float:
+    loss = toy_loss(model(x)[0], y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _as_loss(name: str, value) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CheckFailed(t("returned_not_number", name=name, kind=type(value).__name__), t("hint_loss_item"))
+    return float(value)
+
+
+def _same_params(a, b, tol: float = 1e-9) -> bool:
+    return all(torch.allclose(p, q, atol=tol, rtol=tol) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def check_train_step(fn, cls) -> None:
+    name = "train_step"
+    mine, ref = _toy_model(cls, 30), _toy_model(cls, 30)
+    start = copy.deepcopy(mine)
+    opt_mine = torch.optim.SGD(mine.parameters(), lr=0.5)
+    opt_ref = torch.optim.SGD(ref.parameters(), lr=0.5)
+    x, y = toy_batch(B, T, V, torch.Generator().manual_seed(31))
+    for step in range(3):
+        got = _as_loss(name, run(name, fn, mine, opt_mine, x, y))
+        with torch.no_grad():
+            logits = ref(x)[0]
+        want = _reference_step(ref, opt_ref, x, y)
+        if abs(got - want) > 1e-6:
+            hint = None
+            if abs(got - float(toy_loss(torch.softmax(logits, -1), y))) < 1e-6:
+                hint = t("hint_loss_softmax_twice")
+            elif step == 0:
+                hint = t("hint_loss_layout")
+            else:
+                hint = t("hint_zero_grad")
+            raise CheckFailed(t("train_loss_differs", step=step + 1, got=got, want=want), hint)
+        if _same_params(mine, start, 0.0):
+            raise CheckFailed(t("train_no_update"), t("hint_train_order"))
+        if not _same_params(mine, ref):
+            raise CheckFailed(t("train_params_differ", step=step + 1),
+                              t("hint_zero_grad") if step else t("hint_train_order"))
+    passed(name)
+
+
+def head_entropy_variants(w: torch.Tensor) -> dict:
+    plogp = torch.special.xlogy(w, w)
+    right = -plogp.sum(-1).mean(dim=(0, 2))
+    return {
+        None: right,
+        "hint_entropy_log2": right / math.log(2),
+        "hint_entropy_sign": -right,
+    }
+
+
+def _causal_weights(g, b, h, t_, dtype=torch.float64):
+    scores = torch.randn(b, h, t_, t_, generator=g, dtype=dtype) * 2
+    return torch.softmax(scores.masked_fill(~tril(t_), float("-inf")), dim=-1)
+
+
+def check_head_entropy(fn) -> None:
+    name = "head_entropy"
+    w = _causal_weights(torch.Generator().manual_seed(32), B, H + 1, T)
+    got = run(name, fn, w)
+    expect_shape(got, (H + 1,), ("H",), name, t("hint_entropy_mean_axes"))
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("has_nan", what=name), t("hint_entropy_nan"))
+    diagnose(got, head_entropy_variants(w), "what_entropy")
+    passed(name)
+
+
+def ablation_variants(model, x, y, layer: int, head: int) -> dict:
+    """The loss with one head zeroed, and the classic wrong ways of zeroing it."""
+    attn = model.blocks[layer].attn
+    D = attn.c_proj.in_features // attn.n_head
+
+    def loss_with(hook, where):
+        handle = getattr(attn.c_proj, where)(hook)
+        try:
+            with torch.no_grad():
+                return float(toy_loss(model(x)[0], y))
+        finally:
+            handle.remove()
+
+    def cut(lo, hi):
+        def zero(tensor):
+            tensor = tensor.clone()
+            tensor[..., lo:hi] = 0
+            return tensor
+        return zero
+
+    right, by_index = cut(head * D, (head + 1) * D), cut(head, head + 1)
+    return {
+        None: loss_with(lambda m, inputs: (right(inputs[0]),), "register_forward_pre_hook"),
+        "hint_ablation_output": loss_with(lambda m, inputs, out: right(out), "register_forward_hook"),
+        "hint_ablation_slice": loss_with(lambda m, inputs: (by_index(inputs[0]),), "register_forward_pre_hook"),
+    }
+
+
+def check_loss_without_head(fn, cls) -> None:
+    name = "loss_without_head"
+    model = _toy_model(cls, 33).eval()
+    with torch.no_grad():  # let the heads matter: random weights barely use attention at all
+        for block in model.blocks:
+            block.attn.c_proj.weight.mul_(8)
+    x, y = toy_batch(B, T, V, torch.Generator().manual_seed(34))
+    with torch.no_grad():
+        before = float(toy_loss(model(x)[0], y))
+    for layer in range(L):
+        for head in range(H):
+            got = _as_loss(name, run(name, fn, model, x, y, layer, head))
+            with torch.no_grad():
+                after = float(toy_loss(model(x)[0], y))
+            if abs(after - before) > 1e-9:
+                raise CheckFailed(t("ablation_left_behind"), t("hint_ablation_remove"))
+            variants = ablation_variants(model, x, y, layer, head)
+            if abs(got - variants[None]) > 1e-6:
+                hint = next((t(k) for k, v in variants.items() if k and abs(got - v) < 1e-6), None)
+                if hint is None and abs(got - before) < 1e-9:
+                    hint = t("hint_ablation_nothing")
+                raise CheckFailed(t("ablation_differs", layer=layer, head=head, got=got, want=variants[None]), hint)
+    passed(name)
+
+
+def check_head_answers(prev_head, prev_weight, n_head: int) -> None:
+    name = "answer_prev_head"
+    if isinstance(prev_head, bool) or not isinstance(prev_head, int) or not 0 <= prev_head < n_head:
+        raise CheckFailed(t("answer_head_range", name=name, n=n_head - 1, got=prev_head))
+    value = expect_number("answer_prev_weight", prev_weight)
+    if not 0.0 <= value <= 1.0:
+        raise CheckFailed(t("answer_weight_range", got=value))
+    print(t("answers_plausible"))

@@ -1,0 +1,237 @@
+"""Lesson 6's visible checks: FLOPs, KV-cache bytes, tiled attention, grouped-query attention, the KV cache."""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+from ..messages import t
+from ..validate import CheckFailed, dtype_bytes
+from .engine import (
+    close, diagnose, expect_returned_pair, expect_shape, from_scratch, inputs, linear_problem, max_error,
+    merge_heads, passed, run, split_heads, tril,
+)
+
+# Batch, sequence, heads, head width: all different, and none 2 or 3, since the FLOPs bugs
+# divide by 2 (multiply-adds) and 3 (Q only).
+B, T, H, D = 5, 11, 6, 7
+
+
+def _flops_variants(B_, T_, E_, H_) -> dict:
+    D_ = E_ // H_
+    right = {"qkv": 2 * B_ * T_ * E_ * 3 * E_, "scores": 2 * B_ * H_ * T_ * T_ * D_,
+             "weighted_sum": 2 * B_ * H_ * T_ * T_ * D_, "out_proj": 2 * B_ * T_ * E_ * E_}
+    return {
+        None: right,
+        "hint_flops_macs": {k: v // 2 for k, v in right.items()},
+        "hint_flops_heads": right | {"scores": right["scores"] // H_, "weighted_sum": right["weighted_sum"] // H_},
+        "hint_flops_qkv3": right | {"qkv": right["qkv"] // 3},
+        "hint_flops_batch": {k: v // B_ for k, v in right.items()},
+    }
+
+
+def check_attention_flops(fn) -> None:
+    name = "attention_flops"
+    E_ = H * D
+    got = run(name, fn, B, T, E_, H)
+    variants = _flops_variants(B, T, E_, H)
+    right = variants[None]
+    if not isinstance(got, dict) or set(got) != set(right):
+        raise CheckFailed(t("flops_keys", name=name, want=", ".join(right),
+                            got=", ".join(map(str, got)) if isinstance(got, dict) else type(got).__name__))
+    for key, want in right.items():
+        value = got[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__))
+        if value != want:
+            hint = next((t(k) for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
+            raise CheckFailed(t("flops_differs", step=key, got=value, want=want,
+                                sizes=f"B={B}, T={T}, E={E_}, H={H}"), hint)
+    passed(name)
+
+
+def check_kv_cache_bytes(fn) -> None:
+    name = "kv_cache_bytes"
+    sizes = dict(n_layer=4, batch=3, T=11, n_kv_head=2, head_dim=5)
+    for dtype in (torch.float16, torch.float32):
+        got = run(name, fn, *sizes.values(), dtype)
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+        elements = 2 * math.prod(sizes.values())
+        want = elements * dtype_bytes(dtype)
+        if got != want:
+            fixed = ((elements * 2, "hint_kv_dtype"), (elements * 4, "hint_kv_dtype"))
+            # float16 comes first, so a fixed 2 bytes only shows at float32, where it equals "K only".
+            bugs = (fixed if dtype == torch.float32 else ()) + (
+                (want // 2, "hint_kv_both"), (want * 8, "hint_kv_bits"),
+                (want // sizes["n_layer"], "hint_kv_layers")) + fixed
+            hint = next((t(key) for value, key in bugs if value == got), None)
+            raise CheckFailed(t("kv_bytes_differs", got=got, want=want, dtype=str(dtype).replace("torch.", ""),
+                                sizes=", ".join(f"{k}={v}" for k, v in sizes.items())), hint)
+    passed(name)
+
+
+def _tiled_variants(q, k, v, block: int, causal: bool) -> dict:
+    """The right answer and the classic wrong tilings (seed 004 adds the blocks' softmaxes)."""
+    T_, D_ = q.size(-2), q.size(-1)
+    s = q @ k.transpose(-2, -1) / math.sqrt(D_)
+    if causal:
+        s = s.masked_fill(~tril(T_), float("-inf"))
+    right = torch.softmax(s, -1) @ v
+    summed = sum(torch.softmax(s[..., j:j + block], -1).nan_to_num() @ v[..., j:j + block, :]
+                 for j in range(0, T_, block))
+    last = (T_ // block) * block
+    tail_dropped = torch.softmax(s[..., :last], -1) @ v[..., :last, :] if last else right
+    # No rescaling of the accumulator when the running max grows.
+    m = torch.full_like(s[..., :1], float("-inf"))
+    l, acc = torch.zeros_like(m), torch.zeros_like(q)
+    for j in range(0, T_, block):
+        sb = s[..., j:j + block]
+        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
+        p = torch.exp(sb - m_new)
+        l = l * torch.exp(m - m_new) + p.sum(-1, keepdim=True)
+        acc = acc + p @ v[..., j:j + block, :]
+        m = m_new
+    variants = {None: right, "hint_tiled_sum": summed, "hint_tiled_rescale": acc / l,
+                "hint_tiled_normalize": _unnormalized(s, v, block)}
+    if last != T_:
+        variants["hint_tiled_tail"] = tail_dropped
+    if causal:
+        variants["hint_causal_6"] = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D_), -1) @ v
+    return variants
+
+
+def _unnormalized(s, v, block: int):
+    """Every rescale done, but the running sum never divided out at the end."""
+    m = torch.full_like(s[..., :1], float("-inf"))
+    acc = torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
+    for j in range(0, s.size(-1), block):
+        sb = s[..., j:j + block]
+        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
+        acc = acc * torch.exp(m - m_new) + torch.exp(sb - m_new) @ v[..., j:j + block, :]
+        m = m_new
+    return acc
+
+
+def check_tiled_attention(fn) -> None:
+    name = "tiled_attention"
+    q, k, v = inputs(*[(2, 3, T, D)] * 3, seed=61)
+    for causal in (False, True):
+        with from_scratch(name):
+            got = run(name, fn, q, k, v, 4, causal)
+        expect_shape(got, tuple(q.shape), ("B", "H", "T", "D"), name)
+        variants = _tiled_variants(q, k, v, 4, causal)
+        right = variants[None]
+        if not torch.isfinite(got).all():
+            raise CheckFailed(t("has_nan", what=name), t("hint_tiled_nan"))
+        if not close(got, right, 1e-6):
+            hint = next((t(key) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
+            raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
+    passed(name)
+
+
+def _gqa_expected(module, x) -> dict:
+    B_, T_, E_ = x.shape
+    H_, G_ = module.n_head, module.n_kv_head
+    D_ = E_ // H_
+    q = split_heads(module.q_proj(x), H_)
+    k, v = (split_heads(z, G_) for z in module.kv_proj(x).split(G_ * D_, dim=2))
+    keep = tril(T_)
+    variants = {}
+    for key, (kk, vv, mask) in {
+        None: (k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1), True),
+        "hint_gqa_repeat": (k.repeat(1, H_ // G_, 1, 1), v.repeat(1, H_ // G_, 1, 1), True),
+        "hint_causal_6": (k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1), False),
+        "hint_gqa_kv_swapped": (v.repeat_interleave(H_ // G_, 1), k.repeat_interleave(H_ // G_, 1), True),
+    }.items():
+        s = q @ kk.transpose(-2, -1) / math.sqrt(D_)
+        if mask:
+            s = s.masked_fill(~keep, float("-inf"))
+        variants[key] = module.c_proj(merge_heads(torch.softmax(s, -1) @ vv))
+    return variants
+
+
+def check_gqa_module(cls) -> None:
+    name = "GroupedQueryAttention"
+    E_, H_, G_ = H * D, H, 2
+    module = run(name, cls, E_, H_, G_)
+    for layer, (n_in, n_out) in {"q_proj": (E_, E_), "kv_proj": (E_, 2 * G_ * D), "c_proj": (E_, E_)}.items():
+        problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
+        if problem:
+            raise problem
+    for bad in ((E_, H_, 4), (E_, 4, 2)):
+        try:
+            cls(*bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - any other failure is not the clear error asked for
+            pass
+        raise CheckFailed(t("gqa_no_error", args=bad), t("hint_gqa_error"))
+    module = module.double().eval()
+    (x,) = inputs((B, T - 4, E_), seed=62)
+    with torch.no_grad():
+        y, weights = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
+        expect_shape(y, (B, T - 4, E_), ("B", "T", "E"), t("what_output"))
+        expect_shape(weights, (B, H_, T - 4, T - 4), ("B", "H", "T", "T"), t("what_weights"),
+                     t("hint_gqa_weights_heads"))
+        diagnose(y, _gqa_expected(module, x), "what_output")
+    passed(name)
+
+
+class _CacheHost(nn.Module):
+    """A bare GPT-2 attention (c_attn, c_proj, n_head), so this check needs no other exercise."""
+
+    def __init__(self, embed_dim: int, n_head: int, seed: int):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        with torch.random.fork_rng():  # leave the notebook's own random stream alone
+            torch.manual_seed(seed)
+            self.c_attn = nn.Linear(embed_dim, 3 * embed_dim).double()
+            self.c_proj = nn.Linear(embed_dim, embed_dim).double()
+
+
+def check_attend_with_cache(fn) -> None:
+    name = "attend_with_cache"
+    host = _CacheHost(H * D, H, seed=63).eval()
+    (x,) = inputs((B, T - 3, H * D), seed=64)
+    with torch.no_grad():
+        cache = None
+        for lo, hi in ((0, 3), (3, 4), (4, 5), (5, 8)):
+            result = run(name, fn, host, x[:, lo:hi], cache)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+            y, cache = result
+            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"))
+            if not (isinstance(cache, tuple) and len(cache) == 2):
+                raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
+            for part, c in zip("KV", cache):
+                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part),
+                             t("hint_cache_concat"))
+            variants = _cache_variants(host, x, lo, hi)
+            err = max_error(y, variants[None])
+            if err > 1e-9:
+                hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+                raise CheckFailed(t("cache_differs", lo=lo, hi=hi, err=err), hint)
+    passed(name)
+
+
+def _cache_variants(host, x, lo: int, hi: int) -> dict:
+    """Outputs for tokens lo..hi-1 given a cache of 0..lo-1: right, and the classic cache bugs."""
+    E_ = x.size(-1)
+    q, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))
+    q = q[:, :, lo:hi]
+
+    def attend(keys, values, keep):
+        s = q @ keys.transpose(-2, -1) / math.sqrt(host.head_dim)
+        if keep is not None:
+            s = s.masked_fill(~keep, float("-inf"))
+        return host.c_proj(merge_heads(torch.softmax(s, -1) @ values))
+
+    n = hi - lo
+    return {
+        None: attend(k, v, torch.ones(n, hi, dtype=torch.bool).tril(diagonal=lo)),
+        "hint_causal_6": attend(k, v, None),
+        "hint_cache_mask_offset": attend(k, v, torch.ones(n, hi, dtype=torch.bool).tril()),
+        "hint_cache_unused": attend(k[:, :, lo:], v[:, :, lo:], tril(n)),
+    }

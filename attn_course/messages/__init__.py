@@ -1,0 +1,49 @@
+"""Every sentence a learner can see from Python code, in Japanese and in Korean.
+
+Prose lives in the lesson sources; these modules hold what code prints or raises:
+check results, hints, errors, widget labels and figure text. `common` holds what
+every lesson shares, `lessonN` what only lesson N uses (its hints, answers, tables
+and figure labels; the build writes a lesson's table and figure texts straight into
+its notebooks). Terms follow lessons/GLOSSARY.md, which tests/test_language.py enforces.
+"""
+from . import common, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6
+
+LANGUAGES = ("ja", "ko")
+MODULES = {"common": common, "lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4,
+           "lesson5": lesson5, "lesson6": lesson6}
+
+
+def _merge(modules) -> dict:
+    merged = {}
+    for name, module in modules.items():
+        twice = merged.keys() & module.MESSAGES.keys()
+        if twice:
+            raise KeyError(f"messages defined twice (again in {name}): {sorted(twice)}")
+        merged.update(module.MESSAGES)
+    return merged
+
+
+MESSAGES = _merge(MODULES)
+_current = "ja"
+
+
+def set_language(lang: str) -> None:
+    global _current
+    if lang not in LANGUAGES:
+        # Neither language is known yet, so say it in both.
+        raise ValueError(" / ".join(MESSAGES["bad_language"][x].format(lang=lang) for x in LANGUAGES))
+    _current = lang
+
+
+def get_language() -> str:
+    return _current
+
+
+def t(key: str, **fields) -> str:
+    """The message `key` in the current language, with `fields` filled in."""
+    return MESSAGES[key][_current].format(**fields)
+
+
+def text(key: str, lang: str, **fields) -> str:
+    """The message `key` in `lang`, whatever the current language (the build and the grader use this)."""
+    return MESSAGES[key][lang].format(**fields)

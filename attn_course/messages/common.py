@@ -1,0 +1,261 @@
+"""Messages every lesson shares: set-up, how a failed check is shown, input validation,
+the feedback engine's diagnoses and the attention explorer's labels."""
+
+MESSAGES = {
+    "setup_done": {
+        "ja": "準備ができました。言語: 日本語 / 計算デバイス: {device} / torch {torch}",
+        "ko": "준비가 끝났습니다. 언어: 한국어 / 연산 장치: {device} / torch {torch}",
+    },
+    "bad_language": {
+        "ja": "言語は 'ja' か 'ko' を指定してください（受け取った値: {lang!r}）。",
+        "ko": "언어는 'ja' 또는 'ko'로 지정하세요(받은 값: {lang!r}).",
+    },
+    "probe_outside_grading": {
+        "ja": "これは隠しテストの一部で、採点のときだけ動きます（採点する側が入力の種を渡します）。",
+        "ko": "이것은 숨겨진 테스트의 일부로, 채점할 때만 동작합니다(채점하는 쪽이 입력의 시드를 넘깁니다).",
+    },
+    "check_failed": {"ja": "チェック不合格", "ko": "검사 실패"},
+    "bad_input": {"ja": "入力エラー", "ko": "입력 오류"},
+    "hint": {"ja": "ヒント", "ko": "힌트"},
+    "passed": {
+        "ja": "✔ {name}: すべてのチェックに合格しました。",
+        "ko": "✔ {name}: 모든 검사를 통과했습니다.",
+    },
+    "not_tensor": {
+        "ja": "{name} には torch.Tensor を渡してください（渡されたのは {kind} です）。",
+        "ko": "{name}에는 torch.Tensor를 넘겨야 합니다(받은 타입: {kind}).",
+    },
+    "wrong_rank": {
+        "ja": "{name} は {want} 次元のテンソル {layout} を想定していますが、渡されたのは {got} 次元（形状 {shape}）です。",
+        "ko": "{name}의 차원 수가 맞지 않습니다. 기대: {want}차원 텐서 {layout} / 받은 것: {got}차원(모양 {shape})",
+    },
+    "embed_mismatch": {
+        "ja": "入力の最後の軸（埋め込み次元 E）は {want} のはずですが {got} でした（形状 {shape}）。モジュールを作ったときの embed_dim と入力が合っていません。",
+        "ko": "입력의 마지막 축(임베딩 차원 E)은 {want}여야 하는데 {got}입니다(모양 {shape}). 모듈을 만들 때 준 embed_dim과 입력이 맞지 않습니다.",
+    },
+    "qk_dim_mismatch": {
+        "ja": "Q と K の最後の軸（d_k）がそろっていません: Q は {dq}、K は {dk} です。内積をとるには同じ次元のベクトルが必要です。",
+        "ko": "Q와 K의 마지막 축(d_k)이 맞지 않습니다: Q는 {dq}, K는 {dk}입니다. 내적을 하려면 두 벡터의 차원이 같아야 합니다.",
+    },
+    "kv_len_mismatch": {
+        "ja": "K と V の系列長がそろっていません: K は {tk}、V は {tv} です。キーとバリューは同じトークンから作られるので、個数は同じはずです。",
+        "ko": "K와 V의 시퀀스 길이가 맞지 않습니다: K는 {tk}, V는 {tv}입니다. 키와 밸류는 같은 토큰에서 만들어지므로 개수가 같아야 합니다.",
+    },
+    "batch_mismatch": {
+        "ja": "バッチの軸がそろっていません: {shapes}。",
+        "ko": "배치 축이 맞지 않습니다: {shapes}.",
+    },
+    "bad_size": {
+        "ja": "{name} には正の整数を指定してください（指定された値：{value!r}）。",
+        "ko": "{name}에는 양의 정수를 넣어야 합니다(받은 값: {value!r}).",
+    },
+    "tokens_mismatch": {
+        "ja": "トークンの数（{n}）と重みの行列の大きさ（{t}×{t}）が合っていません。",
+        "ko": "토큰 수({n})와 가중치 행렬의 크기({t}×{t})가 맞지 않습니다.",
+    },
+    "raised": {
+        "ja": "{name} を呼ぶとエラーになりました: {error}",
+        "ko": "{name}을(를) 호출하자 오류가 났습니다: {error}",
+    },
+    "not_implemented": {
+        "ja": "{name} はまだ実装されていません。`raise NotImplementedError()` の行を消して、コードを書いてください。",
+        "ko": "{name}은(는) 아직 구현되지 않았습니다. `raise NotImplementedError()` 줄을 지우고 코드를 작성하세요.",
+    },
+    "returned_not_tensor": {
+        "ja": "{name} の戻り値は torch.Tensor のはずですが、{kind} が返ってきました。",
+        "ko": "{name}의 반환값은 torch.Tensor여야 하는데 {kind}이(가) 반환되었습니다.",
+    },
+    "returned_not_pair": {
+        "ja": "{name} は (出力, 重み) の2つを返してください。返ってきたのは {kind} でした。",
+        "ko": "{name}은(는) (출력, 가중치) 두 개를 반환해야 합니다. 반환된 것은 {kind}입니다.",
+    },
+    "wrong_ndim": {
+        "ja": "{what}の次元数が合いません。{want} 次元 {layout} のはずが、{got} 次元（形状 {shape}）になっています。",
+        "ko": "{what}의 차원 수가 맞지 않습니다. 기대: {want}차원 {layout} / 실제: {got}차원(모양 {shape})",
+    },
+    "wrong_axis": {
+        "ja": "{what}の形状が違います。{want} {layout} のはずが {got} になっています。軸 {axis}（{axis_name}）の大きさが {want_n} ではなく {got_n} です。",
+        "ko": "{what}의 모양이 다릅니다. 기대: {want} {layout} / 실제: {got}. 축 {axis}({axis_name})의 크기가 기대와 다릅니다(기대 {want_n}, 실제 {got_n}).",
+    },
+    "swapped_axes": {
+        "ja": "軸 {a}（{name_a}）と軸 {b}（{name_b}）が入れ替わっているようです。",
+        "ko": "축 {a}({name_a})와 축 {b}({name_b})가 서로 바뀐 것 같습니다.",
+    },
+    "values_differ": {
+        "ja": "{what}の値が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "what_weights": {"ja": "重み", "ko": "가중치"},
+    "what_output": {"ja": "出力", "ko": "출력"},
+    "has_nan": {
+        "ja": "{what}に NaN または inf が含まれています。",
+        "ko": "{what}에 NaN 또는 inf가 들어 있습니다.",
+    },
+    "hint_transpose_k": {
+        "ja": "Q は (…, T_q, d_k)、K は (…, T_k, d_k) です。行列積 Q @ Kᵀ のためには K の最後の2軸を入れ替えて (…, d_k, T_k) にします: K.transpose(-2, -1)。",
+        "ko": "Q는 (…, T_q, d_k), K는 (…, T_k, d_k)입니다. 행렬 곱 Q @ Kᵀ를 하려면 K의 마지막 두 축을 바꿔 (…, d_k, T_k)로 만들어야 합니다: K.transpose(-2, -1).",
+    },
+    "hint_dot_T": {
+        "ja": "3次元以上のテンソルに .T を使うと、すべての軸が逆順になります（(B, T, d) → (d, T, B)）。バッチはそのままにして最後の2軸だけを入れ替える K.transpose(-2, -1)（または K.mT）を使いましょう。",
+        "ko": "3차원 이상 텐서에 .T를 쓰면 모든 축의 순서가 뒤집힙니다((B, T, d) → (d, T, B)). 배치 축은 그대로 두고 마지막 두 축만 바꾸는 K.transpose(-2, -1)(또는 K.mT)을 쓰세요.",
+    },
+    "hint_no_scale": {
+        "ja": "スケーリングを忘れているようです。QKᵀ を √d_k で割ってください。割らないと d_k が大きいときに分散が d_k 倍になり、ソフトマックスが飽和します。",
+        "ko": "스케일링을 빠뜨린 것 같습니다. QKᵀ를 √d_k로 나누세요. 나누지 않으면 d_k가 클 때 분산이 d_k배가 되어 소프트맥스가 포화합니다.",
+    },
+    "hint_scale_dk": {
+        "ja": "d_k で割っていませんか。割るのは √d_k です（math.sqrt(d_k) または d_k ** 0.5）。d_k で割ると分散は 1 ではなく 1/d_k まで縮みます。",
+        "ko": "d_k로 나누지 않았나요? 나눠야 하는 값은 √d_k입니다(math.sqrt(d_k) 또는 d_k ** 0.5). d_k로 나누면 분산이 1이 아니라 1/d_k로 줄어듭니다.",
+    },
+    "hint_softmax_axis": {
+        "ja": "ソフトマックスをかける軸が違います。各クエリ（行）について、キー方向（最後の軸, dim=-1）の和が 1 になるはずです。いまは軸 {axis} の方向に和が 1 になっています。",
+        "ko": "소프트맥스를 적용하는 축이 틀렸습니다. 각 쿼리(행)마다 키 방향(마지막 축, dim=-1)의 합이 1이 되어야 합니다. 지금은 축 {axis} 방향의 합이 1입니다.",
+    },
+    "hint_rows_not_normalised": {
+        "ja": "各行の和が 1 になっていません（最後の軸で和をとると {lo:.3g}〜{hi:.3g}）。exp の和で割り忘れていないか確認してください。",
+        "ko": "각 행의 합이 1이 아닙니다(마지막 축으로 더하면 {lo:.3g}~{hi:.3g}). exp의 합으로 나누는 것을 잊지 않았는지 확인하세요.",
+    },
+    "hint_w_o_missing": {
+        "ja": "出力射影 W_o を忘れていませんか。重み @ V の結果は (B, T, D) なので、W_o で埋め込み次元 E に戻して (B, T, E) にします。",
+        "ko": "출력 투영 W_o를 빠뜨리지 않았나요? 가중치 @ V의 결과는 (B, T, D)이므로 W_o로 임베딩 차원 E로 되돌려 (B, T, E)로 만들어야 합니다.",
+    },
+    "hint_missing_layer": {
+        "ja": "self.{name} が見つかりません。__init__ で self.{name} = nn.Linear(...) を作ってください。",
+        "ko": "self.{name}이(가) 없습니다. __init__에서 self.{name} = nn.Linear(...)를 만드세요.",
+    },
+    "hint_not_linear": {
+        "ja": "self.{name} は nn.Linear にしてください（いまは {kind}）。",
+        "ko": "self.{name}은(는) nn.Linear여야 합니다(지금은 {kind}).",
+    },
+    "hint_layer_shape": {
+        "ja": "self.{name} の形状が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
+        "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
+    },
+    "why_proj_in": {
+        "ja": "W_q, W_k, W_v は埋め込み次元 E をキー次元 D に写します。",
+        "ko": "W_q, W_k, W_v는 임베딩 차원 E를 키 차원 D로 사상합니다.",
+    },
+    "why_proj_out": {
+        "ja": "W_o はバリューの次元 D（ここではキー次元と同じ）を埋め込み次元 E に戻します。",
+        "ko": "W_o는 키 차원 D를 임베딩 차원 E로 되돌립니다.",
+    },
+    "hint_has_bias": {
+        "ja": "self.{name} にバイアスがあります。この講座の Attention では bias=False にします。",
+        "ko": "self.{name}에 편향이 있습니다. 이 강좌의 Attention에서는 bias=False로 둡니다.",
+    },
+    "hint_param_count": {
+        "ja": "パラメータ数が {got} ですが、4·E·D = {want} のはずです。余分な層やバイアスがないか確認してください。",
+        "ko": "파라미터 수가 {got}인데, 4·E·D = {want}이어야 합니다. 불필요한 층이나 편향이 없는지 확인하세요.",
+    },
+    "hint_no_input_check": {
+        "ja": "誤った入力 {shape} でもエラーになりませんでした。forward の最初の行 course.expect_tokens(x, self.embed_dim) を消していませんか。",
+        "ko": "잘못된 입력 {shape}에도 오류가 나지 않았습니다. forward 첫 줄의 course.expect_tokens(x, self.embed_dim)을 지우지 않았나요?",
+    },
+    "hint_missing_transpose": {
+        "ja": "view(B, T, H, D) のあとの転置が抜けています。transpose(1, 2) で T と H の軸を入れ替えて、(B, H, T, D) にしてください。",
+        "ko": "view(B, T, H, D) 다음의 전치가 빠졌습니다. transpose(1, 2)로 T축과 H축을 바꿔 (B, H, T, D)로 만드세요.",
+    },
+    "hint_contiguous": {
+        "ja": "transpose したテンソルはメモリ上で連続していないので、そのままでは view できません。transpose(1, 2).contiguous().view(B, T, H * D) とするか、reshape を使ってください。",
+        "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 그대로는 view할 수 없습니다. transpose(1, 2).contiguous().view(B, T, H * D)로 쓰거나 reshape를 쓰세요.",
+    },
+    "embed_not_divisible": {
+        "ja": "embed_dim = {e} は n_head = {h} で割り切れません。各ヘッドの次元は embed_dim // n_head なので、割り切れる組み合わせにしてください。",
+        "ko": "embed_dim = {e}, n_head = {h}: embed_dim이 n_head로 나누어떨어지지 않습니다. 헤드 하나의 차원은 embed_dim // n_head이므로 나누어떨어지는 조합을 쓰세요.",
+    },
+    "hint_head_dim_divides": {
+        "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。head_dim を指定するか、割り切れる組み合わせにしてください。",
+        "ko": "embed_dim = {e}, n_head = {h}: 나누어떨어지지 않아서 head_dim을 정할 수 없습니다. head_dim을 직접 지정하거나 나누어떨어지는 조합을 쓰세요.",
+    },
+    "torch_mha_incompatible": {
+        "ja": "nn.MultiheadAttention はヘッドの次元を embed_dim // num_heads に固定しているので、n_head × head_dim = embed_dim のときしか重みを移せません（いまは {h} × {d} ≠ {e}）。",
+        "ko": "nn.MultiheadAttention은 헤드 차원을 embed_dim // num_heads로 고정하므로 n_head × head_dim = embed_dim일 때만 가중치를 옮길 수 있습니다(지금은 {h} × {d} ≠ {e}).",
+    },
+    "hint_buffer_missing": {
+        "ja": "self.causal がバッファとして登録されていません。__init__ で self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False) のように登録してください（第3回では causal_mask(max_len) でも作れます）。",
+        "ko": "self.causal이 버퍼로 등록되어 있지 않습니다. __init__에서 self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)처럼 등록하세요(3강에서는 causal_mask(max_len)로 만들어도 됩니다).",
+    },
+    "stage_scores": {"ja": "QKᵀ", "ko": "QKᵀ"},
+    "stage_scaled": {"ja": "÷√D", "ko": "÷√D"},
+    "stage_masked": {"ja": "＋マスク", "ko": "+마스크"},
+    "stage_softmax": {"ja": "ソフトマックス", "ko": "소프트맥스"},
+    "widget_stage": {"ja": "段階", "ko": "단계"},
+    "widget_causal": {"ja": "因果マスク", "ko": "인과 마스크"},
+    "widget_padding": {"ja": "パディングマスク", "ko": "패딩 마스크"},
+    "fig_stage_title": {"ja": "{stage}（× はマスクされた位置）", "ko": "{stage}(×는 가려진 위치)"},
+    "layer_missing_bias": {
+        "ja": "{name} にバイアスがありません。このモジュールの nn.Linear はすべてバイアス付きです（nn.Linear の既定 bias=True のままにしてください）。",
+        "ko": "{name}에 편향이 없습니다. 이 모듈의 nn.Linear는 모두 편향이 있습니다(nn.Linear의 기본값 bias=True를 그대로 두세요).",
+    },
+    "answer_missing": {
+        "ja": "{name} にまだ値が入っていません。数値を代入してください。",
+        "ko": "{name}에 아직 값이 없습니다. 숫자를 대입하세요.",
+    },
+    "answer_not_number": {
+        "ja": "{name} は数値にしてください（いまは {kind}）。",
+        "ko": "{name}은(는) 숫자여야 합니다(지금은 {kind}).",
+    },
+    "answer_not_integer": {
+        "ja": "{name} は整数になるはずです（いまは {got}）。",
+        "ko": "{name}은(는) 정수여야 합니다(지금은 {got}).",
+    },
+    "answer_disagrees_with_module": {
+        "ja": "{name} = {got} ですが、あなたの {module} のパラメータ数を数えると {counted} になります。どちらかを見直しましょう。",
+        "ko": "{name} = {got}인데, 여러분의 {module}의 파라미터 수를 세면 {counted}입니다. 둘 중 하나를 다시 확인하세요.",
+    },
+    "tensor_subclass": {
+        "ja": "{name} が torch.Tensor のサブクラスを返しました。ふつうの torch.Tensor を返してください。",
+        "ko": "{name}이(가) torch.Tensor의 하위 클래스를 반환했습니다. 일반 torch.Tensor를 반환하세요.",
+    },
+    "hint_from_scratch": {
+        "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。",
+        "ko": "{name}은(는) 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요.",
+    },
+    "hint_cat_dim": {
+        "ja": "torch.cat でつなぐテンソルは、つなぐ軸以外の大きさがそろっている必要があります。どの軸でつなぐか（dim=）を確かめてください。KV キャッシュなら系列の軸 dim=2 です。",
+        "ko": "torch.cat으로 이어 붙이는 텐서들은 이어 붙이는 축을 뺀 나머지 축의 크기가 같아야 합니다. 어느 축으로 이어 붙이는지(dim=) 확인하세요. KV 캐시라면 시퀀스 축 dim=2입니다.",
+    },
+    "cpu_name": {"ja": "CPU（論理コア数 {cores}、PyTorch のスレッド数 {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
+    "fig_weights_title": {
+        "ja": "アテンションの重み（温度 τ = {tau:.2f}{scaled}）",
+        "ko": "어텐션 가중치(온도 τ = {tau:.2f}{scaled})",
+    },
+    "fig_scaled_suffix": {"ja": "、√d_k で割る", "ko": ", √d_k로 나눔"},
+    "fig_unscaled_suffix": {"ja": "、割らない", "ko": ", 나누지 않음"},
+    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(보이는 쪽)"},
+    "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(보는 쪽)"},
+    "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
+    "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
+    "fig_entropy_max": {"ja": "マスクがないときの最大 log T = {v:.2f}", "ko": "마스크가 없을 때의 최대 log T = {v:.2f}"},
+    "fig_head": {"ja": "ヘッド {h}", "ko": "헤드 {h}"},
+    "fig_head_entropy_title": {"ja": "ヘッドごとの平均エントロピー", "ko": "헤드별 평균 엔트로피"},
+    "widget_head": {"ja": "ヘッド", "ko": "헤드"},
+    "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
+    "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
+    "widget_caption": {
+        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。エントロピーは重みがどれだけ広がっているかの目安で、0 なら1か所だけ、log T なら全体に均等です。「クエリ」で1つの行を棒グラフに、「比べるヘッド」で2つのヘッドの差を表示します。",
+        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 엔트로피는 가중치가 얼마나 퍼져 있는지를 나타내며, 0이면 한 곳만, log T면 전체를 고르게 봅니다. '쿼리'를 고르면 그 행을 막대그래프로, '비교할 헤드'를 고르면 두 헤드의 차이를 보여 줍니다.",
+    },
+    "widget_layer": {"ja": "層", "ko": "층"},
+    "fig_layer": {"ja": "層 {l}", "ko": "층 {l}"},
+    "widget_query": {"ja": "クエリ", "ko": "쿼리"},
+    "widget_compare": {"ja": "比べるヘッド", "ko": "비교할 헤드"},
+    "widget_none": {"ja": "（なし）", "ko": "(없음)"},
+    "fig_weight_axis": {"ja": "重み", "ko": "가중치"},
+    "fig_query_title": {
+        "ja": "クエリ「{token}」の重み（エントロピー {h:.2f} nat、マスクがないときの最大 {max:.2f}）",
+        "ko": "쿼리 '{token}'의 가중치(엔트로피 {h:.2f} nat, 마스크가 없을 때의 최대 {max:.2f})",
+    },
+    "fig_diff_title": {
+        "ja": "ヘッド {a} − ヘッド {b}（赤: ヘッド {a} のほうが強く見る）",
+        "ko": "헤드 {a} − 헤드 {b}(빨강: 헤드 {a} 쪽이 더 강하게 보는 곳)",
+    },
+    "explorer_no_attention": {
+        "ja": "このモデルにはアテンション層（c_attn と n_head を持つモジュール）が見つかりません。",
+        "ko": "이 모델에서 어텐션 층(c_attn과 n_head를 가진 모듈)을 찾지 못했습니다.",
+    },
+    "explorer_plain": {
+        "ja": "アテンション・エクスプローラー（{l} 層、ヘッド {h} 個、トークン {t} 個）",
+        "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
+    },
+}

@@ -1,0 +1,56 @@
+"""Lesson 1's messages: hints for scores, softmax and the Attention module, its answers, table and figures."""
+
+MESSAGES = {
+    "what_scores": {"ja": "スコア", "ko": "점수"},
+    "hint_kq_order": {
+        "ja": "K @ Qᵀ を計算していませんか。行がクエリ、列がキーになるように Q @ Kᵀ の順にします。",
+        "ko": "혹시 K @ Qᵀ를 계산하지 않았나요? 행이 쿼리, 열이 키가 되도록 Q @ Kᵀ 순서로 곱해야 합니다.",
+    },
+    "hint_scale_mul": {
+        "ja": "√d_k を掛けていませんか。掛けるのではなく割ります。",
+        "ko": "√d_k를 곱하지 않았나요? 곱하는 것이 아니라 나눠야 합니다.",
+    },
+    "hint_scale_wrong_dim": {
+        "ja": "割る数に別の軸の大きさを使っていませんか。d_k は Q の最後の軸の大きさ Q.size(-1) です（系列長ではありません）。",
+        "ko": "나누는 값에 다른 축의 크기를 쓰지 않았나요? d_k는 Q의 마지막 축 크기 Q.size(-1)입니다(시퀀스 길이가 아닙니다).",
+    },
+    "hint_softmax_overflow": {
+        "ja": "大きなスコア（例: 1000）を入れると NaN や inf になりました。exp をとる前に各行の最大値を引くと、結果を変えずにオーバーフローを防げます。",
+        "ko": "큰 점수(예: 1000)를 넣었더니 NaN이나 inf가 나왔습니다. exp를 취하기 전에 각 행의 최댓값을 빼면 결과는 그대로이면서 오버플로를 막을 수 있습니다.",
+    },
+    "hint_weights_v_order": {
+        "ja": "出力は 重み @ V です（(…, T_q, T_k) @ (…, T_k, d_v) → (…, T_q, d_v)）。",
+        "ko": "출력은 가중치 @ V입니다((…, T_q, T_k) @ (…, T_k, d_v) → (…, T_q, d_v)).",
+    },
+    "hint_returns_scores": {
+        "ja": "2つ目の戻り値はソフトマックス後の重みにしてください（ソフトマックス前のスコアになっているようです）。",
+        "ko": "두 번째 반환값은 소프트맥스를 거친 가중치여야 합니다(소프트맥스 전의 점수를 반환한 것 같습니다).",
+    },
+    "hint_wrong_projection": {
+        "ja": "Q, K, V を作る層が入れ替わっていませんか（Q は W_q、K は W_k、V は W_v から）。",
+        "ko": "Q, K, V를 만드는 층이 뒤바뀌지 않았나요? (Q는 W_q, K는 W_k, V는 W_v로 만듭니다.)",
+    },
+    "answer_far_from_measured": {
+        "ja": "{name} = {got} は、上の表で測った値 {measured:.3g} からかけ離れています。表を見直してみましょう。",
+        "ko": "{name} = {got}은(는) 위 표에서 잰 값 {measured:.3g}과(와) 너무 다릅니다. 표를 다시 살펴보세요.",
+    },
+    "answer_std_not_var": {
+        "ja": "{name} = {got} は標準偏差に見えます。聞いているのは分散（標準偏差の2乗）です。",
+        "ko": "{name} = {got}은(는) 표준편차로 보입니다. 묻는 것은 분산(표준편차의 제곱)입니다.",
+    },
+    "fig_variance_title": {
+        "ja": "q·k の分散（d_k ごと）",
+        "ko": "q·k의 분산(d_k별)",
+    },
+    "fig_maxweight_title": {
+        "ja": "ソフトマックスの最大の重み（平均）",
+        "ko": "소프트맥스 최대 가중치(평균)",
+    },
+    "fig_with_scaling": {"ja": "√d_k で割る", "ko": "√d_k로 나눔"},
+    "fig_without_scaling": {"ja": "割らない", "ko": "나누지 않음"},
+    "table_dk": {"ja": "d_k", "ko": "d_k"},
+    "table_var_raw": {"ja": "分散（割らない）", "ko": "분산(나누지 않음)"},
+    "table_var_scaled": {"ja": "分散（√d_k で割る）", "ko": "분산(√d_k로 나눔)"},
+    "table_max_raw": {"ja": "最大の重み（割らない）", "ko": "최대 가중치(나누지 않음)"},
+    "table_max_scaled": {"ja": "最大の重み（√d_k で割る）", "ko": "최대 가중치(√d_k로 나눔)"},
+}

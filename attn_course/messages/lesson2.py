@@ -1,0 +1,81 @@
+"""Lesson 2's messages: hints for splitting and merging heads, the module, nn.MultiheadAttention, its figures."""
+
+MESSAGES = {
+    "hint_view_without_transpose": {
+        "ja": "view だけで (B, H, T, D) にしていませんか。メモリ上では各トークンのベクトルが [ヘッド0 | ヘッド1 | …] の順に並んでいます。まず view(B, T, H, D) で最後の軸をヘッドごとに切り分け、それから transpose(1, 2) で H を T の前に出します。",
+        "ko": "view만으로 (B, H, T, D)를 만들지 않았나요? 메모리에는 각 토큰의 벡터가 [헤드0 | 헤드1 | …] 순서로 놓여 있습니다. 먼저 view(B, T, H, D)로 마지막 축을 헤드별로 자르고, 그다음 transpose(1, 2)로 H를 T 앞으로 옮겨야 합니다.",
+    },
+    "hint_interleaved": {
+        "ja": "各ヘッドが H 成分おきの飛び飛びの成分を拾っています。view(B, T, D, H) のように D と H の順を逆にすると、ヘッド h が成分 h, h+H, h+2H, … を受け持つことになります。view(B, T, H, D) なら、ヘッド h は成分 h·D 〜 (h+1)·D − 1 のひと続きを受け持ちます。",
+        "ko": "각 헤드가 H칸씩 건너뛴 성분을 가져가고 있습니다. view(B, T, D, H)처럼 D와 H의 순서를 바꾸면 헤드 h가 h, h+H, h+2H, … 번째 성분을 맡게 됩니다. view(B, T, H, D)로 나누면 헤드 h는 h·D번째부터 (h+1)·D − 1번째까지 이어진 성분을 맡습니다.",
+    },
+    "hint_heads_order": {
+        "ja": "ヘッドの並び順が逆です（flip を使っていませんか）。結合したあとの成分 h·D 〜 (h+1)·D − 1 には、ヘッド h の出力が入ります。",
+        "ko": "헤드 순서가 거꾸로입니다(flip을 쓰지 않았나요?). 합친 뒤의 h·D번째부터 (h+1)·D − 1번째 성분에는 헤드 h의 출력이 들어가야 합니다.",
+    },
+    "hint_merge_without_transpose": {
+        "ja": "(B, H, T, D) をそのまま view(B, T, H * D) にしていませんか。先に transpose(1, 2) で (B, T, H, D) に戻してから、最後の2軸をつなげます。",
+        "ko": "(B, H, T, D)를 그대로 view(B, T, H * D)로 바꾸지 않았나요? 먼저 transpose(1, 2)로 (B, T, H, D)로 되돌린 다음 마지막 두 축을 이어 붙여야 합니다.",
+    },
+    "hint_not_split": {
+        "ja": "重みが (B, T, T) になっています。ヘッドごとに別々のソフトマックスをとるので、重みは (B, H, T, T) のはずです。Q, K, V を split_heads で分けてからスコアを計算してください。",
+        "ko": "가중치가 (B, T, T)입니다. 헤드마다 따로 소프트맥스를 하므로 가중치는 (B, H, T, T)여야 합니다. Q, K, V를 split_heads로 나눈 다음 점수를 계산하세요.",
+    },
+    "hint_scale_head_dim": {
+        "ja": "割る数が違います。スケーリングに使うのは1つのヘッドの次元 D（head_dim）の平方根 √D です。√(H·D) や √E ではありません。",
+        "ko": "나누는 값이 틀렸습니다. 스케일링에는 헤드 하나의 차원 D(head_dim)의 제곱근 √D를 씁니다. √(H·D)나 √E가 아닙니다.",
+    },
+    "hint_head_dim_default": {
+        "ja": "head_dim を省略したときは embed_dim // n_head を使ってください（MultiHeadAttention({e}, {h}) なら {want}、いまは {got}）。",
+        "ko": "head_dim을 생략하면 embed_dim // n_head를 써야 합니다(MultiHeadAttention({e}, {h})라면 {want}, 지금은 {got}).",
+    },
+    "hint_no_divisibility_error": {
+        "ja": "MultiHeadAttention({e}, {h}) がエラーになりませんでした。割り切れないときは course.checks.resolve_head_dim が ValueError を出すので、__init__ で使ってください。",
+        "ko": "MultiHeadAttention({e}, {h})에서 오류가 나지 않았습니다. 나누어떨어지지 않으면 course.checks.resolve_head_dim이 ValueError를 내므로 __init__에서 이 함수를 쓰세요.",
+    },
+    "hint_returns_torch_mha": {
+        "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",
+        "ko": "nn.MultiheadAttention을 반환하세요(지금은 {kind}).",
+    },
+    "hint_torch_mha_setup": {
+        "ja": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True) として作ってください（{what} が違います）。",
+        "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요({what}이(가) 다릅니다).",
+    },
+    "hint_in_proj_order": {
+        "ja": "in_proj_weight には W_q, W_k, W_v の weight をこの順に縦に連結（torch.cat(..., dim=0)）して入れます。順番が入れ替わっているようです。",
+        "ko": "in_proj_weight에는 W_q, W_k, W_v의 weight를 이 순서대로 세로로 이어 붙여(torch.cat(..., dim=0)) 넣습니다. 순서가 바뀐 것 같습니다.",
+    },
+    "hint_in_proj_transposed": {
+        "ja": "weight は転置せずにそのままコピーします。nn.Linear の weight も in_proj_weight も (出力, 入力) の形状です。",
+        "ko": "weight는 전치하지 말고 그대로 복사합니다. nn.Linear의 weight도 in_proj_weight도 (출력, 입력) 모양입니다.",
+    },
+    "hint_out_proj": {
+        "ja": "out_proj.weight に W_o.weight をコピーしたか確認してください。",
+        "ko": "out_proj.weight에 W_o.weight를 복사했는지 확인하세요.",
+    },
+    "hint_head_slice": {
+        "ja": "ヘッド i の W_q, W_k, W_v は weight の行 i·D 〜 (i+1)·D − 1（weight[i*D:(i+1)*D]）、W_o は列のほう（W_o.weight[:, i*D:(i+1)*D]）です。",
+        "ko": "헤드 i의 W_q, W_k, W_v는 weight의 행 i·D ~ (i+1)·D − 1(weight[i*D:(i+1)*D])이고, W_o는 열 쪽(W_o.weight[:, i*D:(i+1)*D])입니다.",
+    },
+    "hint_head_returns_attention": {
+        "ja": "head_as_single は第1回の Attention モジュール（Attention(embed_dim, head_dim)）を返してください。",
+        "ko": "head_as_single은 1강의 Attention 모듈(Attention(embed_dim, head_dim))을 반환해야 합니다.",
+    },
+    "hint_sum_of_heads": {
+        "ja": "1つずつ取り出したヘッドの出力の和が、MultiHeadAttention の出力と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "하나씩 꺼낸 헤드 출력의 합이 MultiHeadAttention의 출력과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "fig_wide_vs_heads": {
+        "ja": "1つの幅広ヘッド（左）と {h} 個のヘッド（右）の重み",
+        "ko": "넓은 헤드 하나(왼쪽)와 헤드 {h}개(오른쪽)의 가중치",
+    },
+    "demo_wide_vs_heads": {
+        "ja": "パラメータ数: ヘッド {h} 個 = {a}、幅広のヘッド1つ = {b}。出力の相対差 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
+        "ko": "파라미터 수: 헤드 {h}개 = {a}, 넓은 헤드 하나 = {b}. 출력의 상대 차이 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
+    },
+    "demo_seeds": {
+        "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
+        "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
+    },
+    "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
+}

@@ -1,0 +1,73 @@
+"""Lesson 3's messages: hints for masks, padding, NaN rows and dropout."""
+
+MESSAGES = {
+    "hint_upper_triangle": {
+        "ja": "上三角が残っています。因果マスクでは、クエリ i が見てよいのはキー j ≤ i（対角線とその左下）です。torch.tril を使います（triu ではありません）。",
+        "ko": "위 삼각형이 남아 있습니다. 인과 마스크에서 쿼리 i가 볼 수 있는 것은 키 j ≤ i(대각선과 그 왼쪽 아래)입니다. torch.triu가 아니라 torch.tril을 쓰세요.",
+    },
+    "hint_inverted_mask": {
+        "ja": "マスクが反転しています。この講座の keep マスクは「見てよいところが True」です。masked_fill は True の場所を埋めるので、埋めるのは ~keep（見てはいけないところ）です。",
+        "ko": "마스크가 뒤집혔습니다. 이 강좌의 keep 마스크는 '봐도 되는 곳이 True'입니다. masked_fill은 True인 곳을 채우므로, 채울 곳은 ~keep(보면 안 되는 곳)입니다.",
+    },
+    "hint_mask_not_bool": {
+        "ja": "マスクは dtype=torch.bool にしてください（いまは {dtype}）。",
+        "ko": "마스크는 dtype=torch.bool이어야 합니다(지금은 {dtype}).",
+    },
+    "hint_mask_device": {
+        "ja": "マスクがスコアと別のデバイスに作られています。torch.ones(T, T) のように device を指定せずに作ると CPU に置かれ、GPU 上のスコアと組み合わせたときにエラーになります。device= を渡すか、register_buffer で登録してモジュールと一緒に移動させてください。",
+        "ko": "마스크가 점수와 다른 장치에 만들어졌습니다. torch.ones(T, T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 점수와 함께 쓰면 오류가 납니다. device=를 넘기거나 register_buffer로 등록해 모듈과 함께 옮겨지게 하세요.",
+    },
+    "hint_mask_multiplied": {
+        "ja": "スコアにマスクを掛けて 0 にしていませんか。exp(0) = 1 なので、0 にしても見てはいけない位置に重みが残ります。見てはいけない位置のスコアは -inf で埋めます。",
+        "ko": "점수에 마스크를 곱해 0으로 만들지 않았나요? exp(0) = 1이라서 0으로 바꿔도 보면 안 되는 위치에 가중치가 남습니다. 보면 안 되는 위치의 점수는 -inf로 채웁니다.",
+    },
+    "hint_mask_after_softmax": {
+        "ja": "ソフトマックスのあとでマスクをかけていませんか。その場合、マスクした重みは 0 になりますが、各行の和が 1 になりません。マスクはソフトマックスの前に、スコアを -inf で埋める形でかけます。",
+        "ko": "소프트맥스 다음에 마스크를 씌우지 않았나요? 그러면 가린 가중치는 0이 되지만 각 행의 합이 1이 되지 않습니다. 마스크는 소프트맥스 전에, 점수를 -inf로 채우는 방식으로 씌워야 합니다.",
+    },
+    "hint_no_mask": {
+        "ja": "重みの上三角が 0 になっていません。因果マスクがかかっていないようです。",
+        "ko": "가중치의 위 삼각형이 0이 아닙니다. 인과 마스크가 적용되지 않은 것 같습니다.",
+    },
+    "hint_padding_off_by_one": {
+        "ja": "1つずれています。長さ L の系列では位置 0 〜 L−1 が本物のトークンで、位置 L からがパディングです（arange(T) < L。≤ ではありません）。",
+        "ko": "한 칸 어긋났습니다. 길이가 L인 시퀀스에서는 위치 0 ~ L−1이 실제 토큰이고 위치 L부터가 패딩입니다(arange(T) < L이며, ≤가 아닙니다).",
+    },
+    "hint_padding_inverted": {
+        "ja": "True と False が逆です。padding_keep では本物のトークン（位置 < 長さ）を True、パディングを False にします。",
+        "ko": "True와 False가 반대입니다. padding_keep에서는 실제 토큰(위치 < 길이)이 True, 패딩이 False입니다.",
+    },
+    "hint_padding_ignored": {
+        "ja": "lengths が無視されているようです。パディングの位置（長さ以降のキー）にも重みが付いています。",
+        "ko": "lengths가 무시된 것 같습니다. 패딩 위치(길이 이후의 키)에도 가중치가 붙어 있습니다.",
+    },
+    "hint_nan_fully_masked": {
+        "ja": "すべてのキーがマスクされた行（長さ 0 の系列など）で NaN が出ています。softmax(-inf, …, -inf) は 0/0 = NaN です。そうした行では、ソフトマックスのあとで重みを 0 に置き換えてください（たとえば nan_to_num(0.0)）。",
+        "ko": "모든 키가 가려진 행(길이 0인 시퀀스 등)에서 NaN이 나옵니다. softmax(-inf, …, -inf)는 0/0 = NaN입니다. 그런 행은 소프트맥스 다음에 가중치를 0으로 바꾸세요(예: nan_to_num(0.0)).",
+    },
+    "hint_dropout_eval": {
+        "ja": "eval モードなのに、出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません。nn.Dropout を使えば eval() で自動的に止まります（F.dropout を使うなら training=self.training を渡してください）。",
+        "ko": "eval 모드인데도 출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다. nn.Dropout은 eval()에서 자동으로 꺼집니다(F.dropout을 쓴다면 training=self.training을 넘기세요).",
+    },
+    "hint_dropout_train": {
+        "ja": "train モードでドロップアウトがかかっていません。self.dropout を重みに適用してください。",
+        "ko": "train 모드에서 드롭아웃이 적용되지 않았습니다. self.dropout을 가중치에 적용하세요.",
+    },
+    "hint_weights_after_dropout": {
+        "ja": "返している重みがドロップアウト後のものです（各行の和が 1 になりません）。図や確認のために、ドロップアウト前の重みを返してください。",
+        "ko": "반환한 가중치가 드롭아웃을 거친 것입니다(각 행의 합이 1이 아닙니다). 그림과 확인을 위해 드롭아웃 전의 가중치를 반환하세요.",
+    },
+    "hint_sdpa_mismatch": {
+        "ja": "use_sdpa=True の出力が、マスクを使った計算と一致しません。scaled_dot_product_attention の bool マスクは「True の場所を見る」です（nn.MultiheadAttention とは逆）。keep マスクをそのまま attn_mask に渡してください。",
+        "ko": "use_sdpa=True의 출력이 마스크를 쓴 계산과 일치하지 않습니다. scaled_dot_product_attention의 bool 마스크는 'True인 곳을 본다'입니다(nn.MultiheadAttention과 반대). keep 마스크를 그대로 attn_mask에 넘기세요.",
+    },
+    "hint_same_convention": {
+        "ja": "マスクがそのまま返ってきました。nn.MultiheadAttention の bool マスクは「True = 隠す」、scaled_dot_product_attention は「True = 見る」で、意味が逆です。",
+        "ko": "마스크가 그대로 반환되었습니다. nn.MultiheadAttention의 bool 마스크는 'True = 가림', scaled_dot_product_attention은 'True = 봄'으로 뜻이 반대입니다.",
+    },
+    "hint_additive_changed": {
+        "ja": "加算マスク（float）は、どちらの関数でも「スコアに足す値」なので、変換せずにそのまま返します。",
+        "ko": "덧셈 마스크(float)는 두 함수 모두에서 '점수에 더하는 값'이므로 변환하지 않고 그대로 반환합니다.",
+    },
+    "fig_pad_token": {"ja": "〈パッド〉", "ko": "〈패드〉"},
+}

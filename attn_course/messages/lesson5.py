@@ -1,0 +1,125 @@
+"""Lesson 5's messages: training, entropy and ablation hints, the answers, tables and figures."""
+
+MESSAGES = {
+    "returned_not_number": {
+        "ja": "{name} は損失を数値（float）で返してください。返ってきたのは {kind} です。",
+        "ko": "{name}에서는 손실을 숫자(float)로 반환하세요. 반환된 값의 타입: {kind}",
+    },
+    "hint_loss_item": {
+        "ja": "`return loss.item()` と書くと、1要素のテンソルから float を取り出せます。",
+        "ko": "`return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다.",
+    },
+    "train_loss_differs": {
+        "ja": "{step} 回目の呼び出しで返した損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
+        "ko": "{step}번째 호출에서 반환한 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
+    },
+    "hint_loss_softmax_twice": {
+        "ja": "F.cross_entropy は内部でソフトマックスを計算します。ロジットをそのまま渡してください（先に softmax をかけると二重になります）。",
+        "ko": "F.cross_entropy는 안에서 소프트맥스를 계산합니다. 로짓을 그대로 넘기세요(미리 소프트맥스를 적용하면 소프트맥스가 두 번 걸립니다).",
+    },
+    "hint_loss_layout": {
+        "ja": "ロジット (B, T, 2, V) は `reshape(-1, V)` で (B·T·2, V) に、正解 (B, T, 2) は `reshape(-1)` で (B·T·2,) にしてから F.cross_entropy に渡します。正解が −100 の位置は ignore_index=-100 で損失から外します。",
+        "ko": "로짓 (B, T, 2, V)는 `reshape(-1, V)`를 써서 (B·T·2, V)로, 정답 (B, T, 2)는 `reshape(-1)`을 써서 (B·T·2,)로 바꾼 뒤 F.cross_entropy에 넘깁니다. 정답이 −100인 위치는 ignore_index=-100으로 손실에서 뺍니다.",
+    },
+    "hint_zero_grad": {
+        "ja": "2回目以降だけ合わないなら、前のステップの勾配に新しい勾配が足し込まれてしまっています。backward() の前に optimizer.zero_grad() を呼んでください。",
+        "ko": "두 번째 호출부터만 어긋난다면 이전 단계의 기울기가 계속 누적되고 있는 것입니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
+    },
+    "train_no_update": {
+        "ja": "train_step を呼んでもパラメータが変わりません。",
+        "ko": "train_step을 호출해도 파라미터가 바뀌지 않습니다.",
+    },
+    "hint_train_order": {
+        "ja": "順番は 損失の計算 → optimizer.zero_grad() → backward() → optimizer.step() です。zero_grad() は backward() より前ならどこでもかまいません。backward() と step() の間に呼ぶと、計算したばかりの勾配が消えてしまいます。",
+        "ko": "순서는 손실 계산 → optimizer.zero_grad() → backward() → optimizer.step()입니다. zero_grad()는 backward()보다 앞이기만 하면 어디에 있어도 됩니다. backward()와 step() 사이에서 호출하면 방금 계산한 기울기가 지워집니다.",
+    },
+    "train_params_differ": {
+        "ja": "{step} 回目の呼び出しのあと、パラメータが正しい値と違います。",
+        "ko": "{step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
+    },
+    "what_entropy": {"ja": "エントロピー", "ko": "엔트로피"},
+    "hint_entropy_nan": {
+        "ja": "因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
+        "ko": "인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
+    },
+    "hint_entropy_log2": {
+        "ja": "値が正しい値の 1/ln 2 ≈ 1.44 倍になっています。底が 2 の log（ビット）ではなく、自然対数 torch.log（nat）を使ってください。",
+        "ko": "값이 올바른 값의 1/ln 2 ≈ 1.44배입니다. 밑이 2인 log(비트)가 아니라 자연로그 torch.log(nat)를 쓰세요.",
+    },
+    "hint_entropy_sign": {
+        "ja": "符号が逆です。H = −Σ w log w で、値は 0 以上になります。",
+        "ko": "부호가 반대입니다. H = −Σ w log w이고, 값은 0 이상입니다.",
+    },
+    "hint_entropy_mean_axes": {
+        "ja": "行ごとのエントロピー (B, H, T) を、バッチの軸とクエリの軸で平均して (H,) にします: mean(dim=(0, 2))。",
+        "ko": "행별 엔트로피 (B, H, T)를 배치 축과 쿼리 축으로 평균해서 (H,)로 만듭니다: mean(dim=(0, 2)).",
+    },
+    "ablation_differs": {
+        "ja": "層 {layer}・ヘッド {head} を消したときの損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
+        "ko": "층 {layer}의 헤드 {head}: 이 헤드를 껐을 때의 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
+    },
+    "hint_ablation_output": {
+        "ja": "c_proj の出力ではなく入力を 0 にします。入力 (B, T, E) はヘッドの出力を横に並べたもので、ヘッド h は列 h·D から (h+1)·D の手前までです。出力の列はもうヘッドごとに分かれていません。",
+        "ko": "c_proj의 출력이 아니라 입력을 0으로 만듭니다. 입력 (B, T, E)는 헤드의 출력을 옆으로 이어 붙인 것이고, 헤드 h는 열 h·D부터 (h+1)·D 직전까지입니다. 출력의 열은 더 이상 헤드별로 나뉘어 있지 않습니다.",
+    },
+    "hint_ablation_slice": {
+        "ja": "0 にしたのは1列だけです。ヘッド h は D 列あります: [..., h * D:(h + 1) * D]。",
+        "ko": "0으로 만든 것이 열 하나뿐입니다. 헤드 h는 D개의 열을 차지합니다: [..., h * D:(h + 1) * D].",
+    },
+    "hint_ablation_nothing": {
+        "ja": "損失が元のままです。フックを登録したのは model.blocks[layer].attn.c_proj ですか。フックが新しいテンソルを返さないと、入力は変わりません。",
+        "ko": "손실이 원래 그대로입니다. 훅을 model.blocks[layer].attn.c_proj에 등록했나요? 훅이 새 텐서를 반환하지 않으면 입력은 바뀌지 않습니다.",
+    },
+    "ablation_left_behind": {
+        "ja": "loss_without_head を呼んだあと、モデルの出力が元に戻っていません。",
+        "ko": "loss_without_head를 호출한 뒤 모델의 출력이 원래대로 돌아오지 않습니다.",
+    },
+    "hint_ablation_remove": {
+        "ja": "register_forward_pre_hook が返すハンドルの remove() を、try ... finally で必ず呼んでください。",
+        "ko": "register_forward_pre_hook이 반환하는 핸들의 remove()를 try ... finally 안에서 꼭 호출하세요.",
+    },
+    "answer_head_range": {
+        "ja": "{name} には 0 から {n} までの整数（ヘッドの番号）を入れてください。今の値: {got!r}",
+        "ko": "{name}에는 0부터 {n}까지의 정수(헤드 번호)를 넣으세요. 지금 값: {got!r}",
+    },
+    "answer_weight_range": {
+        "ja": "answer_prev_weight は重みの平均なので 0 以上 1 以下のはずです。今の値: {got:.4g}",
+        "ko": "answer_prev_weight는 가중치의 평균이므로 0 이상 1 이하여야 합니다. 지금 값: {got:.4g}",
+    },
+    "answers_plausible": {
+        "ja": "✔ 答えの形式に問題はありません。値が合っているかどうかは、隠しテストがあなたの学習させたモデルで確かめます。",
+        "ko": "✔ 답의 형식에는 문제가 없습니다. 값이 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",
+    },
+    "progress_training": {"ja": "学習", "ko": "학습"},
+    "progress_compare": {"ja": "比較の学習", "ko": "비교 학습"},
+    "fig_loss_title": {"ja": "学習中の損失", "ko": "학습 중 손실"},
+    "fig_step_axis": {"ja": "ステップ", "ko": "스텝"},
+    "fig_loss_axis": {"ja": "損失（交差エントロピー）", "ko": "손실(교차 엔트로피)"},
+    "fig_compare_title": {
+        "ja": "幅 {w} のヘッド 1 つ と 幅 {d} のヘッド {h} つ（シードごと）",
+        "ko": "폭 {w}인 헤드 1개와 폭 {d}인 헤드 {h}개(시드별)",
+    },
+    "fig_compare_label": {"ja": "ヘッド {h} つ × 幅 {d}", "ko": "헤드 {h}개 × 폭 {d}"},
+    "fig_final_loss_axis": {"ja": "学習後の損失（対数目盛）", "ko": "학습 후 손실(로그 눈금)"},
+    "table_heads": {"ja": "ヘッド数 × 幅", "ko": "헤드 수 × 폭"},
+    "table_params": {"ja": "パラメータ数", "ko": "파라미터 수"},
+    "table_seed": {"ja": "シード", "ko": "시드"},
+    "table_loss": {"ja": "損失", "ko": "손실"},
+    "table_acc_first": {"ja": "正解率（先頭）", "ko": "정확도(첫 토큰)"},
+    "table_acc_prev": {"ja": "正解率（直前）", "ko": "정확도(바로 앞 토큰)"},
+    "table_prev_weight": {"ja": "直前への重み", "ko": "바로 앞 토큰 가중치"},
+    "table_first_weight": {"ja": "先頭への重み", "ko": "첫 토큰 가중치"},
+    "table_position": {"ja": "位置 t", "ko": "위치 t"},
+    "table_token": {"ja": "トークン", "ko": "토큰"},
+    "table_answer_first": {"ja": "答え 1（先頭）", "ko": "정답 1(첫 토큰)"},
+    "table_answer_prev": {"ja": "答え 2（直前）", "ko": "정답 2(바로 앞 토큰)"},
+    "row_before": {"ja": "学習前", "ko": "학습 전"},
+    "row_after": {"ja": "学習後", "ko": "학습 후"},
+    "row_none": {"ja": "消さない", "ko": "끄지 않음"},
+    "table_uniform": {"ja": "一様なら", "ko": "균일할 때"},
+    "table_loss_first": {"ja": "損失（問い 1 だけ）", "ko": "손실(질문 1만)"},
+    "table_loss_prev": {"ja": "損失（問い 2 だけ）", "ko": "손실(질문 2만)"},
+    "table_loss_without": {"ja": "層 ＼ 消したヘッド", "ko": "층 \\ 끈 헤드"},
+    "base_loss": {"ja": "ヘッドを消さないときの損失: {v:.3f}", "ko": "헤드를 끄지 않았을 때의 손실: {v:.3f}"},
+    "toy_vocab": {"ja": "あいうえおかきくけこさしすせそた", "ko": "가나다라마바사아자차카타파하거너"},
+}

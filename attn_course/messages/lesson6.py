@@ -1,0 +1,182 @@
+"""Lesson 6's messages: FLOPs, KV-cache, tiling, GQA and cache hints, tables and figures."""
+
+MESSAGES = {
+    "flops_keys": {
+        "ja": "{name} はキーが {want} の辞書を返してください。返ってきた辞書のキー（辞書でなければ型）: {got}",
+        "ko": "{name}에서는 키가 {want}인 딕셔너리를 반환하세요. 반환된 딕셔너리의 키(딕셔너리가 아니면 타입): {got}",
+    },
+    "flops_not_int": {
+        "ja": "{step} の値は int にしてください（今は {kind}）。回数やバイト数は整数なので、割り算には / ではなく // を使います。テンソルを返しているなら int(...) で数に直してください。",
+        "ko": "{step}의 값은 int여야 합니다(지금은 {kind}). 횟수나 바이트 수는 정수이므로 나눗셈에는 / 대신 //를 씁니다. 텐서를 반환했다면 int(...)로 숫자로 바꾸세요.",
+    },
+    "flops_differs": {
+        "ja": "{sizes} のとき、{step} の FLOPs が正しくありません（返した値: {got:,}、正しい値: {want:,}）。",
+        "ko": "{sizes}일 때 {step}의 FLOPs가 올바르지 않습니다(반환: {got:,}, 올바른 값: {want:,}).",
+    },
+    "hint_flops_macs": {
+        "ja": "返した値が正しい値のちょうど半分です（積和の回数を数えたようです）。積和1回は掛け算と足し算の2 FLOPs なので、(n×k) と (k×m) の積は 2·n·m·k FLOPs です。",
+        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누적 횟수를 센 것 같습니다). 곱셈-누적 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
+    },
+    "hint_flops_heads": {
+        "ja": "ヘッド1つぶんしか数えていません。スコアと重み付き和はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
+        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중합은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
+    },
+    "hint_flops_qkv3": {
+        "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えたようです）。Q, K, V の3つぶんを数えてください。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
+        "ko": "qkv가 올바른 값의 3분의 1입니다(Q만 셌습니다). Q, K, V 세 개를 모두 세세요. 투영은 (E × 3E) 행렬 하나이므로 2·B·T·E·3E입니다.",
+    },
+    "hint_flops_batch": {
+        "ja": "バッチの大きさ B を掛けていません。系列 B 本それぞれに同じ計算をします。",
+        "ko": "배치 크기 B를 곱하지 않았습니다. 시퀀스 B개 각각에 같은 계산을 합니다.",
+    },
+    "kv_bytes_differs": {
+        "ja": "{sizes}、dtype={dtype} のとき、返した値 {got:,} バイトは正しくありません（正しい値: {want:,} バイト）。",
+        "ko": "{sizes}, dtype={dtype}일 때 반환한 {got:,}바이트는 올바르지 않습니다(올바른 값: {want:,}바이트).",
+    },
+    "hint_kv_both": {
+        "ja": "返した値が正しい値のちょうど半分です。キャッシュにはキーとバリューの両方を保存するので、2 を掛けます。",
+        "ko": "반환값이 올바른 값의 딱 절반입니다. 캐시에는 키와 밸류를 모두 저장하므로 2를 곱합니다.",
+    },
+    "hint_kv_bits": {
+        "ja": "返した値が正しい値の 8 倍です。element_size() はすでにバイト数です。ビットに直す必要はありません。",
+        "ko": "반환값이 올바른 값의 8배입니다. element_size()는 이미 바이트 수입니다. 비트로 바꿀 필요가 없습니다.",
+    },
+    "hint_kv_layers": {
+        "ja": "層の数 n_layer を掛けていません。層ごとに別のキャッシュがあります。",
+        "ko": "층 수 n_layer를 곱하지 않았습니다. 층마다 따로 캐시가 있습니다.",
+    },
+    "hint_kv_dtype": {
+        "ja": "要素のバイト数を dtype によらない決まった値（2 や 4）にしています。torch.empty((), dtype=dtype).element_size() で dtype から求めてください。",
+        "ko": "원소 하나의 바이트 수를 dtype과 상관없이 고정된 값(2나 4)으로 썼습니다. torch.empty((), dtype=dtype).element_size()로 dtype에서 구하세요.",
+    },
+    "tiled_differs": {
+        "ja": "tiled_attention の結果が SDPA と一致しません（causal={causal}、最大誤差 {err:.3g}）。",
+        "ko": "tiled_attention의 결과가 SDPA와 일치하지 않습니다(causal={causal}, 최대 오차 {err:.3g}).",
+    },
+    "hint_tiled_sum": {
+        "ja": "ブロックごとにソフトマックスをとって、その結果をそのまま足しています（上で見た flash_attention_concept と同じ誤りです）。これでは各ブロックの重みの和がそれぞれ 1 になり、1 行の合計がブロックの数になります。ソフトマックスはブロックごとにとらず、最大値 m と指数の和 ℓ を持ち歩いて acc を更新し、最後に acc を ℓ で割ってください。",
+        "ko": "블록마다 소프트맥스를 적용한 결과를 그대로 더하고 있습니다(위에서 본 flash_attention_concept와 같은 오류입니다). 블록별 소프트맥스는 각각 합이 1이라서 한 행의 합계가 블록 수가 됩니다. 소프트맥스를 블록마다 따로 적용하지 말고, 최댓값 m과 지수의 합 ℓ을 유지하며 acc를 갱신한 뒤 마지막에 acc를 ℓ로 나누세요.",
+    },
+    "hint_tiled_rescale": {
+        "ja": "最大値が上がったときに、acc を exp(m − m') 倍していません。ℓ と同じく acc も新しい最大値を基準に直します。",
+        "ko": "최댓값이 올랐을 때 acc에 exp(m − m')을 곱하지 않았습니다. ℓ과 마찬가지로 acc도 새 최댓값을 기준으로 고칩니다.",
+    },
+    "hint_tiled_normalize": {
+        "ja": "最後に acc を ℓ で割っていません。acc は、まだ ℓ で割って正規化していない和です。最後に acc / l を返してください。",
+        "ko": "마지막에 acc를 ℓ로 나누지 않았습니다. acc는 정규화하기 전(ℓ로 나누기 전)의 합입니다. 마지막에 acc / l을 반환하세요.",
+    },
+    "hint_tiled_tail": {
+        "ja": "最後の短いブロックが抜けています。T が block_size で割り切れないときも、range(0, T, block_size) とスライスで最後まで処理します。",
+        "ko": "마지막 짧은 블록이 빠졌습니다. T가 block_size로 나누어떨어지지 않아도 range(0, T, block_size)와 슬라이스로 끝까지 처리합니다.",
+    },
+    "hint_tiled_nan": {
+        "ja": "m と m' がどちらも −∞ だと、exp(m − m') が exp(−∞ + ∞) = NaN になります。ある行のスコアがそれまで全部 −∞ だったときに起こります。ブロックを位置 0 から順に処理しているか、因果マスクの向き（キーの位置 > クエリの位置を消す）を確かめてください。",
+        "ko": "m과 m'이 모두 −∞이면 exp(m − m')이 exp(−∞ + ∞) = NaN이 됩니다. 어떤 행의 점수가 그때까지 모두 −∞였을 때 생깁니다. 블록을 위치 0부터 차례로 처리하는지, 인과 마스크의 방향(키의 위치 > 쿼리의 위치를 지움)이 맞는지 확인하세요.",
+    },
+    "hint_causal_6": {
+        "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
+        "ko": "인과 마스크가 적용되지 않았습니다. 키의 위치가 쿼리의 위치보다 뒤인 점수를 −∞로 만든 다음 소프트맥스를 적용합니다.",
+    },
+    "gqa_groups_divide": {
+        "ja": "n_head は n_kv_head で割り切れる必要があります（今は n_head={h}、n_kv_head={g}）。1 つの KV ヘッドを n_head / n_kv_head 個のヘッドで共有します。",
+        "ko": "n_head는 n_kv_head로 나누어떨어져야 합니다(지금 n_head={h}, n_kv_head={g}). KV 헤드 하나를 헤드 n_head / n_kv_head개가 함께 씁니다.",
+    },
+    "gqa_no_error": {
+        "ja": "GroupedQueryAttention{args} で ValueError が出ません（assert などほかの例外ではなく、ValueError を出してください）。割り切れない大きさのまま作ると、あとで形状の合わない計算になります。",
+        "ko": "GroupedQueryAttention{args}에서 ValueError가 나지 않습니다(assert 같은 다른 예외가 아니라 ValueError를 내세요). 나누어떨어지지 않는 크기로 만들면 나중에 모양이 맞지 않는 계산이 됩니다.",
+    },
+    "hint_gqa_error": {
+        "ja": "__init__ で embed_dim % n_head と n_head % n_kv_head を確かめ、0 でなければ ValueError を出してください。",
+        "ko": "__init__에서 embed_dim % n_head와 n_head % n_kv_head를 확인하고, 0이 아니면 ValueError를 내세요.",
+    },
+    "hint_gqa_weights_heads": {
+        "ja": "重みの形状が (B, H, T, T) になっていません。重みは KV ヘッドの数 G ではなく、クエリのヘッドの数 H だけ作ります。キーとバリューを repeat_interleave で H 個に広げてからスコアを計算してください。",
+        "ko": "가중치의 모양이 (B, H, T, T)가 아닙니다. 가중치는 KV 헤드 수 G가 아니라 쿼리 헤드 수 H만큼 만듭니다. 키와 밸류를 repeat_interleave로 H개로 늘린 뒤 점수를 계산하세요.",
+    },
+    "hint_gqa_repeat": {
+        "ja": "KV ヘッドの並べ方が違います。repeat では 0, 1, 0, 1, … と並びます。ヘッド h が KV ヘッド h // (H // G) を使うように repeat_interleave(H // G, dim=1) を使ってください。",
+        "ko": "KV 헤드를 늘어놓는 순서가 다릅니다. repeat을 쓰면 0, 1, 0, 1, … 순서가 됩니다. 헤드 h가 KV 헤드 h // (H // G)를 쓰도록 repeat_interleave(H // G, dim=1)을 쓰세요.",
+    },
+    "hint_gqa_kv_swapped": {
+        "ja": "キーとバリューが入れ替わっています。kv_proj の出力の前半がキー、後半がバリューです。",
+        "ko": "키와 밸류가 뒤바뀌었습니다. kv_proj 출력의 앞쪽 절반이 키, 뒤쪽 절반이 밸류입니다.",
+    },
+    "cache_not_pair": {
+        "ja": "キャッシュは (k, v) のタプルで返してください。返ってきたのは {kind} です。",
+        "ko": "캐시는 (k, v) 튜플로 반환하세요. 반환된 것: {kind}",
+    },
+    "returned_not_cache_pair": {
+        "ja": "{name} は (出力, キャッシュ) の2つを返してください。返ってきたのは {kind} です。",
+        "ko": "{name}에서는 (출력, 캐시) 두 개를 반환해야 합니다. 반환된 것: {kind}",
+    },
+    "what_cache": {"ja": "キャッシュの {part}", "ko": "캐시의 {part}"},
+    "hint_cache_concat": {
+        "ja": "キャッシュは (B, H, これまでのトークン数, D) です。古いキャッシュと新しいキー・バリューを torch.cat(..., dim=2)（系列の軸）でつなげ、新しい k, v だけでなく、つなげたあとの (k, v) をキャッシュとして返してください。",
+        "ko": "캐시는 (B, H, 지금까지의 토큰 수, D)입니다. 이전 캐시와 새 키·밸류를 torch.cat(..., dim=2)(시퀀스 축)로 이어 붙이고, 새 k, v만이 아니라 이어 붙인 (k, v)를 캐시로 반환하세요.",
+    },
+    "cache_differs": {
+        "ja": "位置 {lo} 以上 {hi} 未満のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} 이상 {hi} 미만 토큰의 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "hint_cache_mask_offset": {
+        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。",
+        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요.",
+    },
+    "hint_cache_unused": {
+        "ja": "新しいトークンが、キャッシュにある過去のキーとバリューを見ていません。スコアを計算する前に、キャッシュと新しい k, v をつなげてください。",
+        "ko": "새 토큰이 캐시에 있는 이전 키와 밸류를 보지 않습니다. 점수를 계산하기 전에 캐시와 새 k, v를 이어 붙이세요.",
+    },
+    "progress_measure": {"ja": "測定", "ko": "측정"},
+    "progress_decode": {"ja": "生成", "ko": "생성"},
+    "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 디바이스: {device}, 데이터 타입: {dtype}"},
+    "table_T": {"ja": "系列長 T", "ko": "시퀀스 길이 T"},
+    "table_gflops": {"ja": "GFLOPs（合計）", "ko": "GFLOPs(합계)"},
+    "table_quadratic_share": {"ja": "T² の項の割合", "ko": "T² 항의 비율"},
+    "table_ms_naive": {"ja": "素朴な実装 [ms]", "ko": "단순한 구현 [ms]"},
+    "table_ms_sdpa": {"ja": "SDPA [ms]", "ko": "SDPA [ms]"},
+    "table_speedup": {"ja": "SDPA は何倍速いか", "ko": "SDPA 속도 향상(배)"},
+    "table_mib_naive": {"ja": "素朴な実装 [MiB]", "ko": "단순한 구현 [MiB]"},
+    "table_mib_sdpa": {"ja": "SDPA [MiB]", "ko": "SDPA [MiB]"},
+    "table_mib_estimate": {"ja": "見積もり B·H·T²·バイト数 [MiB]", "ko": "추정 B·H·T²·바이트 [MiB]"},
+    "table_mib_peak": {"ja": "ピークメモリ [MiB]", "ko": "최대 메모리 사용량 [MiB]"},
+    "table_ms": {"ja": "時間 [ms]", "ko": "시간 [ms]"},
+    "table_shape": {"ja": "層 × ヘッド × D", "ko": "층 × 헤드 × D"},
+    "table_kind": {"ja": "方式", "ko": "방식"},
+    "table_params_layer": {"ja": "1層のパラメータ数", "ko": "한 층의 파라미터 수"},
+    "table_cache_mib": {"ja": "KV キャッシュ [MiB]", "ko": "KV 캐시 [MiB]"},
+    "label_naive": {"ja": "素朴な実装", "ko": "단순한 구현"},
+    "label_tiled": {"ja": "タイル分割（ブロック {b}）", "ko": "타일 분할(블록 {b})"},
+    "label_checkpoint": {"ja": "勾配チェックポイントあり", "ko": "기울기 체크포인팅 사용"},
+    "label_no_checkpoint": {"ja": "勾配チェックポイントなし", "ko": "기울기 체크포인팅 사용 안 함"},
+    "seed_flash_error": {
+        "ja": "flash_attention_concept と SDPA の差: 最大 {err:.3f}。1 行の重みの合計: {total:.1f}（1 のはずです）",
+        "ko": "flash_attention_concept와 SDPA의 차이: 최대 {err:.3f}. 한 행의 가중치 합계: {total:.1f}(1이어야 합니다)",
+    },
+    "tiled_error": {
+        "ja": "あなたの tiled_attention と SDPA の差（T = 2048、因果マスクあり）: 最大 {err:.2e}",
+        "ko": "여러분의 tiled_attention과 SDPA의 차이(T = 2048, 인과 마스크 있음): 최대 {err:.2e}",
+    },
+    "cache_check": {
+        "ja": "キャッシュを使った出力と一度に計算した出力の差: 最大 {err:.2e}。キャッシュの大きさ: {got:,} バイト（演習 4 の見積もり: {want:,} バイト）",
+        "ko": "캐시를 쓴 출력과 한 번에 계산한 출력의 차이: 최대 {err:.2e}. 캐시 크기: {got:,}바이트(연습 문제 4의 추정: {want:,}바이트)",
+    },
+    "cache_speed": {
+        "ja": "{n} トークンの生成: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒（KV キャッシュのほうが {ratio:.1f} 倍速い）",
+        "ko": "토큰 {n}개 생성: 매번 다시 계산하면 {slow:.2f}초, KV 캐시를 쓰면 {fast:.2f}초(KV 캐시 쪽이 {ratio:.1f}배 빠름)",
+    },
+    "autocast_dtypes": {
+        "ja": "入力: {x}、autocast の中の出力: {y}、アテンションの重み: {w}。float32 で計算した出力との差: 最大 {err:.2e}",
+        "ko": "입력: {x}, autocast 안의 출력: {y}, 어텐션 가중치: {w}. float32로 계산한 출력과의 차이: 최대 {err:.2e}",
+    },
+    "deprecated_warning": {"ja": "古い書き方の警告（{kind}）: {text}", "ko": "옛 방식에서 나온 경고({kind}): {text}"},
+    "checkpoint_grads": {
+        "ja": "チェックポイントあり・なしの勾配の差: 最大 {err:.2e}",
+        "ko": "체크포인팅을 쓸 때와 쓰지 않을 때의 기울기 차이: 최대 {err:.2e}",
+    },
+    "fig_cost_time_title": {"ja": "時間（前向き計算）", "ko": "시간(순전파)"},
+    "fig_cost_memory_title": {"ja": "ピークメモリ", "ko": "최대 메모리 사용량"},
+    "fig_seq_len_axis": {"ja": "系列長 T（対数目盛）", "ko": "시퀀스 길이 T(로그 눈금)"},
+    "fig_seconds_axis": {"ja": "秒（対数目盛）", "ko": "초(로그 눈금)"},
+    "fig_mib_axis": {"ja": "MiB（対数目盛）", "ko": "MiB(로그 눈금)"},
+    "fig_slope": {"ja": "傾き {k}", "ko": "기울기 {k}"},
+}

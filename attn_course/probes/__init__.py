@@ -1,0 +1,78 @@
+"""What a hidden test runs in the learner's kernel: the learner's code, on inputs drawn from the grader's seed.
+
+A probe decides nothing. It calls the learner's functions on inputs it draws by name
+from the seed the grader set for this notebook, and hands what they returned to the
+grader as one display output of its own MIME type. After the kernel has stopped, the
+grader (attn_grader's DecideHiddenTests preprocessor) draws the same inputs from the
+same seed, computes the reference in its own process, compares, and decides the cell.
+
+So nothing here knows a right answer, and nothing the learner's code changes in the
+kernel can turn a wrong result into a right one: it could only change what is sent,
+and a wrong result stays wrong on the grader's inputs.
+
+    @probe("lesson1.attention_scores")
+    def attention_scores(rec, fn): ...      # called from a grade cell's hidden part
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import torch
+
+from ..checks.engine import from_scratch, run
+from .codec import MIME, encode
+from .draws import SEED_ENV, Draws
+
+__all__ = ["MIME", "SEED_ENV", "Draws", "Recorder", "probe", "LESSONS"]
+
+
+class Recorder(Draws):
+    """Draws inputs like the grader will, and keeps what the learner's code returned."""
+
+    def __init__(self, test: str):
+        seed = os.environ.get(SEED_ENV)
+        if seed is None:
+            from ..messages import t
+            raise RuntimeError(t("probe_outside_grading"))
+        super().__init__(int(seed), test)
+        self.values: dict = {}
+
+    def put(self, key: str, value) -> None:
+        # Encoded now: what the learner's code does to the object later does not change what was recorded.
+        self.values[key] = encode(value)
+
+    def call(self, name: str, fn, *args, scratch: bool = False, **kwargs):
+        """Run the learner's code; a failure becomes the cell's error, with the visible checks' hint."""
+        if scratch:  # an exercise meant to be written by hand: the library's attention refuses to run
+            with from_scratch(name):
+                return run(name, fn, *args, **kwargs)
+        return run(name, fn, *args, **kwargs)
+
+
+def probe(test: str):
+    """Turn `fn(rec, *learner_objects)` into the call a grade cell's hidden part makes.
+
+    The call records and emits; `.record(*learner_objects)` only records and returns the
+    payload, for tests that judge it without a notebook.
+    """
+    def wrap(fn):
+        def record(*learner_objects) -> dict:
+            rec = Recorder(test)
+            with torch.random.fork_rng(devices=[]):  # the learner's own random stream is left as it was
+                fn(rec, *learner_objects)
+            return {"test": test, "values": rec.values}
+
+        @functools.wraps(fn)
+        def hidden_test(*learner_objects):
+            from IPython.display import display
+            display({MIME: record(*learner_objects)}, raw=True)
+        hidden_test.test, hidden_test.record = test, record
+        return hidden_test
+    return wrap
+
+
+# The lesson modules use `probe` above, so they come last.
+from . import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6  # noqa: E402
+
+LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6}

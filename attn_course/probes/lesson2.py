@@ -1,0 +1,96 @@
+"""Lesson 2's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import torch
+import torch.nn as nn
+
+from . import probe
+from .cases import function_cases, module_cases, raised, scalar
+
+
+class Weights(nn.Module):
+    """W_q, W_k, W_v, W_o of a multi-head attention, and its sizes; no forward (that is an exercise)."""
+
+    def __init__(self, embed_dim, n_head, head_dim):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, head_dim
+        inner = n_head * head_dim
+        self.W_q = nn.Linear(embed_dim, inner, bias=False)
+        self.W_k = nn.Linear(embed_dim, inner, bias=False)
+        self.W_v = nn.Linear(embed_dim, inner, bias=False)
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+
+
+def split_inputs(draws, case, dtype):
+    b, t, h, d = draws.sizes(f"{case}.sizes", 4)
+    return draws.randn(f"{case}.x", b, t, h * d, dtype=dtype), h
+
+
+def merge_inputs(draws, case, dtype):
+    b, h, t, d = draws.sizes(f"{case}.sizes", 4)
+    return (draws.randn(f"{case}.x", b, h, t, d, dtype=dtype),)
+
+
+def module_args(draws):
+    _, _, h, d, e = draws.sizes("args", 5, low=2, high=16)
+    return (e, h, d)
+
+
+def module_input(draws, args, case, dtype):
+    b, t, _, _, _ = draws.sizes("args", 5, low=2, high=16)
+    return draws.randn(f"{case}.x", b, t, args[0], dtype=dtype)
+
+
+def weights_and_input(draws, square: bool):
+    """Drawn multi-head weights (E = H·D when square, as nn.MultiheadAttention needs) and an input."""
+    b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=12)
+    weights = Weights(h * d if square else e, h, d).double()
+    draws.fill_parameters(weights, "weights")
+    return weights, draws.randn("x", b, t, weights.embed_dim)
+
+
+@probe("lesson2.split_heads")
+def split_heads(rec, fn):
+    function_cases(rec, "split_heads", fn, split_inputs)
+
+
+@probe("lesson2.merge_heads")
+def merge_heads(rec, fn):
+    function_cases(rec, "merge_heads", fn, merge_inputs)
+
+
+@probe("lesson2.module")
+def module(rec, cls):
+    module_cases(rec, "MultiHeadAttention", cls, module_args, module_input)
+    # head_dim left out: embed_dim // n_head, and a clear error when that does not divide.
+    rec.put("default_head_dim", getattr(rec.call("MultiHeadAttention", cls, 12, 3), "head_dim", None))
+    rec.put("error_on_10_3", raised(cls, 10, 3))
+
+
+@probe("lesson2.head_as_single")
+def head_as_single(rec, fn, attention_cls):
+    weights, x = weights_and_input(rec, square=False)
+    outputs = []
+    with torch.no_grad():
+        for i in range(weights.n_head):
+            single = rec.call("head_as_single", fn, weights, i)
+            if not isinstance(single, attention_cls):
+                outputs.append(type(single).__name__)
+                continue
+            outputs.append(rec.call("head_as_single", single.double(), x)[0])
+    rec.put("heads", outputs)
+
+
+@probe("lesson2.to_torch_mha")
+def to_torch_mha(rec, fn):
+    weights, _ = weights_and_input(rec, square=True)
+    theirs = rec.call("to_torch_mha", fn, weights)
+    # The grader builds a genuine nn.MultiheadAttention from these: only the copied weights count.
+    config = {name: getattr(theirs, name, None) for name in ("embed_dim", "num_heads", "batch_first")}
+    config["type"] = type(theirs).__name__
+    rec.put("config", config)
+    state = theirs.state_dict() if isinstance(theirs, nn.Module) else {}
+    rec.put("state", dict(state))
+
+
+@probe("lesson2.n_params")
+def n_params(rec, n):
+    rec.put("answer_n_params", scalar(n))

@@ -1,0 +1,107 @@
+"""Lesson 3's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import torch
+
+from . import probe
+
+
+def module_sizes(draws):
+    b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=14)
+    return b, t, h, d, e
+
+
+def module_inputs(draws):
+    """x, padding lengths (the first sequence full), and for every cut a copy of x changed after it."""
+    b, t, _, _, e = module_sizes(draws)
+    x = draws.randn("x", b, t, e)
+    lengths = draws.randint("lengths", 0, t + 1, (b,))
+    lengths[0] = t
+    changed = []
+    for cut in range(t - 1):
+        x2 = x.clone()
+        x2[:, cut + 1:] = draws.randn(f"x_after_{cut}", b, t - cut - 1, e)
+        changed.append(x2)
+    return x, lengths, changed
+
+
+def mask_scores(draws):
+    b, h, t = draws.sizes("sizes", 3)
+    return draws.randn("scores", b, h, t, t), draws.rand("keep", b, 1, t, t) > 0.4
+
+
+def padding_inputs(draws):
+    b, t = draws.sizes("sizes", 2, low=3, high=15)
+    return draws.randint("lengths", 0, t + 1, (b,)), t
+
+
+def mha_masks(draws):
+    mask = draws.rand("mask", 4, 6) > 0.5
+    return mask, torch.zeros(4, 6, dtype=torch.float64).masked_fill(mask, float("-inf"))
+
+
+def masked_scores(draws):
+    b, t, u = draws.sizes("sizes", 3)
+    s = draws.randn("scores", b, t, u)
+    hidden = draws.rand("hidden", b, t, u) > 0.6
+    return (s.masked_fill(hidden, float("-inf")).index_fill(1, torch.tensor([0]), float("-inf")),)
+
+
+@probe("lesson3.causal_mask")
+def causal_mask(rec, fn):
+    for T in rec.sizes("T", 3, low=1, high=20):
+        rec.put(f"T={T}", rec.call("causal_mask", fn, T, scratch=True))
+    rec.put("meta", rec.call("causal_mask", fn, 3, device=torch.device("meta"), scratch=True))
+
+
+@probe("lesson3.apply_mask")
+def apply_mask(rec, fn):
+    rec.put("masked", rec.call("apply_mask", fn, *mask_scores(rec), scratch=True))
+
+
+@probe("lesson3.padding_keep")
+def padding_keep(rec, fn):
+    rec.put("keep", rec.call("padding_keep", fn, *padding_inputs(rec), scratch=True))
+
+
+@probe("lesson3.mha_mask_to_sdpa")
+def mha_mask_to_sdpa(rec, fn):
+    for name, mask in zip(("bool", "additive"), mha_masks(rec)):
+        rec.put(name, rec.call("mha_mask_to_sdpa", fn, mask))
+
+
+@probe("lesson3.safe_softmax")
+def safe_softmax(rec, fn):
+    rec.put("weights", rec.call("safe_softmax", fn, *masked_scores(rec), scratch=True))
+
+
+def _build(rec, cls, dropout):
+    _, _, h, d, e = module_sizes(rec)
+    module = rec.call("CausalSelfAttention", cls, e, h, d, dropout=dropout, max_len=16).double()
+    layout = rec.fill_parameters(module)
+    return module, layout
+
+
+@probe("lesson3.module")
+def module(rec, cls):
+    name = "CausalSelfAttention"
+    mine, layout = _build(rec, cls, 0.0)
+    rec.put("layout", layout)
+    x, lengths, changed = module_inputs(rec)
+    mine.eval()
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            rec.put(f"{label}.masked", rec.call(name, mine, x, lens, scratch=True))
+            rec.put(f"{label}.sdpa", rec.call(name, mine, x, lens, use_sdpa=True)[0])
+        # Causality: what changes after position `cut` must not reach the outputs up to it.
+        for cut, x2 in enumerate(changed):
+            rec.put(f"changed_{cut}.masked", rec.call(name, mine, x2, scratch=True)[0])
+            rec.put(f"changed_{cut}.sdpa", rec.call(name, mine, x2, use_sdpa=True)[0])
+    # Dropout: off in eval (twice the same, equal to no dropout), on the weights in training.
+    noisy, _ = _build(rec, cls, 0.5)
+    noisy.eval()
+    with torch.no_grad():
+        rec.put("eval.first", rec.call(name, noisy, x, lengths, scratch=True)[0])
+        rec.put("eval.second", rec.call(name, noisy, x, lengths, scratch=True)[0])
+        rec.put("eval.sdpa", rec.call(name, noisy, x, lengths, use_sdpa=True)[0])
+        noisy.train()
+        torch.manual_seed(rec.integer("dropout"))
+        rec.put("train.masked", rec.call(name, noisy, x, scratch=True))

@@ -1,0 +1,86 @@
+"""Lesson 4's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
+
+`module` is also the hidden test of the GPT2SelfAttention that lessons 5 and 6 paste in.
+"""
+import torch
+
+from ..hf import hf_attention
+from . import probe
+from .cases import scalar
+
+
+def configs(draws):
+    """(B, T, H, D): drawn sizes, then GPT-2 small's 12 heads, narrower."""
+    yield tuple(draws.sizes("sizes", 4, low=2, high=10))
+    yield 1, 7, 12, 8
+
+
+def build(rec, cls, name, h, d, **kwargs):
+    module = rec.call(name, cls, h * d, h, **kwargs)
+    return module, rec.fill_parameters(module, f"params.{h}.{d}")
+
+
+@probe("lesson4.split_qkv")
+def split_qkv(rec, fn):
+    for b, t, h, d in configs(rec):
+        qkv = rec.randn(f"qkv.{h}.{d}", b, t, 3 * h * d)
+        rec.put(f"H={h}, D={d}", rec.call("split_qkv", fn, qkv, h, scratch=True))
+
+
+@probe("lesson4.module")
+def module(rec, cls):
+    name = "GPT2SelfAttention"
+    for b, t, h, d in configs(rec):
+        mine, layout = build(rec, cls, name, h, d, max_len=32)
+        rec.put(f"layout.{h}.{d}", layout)
+        mine = mine.double().eval()
+        x = rec.randn(f"x.{h}.{d}", b, t, h * d)
+        with torch.no_grad():
+            rec.put(f"masked.{h}.{d}", rec.call(name, mine, x, scratch=True))
+            rec.put(f"sdpa.{h}.{d}", rec.call(name, mine, x, use_sdpa=True)[0])
+    # Dropout: off in eval on both paths, on the weights (not on the returned weights) in training.
+    b, t, h, d = next(configs(rec))
+    noisy, _ = build(rec, cls, name, h, d, max_len=32, dropout=0.5)
+    noisy = noisy.double().eval()
+    x = rec.randn(f"x.{h}.{d}", b, t, h * d)
+    with torch.no_grad():
+        rec.put("eval.masked", rec.call(name, noisy, x, scratch=True)[0])
+        rec.put("eval.sdpa", rec.call(name, noisy, x, use_sdpa=True)[0])
+        noisy.train()
+        torch.manual_seed(rec.integer("dropout"))
+        rec.put("train.masked", rec.call(name, noisy, x, scratch=True))
+
+
+@probe("lesson4.init")
+def init(rec, fn, cls):
+    # Narrow (E = 48, 12 heads) so the weights travel whole; 6,912 and 2,304 samples pin the std well.
+    torch.manual_seed(rec.integer("init"))
+    module = rec.call("gpt2_init", fn, rec.call("GPT2SelfAttention", cls, 48, 12), n_layer=12)
+    rec.put("state", {n: p for n, p in module.named_parameters()})
+
+
+@probe("lesson4.n_params")
+def n_params(rec, n):
+    rec.put("answer_n_params", scalar(n))
+
+
+@probe("lesson4.load_from_hf")
+def load_from_hf(rec, fn, cls):
+    b, t, h, d = next(configs(rec))
+    hf = hf_attention(h * d, h, seed=rec.integer("hf"))
+    mine = rec.call("load_from_hf", fn, rec.call("GPT2SelfAttention", cls, h * d, h), hf)
+    rec.put("state", {n: p for n, p in mine.named_parameters()})
+    with torch.no_grad():
+        rec.put("y", rec.call("GPT2SelfAttention", mine.eval(), rec.randn("x", b, t, h * d, dtype=torch.float32))[0])
+
+
+@probe("lesson4.export_to_hf")
+def export_to_hf(rec, fn, cls):
+    b, t, h, d = next(configs(rec))
+    mine, layout = build(rec, cls, "GPT2SelfAttention", h, d)
+    rec.put("layout", layout)
+    hf = rec.call("export_to_hf", fn, mine.eval(), hf_attention(h * d, h, seed=0))
+    rec.put("type", type(hf).__name__)
+    rec.put("state", {n: p for n, p in hf.named_parameters()} if isinstance(hf, torch.nn.Module) else None)
+    with torch.no_grad():
+        rec.put("y", rec.call("GPT2SelfAttention", mine, rec.randn("x", b, t, h * d, dtype=torch.float32))[0])

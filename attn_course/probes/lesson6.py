@@ -1,0 +1,103 @@
+"""Lesson 6's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import torch
+import torch.nn as nn
+
+from . import probe
+from .cases import function_cases, module_cases
+
+KV_DTYPES = (torch.float32, torch.float16, torch.float64, torch.int8)
+
+
+def flops_sizes(draws):
+    return [tuple(draws.sizes(f"flops.{i}", 4, low=2, high=40)) for i in range(3)]
+
+
+def kv_sizes(draws):
+    return [(*draws.sizes(f"kv.{dtype}", 5, low=2, high=30), dtype) for dtype in KV_DTYPES]
+
+
+def tiled_sizes(draws):
+    b, h = draws.sizes("batch_heads", 2, low=1, high=4)
+    t, d, block = draws.sizes("sizes", 3, low=2, high=14)
+    return b, h, t + 11, d, block  # longer than a block, and not always a multiple of it
+
+
+def tiled_inputs(causal):
+    def make(draws, case, dtype):
+        b, h, t, d, block = tiled_sizes(draws)
+        q, k, v = (draws.randn(f"{causal}.{case}.{n}", b, h, t, d, dtype=dtype) for n in "qkv")
+        return q, k, v, block, causal
+    return make
+
+
+def gqa_args(draws):
+    kv, group, d = draws.sizes("args", 3, low=2, high=6)
+    return kv * group * d, kv * group, kv
+
+
+def gqa_input(draws, args, case, dtype):
+    b, t = draws.sizes("input", 2, low=2, high=9)
+    return draws.randn(f"{case}.x", b, t + 1, args[0], dtype=dtype)
+
+
+class CacheHost(nn.Module):
+    """GPT-2's attention weights (c_attn, c_proj) and n_head, with no forward of its own."""
+
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
+
+
+def cache_setup(draws):
+    """The attention weights, the whole input, and the chunks it is fed in: a prefill, then a token at a time."""
+    b, h, d, t = draws.sizes("sizes", 4, low=2, high=9)
+    t += 6
+    host = CacheHost(h * d, h).double().eval()
+    draws.fill_parameters(host, "host")
+    x = draws.randn("x", b, t, h * d)
+    prefill = int(draws.randint("prefill", 1, t - 2, (1,)))
+    chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, t - 2)] + [(t - 2, t)]
+    return host, x, chunks
+
+
+@probe("lesson6.attention_flops")
+def attention_flops(rec, fn):
+    for i, (b, t, h, d) in enumerate(flops_sizes(rec)):
+        rec.put(f"flops.{i}", rec.call("attention_flops", fn, b, t, h * d, h))
+
+
+@probe("lesson6.kv_cache_bytes")
+def kv_cache_bytes(rec, fn):
+    for *sizes, dtype in kv_sizes(rec):
+        rec.put(f"bytes.{dtype}", rec.call("kv_cache_bytes", fn, *sizes, dtype))
+
+
+@probe("lesson6.tiled_attention")
+def tiled_attention(rec, fn):
+    for causal in (False, True):
+        function_cases(rec, "tiled_attention", fn, tiled_inputs(causal), prefix=f"causal={causal}.")
+
+
+@probe("lesson6.gqa")
+def gqa(rec, cls):
+    module_cases(rec, "GroupedQueryAttention", cls, gqa_args, gqa_input)
+
+
+@probe("lesson6.attend_with_cache")
+def attend_with_cache(rec, fn):
+    host, x, chunks = cache_setup(rec)
+    cache, outputs, shapes = None, [], []
+    with torch.no_grad():
+        for lo, hi in chunks:
+            result = rec.call("attend_with_cache", fn, host, x[:, lo:hi], cache)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                rec.put("result", result)
+                return
+            y, cache = result
+            outputs.append(y)
+            shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
+                          if isinstance(cache, tuple) else None)
+    rec.put("outputs", outputs)
+    rec.put("cache_shapes", shapes)

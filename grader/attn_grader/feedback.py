@@ -1,0 +1,30 @@
+"""Feedback pages in the assignment's language: nbgrader's feedback template is English."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .messages import assignment_language, text
+
+# nbgrader's labels (nbgrader 0.9, formgrader/templates/feedback) and the message that replaces each.
+_LABELS = [
+    ("Score:", "feedback_score", "{}:"),
+    ("Test cell", "feedback_test_cell", "{}"), ("Coding free-response", "feedback_free_response", "{}"),
+    ("Written response", "feedback_written", "{}"), ("Late submission penalty", "feedback_late", "{}"),
+    ("Student's answer", "feedback_answer", "{}"), ("Student's task", "feedback_task", "{}"),
+    ("Grade cell:", "feedback_grade_cell", "{}:"), ("Task:", "feedback_task", "{}:"),
+    ("Comments:", "feedback_comment", "{}:"), ("Comment", "feedback_comment", "{}"),
+    ("(Top)", "feedback_top", "({})"),
+]
+
+
+def localize_feedback(folder: Path, assignment: str) -> None:
+    lang = assignment_language(assignment)
+    for page in Path(folder).glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        # Only the template's own markup is touched: labels sit between tags, not in notebook text.
+        for english, key, form in sorted(_LABELS, key=lambda x: -len(x[0])):
+            label = form.format(text(key, lang))
+            html = re.sub(r"(?<=[>\s(])" + re.escape(english) + r"(?=[\s<])", label, html)
+        html = html.replace("<html>", f'<html lang="{lang}">', 1)
+        page.write_text(html, encoding="utf-8")

@@ -1,0 +1,192 @@
+"""Deciding a hidden test in the grader's process: the public API the reference modules use.
+
+A reference module (autograder/reference/lessonN.py) registers one judge per probe:
+
+    @judge("lesson1.attention_scores")
+    def attention_scores_judge(res):       # res: Results, the same draws and what the kernel sent
+        judge_function(res, attention_scores, probe.qk_inputs)
+
+A judge returns when the learner's results are right, and raises Mismatch (a message
+key and its fields, shown in the assignment's language) when they are not. It runs
+after the learner's kernel has stopped, on inputs it draws itself from the seed it
+chose, so nothing the kernel did can change a verdict: the kernel only sent results.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from attn_course.probes.cases import DTYPE_CASES, as_tuple, backward_with_probe, differentiable
+from attn_course.probes.codec import NoValues, Opaque, decode
+from attn_course.probes.draws import Draws
+
+__all__ = [
+    "JUDGES", "Mismatch", "Results", "judge", "expect_close", "expect_equal", "expect_answer", "expect_layout",
+    "expect_device", "judge_function", "judge_module", "max_error", "sibling", "DTYPE_CASES", "TOLERANCE",
+]
+
+JUDGES: dict = {}  # "lessonN.name" -> judge function
+TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
+CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how a case is named in a verdict
+
+
+def judge(test: str):
+    def register(fn):
+        JUDGES[test] = fn
+        return fn
+    return register
+
+
+def sibling(this_file: str, lesson: str):
+    """Another lesson's reference module, from the folder this one is in (lesson 5 builds on lesson 4's)."""
+    from pathlib import Path
+
+    from .references import load
+    return load(Path(this_file).parent, lesson)
+
+
+class Mismatch(Exception):
+    """The learner's results are not the reference's: a message key, its fields and an optional likely cause."""
+
+    def __init__(self, key: str, hint: str | None = None, **fields):
+        super().__init__(key)
+        self.key, self.hint, self.fields = key, hint, fields
+
+
+class Results(Draws):
+    """The grader's view of one probe: the same named draws, and the values the kernel sent."""
+
+    def __init__(self, seed: int, test: str, values: dict):
+        super().__init__(seed, test)
+        self.raw = values if isinstance(values, dict) else {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.raw
+
+    def __getitem__(self, key: str):
+        if key not in self.raw:
+            raise Mismatch("results_unreadable", why=("why_missing_value", {"key": key}))
+        value = decode(self.raw[key])
+        if value is None and self.raw[key] != {"v": None}:
+            raise Mismatch("results_unreadable", why=("why_not_decodable", {"key": key}))
+        return value
+
+
+def _kind(x) -> str:
+    return x.kind if isinstance(x, Opaque) else type(x).__name__
+
+
+def max_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    if a.shape != b.shape:
+        return float("inf")
+    diff = (a.detach().double() - b.detach().double()).abs()
+    both_inf = torch.isinf(a) & torch.isinf(b) & (a == b)  # a -inf score compared with -inf is no error
+    return float(diff.masked_fill(both_inf, 0.0).max()) if diff.numel() else 0.0
+
+
+def expect_close(case: str, got, want: torch.Tensor, tol: float, check_dtype: bool = True) -> None:
+    """got must be a tensor of want's shape (and dtype), equal to it within tol."""
+    if not isinstance(got, torch.Tensor):
+        raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+    if tuple(got.shape) != tuple(want.shape):
+        raise Mismatch("hidden_shape", case=case, want=tuple(want.shape), got=tuple(got.shape))
+    if check_dtype and got.dtype != want.dtype:
+        raise Mismatch("hidden_dtype", case=case, want=want.dtype, got=got.dtype)
+    err = max_error(got, want)
+    if not err <= tol:  # NaN compares False too
+        raise Mismatch("hidden_mismatch", case=case, err=err)
+
+
+def expect_equal(case: str, got, want: torch.Tensor) -> None:
+    expect_close(case, got, want, 0.0)
+
+
+def expect_device(case: str, got, device: str) -> None:
+    if not isinstance(got, (torch.Tensor, NoValues)):
+        raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+    if got.device.type != device:
+        raise Mismatch("hidden_device", case=case, want=device, got=got.device.type)
+
+
+def expect_answer(name: str, got, want: float, rel: float = 0.0) -> None:
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
+        raise Mismatch("answer_not_number", name=name, kind=_kind(got))
+    if abs(got - want) > rel * abs(want):
+        raise Mismatch("answer_wrong", name=name)
+
+
+def expect_layout(res: Results, module: torch.nn.Module, key: str = "layout") -> None:
+    """The learner's parameters must have the reference's names and shapes."""
+    want = [(n, tuple(p.shape)) for n, p in module.named_parameters()]
+    got = res[key]
+    try:
+        got = [(n, tuple(s)) for n, s in got]
+    except (TypeError, ValueError):
+        raise Mismatch("hidden_layout", want=_show_layout(want), got=_kind(got)) from None
+    if got != want:
+        raise Mismatch("hidden_layout", want=_show_layout(want), got=_show_layout(got))
+
+
+def _show_layout(layout) -> str:
+    return ", ".join(f"{n} {s}" for n, s in layout)
+
+
+def _expect_grads(res: Results, key: str, want_grads, names) -> None:
+    got = res[key]
+    if want_grads is None:
+        return
+    if not isinstance(got, (list, tuple)) or len(got) != len(want_grads):
+        raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg="-", err=float("inf"))
+    for name, g, w in zip(names, got, want_grads):
+        if w is None:
+            continue
+        if not isinstance(g, torch.Tensor) or g.shape != w.shape or not max_error(g, w) <= 1e-8:
+            raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg=name,
+                           err=max_error(g, w) if isinstance(g, torch.Tensor) else float("inf"))
+
+
+def _expect_outputs(case, got, want, tol) -> None:
+    wants = as_tuple(want)
+    gots = got if isinstance(got, tuple) else (got,)
+    if len(gots) != len(wants):
+        raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+    for g, w in zip(gots, wants):
+        if w is None:
+            continue
+        expect_close(case, g, w, tol)
+
+
+def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "") -> None:
+    """The twin of attn_course.probes.cases.function_cases."""
+    for case, dtype in DTYPE_CASES:
+        args = make_inputs(res, case, dtype)
+        with torch.no_grad():
+            want = ref_fn(*args)
+        _expect_outputs(CASE_NAMES[case], res[prefix + case], want, TOLERANCE[case])
+    args = differentiable(make_inputs(res, "grad", torch.float64))
+    want = ref_fn(*args)
+    _expect_outputs(("case_grad",), res[prefix + "grad"], want, TOLERANCE["float64"])
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    grads = backward_with_probe(res, want, leaves)
+    _expect_grads(res, prefix + "grad.inputs", grads, [str(i) for i in range(len(leaves))])
+
+
+def judge_module(res: Results, ref_cls, make_args, make_input) -> None:
+    """The twin of attn_course.probes.cases.module_cases: the reference gets the same drawn parameters."""
+    args = make_args(res)
+    ref = ref_cls(*args).double()
+    expect_layout(res, ref)
+    res.fill_parameters(ref)
+    for case, dtype in DTYPE_CASES:
+        ref.to(dtype)
+        with torch.no_grad():
+            want = ref(make_input(res, args, case, dtype))
+        _expect_outputs(CASE_NAMES[case], res[case], want, TOLERANCE[case])
+    ref.double()
+    x = make_input(res, args, "grad", torch.float64).requires_grad_(True)
+    want = ref(x)
+    _expect_outputs(("case_grad",), res["grad"], want, TOLERANCE["float64"])
+    names = ["x", *(n for n, _ in ref.named_parameters())]
+    grads = backward_with_probe(res, want, [x, *ref.parameters()])
+    _expect_grads(res, "grad.inputs", grads, names)

@@ -1,0 +1,112 @@
+"""What the grader writes into a graded notebook and its feedback, in Japanese and in Korean.
+
+Hidden-test verdicts are decided here, outside the learner's kernel, and are shown
+in the language of the assignment (NN-topic-ja / NN-topic-ko). A key not defined
+here is looked up in the learner package's messages, so a verdict can name the same
+likely mistake the visible checks name.
+"""
+from attn_course.messages import MESSAGES as COURSE_MESSAGES
+
+MESSAGES = {
+    "feedback_hidden_tests": {
+        "ja": "# 隠しテスト（採点だけに使い、中身は公開しません）",
+        "ko": "# 숨겨진 테스트(채점에만 쓰이며 내용은 공개하지 않습니다)",
+    },
+    "feedback_score": {"ja": "得点", "ko": "점수"},
+    "feedback_test_cell": {"ja": "テストのセル", "ko": "테스트 셀"},
+    "feedback_free_response": {"ja": "自由記述のコード", "ko": "자유 서술 코드"},
+    "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
+    "feedback_task": {"ja": "課題", "ko": "과제"},
+    "feedback_comment": {"ja": "コメント", "ko": "코멘트"},
+    "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
+    "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
+    "feedback_answer": {"ja": "あなたの解答", "ko": "내 답안"},
+    "feedback_grade_cell": {"ja": "採点セル", "ko": "채점 셀"},
+    "hidden_passed": {
+        "ja": "✔ {name}: 隠しテストに合格しました。",
+        "ko": "✔ {name}: 숨겨진 테스트를 통과했습니다.",
+    },
+    "hint_not_causal": {
+        "ja": "因果性が崩れています：位置 {t} より後のトークンを変えたら、位置 {t} までの出力が変わりました。",
+        "ko": "인과성이 깨졌습니다: 위치 {t} 뒤의 토큰을 바꾸자 위치 {t}까지의 출력이 바뀌었습니다.",
+    },
+    "case_masked_path": {
+        "ja": "自分で書いた計算（use_sdpa=False）",
+        "ko": "직접 구현한 계산(use_sdpa=False)",
+    },
+    "case_sdpa_path": {
+        "ja": "scaled_dot_product_attention を使った計算（use_sdpa=True）",
+        "ko": "scaled_dot_product_attention을 쓴 계산(use_sdpa=True)",
+    },
+    "case_eval_determinism": {"ja": "eval モードでの再現性", "ko": "eval 모드에서의 재현성"},
+    "answer_wrong": {
+        "ja": "{name} の値が正しくありません。",
+        "ko": "{name}의 값이 올바르지 않습니다.",
+    },
+    "hidden_mismatch": {
+        "ja": "隠しテスト（{case}）: 参照実装と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "숨겨진 테스트({case}): 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hidden_grad_mismatch": {
+        "ja": "隠しテスト（{case}）: 入力 {arg} についての勾配が参照実装と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "숨겨진 테스트({case}): 입력 {arg}에 대한 기울기가 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hidden_dtype": {
+        "ja": "隠しテスト（{case}）: 入力が {want} なのに出力が {got} になりました。途中で型を変えないでください。",
+        "ko": "숨겨진 테스트({case}): 입력이 {want}인데 출력이 {got}입니다. 중간에 자료형을 바꾸지 마세요.",
+    },
+    "case_float64": {"ja": "float64 の入力", "ko": "float64 입력"},
+    "case_float32": {"ja": "float32 の入力", "ko": "float32 입력"},
+    "case_grad": {"ja": "勾配", "ko": "기울기"},
+    "hidden_role_missing": {
+        "ja": "隠しテスト: ヘッド {head} が直前のトークンに置く重みの平均は {w:.3f} です。ヘッドの番号か重みが、学習したモデルと合いません。直前のトークンに最も大きな重みを置いているヘッドは {best} で、その重みは {best_w:.3f} です。",
+        "ko": "숨겨진 테스트: 헤드 {head}에서 바로 앞 토큰에 두는 가중치의 평균은 {w:.3f}입니다. 헤드 번호나 가중치가 학습한 모델과 맞지 않습니다(바로 앞을 가장 많이 보는 헤드는 {best}, 그 가중치는 {best_w:.3f}).",
+    },
+    "hidden_role_untrained": {
+        "ja": "隠しテスト: 直前のトークンを見るヘッドが育っていません（最大でも重み {w:.3f}）。学習（演習 1 と学習のセル）を見直してください。",
+        "ko": "숨겨진 테스트: 바로 앞 토큰을 보는 헤드가 생기지 않았습니다(가중치 최대 {w:.3f}). 학습(연습 문제 1과 학습 셀)을 다시 확인하세요.",
+    },
+    # --- deciding a hidden test in the grader -----------------------------------
+    "results_unreadable": {
+        "ja": "隠しテスト: このセルの結果を読み取れませんでした（{why}）。採点では 0 点になります。",
+        "ko": "숨겨진 테스트: 이 셀의 결과를 읽을 수 없었습니다({why}). 채점에서 0점이 됩니다.",
+    },
+    "why_no_results": {"ja": "結果が届いていません", "ko": "결과가 도착하지 않았습니다"},
+    "why_extra_results": {
+        "ja": "結果が {got} 個届きました。届くのは {want} 個のはずです",
+        "ko": "결과가 {got}개 도착했습니다. {want}개여야 합니다",
+    },
+    "why_missing_value": {"ja": "「{key}」がありません", "ko": "'{key}'이(가) 없습니다"},
+    "why_not_decodable": {"ja": "「{key}」の形式が正しくありません", "ko": "'{key}'의 형식이 올바르지 않습니다"},
+    "hidden_layout": {
+        "ja": "隠しテスト: パラメータの名前や形状が参照実装と違います。参照: {want} / あなたのモジュール: {got}",
+        "ko": "숨겨진 테스트: 파라미터의 이름이나 모양이 참조 구현과 다릅니다. 참조: {want} / 내 모듈: {got}",
+    },
+    "hidden_not_tensor": {
+        "ja": "隠しテスト（{case}）: torch.Tensor が返るはずのところに {kind} が返りました。",
+        "ko": "숨겨진 테스트({case}): torch.Tensor가 반환되어야 하는데 {kind}이(가) 반환되었습니다.",
+    },
+    "hidden_shape": {
+        "ja": "隠しテスト（{case}）: 形状が違います。参照 {want} に対して {got} です。",
+        "ko": "숨겨진 테스트({case}): 모양이 다릅니다. 참조 {want}, 실제 {got}.",
+    },
+    "hidden_device": {
+        "ja": "隠しテスト（{case}）: 入力が {want} にあるのに、結果が {got} にできました。",
+        "ko": "숨겨진 테스트({case}): 입력은 {want}에 있는데 결과가 {got}에 만들어졌습니다.",
+    },
+    "hidden_likely": {"ja": "考えられる原因: {hint}", "ko": "가능한 원인: {hint}"},
+    "hidden_dropout_train": {
+        "ja": "隠しテスト: train モードの出力が、同じ乱数で参照実装が出す出力と一致しません（最大誤差 {err:.3g}）。ドロップアウトは重みにかけ、返す重みはドロップアウト前のものにします。",
+        "ko": "숨겨진 테스트: train 모드의 출력이 같은 난수로 참조 구현이 내는 출력과 일치하지 않습니다(최대 오차 {err:.3g}). 드롭아웃은 가중치에 적용하고, 반환하는 가중치는 드롭아웃 전의 것이어야 합니다.",
+    },
+}
+
+
+def text(key: str, lang: str, **fields) -> str:
+    entry = MESSAGES.get(key) or COURSE_MESSAGES[key]
+    return entry[lang].format(**fields)
+
+
+def assignment_language(assignment: str) -> str:
+    """Assignments are named NN-topic-ja / NN-topic-ko."""
+    return "ko" if assignment.endswith("-ko") else "ja"

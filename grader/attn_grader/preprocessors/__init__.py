@@ -1,0 +1,8 @@
+"""The course's nbgrader preprocessors, one per file, registered in autograder/nbgrader_config.py."""
+from .decide_hidden_tests import DecideHiddenTests
+from .forgive_warnings import ForgiveWarnings
+from .guarded_execute import GuardedExecute
+from .hide_hidden_tests import HideHiddenTests
+from .strip_skip_tags import StripSkipTags
+
+__all__ = ["DecideHiddenTests", "ForgiveWarnings", "GuardedExecute", "HideHiddenTests", "StripSkipTags"]

@@ -1,0 +1,79 @@
+"""Decide every grade cell's hidden tests in the grader's process, after the learner's kernel has stopped."""
+import re
+from pathlib import Path
+
+import nbformat
+from attn_course.probes import MIME
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Unicode
+
+from ..judge import Mismatch
+from ..messages import assignment_language, text
+from ..verdict import decide, localize
+
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
+
+
+def expected_tests(source: str) -> list[str]:
+    """The probes a grade cell's hidden part calls, in order ("lesson1.attention_scores", …)."""
+    return [f"{lesson}.{name}" for part in HIDDEN.findall(source) for lesson, name in PROBE_CALL.findall(part)]
+
+
+class DecideHiddenTests(NbGraderPreprocessor):
+    """For each grade cell with hidden tests: read the results its probes sent, judge them
+    against the reference on inputs drawn from the seed GuardedExecute gave the kernel,
+    and write the verdict into the cell, where nbgrader's SaveAutoGrades reads it:
+
+    - right: a line on stdout that the hidden tests passed;
+    - wrong, unreadable, missing, or more results than the cell's probes send: an error
+      output with the reason in the assignment's language, first, so the cell scores 0.
+
+    Results bundles and execute_result outputs are removed from grade cells: the one
+    carries tensors nobody needs to keep, the other is what nbgrader reads as partial
+    credit, and no grade cell of this course makes one honestly.
+    """
+
+    reference_dir = Unicode("", help="autograder/reference: the hidden reference modules").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        self._seed = resources.get("attn_grading", {}).get("seed")
+        self._lang = assignment_language(resources.get("nbgrader", {}).get("assignment", ""))
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+            return cell, resources
+        bundles = [o.data[MIME] for o in cell.outputs if o.output_type == "display_data" and MIME in o.get("data", {})]
+        cell.outputs = [o for o in cell.outputs
+                        if o.output_type != "execute_result" and not (o.output_type == "display_data"
+                                                                      and MIME in o.get("data", {}))]
+        tests = expected_tests(cell.source)
+        if not tests or any(o.output_type == "error" for o in cell.outputs):
+            return cell, resources  # nothing hidden here, or the cell failed already
+        failure = self._verdict(tests, bundles)
+        if failure is None:
+            names = ", ".join(t.split(".", 1)[1] for t in tests)
+            cell.outputs.append(nbformat.v4.new_output("stream", name="stdout",
+                                                       text=text("hidden_passed", self._lang, name=names) + "\n"))
+        else:
+            message = localize(failure, self._lang)
+            cell.outputs.insert(0, nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=message,
+                                                          traceback=[f"HiddenTestFailed: {message}"]))
+        return cell, resources
+
+    def _verdict(self, tests: list[str], bundles: list) -> Mismatch | None:
+        if self._seed is None:  # executed by something other than GuardedExecute: nothing to judge by
+            return Mismatch("results_unreadable", why=("why_no_results",))
+        if len(bundles) != len(tests):
+            why = ("why_no_results",) if not bundles else \
+                ("why_extra_results", {"got": len(bundles), "want": len(tests)})
+            return Mismatch("results_unreadable", why=why)
+        for test, payload in zip(tests, bundles):
+            if not isinstance(payload, dict) or payload.get("test") != test:
+                return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
+            failure = decide(Path(self.reference_dir), self._seed, test, payload)
+            if failure is not None:
+                return failure
+        return None

@@ -1,0 +1,63 @@
+"""nbgrader's Execute, with a seed for the hidden tests and a cap on what one cell may send."""
+import asyncio
+import json
+import os
+import secrets
+
+import nbformat
+from attn_course.probes import MIME, SEED_ENV
+from nbgrader.preprocessors import Execute
+from traitlets import Integer
+
+SANDBOXED_KERNEL = "attn-course-forked"  # forkserver.KERNEL_NAME (not imported: it would load the fork server)
+
+
+class GuardedExecute(Execute):
+    """Run the notebook in a kernel, as nbgrader does, and also:
+
+    - draw a fresh seed for this notebook's hidden tests and hand it to the kernel
+      (SEED_ENV); DecideHiddenTests draws the same inputs from it after the kernel stops.
+      Knowing the seed does not help a learner: the inputs are no secret, the reference is.
+    - cap the output of one cell: a `while True: print(...)` would otherwise pile gigabytes
+      into the grader's memory before the cell timeout. Past the cap the rest is dropped,
+      the kernel is interrupted (the cell then fails) and a note says why. The first
+      results bundle of a cell has a cap of its own: it carries a hidden test's tensors.
+    """
+
+    max_output_bytes = Integer(1 << 20).tag(config=True)
+    max_results_bytes = Integer(16 << 20).tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        if self.kernel_name != SANDBOXED_KERNEL:
+            # Plain `nbgrader autograde` (formgrader's button too): verdicts are still decided outside
+            # the kernel, but the kernel can read what the grader's user can read.
+            self.log.warning("kernel %r has no sandbox: it can read other learners' files; "
+                             "grade with `make autograde` for a sandbox per kernel", self.kernel_name)
+        self._bundles, self._output_bytes = {}, {}  # per notebook: one instance may grade a whole class
+        seed = secrets.randbits(63)
+        resources.setdefault("attn_grading", {})["seed"] = seed
+        saved = os.environ.get(SEED_ENV)
+        os.environ[SEED_ENV] = str(seed)  # the kernel starts inside preprocess and copies the environment
+        try:
+            return super().preprocess(nb, resources, km=km)
+        finally:
+            if saved is None:
+                os.environ.pop(SEED_ENV, None)
+            else:
+                os.environ[SEED_ENV] = saved
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        size = len(content["text"]) if "text" in content else len(json.dumps(content))
+        if MIME in content.get("data", {}) and cell_index not in self._bundles and size <= self.max_results_bytes:
+            self._bundles[cell_index] = size
+            return super().output(outs, msg, display_id, cell_index)
+        used = self._output_bytes
+        used[cell_index] = used.get(cell_index, 0) + size
+        if used[cell_index] <= self.max_output_bytes:
+            return super().output(outs, msg, display_id, cell_index)
+        if used[cell_index] - size <= self.max_output_bytes:
+            outs.append(nbformat.v4.new_output("stream", name="stderr",
+                                               text=f"\n[output over {self.max_output_bytes} bytes: cut off]\n"))
+            asyncio.ensure_future(self.km.interrupt_kernel())
+        return None

@@ -1,0 +1,22 @@
+"""Running nbgrader's own commands for the course: the environment they need, and releasing an assignment."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def nbgrader_env(**extra: str) -> dict:
+    """The environment for running nbgrader: it calls `alembic` for its gradebook, so our
+    interpreter's bin/ must come first on PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            **extra}
+
+
+def generate_release(course_root: Path, assignment: str, lang: str) -> None:
+    """nbgrader generate_assignment; ATTN_COURSE_LANG tells nbgrader_config.py the language of the stubs."""
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=WARN"],
+        cwd=course_root, check=True, env=nbgrader_env(ATTN_COURSE_LANG=lang),
+    )

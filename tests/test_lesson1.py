@@ -1,0 +1,248 @@
+"""Lesson 1: single-head attention, the Attention module, two numeric answers.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson1 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson1 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+
+# --------------------------------------------------------------------------- lesson 1 functions
+def scores_ok(Q, K):
+    return Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))
+
+
+SCORE_BUGS = {
+    "hint_no_scale": lambda Q, K: Q @ K.transpose(-2, -1),
+    "hint_scale_dk": lambda Q, K: Q @ K.transpose(-2, -1) / Q.size(-1),
+    "hint_scale_mul": lambda Q, K: Q @ K.transpose(-2, -1) * math.sqrt(Q.size(-1)),
+    "hint_scale_wrong_dim": lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(K.size(-2)),
+    "hint_kq_order": lambda Q, K: K @ Q.transpose(-2, -1) / math.sqrt(Q.size(-1)),
+    "hint_transpose_k": lambda Q, K: Q @ K / math.sqrt(Q.size(-1)),
+    "hint_dot_T": lambda Q, K: Q @ K.T / math.sqrt(Q.size(-1)),
+}
+
+
+def test_right_scores_pass(lang, capsys):
+    checks.check_attention_scores(scores_ok)
+    assert t("passed", name="attention_scores") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("hint", sorted(SCORE_BUGS))
+def test_each_score_bug_gets_its_hint(lang, hint):
+    fails_with(checks.check_attention_scores, SCORE_BUGS[hint], hint)
+
+
+def test_unfinished_function_says_so(lang):
+    def stub(Q, K):
+        raise NotImplementedError()
+    fails_with(checks.check_attention_scores, stub, "not_implemented", name="attention_scores")
+
+
+def test_wrong_shape_names_the_axis(lang):
+    error = fails_with(checks.check_attention_scores, lambda Q, K: scores_ok(Q, K).sum(0, keepdim=True).expand(3, -1, -1),
+                       "wrong_axis", what="attention_scores", want=(2, 3, 5), layout="(B, T_q, T_k)",
+                       got=(3, 3, 5), axis=0, axis_name="B", want_n=2, got_n=3)
+    assert "B" in str(error)
+
+
+def softmax_ok(s):
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def test_softmax_checks(lang):
+    checks.check_softmax(softmax_ok)
+    fails_with(checks.check_softmax, lambda s: torch.softmax(s, dim=-2), "hint_softmax_axis", axis=-2)
+    fails_with(checks.check_softmax, lambda s: s.exp() / s.exp().sum(-1, keepdim=True), "hint_softmax_overflow")
+    (scores,) = checks.inputs((checks.B, checks.T_Q, checks.T_K), seed=2)
+    sums = scores.exp().sum(-1)
+    fails_with(checks.check_softmax, lambda s: s.exp(), "hint_rows_not_normalised",
+               lo=float(sums.min()), hi=float(sums.max()))
+
+
+def attention_ok(Q, K, V):
+    w = torch.softmax(scores_ok(Q, K), dim=-1)
+    return w @ V, w
+
+
+def test_attention_checks(lang):
+    checks.check_attention(attention_ok)
+    fails_with(checks.check_attention, lambda Q, K, V: (attention_ok(Q, K, V)[0], scores_ok(Q, K)), "hint_returns_scores")
+    fails_with(checks.check_attention,
+               lambda Q, K, V: (torch.softmax(scores_ok(Q, K), -2) @ V, torch.softmax(scores_ok(Q, K), -2)),
+               "hint_softmax_axis", axis=-2)
+    fails_with(checks.check_attention,
+               lambda Q, K, V: (torch.softmax(Q @ K.mT, -1) @ V, torch.softmax(Q @ K.mT, -1)), "hint_no_scale")
+    with pytest.raises(checks.CheckFailed, match=re.escape(t("returned_not_pair", name="attention", kind="Tensor"))):
+        checks.check_attention(lambda Q, K, V: attention_ok(Q, K, V)[0])
+
+
+class AttentionOK(nn.Module):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.W_q = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_k = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_v = nn.Linear(embed_dim, key_dim, bias=False)
+        self.W_o = nn.Linear(key_dim, embed_dim, bias=False)
+
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        y, w = attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+        return self.W_o(y), w
+
+
+class NoWoApplied(AttentionOK):
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        return attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+
+
+class NoWoAtAll(AttentionOK):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__(embed_dim, key_dim)
+        del self.W_o
+
+
+class WithBias(AttentionOK):
+    def __init__(self, embed_dim, key_dim):
+        super().__init__(embed_dim, key_dim)
+        self.W_q = nn.Linear(embed_dim, key_dim)
+
+
+class NoInputCheck(AttentionOK):
+    def forward(self, x):
+        y, w = attention_ok(self.W_q(x), self.W_k(x), self.W_v(x))
+        return self.W_o(y), w
+
+
+class Unscaled(AttentionOK):
+    def forward(self, x):
+        w = torch.softmax(self.W_q(x) @ self.W_k(x).mT, -1)
+        return self.W_o(w @ self.W_v(x)), w
+
+
+def test_module_checks(lang):
+    checks.check_attention_module(AttentionOK)
+    fails_with(checks.check_attention_module, NoWoApplied, "hint_w_o_missing")
+    fails_with(checks.check_attention_module, NoWoAtAll, "hint_w_o_missing")
+    fails_with(checks.check_attention_module, WithBias, "hint_has_bias", name="W_q")
+    fails_with(checks.check_attention_module, NoInputCheck, "hint_no_input_check", shape=(5, 7))
+    fails_with(checks.check_attention_module, Unscaled, "hint_no_scale")
+
+
+def test_numeric_answer_checks(lang):
+    checks.check_variance_answers(512, 1, 505.3, 0.99)
+    fails_with(lambda a: checks.check_variance_answers(a, 1, 505.3, 0.99), 22.6, "answer_std_not_var",
+               name="answer_var_raw", got=22.6)
+    fails_with(lambda a: checks.check_variance_answers(512, a, 505.3, 0.99), None, "answer_missing",
+               name="answer_var_scaled")
+    checks.check_param_answer(196608, AttentionOK)
+    fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_disagrees_with_module",
+               name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)
+    # A broken module does not cost the point of a right answer.
+    checks.check_param_answer(196608, NoWoAtAll)
+
+
+
+def test_check_failure_renders_without_a_stack(lang):
+    try:
+        checks.check_attention_scores(SCORE_BUGS["hint_no_scale"])
+    except checks.CheckFailed as error:
+        lines = error._render_traceback_()
+    assert t("check_failed") in lines[0] and any(t("hint_no_scale") in line for line in lines)
+    assert not any("Traceback" in line for line in lines)
+
+
+# --------------------------------------------------------------------------- hidden tests
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson1")
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.attention_scores, ref.attention_scores)
+    passes(probes.softmax_last, ref.softmax_last)
+    passes(probes.attention, ref.attention)
+    passes(probes.attention_module, ref.Attention)
+    passes(probes.variance, 512, 1)
+    passes(probes.n_params, 196608)
+    passes(probes.n_params, torch.tensor(196608))
+
+
+def test_hidden_catches_a_float32_shortcut(ref):
+    fails(probes.attention_scores, lambda Q, K: Q.float() @ K.float().mT / math.sqrt(Q.size(-1)), key="hidden_dtype")
+
+
+def test_hidden_catches_a_softmax_without_the_max_shift(ref):
+    fails(probes.softmax_last, lambda s: s.exp() / s.exp().sum(-1, keepdim=True))
+
+
+def test_hidden_catches_a_broken_gradient(ref):
+    fails(probes.attention_scores, lambda Q, K: (Q @ K.mT / math.sqrt(Q.size(-1))).detach(),
+          key="hidden_grad_mismatch")
+
+
+def test_hidden_catches_answers_that_only_look_right(ref):
+    fails(probes.variance, 22.6, 1, key="answer_wrong")
+    fails(probes.n_params, 4 * 768 * 64 + 768, key="answer_wrong")
+    fails(probes.n_params, None, key="answer_not_number")
+
+
+def test_hidden_catches_a_module_with_extra_bias(ref):
+    class Biased(ref.Attention):
+        def __init__(self, e, d):
+            super().__init__(e, d)
+            self.W_o = nn.Linear(d, e)
+    fails(probes.attention_module, Biased, key="hidden_layout")
+
+
+def test_hidden_catches_a_module_that_hides_its_bug_behind_zero_weights(ref):
+    # The module's own initialisation never decides a grade: with all-zero weights a missing
+    # scale would give the same uniform weights, but the grader draws the weights.
+    class ZeroUnscaled(ref.Attention):
+        def __init__(self, e, d):
+            super().__init__(e, d)
+            for layer in (self.W_q, self.W_k, self.W_v, self.W_o):
+                nn.init.zeros_(layer.weight)
+
+        def forward(self, x):
+            Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+            w = torch.softmax(Q @ K.mT, dim=-1)
+            return self.W_o(w @ V), w
+    fails(probes.attention_module, ZeroUnscaled, key="hidden_mismatch")
+
+
+# --------------------------------------------------------------------------- graded submissions
+SCORES_THEN_ATTENTION = {"ex1_attention_scores_tests", "ex4_attention_tests", "ex5_attention_module_tests"}
+BUGS = {
+    "wrong_shape_kq": Bug("ex1_attention_scores", "return Q @ K.transpose(-2, -1)", "return K @ Q.transpose(-2, -1)",
+                          SCORES_THEN_ATTENTION, "scores as K Qᵀ (wrong shape)"),
+    "missing_scaling": Bug("ex1_attention_scores", " / math.sqrt(d_k)", "", SCORES_THEN_ATTENTION, "no scaling"),
+    "scale_by_dk": Bug("ex1_attention_scores", "/ math.sqrt(d_k)", "/ d_k", SCORES_THEN_ATTENTION, "divided by d_k"),
+    "k_not_transposed": Bug("ex1_attention_scores", "K.transpose(-2, -1)", "K.T", SCORES_THEN_ATTENTION,
+                            "`K.T` instead of `K.transpose(-2, -1)`"),
+    "softmax_wrong_axis": Bug("ex3_softmax_last", "dim=-1", "dim=-2",
+                              {"ex3_softmax_last_tests", "ex4_attention_tests", "ex5_attention_module_tests"},
+                              "softmax over dim=-2"),
+    "w_o_missing": Bug("ex5_attention_module", "return self.W_o(y), weights", "return y, weights",
+                       {"ex5_attention_module_tests"}, "W_o not applied"),
+    "variance_as_std": Bug("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"},
+                           "variance answered as the standard deviation"),
+    # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.
+    "warns_but_right": Bug("ex1_attention_scores", "    d_k = Q.size(-1)\n",
+                           "    d_k = Q.size(-1)\n    import warnings; warnings.warn('harmless')\n", set(),
+                           "solution that prints a warning on stderr"),
+}

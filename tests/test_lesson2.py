@@ -1,0 +1,241 @@
+"""Lesson 2: splitting and merging heads, the module, one head as a single attention, nn.MultiheadAttention.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson2 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson2 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+from test_lesson1 import AttentionOK
+
+# --------------------------------------------------------------------------- lesson 2
+def split_ok(x, H):
+    B, T, HD = x.shape
+    return x.view(B, T, H, HD // H).transpose(1, 2)
+
+
+def merge_ok(x):
+    B, H, T, D = x.shape
+    return x.transpose(1, 2).contiguous().view(B, T, H * D)
+
+
+SPLIT_BUGS = {
+    "hint_view_without_transpose": lambda x, H: x.view(x.size(0), H, x.size(1), x.size(2) // H),
+    "hint_interleaved": lambda x, H: x.view(x.size(0), x.size(1), x.size(2) // H, H).permute(0, 3, 1, 2),
+    "hint_heads_order": lambda x, H: split_ok(x, H).flip(1),
+    "hint_missing_transpose": lambda x, H: x.view(x.size(0), x.size(1), H, x.size(2) // H),
+}
+MERGE_BUGS = {
+    "hint_merge_without_transpose": lambda x: x.reshape(x.size(0), x.size(2), -1),
+    "hint_contiguous": lambda x: x.transpose(1, 2).view(x.size(0), x.size(2), -1),
+    "hint_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
+    "hint_heads_order": lambda x: merge_ok(x.flip(1)),
+}
+
+
+@pytest.mark.parametrize("hint", sorted(SPLIT_BUGS))
+def test_each_split_bug_gets_its_hint(lang, hint):
+    checks.check_split_heads(split_ok)
+    fails_with(checks.check_split_heads, SPLIT_BUGS[hint], hint)
+
+
+@pytest.mark.parametrize("hint", sorted(MERGE_BUGS))
+def test_each_merge_bug_gets_its_hint(lang, hint):
+    checks.check_merge_heads(merge_ok)
+    fails_with(checks.check_merge_heads, MERGE_BUGS[hint], hint)
+
+
+class MHAOK(nn.Module):
+    def __init__(self, embed_dim, n_head, head_dim=None, split=split_ok, merge=merge_ok, scale=None, w_o=True):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim)
+        inner = n_head * self.head_dim
+        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+        self.split, self.merge, self.w_o = split, merge, w_o
+        self.scale = scale or math.sqrt(self.head_dim)
+
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        Q, K, V = (self.split(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=-1)
+        y = self.merge(w @ V)
+        return (self.W_o(y) if self.w_o else y), w
+
+
+def variant(**kw):
+    class Variant(MHAOK):
+        def __init__(self, embed_dim, n_head, head_dim=None):
+            super().__init__(embed_dim, n_head, head_dim, **kw)
+    return Variant
+
+
+class WideHead(MHAOK):
+    def forward(self, x):
+        course.expect_tokens(x, self.embed_dim)
+        w = torch.softmax(self.W_q(x) @ self.W_k(x).mT / self.scale, -1)
+        return self.W_o(w @ self.W_v(x)), w
+
+
+class FloorHeadDim(MHAOK):
+    def __init__(self, embed_dim, n_head, head_dim=None):
+        super().__init__(embed_dim, n_head, head_dim or max(1, embed_dim // n_head))
+
+
+def test_mha_module_checks(lang):
+    checks.check_mha_module(MHAOK)
+    fails_with(checks.check_mha_module, variant(split=SPLIT_BUGS["hint_view_without_transpose"]),
+               "hint_view_without_transpose")
+    fails_with(checks.check_mha_module, variant(split=SPLIT_BUGS["hint_interleaved"]), "hint_interleaved")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_merge_without_transpose"]),
+               "hint_merge_without_transpose")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_heads_order"]), "hint_heads_order")
+    fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_contiguous"]), "hint_contiguous")
+    fails_with(checks.check_mha_module, variant(w_o=False), "hint_w_o_missing")
+    fails_with(checks.check_mha_module, variant(scale=math.sqrt(checks.H * checks.D)), "hint_scale_head_dim")
+    fails_with(checks.check_mha_module, variant(scale=1.0), "hint_no_scale")
+    fails_with(checks.check_mha_module, WideHead, "hint_not_split")
+    fails_with(checks.check_mha_module, FloorHeadDim, "hint_no_divisibility_error", e=10, h=3)
+
+
+def head_as_single_ok(mha, i, rows_for_w_o=False, interleave=False):
+    D = mha.head_dim
+    single = AttentionOK(mha.embed_dim, D).to(mha.W_q.weight)
+    rows = slice(i, None, mha.n_head) if interleave else slice(i * D, (i + 1) * D)
+    with torch.no_grad():
+        single.W_q.weight.copy_(mha.W_q.weight[rows])
+        single.W_k.weight.copy_(mha.W_k.weight[rows])
+        single.W_v.weight.copy_(mha.W_v.weight[rows])
+        single.W_o.weight.copy_(mha.W_o.weight[rows].T if rows_for_w_o else mha.W_o.weight[:, rows])
+    return single
+
+
+def test_head_as_single_checks(lang):
+    checks.check_head_as_single(head_as_single_ok, AttentionOK)
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK),
+               lambda m, i: head_as_single_ok(m, i, interleave=True), "hint_interleaved")
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK), lambda m, i: head_as_single_ok(m, i, True),
+               "hint_head_slice")
+    fails_with(lambda f: checks.check_head_as_single(f, AttentionOK), lambda m, i: m, "hint_head_returns_attention")
+
+
+def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True):
+    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first).to(mha.W_q.weight)
+    with torch.no_grad():
+        ws = [getattr(mha, n).weight for n in order]
+        theirs.in_proj_weight.copy_(torch.cat([w.T if transpose else w for w in ws]))
+        if out:
+            theirs.out_proj.weight.copy_(mha.W_o.weight)
+    return theirs
+
+
+def test_to_torch_mha_checks(lang):
+    checks.check_to_torch_mha(to_torch_ok)
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, ("W_k", "W_q", "W_v")), "hint_in_proj_order")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, transpose=True), "hint_in_proj_transposed")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, out=False), "hint_out_proj")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, batch_first=False), "hint_torch_mha_setup",
+               what="batch_first")
+    with pytest.raises(ValueError, match=re.escape(t("torch_mha_incompatible", h=4, d=3, e=8))):
+        course.expect_torch_compatible(MHAOK(8, 4, 3))
+
+
+def test_mha_param_answer(lang):
+    checks.check_mha_param_answer(4 * 768 * 12 * 64, MHAOK)
+    with pytest.raises(checks.CheckFailed):
+        checks.check_mha_param_answer(4 * 768 * 768 + 4 * 768, MHAOK)
+
+
+
+# --------------------------------------------------------------------------- hidden tests
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson2")
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.split_heads, ref.split_heads)
+    passes(probes.merge_heads, ref.merge_heads)
+    passes(probes.module, ref.MultiHeadAttention)
+    passes(probes.to_torch_mha, ref.to_torch_mha)
+    passes(probes.n_params, 4 * 768 * 12 * 64)
+
+
+def test_hidden_catches_view_without_transpose(ref):
+    fails(probes.split_heads, lambda x, h: x.view(x.size(0), h, x.size(1), x.size(2) // h))
+
+
+def test_hidden_catches_a_silent_floor_of_head_dim(ref):
+    class Floor(ref.MultiHeadAttention):
+        def __init__(self, e, h, d=None):
+            super().__init__(e, h, d or max(1, e // h))
+    fails(probes.module, Floor, key="hint_head_dim_divides")
+
+
+def test_hidden_head_as_single_compares_each_head(ref):
+    lesson1 = reference("lesson1")
+
+    def single(mha, i, order=None):
+        D = mha.head_dim
+        j = i if order is None else order(i, mha.n_head)
+        rows = slice(j * D, (j + 1) * D)
+        a = lesson1.Attention(mha.embed_dim, D).to(mha.W_q.weight)
+        with torch.no_grad():
+            for name in ("W_q", "W_k", "W_v"):
+                getattr(a, name).weight.copy_(getattr(mha, name).weight[rows])
+            a.W_o.weight.copy_(mha.W_o.weight[:, rows])
+        return a
+    passes(probes.head_as_single, single, lesson1.Attention)
+    # The heads in reverse: their sum is right, each head is not.
+    fails(probes.head_as_single, lambda mha, i: single(mha, i, lambda i, h: h - 1 - i), lesson1.Attention)
+    fails(probes.head_as_single, lambda mha, i: "not a module", lesson1.Attention, key="hint_head_returns_attention")
+
+
+def test_hidden_to_torch_mha_rebuilds_a_genuine_module(ref):
+    class LookAlike(nn.Module):  # forward could return anything; only the copied weights count
+        def __init__(self, mha):
+            super().__init__()
+            self.inner = ref.to_torch_mha(mha)
+    fails(probes.to_torch_mha, LookAlike, key="hint_returns_torch_mha")
+
+    def not_batch_first(mha):
+        theirs = ref.to_torch_mha(mha)
+        theirs.batch_first = False
+        return theirs
+    fails(probes.to_torch_mha, not_batch_first)
+
+
+# --------------------------------------------------------------------------- graded submissions
+SPLIT = "return x.view(B, T, n_head, HD // n_head).transpose(1, 2)"
+MERGE = "return x.transpose(1, 2).contiguous().view(B, T, H * D)"
+BUGS = {
+    "view_without_transpose": Bug("ex1_split_heads", SPLIT, "return x.view(B, n_head, T, HD // n_head)",
+                                  {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "`view(B, H, T, D)` without transpose"),
+    "interleaved_heads": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, HD // n_head, n_head).permute(0, 3, 1, 2)",
+                             {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "interleaved heads, `view(B, T, D, H)`"),
+    "transpose_without_contiguous": Bug("ex2_merge_heads", MERGE, "return x.transpose(1, 2).view(B, T, H * D)",
+                                        {"ex2_merge_heads_tests", "ex3_mha_module_tests"},
+                                        "transpose without contiguous before view"),
+    "heads_in_wrong_order": Bug("ex2_merge_heads", MERGE,
+                                "return x.flip(1).transpose(1, 2).contiguous().view(B, T, H * D)",
+                                {"ex2_merge_heads_tests", "ex3_mha_module_tests"}, "heads merged in the wrong order"),
+    "w_o_forgotten": Bug("ex3_mha_module", "return self.W_o(y), weights", "return y, weights",
+                         {"ex3_mha_module_tests"}, "W_o forgotten"),
+    "head_slice_rows_for_w_o": Bug("ex5_head_as_single", "mha.W_o.weight[:, rows]", "mha.W_o.weight[rows].T",
+                                   {"ex5_head_as_single_tests"}, "head i's W_o sliced by rows"),
+    "in_proj_order_kqv": Bug("ex6_to_torch_mha", "[mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]",
+                             "[mha.W_k.weight, mha.W_q.weight, mha.W_v.weight]", {"ex6_to_torch_mha_tests"},
+                             "in_proj_weight as K, Q, V"),
+}

@@ -1,0 +1,177 @@
+"""Lesson 3: causal and padding masks, the two conventions, NaN rows, dropout, the module.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson3 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson3 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+from test_lesson2 import merge_ok, split_ok
+
+# --------------------------------------------------------------------------- lesson 3
+def test_mask_function_checks(lang):
+    ok = lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).tril()  # noqa: E731
+    checks.check_causal_mask(ok)
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T, device).T, "hint_upper_triangle")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ~ok(T, device), "hint_inverted_mask")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T), "hint_mask_device")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ok(T, device).float(), "hint_mask_not_bool",
+               dtype=torch.float32)
+    checks.check_apply_mask(lambda s, k: s.masked_fill(~k, float("-inf")))
+    fails_with(checks.check_apply_mask, lambda s, k: s.masked_fill(k, float("-inf")), "hint_inverted_mask")
+    fails_with(checks.check_apply_mask, lambda s, k: s * k, "hint_mask_multiplied")
+    checks.check_padding_keep(lambda n, T: torch.arange(T, device=n.device) < n[:, None])
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) <= n[:, None],
+               "hint_padding_off_by_one")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T) < n[:, None], "hint_mask_device")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) >= n[:, None],
+               "hint_padding_inverted")
+    checks.check_mha_mask_to_sdpa(lambda m: ~m if m.dtype == torch.bool else m)
+    fails_with(checks.check_mha_mask_to_sdpa, lambda m: m, "hint_same_convention")
+    fails_with(checks.check_mha_mask_to_sdpa, lambda m: ~m if m.dtype == torch.bool else -m, "hint_additive_changed")
+    checks.check_safe_softmax(lambda s: torch.softmax(s, -1).nan_to_num(0.0))
+    fails_with(checks.check_safe_softmax, lambda s: torch.softmax(s, -1), "hint_nan_fully_masked")
+
+
+class CausalOK(nn.Module):
+    def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32, bug=None):
+        super().__init__()
+        self.embed_dim, self.n_head, self.bug = embed_dim, n_head, bug
+        self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim)
+        inner = n_head * self.head_dim
+        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+        self.dropout = nn.Dropout(dropout)
+        if bug != "no_buffer":
+            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x, lengths=None, use_sdpa=False):
+        course.expect_tokens(x, self.embed_dim)
+        B, T, _ = x.shape
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        keep = torch.ones(T, T, dtype=torch.bool).tril() if self.bug == "cpu" else self.causal[:T, :T]
+        if self.bug == "triu":
+            keep = keep.T
+        if lengths is not None and self.bug != "ignore_lengths":
+            keep = keep & (torch.arange(T, device=x.device) < lengths[:, None])[:, None, None, :]
+        if use_sdpa:
+            mask = ~keep if self.bug == "sdpa_inverted" else keep
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
+            return self.W_o(merge_ok(y.nan_to_num(0.0))), None
+        s = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)
+        if self.bug == "after_softmax":
+            w = torch.softmax(s, -1).masked_fill(~keep, 0.0)
+        else:
+            w = torch.softmax(s.masked_fill(~keep, float("-inf")), -1)
+            w = w if self.bug == "nan" else w.nan_to_num(0.0)
+        dropped = torch.nn.functional.dropout(w, self.dropout.p) if self.bug == "eval_dropout" else self.dropout(w)
+        y = self.W_o(merge_ok(dropped @ V))
+        return y, (dropped if self.bug == "return_dropped" else w)
+
+
+def causal_variant(bug):
+    class Variant(CausalOK):
+        def __init__(self, *args):
+            super().__init__(*args, bug=bug)
+    return Variant
+
+
+@pytest.mark.parametrize("bug,hint", [
+    ("after_softmax", "hint_mask_after_softmax"), ("triu", "hint_upper_triangle"),
+    ("ignore_lengths", "hint_padding_ignored"), ("nan", "hint_nan_fully_masked"),
+    ("eval_dropout", "hint_dropout_eval"), ("return_dropped", "hint_weights_after_dropout"),
+    ("no_buffer", "hint_buffer_missing"), ("cpu", "hint_mask_device"), ("sdpa_inverted", "hint_sdpa_mismatch"),
+])
+def test_causal_module_bug_gets_its_hint(lang, bug, hint):
+    checks.check_causal_module(CausalOK)
+    fails_with(checks.check_causal_module, causal_variant(bug), hint)
+
+
+
+# --------------------------------------------------------------------------- hidden tests
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson3")
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.causal_mask, ref.causal_mask)
+    passes(probes.apply_mask, ref.apply_mask)
+    passes(probes.padding_keep, ref.padding_keep)
+    passes(probes.mha_mask_to_sdpa, ref.mha_mask_to_sdpa)
+    passes(probes.safe_softmax, ref.safe_softmax)
+    passes(probes.module, ref.CausalSelfAttention)
+
+
+def test_hidden_catches_a_mask_left_on_the_cpu(ref):
+    fails(probes.causal_mask, lambda T, device=None: torch.ones(T, T, dtype=torch.bool).tril(), key="hidden_device")
+
+
+def test_hidden_catches_a_leak_from_the_future(ref):
+    class Leaky(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            y, w = super().forward(x, lengths, use_sdpa)
+            return y + 1e-3 * x.flip(1)[:, :, :1], w  # position t now sees token T-1-t
+    fails(probes.module, Leaky)
+
+
+def test_hidden_catches_dropout_in_eval(ref):
+    class AlwaysDrop(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            self.dropout.train()
+            return super().forward(x, lengths, use_sdpa)
+    fails(probes.module, AlwaysDrop)
+
+
+def test_hidden_catches_weights_returned_after_dropout(ref):
+    class AfterDropout(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            y, w = super().forward(x, lengths, use_sdpa)
+            return y, (w if w is None else torch.nn.functional.dropout(w, self.dropout.p, self.training))
+    fails(probes.module, AfterDropout, key="hidden_dropout_train")
+
+
+# --------------------------------------------------------------------------- graded submissions
+MODULE_3 = "ex6_causal_module_tests"
+SCORES_3 = ("scores = apply_mask(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), keep)  # (B, H, T, T)\n"
+            "        weights = safe_softmax(scores)")
+BUGS = {
+    "mask_after_softmax": Bug("ex6_causal_module", SCORES_3,
+                              "scores = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)\n"
+                              "        weights = safe_softmax(scores).masked_fill(~keep, 0.0)", {MODULE_3},
+                              "mask applied after the softmax"),
+    "inverted_mask": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(keep,",
+                         {"ex2_apply_mask_tests", MODULE_3}, "inverted mask, `masked_fill(keep, …)`"),
+    "upper_triangle": Bug("ex1_causal_mask", ".tril()", ".triu()", {"ex1_causal_mask_tests", MODULE_3},
+                          "upper triangle, `triu`"),
+    "mask_left_on_cpu": Bug("ex1_causal_mask", ", device=device)", ")", {"ex1_causal_mask_tests"},
+                            "causal_mask ignores `device=` (left on the CPU)"),
+    "mask_built_on_cpu_in_forward": Bug("ex6_causal_module", "keep = self.causal[:T, :T]",
+                                        "keep = torch.ones(T, T, dtype=torch.bool).tril()", {MODULE_3},
+                                        "mask built on the CPU inside forward"),
+    "nan_on_fully_masked_row": Bug("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
+                                   "torch.softmax(scores, dim=-1)", {"ex5_safe_softmax_tests", MODULE_3},
+                                   "-inf gives NaN on a fully masked row"),
+    "dropout_active_in_eval": Bug("ex6_causal_module", "self.dropout(weights)", "F.dropout(weights, self.dropout.p)",
+                                  {MODULE_3}, "dropout still active in eval (`F.dropout` without `training=`)"),
+    "same_mask_convention": Bug("ex3_mha_mask_to_sdpa", "return ~mask if", "return mask if",
+                                {"ex3_mha_mask_to_sdpa_tests"}, "nn.MultiheadAttention mask passed to SDPA unchanged"),
+    "padding_off_by_one": Bug("ex4_padding_keep", "< lengths[:, None]", "<= lengths[:, None]",
+                              {"ex4_padding_keep_tests", MODULE_3}, "padding off by one, `<=`"),
+    "sdpa_dropout_in_eval": Bug("ex6_causal_module", "p = self.dropout.p if self.training else 0.0",
+                                "p = self.dropout.p", {MODULE_3}, "SDPA path: `dropout_p=self.dropout.p` in eval too"),
+    "weights_after_dropout": Bug("ex6_causal_module", "y = merge_heads(self.dropout(weights) @ V)",
+                                 "weights = self.dropout(weights)\n        y = merge_heads(weights @ V)", {MODULE_3},
+                                 "weights returned after dropout"),
+}

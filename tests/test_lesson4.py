@@ -1,0 +1,194 @@
+"""Lesson 4: GPT-2's fused QKV, the module, its initialisation, loading from and exporting to HF.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson4 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson4 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+from test_lesson2 import merge_ok, split_ok
+
+# --------------------------------------------------------------------------- lesson 4
+def split_qkv_ok(qkv, H):
+    B, T, three_e = qkv.shape
+    return tuple(z.view(B, T, H, -1).transpose(1, 2) for z in qkv.split(three_e // 3, dim=2))
+
+
+def test_split_qkv_checks(lang):
+    checks.check_split_qkv(split_qkv_ok)
+    checks.check_split_qkv(lambda qkv, H: tuple(qkv.reshape(qkv.size(0), qkv.size(1), 3, H, -1).permute(2, 0, 3, 1, 4)))
+    fails_with(checks.check_split_qkv,
+               lambda qkv, H: tuple(z.transpose(1, 2) for z in qkv.view(qkv.size(0), qkv.size(1), H, -1).chunk(3, -1)),
+               "hint_interleaved_qkv")
+    fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
+
+
+def gpt2_module(bias=True, mask=True):
+    class M(nn.Module):
+        def __init__(self, E, H, max_len=64, dropout=0.0):
+            super().__init__()
+            self.embed_dim, self.n_head, self.head_dim = E, H, E // H
+            self.c_attn, self.c_proj = nn.Linear(E, 3 * E, bias=bias), nn.Linear(E, E)
+            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+        def forward(self, x, use_sdpa=False):
+            B, T, E = x.shape
+            q, k, v = split_qkv_ok(self.c_attn(x), self.n_head)
+            if use_sdpa:
+                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                return self.c_proj(merge_ok(y)), None
+            s = q @ k.mT / math.sqrt(self.head_dim)
+            if mask:
+                s = s.masked_fill(~self.causal[:T, :T], float("-inf"))
+            w = torch.softmax(s, -1)
+            return self.c_proj(merge_ok(w @ v)), w
+    return M
+
+
+def load_ok(mine, hf, transpose_proj=True, bias=True):
+    with torch.no_grad():
+        mine.c_attn.weight.copy_(hf.c_attn.weight.T)
+        mine.c_proj.weight.copy_(hf.c_proj.weight.T if transpose_proj else hf.c_proj.weight)
+        if bias:
+            mine.c_attn.bias.copy_(hf.c_attn.bias)
+            mine.c_proj.bias.copy_(hf.c_proj.bias)
+    return mine
+
+
+def test_gpt2_checks(lang):
+    ok = gpt2_module()
+    checks.check_gpt2_module(ok)
+    fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "layer_missing_bias", name="c_attn")
+    fails_with(checks.check_gpt2_module, gpt2_module(mask=False), "hint_missing_mask")
+    checks.check_load_from_hf(load_ok, ok)
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, transpose_proj=False),
+               "hint_conv1d_transpose")
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, bias=False), "hint_missing_bias")
+
+    def no_transpose_at_all(m, h):
+        with torch.no_grad():
+            m.c_attn.weight.copy_(h.c_attn.weight)
+        return m
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), no_transpose_at_all, "hint_conv1d_transpose")
+
+    def export_ok(m, h):
+        with torch.no_grad():
+            h.c_attn.weight.copy_(m.c_attn.weight.T)
+            h.c_attn.bias.copy_(m.c_attn.bias)
+            h.c_proj.weight.copy_(m.c_proj.weight.T)
+            h.c_proj.bias.copy_(m.c_proj.bias)
+        return h
+    checks.check_export_to_hf(export_ok, ok)
+
+    def export_square(m, h):
+        export_ok(m, h)
+        with torch.no_grad():
+            h.c_proj.weight.copy_(m.c_proj.weight)
+        return h
+    fails_with(lambda f: checks.check_export_to_hf(f, ok), export_square, "hint_conv1d_transpose")
+
+
+def test_gpt2_init_checks(lang):
+    ok = gpt2_module()
+
+    def init(module, n_layer=12, proj_std=None, bias=0.0):
+        for name, p in module.named_parameters():
+            if name.endswith("bias"):
+                nn.init.constant_(p, bias)
+            else:
+                std = (proj_std or 0.02 / math.sqrt(2 * n_layer)) if name.startswith("c_proj") else 0.02
+                nn.init.normal_(p, 0.0, std)
+        return module
+    checks.check_gpt2_init(init, ok)
+    with pytest.raises(checks.CheckFailed, match="c_proj.weight"):
+        checks.check_gpt2_init(lambda m, n: init(m, n, proj_std=0.02), ok)
+    with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
+        checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
+
+
+
+# --------------------------------------------------------------------------- hidden tests
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson4")
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    cls = ref.GPT2SelfAttention
+    passes(probes.split_qkv, ref.split_qkv)
+    passes(probes.module, cls)
+    passes(probes.init, ref.gpt2_init, cls)
+    passes(probes.load_from_hf, ref.load_from_hf, cls)
+    passes(probes.export_to_hf, ref.export_to_hf, cls)
+    passes(probes.n_params, 4 * 768 * 768 + 4 * 768)
+
+
+def test_hidden_catches_an_untransposed_square_c_proj(ref):
+    def careless(mine, hf):
+        with torch.no_grad():
+            mine.c_attn.weight.copy_(hf.c_attn.weight.T)
+            mine.c_attn.bias.copy_(hf.c_attn.bias)
+            mine.c_proj.weight.copy_(hf.c_proj.weight)
+            mine.c_proj.bias.copy_(hf.c_proj.bias)
+        return mine
+    fails(probes.load_from_hf, careless, ref.GPT2SelfAttention)
+
+
+def test_hidden_catches_the_two_dropout_bugs_the_text_names(ref):
+    class EvalDropout(ref.GPT2SelfAttention):  # dropout_p = self.dropout.p, in eval too
+        def forward(self, x, use_sdpa=False):
+            if use_sdpa:
+                B, T, E = x.shape
+                q, k, v = ref.split_qkv(self.c_attn(x), self.n_head)
+                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=self.dropout.p)
+                return self.c_proj(y.transpose(1, 2).reshape(B, T, E)), None
+            return super().forward(x, use_sdpa)
+    fails(probes.module, EvalDropout, key="hidden_mismatch")
+
+    class AfterDropout(ref.GPT2SelfAttention):  # the weights returned after dropout
+        def forward(self, x, use_sdpa=False):
+            y, w = super().forward(x, use_sdpa)
+            return y, (w if w is None else torch.nn.functional.dropout(w, self.dropout.p, self.training))
+    fails(probes.module, AfterDropout, key="hidden_dropout_train")
+
+
+# --------------------------------------------------------------------------- graded submissions
+SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
+           "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
+# A wrong split breaks everything built on the learner's module, loading and exporting included.
+USES_MODULE_4 = {"ex2_gpt2_module_tests", "ex5_load_from_hf_tests", "ex6_export_to_hf_tests"}
+BUGS = {
+    "conv1d_not_transposed": Bug("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
+                                 "mine.c_proj.weight.copy_(hf.c_proj.weight)", {"ex5_load_from_hf_tests"},
+                                 "Conv1D weight not transposed (square c_proj, no error)"),
+    "interleaved_heads": Bug("ex1_split_qkv", SPLIT_4,
+                             "    return tuple(z.transpose(1, 2) for z in qkv.view(B, T, n_head, -1).chunk(3, dim=-1))",
+                             {"ex1_split_qkv_tests"} | USES_MODULE_4, "interleaved heads, `view(B, T, H, 3D).chunk(3)`"),
+    "qkv_wrong_order": Bug("ex1_split_qkv", "for z in (q, k, v)", "for z in (k, q, v)",
+                           {"ex1_split_qkv_tests"} | USES_MODULE_4, "Q, K, V in the wrong order"),
+    "bias_not_loaded": Bug("ex5_load_from_hf", "        mine.c_attn.bias.copy_(hf.c_attn.bias)            # (3E,)\n", "",
+                           {"ex5_load_from_hf_tests"}, "bias not copied when loading"),
+    "module_without_bias": Bug("ex2_gpt2_module", "nn.Linear(embed_dim, 3 * embed_dim)",
+                               "nn.Linear(embed_dim, 3 * embed_dim, bias=False)", USES_MODULE_4,
+                               "module built without bias"),
+    "missing_mask": Bug("ex2_gpt2_module",
+                        '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n', "",
+                        USES_MODULE_4, "causal mask missing"),
+    "sdpa_dropout_in_eval": Bug("ex2_gpt2_module", "p = self.dropout.p if self.training else 0.0",
+                                "p = self.dropout.p", {"ex2_gpt2_module_tests"},
+                                "SDPA path: `dropout_p=self.dropout.p` in eval too"),
+    "weights_after_dropout": Bug("ex2_gpt2_module", "y = self.dropout(weights) @ v",
+                                 "weights = self.dropout(weights)\n            y = weights @ v", {"ex2_gpt2_module_tests"},
+                                 "weights returned after dropout"),
+}

@@ -1,0 +1,188 @@
+"""Lesson 5: a training step, head entropy, ablating a head, the previous-token-head answer.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson5 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson5 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson5")
+
+
+def _step(zero="before", softmax=False, item=True):
+    def train_step(model, optimizer, x, y):
+        logits, _ = model(x)
+        if softmax:
+            logits = logits.softmax(-1)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1), ignore_index=-100)
+        if zero == "before":
+            optimizer.zero_grad()
+        loss.backward()
+        if zero == "between":
+            optimizer.zero_grad()
+        optimizer.step()
+        return loss.item() if item else loss
+    return train_step
+
+
+@pytest.mark.parametrize("bug,hint", [
+    (dict(zero="never"), "hint_zero_grad"),
+    (dict(zero="between"), "hint_train_order"),
+    (dict(softmax=True), "hint_loss_softmax_twice"),
+])
+def test_train_step_bug_gets_its_hint(lang, ref, bug, hint):
+    checks.check_train_step(_step(), ref.TinyDecoder)
+    checks.check_train_step(_step(item=False), ref.TinyDecoder)  # a 1-element tensor is accepted too
+    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _step(**bug), hint)
+
+
+def test_head_entropy_bugs_get_their_hints(lang, ref):
+    checks.check_head_entropy(ref.head_entropy)
+    fails_with(checks.check_head_entropy, lambda w: -(w * w.log()).sum(-1).mean(dim=(0, 2)), "hint_entropy_nan")
+    fails_with(checks.check_head_entropy, lambda w: ref.head_entropy(w) / math.log(2), "hint_entropy_log2")
+    # Summing over the wrong axis first changes nothing once everything is averaged, so it is not a bug here.
+    checks.check_head_entropy(lambda w: -torch.special.xlogy(w, w).sum(-2).mean(dim=(0, 2)))
+    fails_with(checks.check_head_entropy, lambda w: -ref.head_entropy(w), "hint_entropy_sign")
+    fails_with(checks.check_head_entropy, lambda w: -torch.special.xlogy(w, w).sum(-1).mean(dim=(0, 1)),
+               "hint_entropy_mean_axes")
+
+
+def _ablate(where="input", cut="head", remove=True):
+    def loss_without_head(model, x, y, layer, head):
+        attn = model.blocks[layer].attn
+        D = attn.c_proj.in_features // attn.n_head
+        lo, hi = (head * D, (head + 1) * D) if cut == "head" else (head, head + 1)
+
+        def zero(t_):
+            t_ = t_.clone()
+            t_[..., lo:hi] = 0
+            return t_
+        if where == "input":
+            handle = attn.c_proj.register_forward_pre_hook(lambda m, inputs: (zero(inputs[0]),))
+        else:
+            handle = attn.c_proj.register_forward_hook(lambda m, inputs, out: zero(out))
+        with torch.no_grad():
+            loss = course.data.toy_loss(model(x)[0], y).item()
+        if remove:
+            handle.remove()
+        return loss
+    return loss_without_head
+
+
+def test_loss_without_head_bugs_get_their_hints(lang, ref):
+    check = lambda f: checks.check_loss_without_head(f, ref.TinyDecoder)  # noqa: E731
+    check(_ablate())
+    check(ref.loss_without_head)
+    fails_with(check, _ablate(where="output"), "hint_ablation_output")
+    fails_with(check, _ablate(cut="column"), "hint_ablation_slice")
+    fails_with(check, _ablate(remove=False), "hint_ablation_remove")
+
+
+def test_head_answers_are_checked_for_form_only(lang):
+    checks.check_head_answers(1, 0.9, 2)
+    for head, weight in ((None, 0.9), (2, 0.9), (True, 0.9), (0, None), (0, 1.5)):
+        with pytest.raises(checks.CheckFailed):
+            checks.check_head_answers(head, weight, 2)
+
+
+
+# --------------------------------------------------------------------------- hidden tests
+def _trained(ref, steps=300):
+    torch.manual_seed(0)
+    model = ref.TinyDecoder()
+    g = torch.Generator().manual_seed(0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    for _ in range(steps):
+        ref.train_step(model, optimizer, *course.data.toy_batch(64, 12, 16, g))
+    return model.eval()
+
+
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.train_step, ref.train_step)
+    passes(probes.head_entropy, ref.head_entropy)
+    passes(probes.loss_without_head, ref.loss_without_head)
+    model = _trained(ref)
+    x, _ = course.data.toy_batch(512, 12, 16, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        prev = course.previous_token_weight(model(x)[1][0])
+    passes(probes.head_answers, model, int(prev.argmax()), float(prev.max()))
+    fails(probes.head_answers, model, int(prev.argmin()), float(prev.max()), key="hidden_role_missing")
+    fails(probes.head_answers, model, int(prev.argmax()), float(prev.max()) - 0.2, key="hidden_role_missing")
+
+
+def test_hidden_catches_accumulated_gradients_and_an_untrained_model(ref):
+    def no_zero_grad(model, optimizer, x, y):
+        loss = course.data.toy_loss(model(x)[0], y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+    fails(probes.train_step, no_zero_grad)
+    torch.manual_seed(0)
+    fails(probes.head_answers, ref.TinyDecoder().eval(), 0, 0.1, key="hidden_role_untrained")
+
+
+def test_hidden_catches_nan_entropy_and_a_hook_left_behind(ref):
+    fails(probes.head_entropy, lambda w: -(w * w.log()).sum(-1).mean(dim=(0, 2)))
+    fails(probes.loss_without_head, _ablate(remove=False))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 17])
+def test_graded_answer_holds_for_other_training_seeds(ref, seed):
+    # Seed 17 makes head 1 the previous-token head, so a grader fixed on head 0 would fail it.
+    import seeds
+    row = seeds.run(seed, ref)
+    assert row["graded"] == "pass", row
+    assert row["prev_weight"] > 0.9 and row["other_head_prev_weight"] < 0.1
+    assert min(row["loss_without_head"]) > 100 * row["loss"]
+
+
+# --------------------------------------------------------------------------- graded submissions
+# The interpretation answer is checked on the learner's own trained model: a train_step that still
+# trains (gradients accumulated, softmax twice) keeps it; one that never updates loses it too.
+BUGS = {
+    "pasted_sdpa_dropout_in_eval": Bug("ex0_gpt2_attention", "p = self.dropout.p if self.training else 0.0",
+                                       "p = self.dropout.p", {"ex0_gpt2_attention_tests"},
+                                       "pasted module, SDPA path: `dropout_p=self.dropout.p` in eval too"),
+    "pasted_weights_after_dropout": Bug("ex0_gpt2_attention", "y = (self.dropout(weights) @ v)",
+                                        "weights = self.dropout(weights)\n        y = (weights @ v)",
+                                        {"ex0_gpt2_attention_tests"}, "pasted module returns the weights after dropout"),
+    "no_zero_grad": Bug("ex1_train_step", "    optimizer.zero_grad()\n", "", {"ex1_train_step_tests"},
+                        "no `zero_grad()` (gradients accumulate, still trains)"),
+    "zero_grad_after_backward": Bug("ex1_train_step", "    optimizer.zero_grad()\n    loss.backward()\n",
+                                    "    loss.backward()\n    optimizer.zero_grad()\n",
+                                    {"ex1_train_step_tests", "ex4_head_answers_tests"},
+                                    "`zero_grad()` between `backward()` and `step()` (never trains)"),
+    "softmax_before_cross_entropy": Bug("ex1_train_step", "F.cross_entropy(logits.reshape(",
+                                        "F.cross_entropy(logits.softmax(-1).reshape(", {"ex1_train_step_tests"},
+                                        "softmax before `F.cross_entropy`"),
+    "entropy_plain_log": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                             "-(weights * weights.log())", {"ex2_head_entropy_tests"}, "entropy with `w * w.log()` (NaN)"),
+    "entropy_log2": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                        "-torch.special.xlogy(weights, weights) / math.log(2)", {"ex2_head_entropy_tests"},
+                        "entropy with log₂"),
+    "entropy_mean_wrong_axes": Bug("ex2_head_entropy", ".mean(dim=(0, 2))", ".mean(dim=(0, 1))",
+                                   {"ex2_head_entropy_tests"}, "entropy averaged over the wrong axes"),
+    "ablation_hook_left": Bug("ex3_loss_without_head", "        handle.remove()", "        pass",
+                              {"ex3_loss_without_head_tests"}, "ablation hook never removed"),
+    "ablation_on_output": Bug("ex3_loss_without_head", "attn.c_proj.register_forward_pre_hook(zero_head)",
+                              "attn.c_proj.register_forward_hook(lambda m, i, out: zero_head(m, (out,))[0])",
+                              {"ex3_loss_without_head_tests"}, "ablation hook on c_proj's output"),
+    "ablation_one_column": Bug("ex3_loss_without_head", "heads[..., head * D:(head + 1) * D] = 0",
+                               "heads[..., head] = 0", {"ex3_loss_without_head_tests"}, "ablation of one column"),
+    "prev_head_wrong": Bug("ex4_head_answers", "int(prev.argmax())", "int(prev.argmin())",
+                           {"ex4_head_answers_tests"}, "wrong head named"),
+}

@@ -1,0 +1,243 @@
+"""Lesson 6: FLOPs, KV-cache bytes, tiled attention, grouped-query attention, the KV cache.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson6 as checks
+from attn_course.messages import t
+from attn_course.probes import lesson6 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson6")
+
+
+def _flops(mac=1, heads=True, qkv=3, batch=True):
+    def attention_flops(B, T, E, H):
+        b, h = (B if batch else 1), (H if heads else 1)
+        f = {"qkv": 2 * b * T * E * qkv * E, "scores": 2 * b * h * T * T * (E // H),
+             "weighted_sum": 2 * b * h * T * T * (E // H), "out_proj": 2 * b * T * E * E}
+        return {k: v // (2 if mac == 0 else 1) for k, v in f.items()}
+    return attention_flops
+
+
+def test_attention_flops_bugs_get_their_hints(lang, ref):
+    checks.check_attention_flops(ref.attention_flops)
+    checks.check_attention_flops(_flops())
+    fails_with(checks.check_attention_flops, _flops(mac=0), "hint_flops_macs")
+    fails_with(checks.check_attention_flops, _flops(heads=False), "hint_flops_heads")
+    fails_with(checks.check_attention_flops, _flops(qkv=1), "hint_flops_qkv3")
+    fails_with(checks.check_attention_flops, _flops(batch=False), "hint_flops_batch")
+    with pytest.raises(checks.CheckFailed):  # floats are not counts
+        checks.check_attention_flops(lambda *a: {k: float(v) for k, v in ref.attention_flops(*a).items()})
+    with pytest.raises(checks.CheckFailed):
+        checks.check_attention_flops(lambda *a: sum(ref.attention_flops(*a).values()))
+
+
+def test_kv_cache_bytes_bugs_get_their_hints(lang, ref):
+    size = lambda dtype: torch.empty((), dtype=dtype).element_size()  # noqa: E731
+    checks.check_kv_cache_bytes(ref.kv_cache_bytes)
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: L * B * T * G * D * size(dt), "hint_kv_both")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 16 * L * B * T * G * D * size(dt), "hint_kv_bits")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * B * T * G * D * size(dt), "hint_kv_layers")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 8 * L * B * T * G * D, "hint_kv_dtype")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 4 * L * B * T * G * D, "hint_kv_dtype")
+
+
+def _tiled(rescale=True, normalize=True, tail=True, sum_blocks=False, causal_mask=True):
+    def tiled_attention(q, k, v, block_size, causal=False):
+        B_, H_, T_, D_ = q.shape
+        if sum_blocks:
+            out = torch.zeros_like(q)
+            for j in range(0, T_, block_size):
+                s = q @ k[:, :, j:j + block_size].transpose(-2, -1) / math.sqrt(D_)
+                if causal:
+                    s = s.masked_fill(torch.arange(j, min(j + block_size, T_)) > torch.arange(T_)[:, None], float("-inf"))
+                out = out + torch.softmax(s, -1).nan_to_num() @ v[:, :, j:j + block_size]
+            return out
+        m = torch.full((B_, H_, T_, 1), float("-inf"), dtype=q.dtype)
+        l, acc = torch.zeros_like(m), torch.zeros_like(q)
+        end = T_ if tail else (T_ // block_size) * block_size
+        for j in range(0, end, block_size):
+            kb, vb = k[:, :, j:j + block_size], v[:, :, j:j + block_size]
+            s = q @ kb.transpose(-2, -1) / math.sqrt(D_)
+            if causal and causal_mask:
+                s = s.masked_fill(torch.arange(j, j + kb.size(2)) > torch.arange(T_)[:, None], float("-inf"))
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            p = torch.exp(s - m_new)
+            scale = torch.exp(m - m_new)
+            l = l * scale + p.sum(-1, keepdim=True)
+            acc = (acc * scale if rescale else acc) + p @ vb
+            m = m_new
+        return acc / l if normalize else acc
+    return tiled_attention
+
+
+def test_tiled_attention_bugs_get_their_hints(lang, ref):
+    checks.check_tiled_attention(ref.tiled_attention)
+    checks.check_tiled_attention(_tiled())
+    fails_with(checks.check_tiled_attention, _tiled(sum_blocks=True), "hint_tiled_sum")
+    fails_with(checks.check_tiled_attention, _tiled(rescale=False), "hint_tiled_rescale")
+    fails_with(checks.check_tiled_attention, _tiled(normalize=False), "hint_tiled_normalize")
+    fails_with(checks.check_tiled_attention, _tiled(tail=False), "hint_tiled_tail")
+    fails_with(checks.check_tiled_attention, _tiled(causal_mask=False), "hint_causal_6")
+    sdpa = lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
+    fails_with(checks.check_tiled_attention, sdpa, "hint_from_scratch", name="tiled_attention")
+
+
+def _gqa(ref, repeat="interleave", mask=True, swap=False, validate=True):
+    class GQA(ref.GroupedQueryAttention):
+        def __init__(self, embed_dim, n_head, n_kv_head):
+            if not validate:  # build with whatever sizes were asked for
+                nn.Module.__init__(self)
+                self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head
+                self.head_dim = embed_dim // n_head
+                self.q_proj = nn.Linear(embed_dim, embed_dim)
+                self.kv_proj = nn.Linear(embed_dim, 2 * n_kv_head * self.head_dim)
+                self.c_proj = nn.Linear(embed_dim, embed_dim)
+            else:
+                super().__init__(embed_dim, n_head, n_kv_head)
+
+        def forward(self, x):
+            B_, T_, E_ = x.shape
+            H_, G_, D_ = self.n_head, self.n_kv_head, self.head_dim
+            q = self.q_proj(x).view(B_, T_, H_, D_).transpose(1, 2)
+            k, v = (z.view(B_, T_, G_, D_).transpose(1, 2) for z in self.kv_proj(x).split(G_ * D_, dim=2))
+            if swap:
+                k, v = v, k
+            grow = (lambda z: z.repeat_interleave(H_ // G_, 1)) if repeat == "interleave" else (lambda z: z.repeat(1, H_ // G_, 1, 1))
+            k, v = grow(k), grow(v)
+            s = q @ k.transpose(-2, -1) / math.sqrt(D_)
+            if mask:
+                s = s.masked_fill(~torch.ones(T_, T_, dtype=torch.bool).tril(), float("-inf"))
+            w = torch.softmax(s, -1)
+            return self.c_proj((w @ v).transpose(1, 2).reshape(B_, T_, E_)), w
+    return GQA
+
+
+def test_gqa_bugs_get_their_hints(lang, ref):
+    checks.check_gqa_module(ref.GroupedQueryAttention)
+    checks.check_gqa_module(_gqa(ref))
+    fails_with(checks.check_gqa_module, _gqa(ref, repeat="repeat"), "hint_gqa_repeat")
+    fails_with(checks.check_gqa_module, _gqa(ref, mask=False), "hint_causal_6")
+    fails_with(checks.check_gqa_module, _gqa(ref, swap=True), "hint_gqa_kv_swapped")
+    fails_with(checks.check_gqa_module, _gqa(ref, validate=False), "hint_gqa_error")
+
+
+def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True):
+    def attend_with_cache(attn, x_new, cache=None):
+        B_, T_new, E_ = x_new.shape
+        H_ = attn.n_head
+        q, k, v = (z.view(B_, T_new, H_, E_ // H_).transpose(1, 2) for z in attn.c_attn(x_new).split(E_, dim=2))
+        full_k, full_v = k, v
+        if cache is not None:
+            full_k, full_v = torch.cat([cache[0], k], dim=cat_dim), torch.cat([cache[1], v], dim=cat_dim)
+        kk, vv = (full_k, full_v) if use_cache else (k, v)
+        past = kk.size(2) - T_new
+        s = q @ kk.transpose(-2, -1) / math.sqrt(E_ // H_)
+        if mask:
+            keep = torch.ones(T_new, kk.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
+            s = s.masked_fill(~keep, float("-inf"))
+        y = (torch.softmax(s, -1) @ vv).transpose(1, 2).reshape(B_, T_new, E_)
+        return attn.c_proj(y), ((full_k, full_v) if return_full else (k, v))
+    return attend_with_cache
+
+
+def test_attend_with_cache_bugs_get_their_hints(lang, ref):
+    checks.check_attend_with_cache(ref.attend_with_cache)
+    checks.check_attend_with_cache(_cached())
+    fails_with(checks.check_attend_with_cache, _cached(offset=False), "hint_cache_mask_offset")
+    fails_with(checks.check_attend_with_cache, _cached(use_cache=False), "hint_cache_unused")
+    fails_with(checks.check_attend_with_cache, _cached(mask=False), "hint_causal_6")
+    fails_with(checks.check_attend_with_cache, _cached(cat_dim=3), "hint_cat_dim")
+    fails_with(checks.check_attend_with_cache, _cached(return_full=False), "hint_cache_concat")
+    fails_with(checks.check_attend_with_cache, lambda attn, x, cache=None: _cached()(attn, x, cache)[0],
+               "returned_not_cache_pair", name="attend_with_cache", kind="Tensor")
+
+
+def test_peak_memory_sees_an_allocation_and_prints_nothing(capfd):
+    from attn_course.device import peak_memory, time_it
+    size = 4 * 2**20
+    assert peak_memory(lambda: torch.empty(size, dtype=torch.uint8).fill_(1), "cpu") >= size
+    assert peak_memory(lambda: None, "cpu") < 2**16
+    assert time_it(lambda: None, "cpu") >= 0
+    out, err = capfd.readouterr()
+    assert err == "" and out == ""
+
+
+# --------------------------------------------------------------------------- hidden tests
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.attention_flops, ref.attention_flops)
+    passes(probes.kv_cache_bytes, ref.kv_cache_bytes)
+    passes(probes.tiled_attention, ref.tiled_attention)
+    passes(probes.gqa, ref.GroupedQueryAttention)
+    passes(probes.attend_with_cache, ref.attend_with_cache)
+
+
+def test_hidden_catches_what_the_visible_sizes_might_not(ref):
+    # A FLOPs count that is off by one, and a cache size fixed at 2 bytes.
+    fails(probes.attention_flops, lambda B, T, E, H: ref.attention_flops(B, T, E, H) | {"out_proj": 2 * B * T * E * E + 1})
+    fails(probes.kv_cache_bytes, lambda L, B, T, G, D, dtype: 4 * L * B * T * G * D)
+
+
+def test_library_attention_is_refused_in_a_from_scratch_exercise(ref):
+    with pytest.raises(checks.CheckFailed):
+        passes(probes.tiled_attention, lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal))
+
+
+def test_hidden_catches_a_cache_that_forgets_the_offset(ref):
+    fails(probes.attend_with_cache, _cached(offset=False))
+    fails(probes.gqa, _gqa(ref, repeat="repeat"))
+
+
+# --------------------------------------------------------------------------- graded submissions
+BUGS = {
+    "module_missing_mask": Bug("ex0_gpt2_attention",
+                               'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
+                               "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"},
+                               "pasted module without the causal mask"),
+    "pasted_sdpa_dropout_in_eval": Bug("ex0_gpt2_attention", "p = self.dropout.p if self.training else 0.0",
+                                       "p = self.dropout.p", {"ex0_gpt2_attention_tests"},
+                                       "pasted module, SDPA path: `dropout_p=self.dropout.p` in eval too"),
+    "pasted_weights_after_dropout": Bug("ex0_gpt2_attention", "y = (self.dropout(weights) @ v)",
+                                        "weights = self.dropout(weights)\n        y = (weights @ v)",
+                                        {"ex0_gpt2_attention_tests"}, "pasted module returns the weights after dropout"),
+    "flops_multiply_adds": Bug("ex1_attention_flops", '"scores": 2 * B * H * T * T * D,', '"scores": B * H * T * T * D,',
+                               {"ex1_attention_flops_tests"}, "FLOPs as multiply-adds"),
+    "flops_one_head": Bug("ex1_attention_flops", '"weighted_sum": 2 * B * H * T * T * D,',
+                          '"weighted_sum": 2 * B * T * T * D,', {"ex1_attention_flops_tests"}, "FLOPs for one head only"),
+    "tiled_no_rescale": Bug("ex2_tiled_attention", "acc = acc * scale + p @ vb", "acc = acc + p @ vb",
+                            {"ex2_tiled_attention_tests"}, "tiling without rescaling `acc`"),
+    "tiled_no_normalize": Bug("ex2_tiled_attention", "return acc / l", "return acc", {"ex2_tiled_attention_tests"},
+                              "tiling without the final `/ ℓ`"),
+    "tiled_drops_tail": Bug("ex2_tiled_attention", "range(0, k.size(2), block_size)",
+                            "range(0, k.size(2) - block_size + 1, block_size)", {"ex2_tiled_attention_tests"},
+                            "tiling that drops the last short block"),
+    "tiled_no_causal": Bug("ex2_tiled_attention", 's = s.masked_fill(cols > rows, float("-inf"))', "s = s",
+                           {"ex2_tiled_attention_tests"}, "tiling without the causal mask"),
+    "gqa_repeat": Bug("ex3_gqa", "k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)",
+                      "k.repeat(1, H // G, 1, 1), v.repeat(1, H // G, 1, 1)", {"ex3_gqa_tests"},
+                      "GQA with `repeat` instead of `repeat_interleave`"),
+    "gqa_no_mask": Bug("ex3_gqa", '.masked_fill(~keep, float("-inf"))', "", {"ex3_gqa_tests"}, "GQA without the mask"),
+    "kv_forgets_values": Bug("ex4_kv_cache_bytes", "return 2 * n_layer", "return n_layer", {"ex4_kv_cache_bytes_tests"},
+                             "KV bytes without the factor 2"),
+    "kv_bits": Bug("ex4_kv_cache_bytes", ".element_size()", ".element_size() * 8", {"ex4_kv_cache_bytes_tests"},
+                   "KV bytes in bits"),
+    "cache_no_offset": Bug("ex5_attend_with_cache", ".tril(diagonal=T_past)", ".tril()", {"ex5_attend_with_cache_tests"},
+                           "cache mask `tril()` without the `T_past` offset"),
+    "cache_not_used": Bug("ex5_attend_with_cache",
+                          "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
+                          {"ex5_attend_with_cache_tests"}, "cache never concatenated"),
+}

@@ -1,0 +1,56 @@
+"""Message keys, checked the way a message extractor would: every key used is defined in both
+languages with the same fields, and no defined key goes unused."""
+import re
+import string
+
+import pytest
+from attn_course.messages import MESSAGES as COURSE
+from attn_course.messages import MODULES
+from attn_grader.messages import MESSAGES as GRADER
+from conftest import ROOT
+
+SOURCES = (list((ROOT / "attn_course").rglob("*.py")) + list((ROOT / "grader" / "attn_grader").rglob("*.py"))
+           + list((ROOT / "autograder" / "reference").glob("*.py")) + list((ROOT / "lessons").glob("*.md"))
+           + list((ROOT / "tools").glob("*.py")))
+# Where the messages are defined (not used): messages/common.py, messages/lessonN.py, the grader's messages.py.
+MESSAGE_FILES = {p for p in SOURCES if (p.parent.name == "messages" and p.name != "__init__.py")
+                 or (p.name == "messages.py" and p.parent.name == "attn_grader")}
+# A key appears in code as a call's first argument, or as the key of a bug variant.
+USE = re.compile(r"""(?:\b(?:t|text|Mismatch)\(\s*|\(\s*|[{,]\s*)["']([a-z][a-z0-9_]*)["']""")
+
+
+def _code() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in SOURCES if p not in MESSAGE_FILES)
+
+
+def test_no_key_is_defined_twice():
+    assert not (COURSE.keys() & GRADER.keys())
+    seen = {}
+    for name, module in MODULES.items():
+        for key in module.MESSAGES:
+            assert key not in seen, (key, seen.get(key), name)
+            seen[key] = name
+
+
+@pytest.mark.parametrize("messages", [COURSE, GRADER], ids=["course", "grader"])
+def test_every_message_exists_in_both_languages_with_the_same_fields(messages):
+    fields = lambda s: sorted(f for _, f, _, _ in string.Formatter().parse(s) if f)  # noqa: E731
+    for key, texts in messages.items():
+        assert set(texts) == {"ja", "ko"}, key
+        assert texts["ja"].strip() and texts["ko"].strip(), key
+        assert fields(texts["ja"]) == fields(texts["ko"]), key
+
+
+def test_every_key_used_is_defined():
+    defined = COURSE.keys() | GRADER.keys()
+    code = _code()
+    calls = re.findall(r"""\b(?:t|text|Mismatch)\(\s*["']([a-z][a-z0-9_]*)["']""", code)
+    calls += re.findall(r"""course\.t\(\s*["']([a-z][a-z0-9_]*)["']""", code)
+    missing = sorted(set(calls) - defined)
+    assert not missing, missing
+
+
+def test_no_key_goes_unused():
+    code = _code()
+    unused = sorted(k for k in COURSE.keys() | GRADER.keys() if not re.search(rf"""["']{k}["']""", code))
+    assert not unused, unused
