@@ -12,7 +12,7 @@ MESSAGES = {
     # --- set-up -------------------------------------------------------------
     "setup_done": {
         "ja": "準備ができました。言語: 日本語 / 計算デバイス: {device} / torch {torch}",
-        "ko": "준비가 끝났습니다. 언어: 한국어 / 연산 장치: {device} / torch {torch}",
+        "ko": "준비가 끝났습니다. 언어: 한국어 / 장치: {device} / torch {torch}",
     },
     "bad_language": {
         "ja": "言語は 'ja' か 'ko' を指定してください（受け取った値: {lang!r}）。",
@@ -339,8 +339,8 @@ MESSAGES = {
         "ko": "가중치의 위 삼각형이 0이 아닙니다. 인과 마스크가 적용되지 않은 것 같습니다.",
     },
     "hint_padding_off_by_one": {
-        "ja": "1つずれています。長さ L の系列では位置 0 〜 L−1 が本物のトークンで、位置 L からがパディングです（arange(T) < L。≤ ではありません）。",
-        "ko": "한 칸 어긋났습니다. 길이가 L인 시퀀스에서는 위치 0 ~ L−1이 실제 토큰이고 위치 L부터가 패딩입니다(arange(T) < L이며, ≤가 아닙니다).",
+        "ja": "1つずれています。長さ T_b の系列では位置 0 〜 T_b−1 が本物のトークンで、位置 T_b からがパディングです（arange(T) < T_b。≤ ではありません）。",
+        "ko": "한 칸 어긋났습니다. 길이가 T_b인 시퀀스에서는 위치 0 ~ T_b−1이 실제 토큰이고 위치 T_b부터가 패딩입니다(arange(T) < T_b이며, ≤가 아닙니다).",
     },
     "hint_padding_inverted": {
         "ja": "True と False が逆です。padding_keep では本物のトークン（位置 < 長さ）を True、パディングを False にします。",
@@ -434,8 +434,8 @@ MESSAGES = {
         "ko": "Hugging Face의 GPT-2는 Conv1D라는 층을 쓰고 weight를 (입력, 출력) 모양으로 가집니다. nn.Linear의 weight는 (출력, 입력)이므로 복사할 때 .T로 전치하세요. c_proj는 정사각 행렬이라서 전치를 잊어도 오류 없이 값만 달라집니다.",
     },
     "hint_init_std": {
-        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2L)）。",
-        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2L)).",
+        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2·n_layer)）。",
+        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2·n_layer)).",
     },
     "hint_init_bias": {
         "ja": "{name} が 0 になっていません。GPT-2 の初期化ではバイアスを 0 にします。",
@@ -657,11 +657,11 @@ MESSAGES = {
     },
     "hint_flops_macs": {
         "ja": "返した値が正しい値のちょうど半分です（積和の回数を数えたようです）。積和1回は掛け算と足し算の2 FLOPs なので、(n×k) と (k×m) の積は 2·n·m·k FLOPs です。",
-        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누적 횟수를 센 것 같습니다). 곱셈-누적 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
+        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누산 횟수를 센 것 같습니다). 곱셈-누산 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
     },
     "hint_flops_heads": {
-        "ja": "ヘッド1つぶんしか数えていません。スコアと重み付き和はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
-        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중합은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
+        "ja": "ヘッド1つぶんしか数えていません。スコアと加重平均はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
+        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중 평균은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
     },
     "hint_flops_qkv3": {
         "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えたようです）。Q, K, V の3つぶんを数えてください。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
@@ -775,7 +775,7 @@ MESSAGES = {
     "cpu_name": {"ja": "CPU（論理コア数 {cores}、PyTorch のスレッド数 {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
     "progress_measure": {"ja": "測定", "ko": "측정"},
     "progress_decode": {"ja": "生成", "ko": "생성"},
-    "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 디바이스: {device}, 데이터 타입: {dtype}"},
+    "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 장치: {device}, 자료형: {dtype}"},
     "table_T": {"ja": "系列長 T", "ko": "시퀀스 길이 T"},
     "table_gflops": {"ja": "GFLOPs（合計）", "ko": "GFLOPs(합계)"},
     "table_quadratic_share": {"ja": "T² の項の割合", "ko": "T² 항의 비율"},
@@ -793,8 +793,8 @@ MESSAGES = {
     "table_cache_mib": {"ja": "KV キャッシュ [MiB]", "ko": "KV 캐시 [MiB]"},
     "label_naive": {"ja": "素朴な実装", "ko": "단순한 구현"},
     "label_tiled": {"ja": "タイル分割（ブロック {b}）", "ko": "타일 분할(블록 {b})"},
-    "label_checkpoint": {"ja": "勾配チェックポイントあり", "ko": "기울기 체크포인팅 사용"},
-    "label_no_checkpoint": {"ja": "勾配チェックポイントなし", "ko": "기울기 체크포인팅 사용 안 함"},
+    "label_checkpoint": {"ja": "勾配チェックポイントあり", "ko": "그래디언트 체크포인팅 사용"},
+    "label_no_checkpoint": {"ja": "勾配チェックポイントなし", "ko": "그래디언트 체크포인팅 사용 안 함"},
     "seed_flash_error": {
         "ja": "flash_attention_concept と SDPA の差: 最大 {err:.3f}。1 行の重みの合計: {total:.1f}（1 のはずです）",
         "ko": "flash_attention_concept와 SDPA의 차이: 최대 {err:.3f}. 한 행의 가중치 합계: {total:.1f}(1이어야 합니다)",
@@ -820,7 +820,7 @@ MESSAGES = {
         "ja": "チェックポイントあり・なしの勾配の差: 最大 {err:.2e}",
         "ko": "체크포인팅을 쓸 때와 쓰지 않을 때의 기울기 차이: 최대 {err:.2e}",
     },
-    "fig_cost_time_title": {"ja": "時間（前向き計算）", "ko": "시간(순전파)"},
+    "fig_cost_time_title": {"ja": "時間（順伝播）", "ko": "시간(순전파)"},
     "fig_cost_memory_title": {"ja": "ピークメモリ", "ko": "최대 메모리 사용량"},
     "fig_seq_len_axis": {"ja": "系列長 T（対数目盛）", "ko": "시퀀스 길이 T(로그 눈금)"},
     "fig_seconds_axis": {"ja": "秒（対数目盛）", "ko": "초(로그 눈금)"},
@@ -833,7 +833,7 @@ MESSAGES = {
     },
     "fig_scaled_suffix": {"ja": "、√d_k で割る", "ko": ", √d_k로 나눔"},
     "fig_unscaled_suffix": {"ja": "、割らない", "ko": ", 나누지 않음"},
-    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(보이는 쪽)"},
+    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(참조되는 쪽)"},
     "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(보는 쪽)"},
     "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
     "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
@@ -866,7 +866,7 @@ MESSAGES = {
         "ko": "이 모델에서 어텐션 층(c_attn과 n_head를 가진 모듈)을 찾지 못했습니다.",
     },
     "explorer_plain": {
-        "ja": "アテンション・エクスプローラー（{l} 層、ヘッド {h} 個、トークン {t} 個）",
+        "ja": "アテンションエクスプローラ（{l} 層、ヘッド {h} 個、トークン {t} 個）",
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
     "fig_variance_title": {
