@@ -1,4 +1,5 @@
 """One glossary per language, used everywhere a learner reads."""
+import functools
 import re
 
 import jupytext
@@ -27,18 +28,19 @@ def glossary():
     return rows
 
 
+@functools.cache
 def prose(lang):
     """(lesson file name, cell source) for every prose cell of one language, lessons in order."""
     out = []
     for path in LESSONS:
         nb = jupytext.read(path)
         out += [(path.name, c.source) for c in nb.cells if c.metadata.get("lang") == lang]
-    return out
+    return tuple(out)
 
 
 def texts(lang):
     """Every learner-visible text of one language: lesson prose and messages."""
-    return prose(lang) + [(f"messages[{key}]", m[lang]) for key, m in MESSAGES.items()]
+    return list(prose(lang)) + [(f"messages[{key}]", m[lang]) for key, m in MESSAGES.items()]
 
 
 def banned_words(lang):
@@ -164,6 +166,22 @@ def test_katakana_long_vowel_follows_the_glossary():
             base = word[:-1]
             if word.endswith("ー") and base.endswith(ER_ENDINGS) and morae(base) >= 3:
                 found.append((where, word))
+    assert not found, found
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_bold_and_italics_render(lang):
+    """CommonMark closes ** only where the run is right-flanking: `**$d_k$**가` stays literal in Korean and Japanese.
+    JupyterLab takes the maths out before rendering, so inline maths is replaced the same way here."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    found = []
+    for where, text in prose(lang):
+        text = re.sub(r"\$\$.*?\$\$", "@@0@@", text, flags=re.S)
+        text = re.sub(r"\$[^$\n]+\$", "@@1@@", text)
+        html = re.sub(r"<code>.*?</code>", "", md.render(text), flags=re.S)
+        found += [(where, m.group(0)) for m in re.finditer(r".{0,20}\*\*.{0,20}", html)]
     assert not found, found
 
 
