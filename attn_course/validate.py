@@ -96,6 +96,15 @@ def resolve_head_dim(embed_dim: int, n_head: int, head_dim: int | None = None) -
     return expect_size(head_dim, "head_dim")
 
 
+def resolve_kv_groups(n_head: int, n_kv_head: int) -> int:
+    """How many query heads share one KV head (GQA), with a clear error when n_kv_head does not divide n_head."""
+    expect_size(n_head, "n_head")
+    expect_size(n_kv_head, "n_kv_head")
+    if n_head % n_kv_head:
+        raise InputError(t("gqa_groups_divide", h=n_head, g=n_kv_head))
+    return n_head // n_kv_head
+
+
 def expect_torch_compatible(mha) -> None:
     """nn.MultiheadAttention fixes head_dim to embed_dim // num_heads."""
     if mha.n_head * mha.head_dim != mha.embed_dim:

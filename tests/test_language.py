@@ -1,4 +1,5 @@
 """One glossary per language, used everywhere a learner reads."""
+import functools
 import re
 
 import jupytext
@@ -8,42 +9,184 @@ from attn_course.messages import MESSAGES
 from attn_grader.messages import MESSAGES as GRADER_MESSAGES
 from conftest import ROOT
 
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md"))
+# A synonym that learners will meet elsewhere, given once at the term's first use: 用語<!-- synonym -->（別名）<!-- /synonym -->
+SYNONYM = re.compile(r"<!-- synonym -->(.*?)<!-- /synonym -->", re.S)
+OTHER_LANGUAGE = re.compile(r"<!-- other-language -->.*?<!-- /other-language -->", re.S)
+HIRAGANA_KATAKANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+PARAGRAPH_LIMIT = {"ja": 320, "ko": 400}  # characters, as written in the source
+
 
 def glossary():
     rows = []
     for line in (ROOT / "lessons" / "GLOSSARY.md").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[0] not in ("concept", "---"):
             rows.append(cells)
     return rows
 
 
-def texts(lang):
-    """Every learner-visible text of one language: lesson prose and messages."""
+@functools.cache
+def prose(lang):
+    """(lesson file name, cell source) for every prose cell of one language, lessons in order."""
     out = []
-    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
+    for path in LESSONS:
         nb = jupytext.read(path)
         out += [(path.name, c.source) for c in nb.cells if c.metadata.get("lang") == lang]
-    out += [(f"messages[{key}]", m[lang]) for key, m in {**MESSAGES, **GRADER_MESSAGES}.items()]
-    return out
+    return tuple(out)
+
+
+def texts(lang):
+    """Every learner-visible text of one language: lesson prose and messages."""
+    messages = {**MESSAGES, **GRADER_MESSAGES}
+    return list(prose(lang)) + [(f"messages[{key}]", m[lang]) for key, m in messages.items()]
+
+
+def banned_words(lang):
+    """{banned variant: (concept, preferred term)} for one language."""
+    column = {"ja": 1, "ko": 2}[lang]
+    return {v.strip(): (row[0], row[column]) for row in glossary()
+            for v in row[column + 2].split(";") if v.strip()}
+
+
+def preferred_terms(lang):
+    column = {"ja": 1, "ko": 2}[lang]
+    return [term.strip() for row in glossary() for term in row[column].split(" / ") if term.strip()]
+
+
+def without_allowed(text, word, lang):
+    """text with the allowed uses of a banned word taken out: given as a synonym, or inside a preferred term."""
+    text = SYNONYM.sub("", text)
+    for term in preferred_terms(lang):
+        if word in term:
+            text = text.replace(term, "")
+    return text
 
 
 def test_glossary_is_well_formed():
     rows = glossary()
     assert len(rows) >= 25
     assert all(row[1] and row[2] for row in rows)
+    concepts = [row[0] for row in rows]
+    assert len(concepts) == len(set(concepts)), "a concept has two rows"
 
 
-@pytest.mark.parametrize("lang,column", [("ja", 3), ("ko", 4)])
-def test_no_variant_the_glossary_rules_out(lang, column):
-    banned = {v.strip(): row[0] for row in glossary() for v in row[column].split(";") if v.strip()}
-    found = [(where, word) for where, text in texts(lang) for word in banned if word in text]
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_no_variant_the_glossary_rules_out(lang):
+    banned = banned_words(lang)
+    found = [(where, word) for where, text in texts(lang) for word in banned
+             if word in without_allowed(text, word, lang)]
     assert not found, found
 
 
-@pytest.mark.parametrize("lang,column", [("ja", 1), ("ko", 2)])
-def test_core_terms_are_used(lang, column):
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_synonyms_are_given_once_in_parentheses_at_first_use(lang):
+    banned = banned_words(lang)
+    opening, closing = ("（", "）") if lang == "ja" else ("(", ")")
+    seen = {}
+    for path in LESSONS:
+        cells = [source for name, source in prose(lang) if name == path.name]
+        for index, source in enumerate(cells):
+            for match in SYNONYM.finditer(source):
+                span = match.group(1)
+                words = [w for w in banned if w in span]
+                where = f"{path.name}: {span!r}"
+                assert words, f"{where}: a synonym marker around no variant from the glossary's avoid column"
+                assert span.startswith(opening) and span.endswith(closing), \
+                    f"{where}: a synonym is given in parentheses, {opening}…{closing}"
+                before = source[:match.start()].rstrip("*_")
+                for word in words:
+                    concept, term = banned[word]
+                    assert before.endswith(term), f"{where}: {word} must follow the course's term {term}"
+                    assert word not in seen, f"{where}: {word} was already given as a synonym in {seen[word]}"
+                    seen[word] = path.name
+                    # At the term's first use in this lesson (headings aside).
+                    earlier = "\n".join(cells[:index]) + "\n" + source[:match.start()].rstrip("*_")[:-len(term)]
+                    earlier = "\n".join(line for line in SYNONYM.sub("", earlier).splitlines()
+                                        if not line.lstrip().startswith("#"))
+                    assert term not in earlier, f"{where}: give the synonym at the first use of {term} in the lesson"
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_core_terms_are_used(lang):
+    column = {"ja": 1, "ko": 2}[lang]
     text = "\n".join(t for _, t in texts(lang))
     for term in ("attention", "query", "weight (attention weights)", "softmax", "output projection"):
         word = next(row[column] for row in glossary() if row[0] == term)
         assert word in text, (term, word)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_prose_and_messages_are_in_their_own_language(lang):
+    """The build test checks the generated notebooks; this checks the sources and the messages."""
+    foreign = HANGUL if lang == "ja" else HIRAGANA_KATAKANA
+    found = [(where, text[:60]) for where, text in texts(lang) if foreign.search(OTHER_LANGUAGE.sub("", text))]
+    assert not found, found
+
+
+def paragraphs(markdown):
+    """Prose paragraphs and list items of one cell; headings, tables, code and display maths left out."""
+    markdown = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    markdown = re.sub(r"\$\$.*?\$\$", "", markdown, flags=re.S)
+    for block in re.split(r"\n\s*\n", markdown):
+        lines = [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        if not lines or lines[0].startswith("|"):
+            continue
+        item = []
+        for line in lines:
+            if re.match(r"([-*]|\d+\.)\s", line) and item:
+                yield " ".join(item)
+                item = []
+            item.append(line)
+        yield " ".join(item)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_no_paragraph_is_too_long(lang):
+    limit = PARAGRAPH_LIMIT[lang]
+    long = [(where, len(p), p[:40]) for where, text in prose(lang) for p in paragraphs(text) if len(p) > limit]
+    assert not long, f"split these paragraphs (longer than {limit} characters): {long}"
+
+
+# An English -er/-or/-ar ending written as katakana: ダ, タ, ラ, ... followed by the long vowel.
+ER_ENDINGS = tuple("ダタラザサナマバパヤカガハワ") + ("ファ",)
+SMALL_KANA = set("ァィゥェォャュョヮ")
+
+
+def morae(word):
+    return sum(1 for ch in word if ch not in SMALL_KANA)
+
+
+def test_katakana_long_vowel_follows_the_glossary():
+    """Words of three morae or more drop the final ー of -er, -or, -ar (パラメータ, デコーダ); エラー keeps it."""
+    found = []
+    for where, text in texts("ja"):
+        for word in re.findall(r"[\u30a1-\u30faー]+", text):
+            base = word[:-1]
+            if word.endswith("ー") and base.endswith(ER_ENDINGS) and morae(base) >= 3:
+                found.append((where, word))
+    assert not found, found
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_bold_and_italics_render(lang):
+    """CommonMark closes ** only where the run is right-flanking: `**$d_k$**가` stays literal in Korean and Japanese.
+    JupyterLab takes the maths out before rendering, so inline maths is replaced the same way here."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    found = []
+    for where, text in prose(lang):
+        text = re.sub(r"\$\$.*?\$\$", "@@0@@", text, flags=re.S)
+        text = re.sub(r"\$[^$\n]+\$", "@@1@@", text)
+        html = re.sub(r"<code>.*?</code>", "", md.render(text), flags=re.S)
+        found += [(where, m.group(0)) for m in re.finditer(r".{0,20}\*\*.{0,20}", html)]
+    assert not found, found
+
+
+def test_paragraph_splitter_sees_paragraphs_and_list_items():
+    cell = "# 見出し\n\n一つ目の段落。\n続き。\n\n- 項目 1\n- 項目 2\n\n| a | b |\n|---|---|\n\n```python\nx = 1\n```"
+    assert list(paragraphs(cell)) == ["一つ目の段落。 続き。", "- 項目 1", "- 項目 2"]

@@ -9,7 +9,7 @@ directly; those names are kept below.
 """
 from ..validate import (  # noqa: F401 - names older notebooks reach through course.checks
     CheckFailed, CourseError, InputError, dtype_bytes, expect_qkv, expect_size, expect_tokens,
-    expect_torch_compatible, previous_token_weight, resolve_head_dim,
+    expect_torch_compatible, previous_token_weight, resolve_head_dim, resolve_kv_groups,
 )
 from . import engine, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6
 from .engine import from_scratch  # noqa: F401

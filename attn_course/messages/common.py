@@ -4,7 +4,7 @@ the feedback engine's diagnoses and the attention explorer's labels."""
 MESSAGES = {
     "setup_done": {
         "ja": "準備ができました。言語: 日本語 / 計算デバイス: {device} / torch {torch}",
-        "ko": "준비가 끝났습니다. 언어: 한국어 / 연산 장치: {device} / torch {torch}",
+        "ko": "준비가 끝났습니다. 언어: 한국어 / 장치: {device} / torch {torch}",
     },
     "bad_language": {
         "ja": "言語は 'ja' か 'ko' を指定してください（受け取った値: {lang!r}）。",
@@ -159,9 +159,9 @@ MESSAGES = {
         "ja": "transpose したテンソルはメモリ上で連続していないので、そのままでは view できません。transpose(1, 2).contiguous().view(B, T, H * D) とするか、reshape を使ってください。",
         "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 그대로는 view할 수 없습니다. transpose(1, 2).contiguous().view(B, T, H * D)로 쓰거나 reshape를 쓰세요.",
     },
-    "embed_not_divisible": {
-        "ja": "embed_dim = {e} は n_head = {h} で割り切れません。各ヘッドの次元は embed_dim // n_head なので、割り切れる組み合わせにしてください。",
-        "ko": "embed_dim = {e}, n_head = {h}: embed_dim이 n_head로 나누어떨어지지 않습니다. 헤드 하나의 차원은 embed_dim // n_head이므로 나누어떨어지는 조합을 쓰세요.",
+    "gqa_groups_divide": {
+        "ja": "n_head は n_kv_head で割り切れる必要があります（今は n_head={h}、n_kv_head={g}）。1 つの KV ヘッドを n_head / n_kv_head 個のヘッドで共有します。",
+        "ko": "n_head는 n_kv_head로 나누어떨어져야 합니다(지금 n_head={h}, n_kv_head={g}). KV 헤드 하나를 헤드 n_head / n_kv_head개가 함께 씁니다.",
     },
     "hint_head_dim_divides": {
         "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。head_dim を指定するか、割り切れる組み合わせにしてください。",
@@ -222,7 +222,10 @@ MESSAGES = {
     },
     "fig_scaled_suffix": {"ja": "、√d_k で割る", "ko": ", √d_k로 나눔"},
     "fig_unscaled_suffix": {"ja": "、割らない", "ko": ", 나누지 않음"},
-    "fig_key_axis": {"ja": "キー（見られる側）", "ko": "키(보이는 쪽)"},
+    "fig_key_axis": {
+        "ja": "キー（見られる側）",
+        "ko": "키(참조되는 쪽)",
+    },
     "fig_query_axis": {"ja": "クエリ（見る側）", "ko": "쿼리(보는 쪽)"},
     "fig_entropy_title": {"ja": "各行のエントロピー", "ko": "행별 엔트로피"},
     "fig_entropy_axis": {"ja": "エントロピー [nat]", "ko": "엔트로피 [nat]"},
@@ -255,7 +258,7 @@ MESSAGES = {
         "ko": "이 모델에서 어텐션 층(c_attn과 n_head를 가진 모듈)을 찾지 못했습니다.",
     },
     "explorer_plain": {
-        "ja": "アテンション・エクスプローラー（{l} 層、ヘッド {h} 個、トークン {t} 個）",
+        "ja": "アテンションエクスプローラ（{l} 層、ヘッド {h} 個、トークン {t} 個）",
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
 }

@@ -26,8 +26,8 @@ MESSAGES = {
         "ko": "Hugging Face의 GPT-2는 Conv1D라는 층을 쓰고 weight를 (입력, 출력) 모양으로 가집니다. nn.Linear의 weight는 (출력, 입력)이므로 복사할 때 .T로 전치하세요. c_proj는 정사각 행렬이라서 전치를 잊어도 오류 없이 값만 달라집니다.",
     },
     "hint_init_std": {
-        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2L)）。",
-        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2L)).",
+        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2·n_layer)）。",
+        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2·n_layer)).",
     },
     "hint_init_bias": {
         "ja": "{name} が 0 になっていません。GPT-2 の初期化ではバイアスを 0 にします。",

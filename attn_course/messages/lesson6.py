@@ -15,11 +15,11 @@ MESSAGES = {
     },
     "hint_flops_macs": {
         "ja": "返した値が正しい値のちょうど半分です（積和の回数を数えたようです）。積和1回は掛け算と足し算の2 FLOPs なので、(n×k) と (k×m) の積は 2·n·m·k FLOPs です。",
-        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누적 횟수를 센 것 같습니다). 곱셈-누적 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
+        "ko": "반환값이 올바른 값의 딱 절반입니다(곱셈-누산 횟수를 센 것 같습니다). 곱셈-누산 한 번은 곱셈과 덧셈으로 2 FLOPs이므로 (n×k)와 (k×m)의 곱은 2·n·m·k FLOPs입니다.",
     },
     "hint_flops_heads": {
-        "ja": "ヘッド1つぶんしか数えていません。スコアと重み付き和はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
-        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중합은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
+        "ja": "ヘッド1つぶんしか数えていません。スコアと加重平均はヘッドごとに計算するので、H を掛けます（H·D = E なので 2·B·T²·E になります）。",
+        "ko": "헤드 하나에 대한 값만 셌습니다. 점수와 가중 평균은 헤드마다 계산하므로 H를 곱하세요(H·D = E이므로 2·B·T²·E가 됩니다).",
     },
     "hint_flops_qkv3": {
         "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えたようです）。Q, K, V の3つぶんを数えてください。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
@@ -77,10 +77,6 @@ MESSAGES = {
         "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
         "ko": "인과 마스크가 적용되지 않았습니다. 키의 위치가 쿼리의 위치보다 뒤인 점수를 −∞로 만든 다음 소프트맥스를 적용합니다.",
     },
-    "gqa_groups_divide": {
-        "ja": "n_head は n_kv_head で割り切れる必要があります（今は n_head={h}、n_kv_head={g}）。1 つの KV ヘッドを n_head / n_kv_head 個のヘッドで共有します。",
-        "ko": "n_head는 n_kv_head로 나누어떨어져야 합니다(지금 n_head={h}, n_kv_head={g}). KV 헤드 하나를 헤드 n_head / n_kv_head개가 함께 씁니다.",
-    },
     "gqa_no_error": {
         "ja": "GroupedQueryAttention{args} で ValueError が出ません（assert などほかの例外ではなく、ValueError を出してください）。割り切れない大きさのまま作ると、あとで形状の合わない計算になります。",
         "ko": "GroupedQueryAttention{args}에서 ValueError가 나지 않습니다(assert 같은 다른 예외가 아니라 ValueError를 내세요). 나누어떨어지지 않는 크기로 만들면 나중에 모양이 맞지 않는 계산이 됩니다.",
@@ -128,7 +124,10 @@ MESSAGES = {
     },
     "progress_measure": {"ja": "測定", "ko": "측정"},
     "progress_decode": {"ja": "生成", "ko": "생성"},
-    "measured_on": {"ja": "測定したデバイス: {device}、データ型: {dtype}", "ko": "측정한 디바이스: {device}, 데이터 타입: {dtype}"},
+    "measured_on": {
+        "ja": "測定したデバイス: {device}、データ型: {dtype}",
+        "ko": "측정한 장치: {device}, 자료형: {dtype}",
+    },
     "table_T": {"ja": "系列長 T", "ko": "시퀀스 길이 T"},
     "table_gflops": {"ja": "GFLOPs（合計）", "ko": "GFLOPs(합계)"},
     "table_quadratic_share": {"ja": "T² の項の割合", "ko": "T² 항의 비율"},
@@ -146,8 +145,14 @@ MESSAGES = {
     "table_cache_mib": {"ja": "KV キャッシュ [MiB]", "ko": "KV 캐시 [MiB]"},
     "label_naive": {"ja": "素朴な実装", "ko": "단순한 구현"},
     "label_tiled": {"ja": "タイル分割（ブロック {b}）", "ko": "타일 분할(블록 {b})"},
-    "label_checkpoint": {"ja": "勾配チェックポイントあり", "ko": "기울기 체크포인팅 사용"},
-    "label_no_checkpoint": {"ja": "勾配チェックポイントなし", "ko": "기울기 체크포인팅 사용 안 함"},
+    "label_checkpoint": {
+        "ja": "勾配チェックポイントあり",
+        "ko": "그래디언트 체크포인팅 사용",
+    },
+    "label_no_checkpoint": {
+        "ja": "勾配チェックポイントなし",
+        "ko": "그래디언트 체크포인팅 사용 안 함",
+    },
     "seed_flash_error": {
         "ja": "flash_attention_concept と SDPA の差: 最大 {err:.3f}。1 行の重みの合計: {total:.1f}（1 のはずです）",
         "ko": "flash_attention_concept와 SDPA의 차이: 최대 {err:.3f}. 한 행의 가중치 합계: {total:.1f}(1이어야 합니다)",
@@ -173,7 +178,10 @@ MESSAGES = {
         "ja": "チェックポイントあり・なしの勾配の差: 最大 {err:.2e}",
         "ko": "체크포인팅을 쓸 때와 쓰지 않을 때의 기울기 차이: 최대 {err:.2e}",
     },
-    "fig_cost_time_title": {"ja": "時間（前向き計算）", "ko": "시간(순전파)"},
+    "fig_cost_time_title": {
+        "ja": "時間（順伝播）",
+        "ko": "시간(순전파)",
+    },
     "fig_cost_memory_title": {"ja": "ピークメモリ", "ko": "최대 메모리 사용량"},
     "fig_seq_len_axis": {"ja": "系列長 T（対数目盛）", "ko": "시퀀스 길이 T(로그 눈금)"},
     "fig_seconds_axis": {"ja": "秒（対数目盛）", "ko": "초(로그 눈금)"},

@@ -8,9 +8,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.hf import hf_attention, hf_forward
-from attn_course.messages import text
 from attn_course.probes import lesson4 as probe
-from attn_course.validate import expect_size, expect_tokens
+from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import Mismatch, expect_answer, expect_close, expect_equal, expect_layout, judge, max_error
 
 
@@ -25,9 +24,7 @@ class GPT2SelfAttention(nn.Module):
         super().__init__()
         self.embed_dim = expect_size(embed_dim, "embed_dim")
         self.n_head = expect_size(n_head, "n_head")
-        if embed_dim % n_head:
-            raise ValueError(text("embed_not_divisible", "ja", e=embed_dim, h=n_head))
-        self.head_dim = embed_dim // n_head
+        self.head_dim = resolve_head_dim(embed_dim, n_head)
         self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
         self.c_proj = nn.Linear(embed_dim, embed_dim)
         self.dropout = nn.Dropout(dropout)

@@ -4,9 +4,8 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from attn_course.messages import text
 from attn_course.probes import lesson6 as probe
-from attn_course.validate import dtype_bytes, expect_size, expect_tokens
+from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
 from attn_grader.judge import Mismatch, expect_close, judge, judge_function, judge_module
 
 
@@ -56,11 +55,8 @@ class GroupedQueryAttention(nn.Module):
         self.embed_dim = expect_size(embed_dim, "embed_dim")
         self.n_head = expect_size(n_head, "n_head")
         self.n_kv_head = expect_size(n_kv_head, "n_kv_head")
-        if embed_dim % n_head:
-            raise ValueError(text("embed_not_divisible", "ja", e=embed_dim, h=n_head))
-        if n_head % n_kv_head:
-            raise ValueError(text("gqa_groups_divide", "ja", h=n_head, g=n_kv_head))
-        self.head_dim = embed_dim // n_head
+        self.head_dim = resolve_head_dim(embed_dim, n_head)
+        resolve_kv_groups(n_head, n_kv_head)
         self.q_proj = nn.Linear(embed_dim, embed_dim)
         self.kv_proj = nn.Linear(embed_dim, 2 * n_kv_head * self.head_dim)
         self.c_proj = nn.Linear(embed_dim, embed_dim)
