@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps build assignments autograde workspace bench bench-grading clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde workspace bench bench-grading clean-venv
 
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ workspace:
 ## make build: regenerate autograder/source, notebooks/ and solutions/ from lessons/
 build: $(STAMP)
 	$(BIN)/python tools/build.py
+
+## make readme: regenerate README's lesson and grade tables from the lesson sources and the tests' BUGS
+readme: $(STAMP)
+	PYTHONPATH=tools:tests $(BIN)/python tools/readme.py
 
 ## make assignments: release every assignment in autograder/ (gradebook and release/ for nbgrader)
 assignments: $(STAMP)
