@@ -32,9 +32,12 @@ def _row(title: str, points: dict, zero: set) -> str:
 
 
 def lessons_table() -> str:
-    rows = ["| # | ja | ko | exercises | points |", "|---|---|---|---|---|"]
-    rows += [f"| {x.number} | {x.titles.get('ja', '')} | {x.titles.get('ko', '')} | {len(x.points)} | {x.total} |"
-             for x in lessons()]
+    from build import COLAB  # built from the one GITHUB_REPO constant
+    rows = ["| # | ja | ko | exercises | points | open in Colab |", "|---|---|---|---|---|---|"]
+    for x in lessons():
+        links = " · ".join(f"[{lang}]({COLAB}/notebooks/{lang}/{x.stem}.ipynb)" for lang in ("ja", "ko"))
+        rows.append(f"| {x.number} | {x.titles.get('ja', '')} | {x.titles.get('ko', '')} | {len(x.points)} "
+                    f"| {x.total} | {links} |")
     return "\n".join(rows) + "\n"
 
 
