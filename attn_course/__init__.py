@@ -13,7 +13,7 @@ lesson-5 task), hf (Hugging Face's GPT-2 attention, built locally).
 """
 import torch
 
-from . import checks, data, device as _device, fonts, hf, messages, probes, validate, widgets
+from . import checks, data, device as _device, diagrams, fonts, hf, messages, probes, validate, widgets
 from .data import sentence, sentence_embeddings
 from .device import device_name
 from .messages import t

@@ -261,4 +261,37 @@ MESSAGES = {
         "ja": "アテンションエクスプローラ（{l} 層、ヘッド {h} 個、トークン {t} 個）",
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
+    # --- diagrams (attn_course/diagrams.py, assets/) ----------------------------
+    "diagram_head_split_title": {"ja": "ヘッドへの分割：(B, T, E) → (B, H, T, D)", "ko": "헤드로 나누기: (B, T, E) → (B, H, T, D)"},
+    "diagram_x_layout": {"ja": "x: (T, E)", "ko": "x: (T, E)"},
+    "diagram_view_layout": {"ja": "view 後: (T, H, D)", "ko": "view 후: (T, H, D)"},
+    "diagram_transpose_layout": {
+        "ja": "transpose 後: (H, T, D)　ヘッドごとに T × D の行列",
+        "ko": "transpose 후: (H, T, D)  헤드마다 T × D 행렬",
+    },
+    "diagram_q": {"ja": "Q（E 列）", "ko": "Q(E열)"},
+    "diagram_k": {"ja": "K（E 列）", "ko": "K(E열)"},
+    "diagram_v": {"ja": "V（E 列）", "ko": "V(E열)"},
+    "diagram_c_attn_output": {"ja": "c_attn の出力：3E 列", "ko": "c_attn의 출력: 3E열"},
+    "diagram_fused_heads_note": {
+        "ja": "まず split(E) で Q・K・V に分け、それぞれをヘッド 0, 1, 2 の D 列ずつに分けます",
+        "ko": "먼저 split(E)로 Q·K·V로 나누고, 각각을 헤드 0, 1, 2의 D열씩으로 나눕니다",
+    },
+    "diagram_fused_title": {"ja": "GPT-2 の QKV 一括射影の分け方", "ko": "GPT-2 QKV 통합 투영을 나누는 법"},
+    "diagram_mask_causal": {"ja": "因果マスク", "ko": "인과 마스크"},
+    "diagram_mask_padding": {"ja": "パディングマスク（長さ 3）", "ko": "패딩 마스크(길이 3)"},
+    "diagram_mask_both": {"ja": "両方（論理積）", "ko": "둘 다(논리곱)"},
+    "diagram_mask_legend": {
+        "ja": "行がクエリ、列がキー。緑 = 見てよい（keep が True）、灰色 = 隠す",
+        "ko": "행은 쿼리, 열은 키. 초록 = 봐도 됨(keep이 True), 회색 = 가림",
+    },
+    "diagram_mask_title": {"ja": "マスクの種類", "ko": "마스크의 종류"},
+    "diagram_cache_keys": {"ja": "K キャッシュ＋新しいキー", "ko": "K 캐시 + 새 키"},
+    "diagram_cache_values": {"ja": "V キャッシュ＋新しいバリュー", "ko": "V 캐시 + 새 밸류"},
+    "diagram_cache_query": {"ja": "新しいクエリ", "ko": "새 쿼리"},
+    "diagram_cache_note": {
+        "ja": "新しいトークン（位置 {past}）は、キャッシュの {past} 個と自分自身を見ます（右下にそろえたマスク）",
+        "ko": "새 토큰(위치 {past})은 캐시의 {past}개와 자기 자신을 봅니다(오른쪽 아래에 맞춘 마스크)",
+    },
+    "diagram_cache_title": {"ja": "KV キャッシュで 1 トークンずつ生成する", "ko": "KV 캐시로 토큰을 하나씩 생성하기"},
 }
