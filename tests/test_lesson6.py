@@ -305,3 +305,52 @@ BUGS = {
                           {"ex5_attend_with_cache_tests"}, "cache never concatenated"),
 }
 
+
+# --------------------------------------------------------------------------- dtype and SDPA backends (no GPU here)
+def _fake_gpu(monkeypatch, capability, bf16_supported=True):
+    """A CUDA device of the given compute capability; is_bf16_supported answers as torch >= 2.4 does on a T4."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: bf16_supported)
+
+
+@pytest.mark.parametrize("capability,want", [((7, 5), torch.float16), ((7, 0), torch.float16),
+                                             ((8, 0), torch.bfloat16), ((8, 9), torch.bfloat16),
+                                             ((9, 0), torch.bfloat16), ((12, 0), torch.bfloat16)])
+def test_compute_dtype_follows_the_compute_capability_not_is_bf16_supported(monkeypatch, capability, want):
+    from attn_course.device import compute_dtype
+    _fake_gpu(monkeypatch, capability, bf16_supported=True)  # True on a T4 too: emulation counts
+    assert compute_dtype(torch.device("cuda")) == want
+    assert compute_dtype("cuda:0", cpu=torch.bfloat16) == want  # autocast on a GPU: the same choice
+
+
+def test_compute_dtype_off_the_gpu(monkeypatch):
+    from attn_course.device import compute_dtype
+    assert compute_dtype("cpu") == torch.float32
+    assert compute_dtype("cpu", cpu=torch.bfloat16) == torch.bfloat16  # autocast on the CPU
+    _fake_gpu(monkeypatch, (8, 0))
+    assert compute_dtype("cpu") == torch.float32 and compute_dtype(torch.device("meta")) == torch.float32
+
+
+def test_lesson_6_chooses_its_dtype_in_one_place():
+    import jupytext
+    from conftest import ROOT
+    code = "\n".join(c.source for c in jupytext.read(ROOT / "lessons" / "06_costs.md").cells if c.cell_type == "code")
+    assert "is_bf16_supported" not in code
+    assert code.count("compute_dtype(device") == 2  # section 3's measurement and section 8's autocast
+
+
+def test_sdpa_backend_table_on_the_cpu(lang, capfd):
+    from attn_course.device import sdpa_backend_reasons, sdpa_backend_table, sdpa_backend_used
+    q = torch.randn(2, 4, 64, 32)
+    assert sdpa_backend_used(q, q, q, is_causal=True) == "FLASH_ATTENTION"  # the CPU's own flash kernel
+    assert sdpa_backend_used(q, q, q, is_causal=True, dropout_p=0.5) == "MATH"  # no fused kernel takes dropout
+    reasons = sdpa_backend_reasons(q, q, q, is_causal=True, dropout_p=0.5)
+    assert reasons["MATH"] is None and "dropout" in reasons["FLASH_ATTENTION"]
+    used, rows = sdpa_backend_table(q, q, q, is_causal=True)
+    assert used == "FLASH_ATTENTION"
+    assert [r[:2] for r in rows] == [["FLASH_ATTENTION ←", "✔"], ["EFFICIENT_ATTENTION", "✘"],
+                                     ["CUDNN_ATTENTION", "✘"], ["MATH", "✔"]]
+    assert rows[1][3] == rows[2][3] == t("sdpa_gpu_only")
+    assert capfd.readouterr().err == ""
+
