@@ -5,17 +5,19 @@
 
 One module per concern: messages (every learner-visible string, ja/ko), fonts
 (CJK in matplotlib), device (CPU or CUDA), checks (validation, visible and
-hidden tests), widgets (the attention explorer), data (a tiny sample sentence),
-hf (Hugging Face's GPT-2 attention, built locally).
+hidden tests), widgets (the attention explorer), plots (each
+lesson's static figures), data (a tiny sample sentence), hf (Hugging Face's GPT-2
+attention, built locally).
 """
 import torch
 
-from . import checks, data, device as _device, fonts, hf, messages, widgets
+from . import checks, data, device as _device, fonts, hf, messages, plots, widgets
 from .checks import CheckFailed, InputError, expect_qkv, expect_size, expect_tokens
 from .data import sentence, sentence_embeddings
 from .device import device_name
 from .messages import t
-from .widgets import AttentionExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
+from .plots import draw_fused_weight, show, show_table
+from .widgets import AttentionExplorer, draw_weights, entropy, temper
 
 __version__ = "0.1.0"
 
