@@ -5,9 +5,9 @@
 
 One module per concern: messages (every learner-visible string, ja/ko), fonts
 (CJK in matplotlib), device (CPU or CUDA), checks (validation, visible and
-hidden tests), widgets (the attention explorer), plots (each
-lesson's static figures), data (a tiny sample sentence), hf (Hugging Face's GPT-2
-attention, built locally).
+hidden tests), widgets (the attention explorer) and views (its figures), plots
+(each lesson's static figures), data (a tiny sample sentence), hf (Hugging Face's
+GPT-2 attention, built locally).
 """
 import torch
 
