@@ -191,7 +191,8 @@ class HeatmapView(Picture):
     masked cells grey with a ×, and each row's entropy beside the map."""
 
     def __init__(self, tokens: list[str], *, with_entropy: bool = False, numbers: bool = True,
-                 rotate: bool = True, title_size: float | None = None, bound: float | None = None):
+                 rotate: bool = True, title_size: float | None = None, bound: float | None = None,
+                 scale_moves: bool = False):
         T = len(tokens)
         super().__init__(*((7.6, 3.8) if with_entropy else (5.2, 4.2)))
         if with_entropy:
@@ -213,6 +214,11 @@ class HeatmapView(Picture):
         # An explicit fontsize=None would mean 10 pt, not the title's own default of 12.
         self.title = ax.set_title(" ", **({} if title_size is None else {"fontsize": title_size}))
         self.changing = [self.image, self.masked, self.cells, self.title]
+        if scale_moves:
+            # The stages' scores each have their own scale: then the colorbar is drawn with every
+            # change, a few ms, rather than kept among the static pixels, which a new scale would
+            # have to draw again in full.
+            self.changing.append(self.colorbar.ax)
         self.entropy_bars = []
         if with_entropy:
             log_t = math.log(T)
@@ -237,9 +243,6 @@ class HeatmapView(Picture):
             self.image.set_clim(scale[1], scale[2])
             self._scale = scale
             if self.colorbar.ax not in self.changing:
-                # A map whose scale moves (the stages' scores): from now on its colorbar is drawn with
-                # each change (5 ms), instead of every static part with each new scale (25 ms).
-                self.changing.append(self.colorbar.ax)
                 self.background = None
         self.image.set_data(np.where(np.isfinite(v), v, np.nan))
         hide = np.zeros(v.shape, dtype=bool) if hidden is None else hidden.to("cpu").numpy()

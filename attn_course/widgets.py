@@ -247,7 +247,7 @@ class AttentionExplorer:
             self._views[name] = {
                 "grid": lambda: HeadsView(self.n_heads, T),
                 # Weights alone get each row's entropy beside them; from q and k, a number in every cell.
-                "image": lambda: HeatmapView(self.tokens, rotate=True) if self.q is not None else
+                "image": lambda: HeatmapView(self.tokens, rotate=True, scale_moves=True) if self.q is not None else
                 HeatmapView(self.tokens, with_entropy=True, numbers=T <= 10, rotate=False),
                 "bars": lambda: QueryView(self.tokens),
                 "diff": lambda: HeatmapView(self.tokens, numbers=False, rotate=True, title_size=9, bound=1.0),
