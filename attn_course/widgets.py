@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import math
+import weakref
+from collections import OrderedDict
 
 import torch
 
@@ -79,6 +81,22 @@ def _stack_heads(x, name: str, last: str) -> torch.Tensor:
         raise InputError(t("wrong_rank", name=name, want=4, got=w.dim(), layout=f"(L, H, T, {last})",
                            shape=tuple(x.shape)))
     return w
+
+
+# An explorer's figures hold about 15 MB of pixels, and ipywidgets keeps every explorer alive for
+# the kernel's lifetime (its controls refer to it), so a cell run again and again would pile them
+# up. Only the explorers used most recently keep their figures; an older one remakes them if touched.
+KEEP_FIGURES = 6
+_recent: OrderedDict = OrderedDict()
+
+
+def _touched(explorer: "AttentionExplorer") -> None:
+    _recent[id(explorer)] = weakref.ref(explorer)
+    _recent.move_to_end(id(explorer))
+    while len(_recent) > KEEP_FIGURES:
+        old = _recent.popitem(last=False)[1]()
+        if old is not None:
+            old._views.clear()
 
 
 class AttentionExplorer:
@@ -231,7 +249,8 @@ class AttentionExplorer:
         return " · ".join(where + [text])
 
     def _keys(self) -> dict:
-        """What each view depends on, as control values: a view is drawn again only when its key changes."""
+        """What each view shows, as the control values it is drawn from: a view is drawn again
+        only when its key changes, so a query or a second head redraws one small view, not four."""
         weights = (self.layer.value, self.tau.value, self.scaled.value, self.causal.value, self.padding.value)
         head, stage = self.head.value, self.stage.value
         # Before the softmax the stages do not depend on the temperature.
@@ -242,16 +261,20 @@ class AttentionExplorer:
                 "diff": weights + (head, self.compare.value)}
 
     def _view(self, name: str):
+        """Each view's figure, made the first time it is drawn and kept for the explorer's life."""
         if name not in self._views:
             T = len(self.tokens)
-            self._views[name] = {
-                "grid": lambda: HeadsView(self.n_heads, T),
-                # Weights alone get each row's entropy beside them; from q and k, a number in every cell.
-                "image": lambda: HeatmapView(self.tokens, rotate=True, scale_moves=True) if self.q is not None else
-                HeatmapView(self.tokens, with_entropy=True, numbers=T <= 10, rotate=False),
-                "bars": lambda: QueryView(self.tokens),
-                "diff": lambda: HeatmapView(self.tokens, numbers=False, rotate=True, title_size=9, bound=1.0),
-            }[name]()
+            if name == "grid":
+                view = HeadsView(self.n_heads, T)
+            elif name == "bars":
+                view = QueryView(self.tokens)
+            elif name == "diff":
+                view = HeatmapView(self.tokens, numbers=False, title_size=9, bound=1.0)
+            elif self.q is not None:   # the stages: a number in every cell, each stage on its own scale
+                view = HeatmapView(self.tokens, scale_moves=True)
+            else:                      # weights alone: each row's entropy beside them
+                view = HeatmapView(self.tokens, with_entropy=True, numbers=T <= 10, rotate=False)
+            self._views[name] = view
         return self._views[name]
 
     def _draw(self, name: str, weights: torch.Tensor, query: int, other: int) -> bytes:
@@ -284,6 +307,7 @@ class AttentionExplorer:
         return view.png()
 
     def _update(self, *_):
+        _touched(self)
         active = {"grid": self.n_heads > 1, "image": True, "bars": self.query.value >= 0,
                   "diff": self.compare.value >= 0}
         weights = None
@@ -301,7 +325,7 @@ class AttentionExplorer:
     def _prepare_hidden_views(self) -> None:
         """Make and draw the views not shown at first (a query's bars, two heads' difference), so
         that choosing a query or a second head for the first time answers as fast as any change:
-        their first drawing, with layout and static parts, takes four times as long as later ones."""
+        a view's first drawing (figure, layout, static parts) takes 60 to 100 ms, later ones 5 to 15."""
         weights = self.current()
         self._draw("bars", weights, 0, -1)
         if self.n_heads > 1:
