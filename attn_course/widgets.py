@@ -83,7 +83,7 @@ def _stack_heads(x, name: str, last: str) -> torch.Tensor:
     return w
 
 
-# An explorer's figures hold about 15 MB of pixels, and ipywidgets keeps every explorer alive for
+# An explorer's figures hold 15 to 20 MB of pixels, and ipywidgets keeps every explorer alive for
 # the kernel's lifetime (its controls refer to it), so a cell run again and again would pile them
 # up. Only the explorers used most recently keep their figures; an older one remakes them if touched.
 KEEP_FIGURES = 6
