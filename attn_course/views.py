@@ -114,10 +114,12 @@ class Picture:
         return _encode(np.asarray(canvas.buffer_rgba()))
 
 
-def _squares(centres: np.ndarray, size: float = 1.0) -> Path:
-    """One path holding a square around each (row, column) in `centres`: matplotlib draws one
-    path of many squares far faster than many squares (hatched: 12 ms against under 1 ms)."""
-    corners = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5)]) * size
+def _squares(centres: np.ndarray, size: float = 1.0, height: float | None = None) -> Path:
+    """One path holding a square (or a size × height rectangle) around each (row, column) in
+    `centres`: matplotlib draws one path of many squares far faster than many squares (hatched:
+    12 ms against under 1 ms)."""
+    corners = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5)])
+    corners = corners * np.array([size, size if height is None else height])
     centres = np.reshape(centres, (-1, 2))
     vertices = (centres[:, None, ::-1] + corners[None]).reshape(-1, 2)
     codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], len(centres))
@@ -186,22 +188,24 @@ def _scale(bound: float | None) -> tuple:
 
 
 class HeatmapView(Picture):
-    """One (T, T) map with the tokens on both axes: weights on a white-to-blue scale from 0 to 1,
-    or scores and differences on a red-blue scale around 0. Optionally a number in every cell,
-    masked cells grey with a ×, and each row's entropy beside the map."""
+    """One (T_q, T_k) map, the queries' tokens down the side and the keys' along the bottom (the
+    same tokens unless key_tokens is given, as in cross-attention): weights on a white-to-blue
+    scale from 0 to 1, or scores and differences on a red-blue scale around 0. Optionally a number
+    in every cell, masked cells grey with a ×, and each row's entropy beside the map."""
 
     def __init__(self, tokens: list[str], *, with_entropy: bool = False, numbers: bool = True,
                  rotate: bool = True, title_size: float | None = None, bound: float | None = None,
-                 scale_moves: bool = False):
-        T = len(tokens)
+                 scale_moves: bool = False, key_tokens: list[str] | None = None):
+        key_tokens = tokens if key_tokens is None else key_tokens
+        T, T_k = len(tokens), len(key_tokens)
         super().__init__(*((7.6, 3.8) if with_entropy else (5.2, 4.2)))
         if with_entropy:
             ax, ax_h = self.fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.2]})
         else:
             ax = self.fig.subplots()
         self._scale = _scale(bound)
-        self.image = ax.imshow(np.zeros((T, T)), cmap=self._scale[0], vmin=self._scale[1], vmax=self._scale[2])
-        ax.set_xticks(range(T), tokens, rotation=45 if rotate else 0)
+        self.image = ax.imshow(np.zeros((T, T_k)), cmap=self._scale[0], vmin=self._scale[1], vmax=self._scale[2])
+        ax.set_xticks(range(T_k), key_tokens, rotation=45 if rotate else 0)
         ax.set_yticks(range(T), tokens)
         ax.set_xlabel(t("fig_key_axis"))
         ax.set_ylabel(t("fig_query_axis"))
@@ -221,7 +225,7 @@ class HeatmapView(Picture):
             self.changing.append(self.colorbar.ax)
         self.entropy_bars = []
         if with_entropy:
-            log_t = math.log(T)
+            log_t = math.log(T_k)   # a row spread evenly over every key
             self.entropy_bars = list(ax_h.barh(range(T), np.zeros(T), color="tab:orange"))
             ax_h.axvline(log_t, color="gray", linestyle="--", label=t("fig_entropy_max", v=log_t))
             ax_h.set_yticks(range(T), tokens)
@@ -234,7 +238,7 @@ class HeatmapView(Picture):
 
     def update(self, values: torch.Tensor, row_entropy: torch.Tensor | None, title: str, *,
                hidden: torch.Tensor | None = None, bound: float | None = None) -> None:
-        """values: (T, T), -inf where masked; hidden: (T, T) bool, the cells to grey out;
+        """values: (T_q, T_k), -inf where masked; hidden: (T_q, T_k) bool, the cells to grey out;
         bound: None for weights (blue, 0 to 1), else the red-blue scale runs from -bound to bound."""
         v = values.detach().to("cpu", torch.float64).numpy()
         scale = _scale(bound)
@@ -266,33 +270,36 @@ class HeadsView(Picture):
     The heatmaps are tiles of one image in one axes, not an axes each: twelve axes took a
     fifth of a second to make, and one image is drawn faster than twelve."""
 
-    def __init__(self, n_heads: int, T: int):
+    def __init__(self, n_heads: int, T: int, T_k: int | None = None):
+        T_k = T if T_k is None else T_k
         cols = min(n_heads, 6)
         rows = -(-n_heads // cols)
         # The titles here never change, so no spare margin is needed.
         super().__init__(1.6 * cols + 3.2, 1.6 * rows + 0.4, margin=0.0)
         grid = self.fig.add_gridspec(1, cols + 2)
         ax = self.fig.add_subplot(grid[0, :cols])
-        self.T, self.cols, self.step = T, cols, T + max(2, T // 2)   # a tile and the gap after it
+        # A tile is T rows by T_k columns, with a gap after it.
+        self.T, self.T_k, self.cols = T, T_k, cols
+        self.step = max(T, T_k) + max(2, max(T, T_k) // 2)
         # The gaps are NaN, which the colormap draws transparent.
-        self.tiles = np.full((rows * self.step - self.step + T, cols * self.step - self.step + T), np.nan)
+        self.tiles = np.full((rows * self.step - self.step + T, cols * self.step - self.step + T_k), np.nan)
         self.image = ax.imshow(self.tiles, cmap="Blues", vmin=0.0, vmax=1.0)
         ax.set_axis_off()
         corners = [self._corner(h) for h in range(n_heads)]
-        self.titles = [ax.text(x + T / 2, y - 0.3, t("fig_head", h=h), fontsize=8, ha="center", va="bottom")
+        self.titles = [ax.text(x + T_k / 2, y - 0.3, t("fig_head", h=h), fontsize=8, ha="center", va="bottom")
                        for h, (x, y) in enumerate(corners)]
         # Each tile's black frame is drawn over the image, so it changes with it; one path holds them all.
-        outline = _squares(np.array([(y + T / 2, x + T / 2) for x, y in corners]), size=T)
+        outline = _squares(np.array([(y + T / 2, x + T_k / 2) for x, y in corners]), size=T_k, height=T)
         self.frames = ax.add_patch(PathPatch(outline, fill=False, linewidth=matplotlib.rcParams["axes.linewidth"]))
-        self.focus = ax.add_patch(matplotlib.patches.Rectangle((0, 0), T, T, fill=False, edgecolor="tab:red",
+        self.focus = ax.add_patch(matplotlib.patches.Rectangle((0, 0), T_k, T, fill=False, edgecolor="tab:red",
                                                                linewidth=2.5))
         ax = self.fig.add_subplot(grid[0, cols:])
         self.bars = list(ax.barh(range(n_heads), np.zeros(n_heads), color="tab:orange"))
         ax.set_yticks(range(n_heads), [t("fig_head", h=h) for h in range(n_heads)])
         ax.invert_yaxis()
-        ax.axvline(math.log(T), color="gray", linestyle="--")
-        # No head's mean entropy exceeds log T.
-        ax.set_xlim(0, max(1.0, math.log(T)) * 1.05)
+        ax.axvline(math.log(T_k), color="gray", linestyle="--")
+        # No head's mean entropy exceeds log T_k.
+        ax.set_xlim(0, max(1.0, math.log(T_k)) * 1.05)
         ax.set_title(t("fig_head_entropy_title"), fontsize=9)
         ax.set_xlabel(t("fig_entropy_axis"))
         self.changing = [self.image, self.frames, self.focus, *self.titles, *self.bars]
@@ -302,11 +309,11 @@ class HeadsView(Picture):
         return (h % self.cols) * self.step - 0.5, (h // self.cols) * self.step - 0.5
 
     def update(self, weights: torch.Tensor, focus: int, mean_entropy: torch.Tensor) -> None:
-        """weights: (H, T, T); mean_entropy: (H,)."""
+        """weights: (H, T, T_k); mean_entropy: (H,)."""
         w = weights.detach().to("cpu", torch.float64).numpy()
         for h, (title, bar) in enumerate(zip(self.titles, self.bars)):
             x, y = (int(c + 0.5) for c in self._corner(h))
-            self.tiles[y:y + self.T, x:x + self.T] = w[h]
+            self.tiles[y:y + self.T, x:x + self.T_k] = w[h]
             title.set_color("tab:red" if h == focus else "black")
             bar.set_width(float(mean_entropy[h]))
             bar.set_facecolor("tab:red" if h == focus else "tab:orange")

@@ -41,12 +41,15 @@ def entropy(weights: torch.Tensor) -> torch.Tensor:
     return -(w * w.clamp_min(1e-300).log()).sum(dim=-1)
 
 
-def draw_weights(weights: torch.Tensor, tokens: list[str], title: str | None = None):
-    """A heatmap of (T, T) weights with the tokens on both axes, and each row's entropy beside it."""
+def draw_weights(weights: torch.Tensor, tokens: list[str], title: str | None = None,
+                 key_tokens: list[str] | None = None):
+    """A heatmap of (T_q, T_k) weights, the queries' tokens down the side and the keys' (the same
+    tokens unless key_tokens is given) along the bottom, and each row's entropy beside it."""
     w = expect_tensor(weights, "weights").detach().to("cpu", torch.float64)
-    if w.dim() != 2 or w.size(0) != w.size(1) or w.size(0) != len(tokens):
-        raise InputError(t("tokens_mismatch", n=len(tokens), t=w.size(-1)))
-    view = HeatmapView(tokens, with_entropy=True, numbers=len(tokens) <= 10, rotate=False)
+    key_tokens = tokens if key_tokens is None else key_tokens
+    if w.dim() != 2 or tuple(w.shape) != (len(tokens), len(key_tokens)):
+        raise InputError(t("tokens_mismatch_qk", n_q=len(tokens), n_k=len(key_tokens), shape=tuple(w.shape)))
+    view = HeatmapView(tokens, with_entropy=True, numbers=max(w.shape) <= 10, rotate=False, key_tokens=key_tokens)
     view.update(w, entropy(w), title or "")
     view.lay_out()
     return view.fig
@@ -56,7 +59,7 @@ STAGES = ("stage_scores", "stage_scaled", "stage_masked", "stage_softmax")
 
 
 def mask_stages(q: torch.Tensor, k: torch.Tensor, keep: torch.Tensor | None) -> dict:
-    """The four stages of one head, (T, T) each: QKᵀ, ÷√D, +mask (-inf where not kept), softmax."""
+    """The four stages of one head, (T_q, T_k) each: QKᵀ, ÷√D, +mask (-inf where not kept), softmax."""
     raw = q.double() @ k.double().transpose(-2, -1)
     scaled = raw / q.size(-1) ** 0.5
     masked = scaled if keep is None else scaled.masked_fill(~keep, float("-inf"))
@@ -104,9 +107,11 @@ class AttentionExplorer:
 
         AttentionExplorer(weights, tokens, d_k=None)   weights: (T, T), (H, T, T), (L, H, T, T), or a list
                                                        of (H, T, T) per layer; d_k adds a "÷√d_k" checkbox
-        AttentionExplorer.from_qk(q, k, tokens, causal=True, length=None)
+        AttentionExplorer.from_qk(q, k, tokens, causal=True, length=None, key_tokens=None)
                                                        q, k: (T, D), (H, T, D) or (L, H, T, D); adds the
                                                        stage switch and the causal and padding toggles
+        key_tokens (either form): the keys' tokens when they are not the queries' (cross-attention):
+        the maps are then T_q × T_k, and `length` counts the keys that are not padding
         AttentionExplorer.from_model(model, idx, tokens)
                                                        captures q and k of every attention layer in `model`
 
@@ -118,15 +123,17 @@ class AttentionExplorer:
 
     def __init__(self, weights: torch.Tensor | None, tokens: list[str], d_k: int | None = None, *,
                  q: torch.Tensor | None = None, k: torch.Tensor | None = None, causal: bool = False,
-                 length: int | None = None, toggles: bool = False):
+                 length: int | None = None, toggles: bool = False, key_tokens: list[str] | None = None):
         import ipywidgets as W
 
         self.tokens = list(tokens)
-        T = len(self.tokens)
+        self.key_tokens = self.tokens if key_tokens is None else list(key_tokens)
+        T, T_k = len(self.tokens), len(self.key_tokens)
         if q is not None:
             self.q, self.k = _stack_heads(q, "q", "D"), _stack_heads(k, "k", "D")
-            if self.q.shape != self.k.shape or self.q.size(2) != T:
-                raise InputError(t("tokens_mismatch", n=T, t=self.q.size(2)))
+            if self.q.shape[:2] != self.k.shape[:2] or self.q.size(-1) != self.k.size(-1) or \
+                    (self.q.size(2), self.k.size(2)) != (T, T_k):
+                raise InputError(t("tokens_mismatch_qk", n_q=T, n_k=T_k, shape=(self.q.size(2), self.k.size(2))))
             self.d_k = self.q.size(-1)
             self.weights = None
             shape = self.q.shape
@@ -135,10 +142,10 @@ class AttentionExplorer:
             self.weights = _stack_heads(weights, "weights", "T")
             self.d_k = d_k
             shape = self.weights.shape
-            if shape[-1] != shape[-2] or shape[-1] != T:
-                raise InputError(t("tokens_mismatch", n=T, t=shape[-1]))
+            if (shape[-2], shape[-1]) != (T, T_k):
+                raise InputError(t("tokens_mismatch_qk", n_q=T, n_k=T_k, shape=tuple(shape[-2:])))
         self.n_layers, self.n_heads = shape[0], shape[1]
-        self.length = T if length is None else length
+        self.length = T_k if length is None else length
         has_stages = self.q is not None
 
         def dropdown(options, label):
@@ -153,7 +160,7 @@ class AttentionExplorer:
                                     readout_format=".2f")
         self.scaled = W.Checkbox(value=True, description=t("widget_scaled"))
         self.causal = W.Checkbox(value=causal, description=t("widget_causal"))
-        self.padding = W.Checkbox(value=self.length < T, description=t("widget_padding"))
+        self.padding = W.Checkbox(value=self.length < T_k, description=t("widget_padding"))
         none = t("widget_none")
         self.query = dropdown([(none, -1)] + [(f"{i}: {tok}", i) for i, tok in enumerate(self.tokens)],
                               t("widget_query"))
@@ -184,8 +191,8 @@ class AttentionExplorer:
     # --- constructors ---------------------------------------------------------------------
     @classmethod
     def from_qk(cls, q: torch.Tensor, k: torch.Tensor, tokens: list[str], causal: bool = True,
-                length: int | None = None) -> "AttentionExplorer":
-        return cls(None, tokens, q=q, k=k, causal=causal, length=length, toggles=True)
+                length: int | None = None, key_tokens: list[str] | None = None) -> "AttentionExplorer":
+        return cls(None, tokens, q=q, k=k, causal=causal, length=length, toggles=True, key_tokens=key_tokens)
 
     @classmethod
     def from_model(cls, model: torch.nn.Module, idx: torch.Tensor, tokens: list[str]) -> "AttentionExplorer":
@@ -220,19 +227,22 @@ class AttentionExplorer:
 
     # --- what is drawn ----------------------------------------------------------------------
     def keep(self) -> torch.Tensor | None:
-        """Which keys each query may see, (T, T) bool, or None when no mask is applied."""
+        """Which keys each query may see, (T_q, T_k) bool, or None when no mask is applied.
+
+        The causal mask is aligned bottom-right: the last query sees every key, as with a KV
+        cache; when T_q = T_k that is the usual lower triangle."""
         if self.q is None:
             return None
-        T = len(self.tokens)
-        keep = torch.ones(T, T, dtype=torch.bool)
+        T, T_k = len(self.tokens), len(self.key_tokens)
+        keep = torch.ones(T, T_k, dtype=torch.bool)
         if self.causal.value:
-            keep &= torch.ones(T, T, dtype=torch.bool).tril()
+            keep &= torch.ones(T, T_k, dtype=torch.bool).tril(diagonal=T_k - T)
         if self.padding.value:
-            keep &= (torch.arange(T) < self.length)[None, :]
+            keep &= (torch.arange(T_k) < self.length)[None, :]
         return keep
 
     def current(self) -> torch.Tensor:
-        """The chosen layer's (H, T, T) weights at the chosen temperature (softmax stage)."""
+        """The chosen layer's (H, T_q, T_k) weights at the chosen temperature (softmax stage)."""
         layer = self.layer.value
         if self.q is None:
             unscale = 1.0 if (self.scaled.value or self.d_k is None) else self.d_k ** 0.5
@@ -263,29 +273,30 @@ class AttentionExplorer:
     def _view(self, name: str):
         """Each view's figure, made the first time it is drawn and kept for the explorer's life."""
         if name not in self._views:
-            T = len(self.tokens)
+            T, keys = len(self.tokens), self.key_tokens
             if name == "grid":
-                view = HeadsView(self.n_heads, T)
+                view = HeadsView(self.n_heads, T, len(keys))
             elif name == "bars":
-                view = QueryView(self.tokens)
+                view = QueryView(keys)
             elif name == "diff":
-                view = HeatmapView(self.tokens, numbers=False, title_size=9, bound=1.0)
+                view = HeatmapView(self.tokens, numbers=False, title_size=9, bound=1.0, key_tokens=keys)
             elif self.q is not None:   # the stages: a number in every cell, each stage on its own scale
-                view = HeatmapView(self.tokens, scale_moves=True)
+                view = HeatmapView(self.tokens, scale_moves=True, key_tokens=keys)
             else:                      # weights alone: each row's entropy beside them
-                view = HeatmapView(self.tokens, with_entropy=True, numbers=T <= 10, rotate=False)
+                view = HeatmapView(self.tokens, with_entropy=True, numbers=max(T, len(keys)) <= 10, rotate=False,
+                                   key_tokens=keys)
             self._views[name] = view
         return self._views[name]
 
     def _draw(self, name: str, weights: torch.Tensor, query: int, other: int) -> bytes:
-        """One view's PNG from the (H, T, T) weights of the chosen layer and temperature."""
+        """One view's PNG from the (H, T_q, T_k) weights of the chosen layer and temperature."""
         view, head = self._view(name), self.head.value
         if name == "grid":
             view.update(weights, head, entropy(weights).mean(dim=-1))
         elif name == "bars":
             row = weights[head, query]
             view.update(row, t("fig_query_title", token=self.tokens[query], h=float(entropy(row)),
-                                max=math.log(len(self.tokens))))
+                                max=math.log(len(self.key_tokens))))
         elif name == "diff":
             a, b = head, other
             view.update(weights[a] - weights[b], None, t("fig_diff_title", a=a, b=b), bound=1.0)

@@ -223,3 +223,21 @@ def test_only_recent_explorers_keep_their_figures(lang):
     before = bytes(first.image.value)
     first.tau.value = 0.3
     assert first._views and bytes(first.image.value) != before
+
+
+def test_cross_attention_maps_are_rectangular(lang):
+    # Queries from one sentence, keys from another (lesson 7): T_q × T_k maps, the keys along the bottom.
+    torch.manual_seed(0)
+    queries, keys = course.sentence("ja")[:4], course.sentence("ko")
+    q, k = torch.randn(2, len(queries), 4), torch.randn(2, len(keys), 4)
+    e = course.AttentionExplorer.from_qk(q, k, queries, causal=True, key_tokens=keys)
+    assert e.current().shape == (2, len(queries), len(keys))
+    # Causal and rectangular means aligned bottom-right: the last query sees every key.
+    assert e.keep()[-1].all() and e.keep()[0].sum() == len(keys) - len(queries) + 1
+    before = bytes(e.image.value)
+    e.head.value, e.query.value, e.compare.value = 1, 2, 0
+    assert bytes(e.image.value) != before and e.bars.value and e.diff.value
+    weights = torch.softmax(torch.randn(2, len(queries), len(keys)), -1)
+    assert course.AttentionExplorer(weights, queries, key_tokens=keys).current().shape == weights.shape
+    with pytest.raises(course.InputError):
+        course.AttentionExplorer(weights, queries)
