@@ -3,7 +3,7 @@ import warnings
 
 import pytest
 from attn_course import diagrams, fonts, messages
-from attn_course.widgets import _to_png
+from attn_course.plots import _to_png
 from conftest import ROOT
 
 

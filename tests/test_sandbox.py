@@ -18,7 +18,7 @@ from conftest import ROOT
 
 SCRIPT = r'''
 import json, os, sys
-sys.path.insert(0, {here!r})
+sys.path[:0] = [{here!r}]  # the copy of sandbox.py beside this script
 import sandbox
 pid = os.fork()
 if pid == 0:

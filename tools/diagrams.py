@@ -7,7 +7,7 @@ The same figures appear in the lessons (course.show(course.diagrams.head_split()
 from pathlib import Path
 
 from attn_course import diagrams, fonts, messages
-from attn_course.widgets import _to_png
+from attn_course.plots import _to_png
 
 ROOT = Path(__file__).resolve().parent.parent
 
