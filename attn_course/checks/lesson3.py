@@ -102,7 +102,7 @@ def check_safe_softmax(fn) -> None:
     passed(name)
 
 
-def _causal_reference(module, x, lengths=None):
+def causal_reference(module, x, lengths=None):
     """What module should compute, from its own weights (eval mode, no dropout)."""
     Bx, T, _ = x.shape
     H, D = module.n_head, module.head_dim
@@ -142,7 +142,7 @@ def check_causal_module(cls) -> None:
             expect_shape(weights, (B + 1, H, T, T), ("B", "H", "T", "T"), t("what_weights"))
             if torch.isnan(weights).any() or torch.isnan(y).any():
                 raise CheckFailed(t("has_nan", what=f"{name}.forward"), t("hint_nan_fully_masked"))
-            variants, want_y = _causal_reference(module, x, lens)
+            variants, want_y = causal_reference(module, x, lens)
             diagnose(weights, variants, "what_weights")
             expect_shape(y, (B + 1, T, E), ("B", "T", "E"), t("what_output"))
             diagnose(y, {None: want_y}, "what_output")
@@ -155,12 +155,12 @@ def check_causal_module(cls) -> None:
     with torch.no_grad():
         noisy.eval()
         a, b = noisy(x, lengths)[0], noisy(x, lengths)[0]
-        if not (close(a, b, 0.0) and close(a, _causal_reference(module, x, lengths)[1], 1e-9)):
+        if not (close(a, b, 0.0) and close(a, causal_reference(module, x, lengths)[1], 1e-9)):
             raise CheckFailed(t("hint_dropout_eval"))
         noisy.train()
         torch.manual_seed(0)
         y_train, w_train = noisy(x)
-        if close(y_train, _causal_reference(module, x)[1], 1e-9):
+        if close(y_train, causal_reference(module, x)[1], 1e-9):
             raise CheckFailed(t("hint_dropout_train"))
         sums = w_train.sum(-1)
         if not close(sums, torch.ones_like(sums), 1e-6):
