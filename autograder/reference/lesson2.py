@@ -95,7 +95,8 @@ def _module_bug(res):
         if key is not None:
             return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
         heads = ref(x)[1] @ split_heads(ref.W_v(x), h)
-        return matching_bug(y, {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()})
+        variants = {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()}
+        return matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
 
 
 def _head_bug(res):
