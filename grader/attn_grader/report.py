@@ -299,8 +299,9 @@ def index(summaries: dict[str, Summary]) -> str:
     lessons = sorted({a.rsplit("-", 1)[0] for a in summaries})
     parts = ['<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">',
              f"<title>{esc(both('report_index_title'))}</title><style>{STYLE}</style></head><body>",
-             f"<h1>{esc(both('report_index_title'))}</h1><table><tr><th>{esc(both('report_lesson'))}</th>"]
-    parts += [f'<th lang="{lang}">{esc(text("report_language", lang))}</th>' for lang in LANGS]
+             f'<h1>{esc(both("report_index_title"))}</h1><table style="width: 100%"><tr>'
+             f"<th>{esc(both('report_lesson'))}</th>"]
+    parts += [f'<th lang="{lang}" style="width: 45%">{esc(text("report_language", lang))}</th>' for lang in LANGS]
     parts.append("</tr>")
     for lesson in lessons:
         parts.append(f"<tr><td>{esc(lesson)}</td>")
@@ -317,7 +318,9 @@ def index(summaries: dict[str, Summary]) -> str:
                             f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}")
             if common:
                 key, n, ex = common
-                cell.append(f"{esc(text('report_most_common', lang))}: {esc(hint_text(key, lang, ex.fields.get(key, {})))}"
+                hint = hint_text(key, lang, ex.fields.get(key, {}))
+                short = hint if len(hint) <= 3 * SHORT else hint[:3 * SHORT - 1] + "…"
+                cell.append(f'{esc(text("report_most_common", lang))}: <span title="{esc(hint)}">{esc(short)}</span>'
                             f" {esc(text('report_in_exercise', lang, exercise=ex.grade_id.removesuffix('_tests')))}"
                             f" — {esc(text('report_people', lang, n=n))}")
             else:
