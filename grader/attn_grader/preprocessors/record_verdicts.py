@@ -75,7 +75,10 @@ class RecordVerdicts(NbGraderPreprocessor):
                                "status": status(score, points, attempted, verdict.get("hint")),
                                "hint": verdict.get("hint"), "hint_fields": verdict.get("hint_fields", {}),
                                "mismatch": verdict.get("mismatch")}
-        self._write(info["assignment"], info["student"], info["notebook"], cells)
+        try:
+            self._write(info["assignment"], info["student"], info["notebook"], cells)
+        except OSError:  # the grade stands; only the report will miss this learner
+            self.log.exception("could not keep the verdicts of %s", info["student"])
         return nb, resources
 
     def _write(self, assignment: str, student: str, notebook: str, cells: dict) -> None:
@@ -91,5 +94,5 @@ class RecordVerdicts(NbGraderPreprocessor):
                 pass
         record["notebooks"][notebook] = {"graded": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cells": cells}
         with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as f:
-            json.dump(record, f, ensure_ascii=False, indent=1)
+            json.dump(record, f, ensure_ascii=False, indent=1, default=repr)  # a hint's field may be any value
         os.replace(f.name, path)  # a report read meanwhile sees the old file or the new one, never half
