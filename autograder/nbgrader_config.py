@@ -5,7 +5,7 @@
 import os
 
 from attn_grader.preprocessors import (
-    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, StripSkipTags,
+    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts, StripSkipTags,
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
@@ -45,12 +45,16 @@ c.Execute.iopub_timeout = 15
 c.Execute.skip_cells_with_tag = "attn-course-no-cell-is-ever-skipped"
 # The hidden tests' verdicts are computed in this process, against these references.
 c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
+# Each learner's verdicts (score, status, the classic mistake named) for the class report:
+# in the course's folder, which no learner's kernel can see (it sees its own autograded folder only).
+c.RecordVerdicts.verdict_dir = os.path.join(ROOT, "verdicts")
+c.RecordVerdicts.source_dir = os.path.join(ROOT, "source")
 
 c.Autograde.sanitize_preprocessors = [
     ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, StripSkipTags, CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
     GuardedExecute, DecideHiddenTests, ForgiveWarnings, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    SaveAutoGrades, RecordVerdicts, AssignLatePenalties, CheckCellMetadata,
 ]
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

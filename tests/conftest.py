@@ -25,6 +25,68 @@ def course_copy(tmp_path_factory) -> Path:
     return course_skeleton(tmp_path_factory.mktemp("course"))
 
 
+def class_lessons() -> dict:
+    """stem -> tools/lessons.py's Lesson, for every graded lesson."""
+    from lessons import lessons
+    return {lesson.stem: lesson for lesson in lessons()}
+
+
+def class_bugs() -> dict:
+    """stem -> BUGS of tests/test_lessonN.py."""
+    import importlib
+    return {stem: importlib.import_module(f"test_lesson{lesson.number}").BUGS for stem, lesson in class_lessons().items()}
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    """The bug-submission class, graded once with `make autograde`'s own code: for every lesson, the
+    solution and the untouched release in both languages, the release with every test cell tagged to be
+    skipped, and one submission per classic bug (ja). Returns (course, {(stem, student): {cell: score}}).
+
+    tests/test_grading.py and tests/test_report.py both read it. `make test`'s two workers may each
+    run one of them: the first to ask grades the class in the workers' shared temporary folder, under
+    a lock; the other waits and reads it (pytest-xdist's recipe for a session fixture made once).
+    """
+    import fcntl
+    import json
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else \
+        tmp_path_factory.mktemp("graded")
+    course, done = shared / "graded-class", shared / "graded-class.json"
+    with open(shared / "graded-class.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            scores = _grade_class(course)
+            done.write_text(json.dumps([[stem, student, cells] for (stem, student), cells in scores.items()]))
+    return course, {(stem, student): cells for stem, student, cells in json.loads(done.read_text())}
+
+
+def _grade_class(course: Path) -> dict:
+    import subprocess
+    import sys
+
+    from classroom import course_skeleton, submission, submit
+    from nbgrader.api import Gradebook
+    course_skeleton(course)
+    lessons, students = class_lessons(), {}  # a student id names the lesson so ids stay unique per run
+    for stem, bugs in class_bugs().items():
+        make = lambda lang, edit=None, **kw: submission(lessons[stem].assignment, stem, lang, edit, **kw)  # noqa: E731
+        for lang in ("ja", "ko"):
+            students[stem, f"solution-{lang}"] = make(lang)
+            students[stem, f"release-{lang}"] = make(lang, untouched=True)
+        # Tamper: every grade cell tagged to be skipped, on an empty submission.
+        students[stem, "skiptags-ja"] = make("ja", untouched=True, tag_tests_skip=True)
+        for name, bug in bugs.items():
+            students[stem, f"{name}-ja"] = make("ja", (bug.cell, bug.old, bug.new))
+    for (stem, student), nb in students.items():
+        submit(course, student, f"{lessons[stem].assignment}-{student.rsplit('-', 1)[1]}", stem, nb)
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], check=True)
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for stem, student in students:
+            lang = student.rsplit("-", 1)[1]
+            nb = gb.find_submission_notebook(stem, f"{lessons[stem].assignment}-{lang}", student)
+            scores[stem, student] = {g.name: g.score for g in nb.grades}
+    return scores
 @pytest.fixture(params=["ja", "ko"])
 def lang(request):
     messages.set_language(request.param)

@@ -145,6 +145,8 @@ def test_every_exercise_has_visible_and_hidden_tests(stem):
         visible = build.HIDDEN.sub("", source)
         assert re.search(r"course\.checks\.lesson\d\.check_", visible)
         assert "### BEGIN HIDDEN TESTS" in source and re.search(r"course\.probes\.lesson\d\.\w+\(", source)
+        # Hidden part first: the probe sends results even when the visible check then fails.
+        assert source.startswith("### BEGIN HIDDEN TESTS"), sid
 
 
 def test_nothing_in_a_learner_file_points_at_the_reference():

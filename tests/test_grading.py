@@ -1,51 +1,21 @@
-"""nbgrader, run for real through attn_grader.grade (what `make autograde` runs), on fixture submissions.
+"""nbgrader, run for real through attn_grader.grade (what `make autograde` runs), on fixture submissions
+(conftest's `graded` class).
 
 Each lesson's classic bugs (BUGS in tests/test_lessonN.py) are one submission each. A bug
 must lose exactly the points of the grade cells that should catch it and keep every other
 point. Points come from the lesson sources (tools/lessons.py), the one place they live.
 """
 import csv
-import importlib
-import subprocess
-import sys
 
 import pytest
 from attn_grader.messages import MESSAGES as GRADER_MESSAGES
-from classroom import submission, submit
-from lessons import lessons
-from nbgrader.api import Gradebook
+from conftest import class_bugs, class_lessons
 
-LESSONS = {lesson.stem: lesson for lesson in lessons()}
-BUGS = {stem: importlib.import_module(f"test_lesson{lesson.number}").BUGS for stem, lesson in LESSONS.items()}
+LESSONS = class_lessons()
+BUGS = class_bugs()
 
 
-def _submission(stem: str, lang: str, edit=None, **kwargs):
-    return submission(LESSONS[stem].assignment, stem, lang, edit, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def graded(course_copy):
-    students = {}  # (stem, student) -> notebook; a student id names the lesson so ids stay unique per run
-    for stem, bugs in BUGS.items():
-        for lang in ("ja", "ko"):
-            students[stem, f"solution-{lang}"] = _submission(stem, lang)
-            students[stem, f"release-{lang}"] = _submission(stem, lang, untouched=True)
-        # Tamper: every grade cell tagged to be skipped, on an empty submission.
-        students[stem, "skiptags-ja"] = _submission(stem, "ja", untouched=True, tag_tests_skip=True)
-        for name, bug in bugs.items():
-            students[stem, f"{name}-ja"] = _submission(stem, "ja", (bug.cell, bug.old, bug.new))
-    for (stem, student), nb in students.items():
-        submit(course_copy, student, f"{LESSONS[stem].assignment}-{student.rsplit('-', 1)[1]}", stem, nb)
-    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course_copy)], check=True)
-    scores = {}
-    with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as gb:
-        for stem, student in students:
-            lang = student.rsplit("-", 1)[1]
-            nb = gb.find_submission_notebook(stem, f"{LESSONS[stem].assignment}-{lang}", student)
-            scores[stem, student] = {g.name: g.score for g in nb.grades}
-    return course_copy, scores
-
-
+# The class itself is graded once per session by conftest's `graded` fixture, which tests/test_report.py shares.
 @pytest.mark.parametrize("stem", sorted(LESSONS))
 def test_solutions_get_full_marks(graded, stem):
     _, scores = graded

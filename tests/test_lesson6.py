@@ -252,9 +252,9 @@ def test_hidden_catches_what_the_visible_sizes_might_not(ref):
 
 
 def test_library_attention_is_refused_in_a_from_scratch_exercise(ref):
-    with pytest.raises(checks.CheckFailed):
-        passes(probes.tiled_attention, lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=causal))
+    failure = fails(probes.tiled_attention, lambda q, k, v, b, causal=False:
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal), key="hidden_raised")
+    assert failure.hint == ("hint_from_scratch", {"name": "tiled_attention"})
 
 
 def test_hidden_catches_a_cache_that_forgets_the_offset(ref):

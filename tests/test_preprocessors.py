@@ -1,4 +1,5 @@
 """Each of the course's nbgrader preprocessors on a small fixture notebook, as nbgrader's own tests do."""
+import json
 import os
 
 import nbformat
@@ -6,10 +7,11 @@ import pytest
 from attn_course.probes import MIME, SEED_ENV
 from attn_course.probes import lesson1 as probes
 from attn_grader.preprocessors import (
-    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, StripSkipTags,
+    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts, StripSkipTags,
 )
 from attn_grader.preprocessors.forgive_warnings import only_warnings
-from conftest import REFERENCE, reference
+from attn_grader.preprocessors.record_verdicts import is_stub
+from conftest import REFERENCE, ROOT, reference
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 
@@ -28,8 +30,9 @@ def _resources(seed=None, assignment="01-attention-ja"):
     return resources
 
 
-HIDDEN = ("course.checks.lesson1.check_attention_scores(attention_scores)\n"
-          "### BEGIN HIDDEN TESTS\ncourse.probes.lesson1.attention_scores(attention_scores)\n### END HIDDEN TESTS")
+# As in the lessons: the hidden part first, so its results are sent even when the visible check fails.
+HIDDEN = ("### BEGIN HIDDEN TESTS\ncourse.probes.lesson1.attention_scores(attention_scores)\n### END HIDDEN TESTS\n"
+          "course.checks.lesson1.check_attention_scores(attention_scores)")
 
 
 # --------------------------------------------------------------------------- StripSkipTags
@@ -120,10 +123,21 @@ def test_decide_fails_a_cell_with_missing_or_extra_results(bundles):
     assert outputs[0].output_type == "error" and "読み取れませんでした" in outputs[0].evalue
 
 
-def test_decide_leaves_a_cell_that_already_failed_as_it_was():
+def test_decide_leaves_a_cell_that_already_failed_as_it_was_but_names_its_mistake():
     error = new_output("error", ename="CheckFailed", evalue="no", traceback=["no"])
-    outputs = _decide(_grade_cell(HIDDEN, [error, _bundle(reference("lesson1").attention_scores, 7)]))
-    assert [o.output_type for o in outputs] == ["error"] and outputs[0].evalue == "no"
+    unscaled = _bundle(lambda Q, K: Q @ K.transpose(-2, -1), 7)
+    decide = DecideHiddenTests(reference_dir=str(REFERENCE))
+    nb, resources = decide.preprocess(new_notebook(cells=[_grade_cell(HIDDEN, [unscaled, error])]), _resources(7))
+    assert [o.output_type for o in nb.cells[0].outputs] == ["error"] and nb.cells[0].outputs[0].evalue == "no"
+    verdict = resources["attn_grading"]["verdicts"]["ex1_attention_scores_tests"]
+    assert verdict["passed"] is False and verdict["hint"] == "hint_no_scale"
+
+
+def test_decide_fails_and_names_an_error_the_learners_code_raised():
+    dot_t = _bundle(lambda Q, K: Q @ K.T, 7)  # 4-D K: .T reverses every axis, the product fails
+    assert dot_t.data[MIME]["raised"]["call"] == "attention_scores"
+    outputs = _decide(_grade_cell(HIDDEN, [dot_t]))
+    assert outputs[0].output_type == "error" and "attention_scores" in outputs[0].evalue
 
 
 def test_decide_without_a_seed_fails_rather_than_trusts():
@@ -142,3 +156,43 @@ def test_feedback_hides_the_hidden_part_and_cuts_tracebacks(lang, note):
     cell = nb.cells[0]
     assert "course.probes" not in cell.source and note in cell.source
     assert "check_attention_scores" in cell.source and cell.outputs[0].traceback == ["HiddenTestFailed: x"]
+
+
+# --------------------------------------------------------------------------- RecordVerdicts
+def test_a_solution_cell_left_as_released_is_a_stub_and_an_answer_is_not():
+    source = nbformat.read(ROOT / "autograder" / "source" / "01-attention-ko" / "01_attention.ipynb", 4)
+    release = nbformat.read(ROOT / "notebooks" / "ko" / "01_attention.ipynb", 4)
+    released = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release.cells
+                if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            stub, answer = released[cell.metadata["nbgrader"]["grade_id"]], cell.source.replace("### ", "# ")
+            assert is_stub(stub, cell.source) and is_stub(stub + "\n# a note\n", cell.source)
+            assert not is_stub(answer, cell.source) and not is_stub(stub + "\nx = 1", cell.source)
+
+
+def test_record_verdicts_keeps_score_status_and_mistake_outside_the_learners_folder(tmp_path):
+    source = nbformat.read(ROOT / "autograder" / "source" / "01-attention-ja" / "01_attention.ipynb", 4)
+    (tmp_path / "source" / "01-attention-ja").mkdir(parents=True)
+    nbformat.write(source, tmp_path / "source" / "01-attention-ja" / "01_attention.ipynb")
+    nb = nbformat.read(ROOT / "notebooks" / "ja" / "01_attention.ipynb", 4)  # the untouched release
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id == "ex1_attention_scores":
+            cell.source = "def attention_scores(Q, K):\n    return Q @ K.mT\n"
+        if grade_id == "ex1_attention_scores_tests":
+            cell.outputs = [new_output("error", ename="CheckFailed", evalue="no", traceback=["no"])]
+        if grade_id == "ex2_variance_tests":
+            cell.outputs = []
+    resources = _resources(7, "01-attention-ja")
+    resources["attn_grading"]["verdicts"] = {"ex1_attention_scores_tests": {"hint": "hint_no_scale", "hint_fields": {},
+                                                                            "mismatch": "hidden_mismatch"}}
+    RecordVerdicts(verdict_dir=str(tmp_path / "verdicts"), source_dir=str(tmp_path / "source")).preprocess(nb, resources)
+    record = json.loads((tmp_path / "verdicts" / "01-attention-ja" / "s.json").read_text())
+    cells = record["notebooks"]["01_attention"]["cells"]
+    assert cells["ex1_attention_scores_tests"] | {"hint_fields": None} == {
+        "points": 3.0, "score": 0, "status": "mistake", "hint": "hint_no_scale", "hint_fields": None,
+        "mismatch": "hidden_mismatch"}
+    assert cells["ex3_softmax_last_tests"]["status"] == "not_attempted"
+    assert cells["ex2_variance_tests"]["status"] == "not_attempted"  # its stub is still there, whatever the score
+    assert (tmp_path / "verdicts").stat().st_mode & 0o077 == 0

@@ -51,6 +51,7 @@ _try("classmate-folder", lambda: os.listdir({classmate_folder!r}))
 _try("lessons", lambda: os.listdir({lessons!r}))
 _try("reference", lambda: open({reference!r}).read())
 _try("gradebook", lambda: open({gradebook!r}, "rb").read(16))
+_try("verdicts", lambda: os.listdir({verdicts!r}))
 _try("passwd", lambda: open("/etc/passwd").read())
 _try("write-classmate", lambda: open({classmate_folder!r} + "/evil.txt", "w").write("x"))
 print("TMP", sorted(os.listdir("/tmp")))
@@ -241,7 +242,8 @@ def tamper_graded(tmp_path_factory):
     paths = {"gradebook": str(course / "gradebook.db"), "reference": str(course / "reference" / "lesson1.py"),
              "classmate": str(course / "submitted" / "honest" / ASSIGNMENT / f"{STEM}.ipynb"),
              "classmate_folder": str(course / "autograded" / "honest" / ASSIGNMENT),
-             "lessons": str(__import__("conftest").ROOT / "lessons")}
+             "lessons": str(__import__("conftest").ROOT / "lessons"),
+             "verdicts": str(course / "verdicts" / ASSIGNMENT)}
     students = {"honest": submission("01-attention", STEM, "ja"),
                 "honest-bug": submission("01-attention", STEM, "ja", WRONG[1:])}
     for case, (edits, _, _) in CASES.items():
@@ -306,7 +308,8 @@ def test_the_gradebook_was_not_written_by_a_learner(tamper_graded):
 def test_a_kernel_sees_only_its_own_folder(tamper_graded):
     course, scores, _, _ = tamper_graded
     out = _last_output(course, _student("22"))
-    for what in ("classmate", "classmate-folder", "lessons", "reference", "gradebook", "passwd", "write-classmate"):
+    for what in ("classmate", "classmate-folder", "lessons", "reference", "gradebook", "verdicts", "passwd",
+                 "write-classmate"):
         assert f"DENIED {what}" in out, out
     listing = next(line for line in out.splitlines() if line.startswith("TMP"))
     assert "honest" not in listing and "gradebook" not in listing and "reference" not in listing, listing

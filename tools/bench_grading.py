@@ -10,7 +10,8 @@ outside them by the course's preprocessors); ours is `python -m attn_grader.grad
 forks sandboxed kernels, grades learners in parallel, and also writes every learner's feedback and
 exports grades.csv. Both start after the assignments are released into the gradebook.
 Two ratios: serial autograde against our autograde phase (fork server start included),
-and against the whole of `make autograde` (feedback, export and flags included).
+and against the whole of `make autograde` (feedback, export, flags and the class report included);
+and the class report's own time within that run.
 The two gradebooks must agree cell by cell, or the ratio means nothing.
 """
 from __future__ import annotations
@@ -94,6 +95,9 @@ def main() -> None:
                   "ratio_autograde": round(t_serial / phases["autograde_s"], 2),
                   "make_autograde_whole_s": round(t_parallel, 1),
                   "ratio_whole_with_feedback_and_export": round(t_serial / t_parallel, 2),
+                  # The class report, timed within the same run: its share of the whole must stay under 10%.
+                  "make_autograde_report_s": phases.get("report_s"),
+                  "report_share_of_whole": round(phases.get("report_s", 0) / t_parallel, 3),
                   "same_grades": same}
     print(json.dumps(result, indent=1))
     args.out.write_text(json.dumps(result, indent=1) + "\n")

@@ -82,6 +82,10 @@ def read_lesson(path: Path):
             visible = HIDDEN.sub("", cell.source).strip()
             if not visible or "### BEGIN HIDDEN TESTS" not in cell.source:
                 raise SourceError(f"{path.name}: tests cell {cell.metadata['id']} needs visible and hidden tests")
+            # The probe runs first, so the grader gets every learner's results (and can name the
+            # mistake) even when the visible check then fails the cell.
+            if not cell.source.lstrip().startswith("### BEGIN HIDDEN TESTS"):
+                raise SourceError(f"{path.name}: tests cell {cell.metadata['id']} must start with its hidden tests")
         i += 1
     return nb, meta
 

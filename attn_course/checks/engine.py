@@ -22,12 +22,40 @@ from ..messages import t
 from ..validate import CheckFailed, CourseError
 
 # --------------------------------------------------------------------------- diagnosis helpers
+LIBRARY_REFUSED = "LibraryAttentionRefused"  # what from_scratch() records when the library's attention was called
+
+
+def mentions_dot_T(source: str) -> bool:
+    return re.search(r"\.T\b", source) is not None
+
+
 def _uses_dot_T(fn) -> bool:
     # torch warns about .T on 3-D tensors only once per process, so read the source too.
     try:
-        return re.search(r"\.T\b", inspect.getsource(fn)) is not None
+        return mentions_dot_T(inspect.getsource(fn))
     except (OSError, TypeError):
         return False
+
+
+def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
+    """The hint key for an error the learner's code raised (kind: its class name), or None.
+
+    The visible checks name a crash with it, and so does the grader, from what a probe recorded.
+    dot_T: torch warned about `x.T` during the call, or the learner's code uses `.T`.
+    """
+    if kind == LIBRARY_REFUSED:
+        return "hint_from_scratch"
+    if dot_T:
+        return "hint_dot_T"
+    if kind != "RuntimeError":
+        return None
+    if "view size is not compatible" in message:
+        return "hint_contiguous"
+    if "except in dimension" in message:
+        return "hint_cat_dim"
+    if any(s in message for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")):
+        return "hint_transpose_k"
+    return None
 
 
 def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
@@ -43,26 +71,20 @@ def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
             result = fn(*args, **kwargs)
         except NotImplementedError as error:
             if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
-                raise CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), on_error) from None
-            raise CheckFailed(t("not_implemented", name=name)) from None
+                raise _failed(CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), on_error),
+                              "NotImplementedError", error) from None
+            raise _failed(CheckFailed(t("not_implemented", name=name)), "NotImplementedError", error) from None
         except CourseError:
             raise
         except Exception as error:  # noqa: BLE001 - any failure becomes feedback
-            text = f"{type(error).__name__}: {error}"
+            kind = "RuntimeError" if isinstance(error, RuntimeError) else type(error).__name__
+            warned = any("x.T" in str(w.message) for w in caught)
             hint = on_error
-            if hint:
-                pass
-            elif any("x.T" in str(w.message) for w in caught) or _uses_dot_T(fn):
-                hint = t("hint_dot_T")
-            elif isinstance(error, RuntimeError) and "view size is not compatible" in str(error):
-                hint = t("hint_contiguous")
-            elif isinstance(error, RuntimeError) and "except in dimension" in str(error):
-                hint = t("hint_cat_dim")
-            elif isinstance(error, RuntimeError) and any(
-                s in str(error) for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")
-            ):
-                hint = t("hint_transpose_k")
-            raise CheckFailed(t("raised", name=name, error=text), hint) from None
+            if not hint:
+                key = error_hint(kind, str(error), warned or _uses_dot_T(fn))
+                hint = t(key) if key else None
+            failure = CheckFailed(t("raised", name=name, error=f"{type(error).__name__}: {error}"), hint)
+            raise _failed(failure, kind, error, warned) from None
     if _has_tensor_subclass(result):
         raise CheckFailed(t("tensor_subclass", name=name))
     return result
@@ -83,6 +105,13 @@ def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
         if sizes and {int(sizes[1]), int(sizes[2])} == {T, max_len}:
             raise CheckFailed(failure.message, t("hint_causal_slice", T=T, max_len=max_len)) from None
         raise
+
+
+def _failed(failure: CheckFailed, kind: str, error: Exception, warned: bool = False) -> CheckFailed:
+    """Keep what the learner's code raised on the failure: a probe records it for the grader,
+    which names the mistake itself (error_hint), not from this kernel's hint text."""
+    failure.raised = {"kind": kind, "message": str(error)[:500], "dot_T": warned}
+    return failure
 
 
 def _has_tensor_subclass(x, depth: int = 0) -> bool:
@@ -289,7 +318,9 @@ def from_scratch(name: str):
     import torch.nn.functional as F
 
     def refuse(*_args, **_kwargs):
-        raise CheckFailed(t("hint_from_scratch", name=name))
+        failure = CheckFailed(t("hint_from_scratch", name=name))
+        failure.raised = {"kind": LIBRARY_REFUSED, "message": "", "dot_T": False}
+        raise failure
     saved = (F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward)
     F.scaled_dot_product_attention = F.multi_head_attention_forward = nn.MultiheadAttention.forward = refuse
     try:

@@ -16,7 +16,7 @@ from .engine import (
 B, T_Q, T_K, D_K, D_V, E = 2, 3, 5, 4, 6, 7
 
 
-def _score_variants(Q, K) -> dict:
+def score_variants(Q, K) -> dict:
     """The right scores and the classic wrong ones, keyed by the hint that explains them."""
     d = Q.size(-1)
     raw = Q @ K.transpose(-2, -1)
@@ -31,8 +31,8 @@ def _score_variants(Q, K) -> dict:
     return variants
 
 
-def _weight_variants(Q, K) -> dict:
-    scores = _score_variants(Q, K)
+def weight_variants(Q, K) -> dict:
+    scores = score_variants(Q, K)
     variants = {key: torch.softmax(s, dim=-1) for key, s in scores.items()}
     variants["hint_softmax_axis"] = torch.softmax(scores[None], dim=-2)
     variants["hint_returns_scores"] = scores[None]
@@ -45,11 +45,11 @@ def check_attention_scores(fn) -> None:
     got = run(name, fn, Q, K)
     expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name,
                  t("hint_kq_order") if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T_K, T_Q) else None)
-    diagnose(got, _score_variants(Q, K), "what_scores")
+    diagnose(got, score_variants(Q, K), "what_scores")
     # A single matrix (no batch axis) must work too: attention is defined for (..., T, d).
     got2 = run(name, fn, Q[0], K[0])
     expect_shape(got2, (T_Q, T_K), ("T_q", "T_k"), name, t("hint_dot_T"))
-    diagnose(got2, _score_variants(Q[0], K[0]), "what_scores")
+    diagnose(got2, score_variants(Q[0], K[0]), "what_scores")
     passed(name)
 
 
@@ -77,7 +77,7 @@ def check_attention(fn) -> None:
     Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
     out, weights = expect_returned_pair(run(name, fn, Q, K, V), name)
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
-    diagnose(weights, _weight_variants(Q, K), "what_weights")
+    diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
     diagnose(out, {None: weights @ V}, "what_output")
     passed(name)
@@ -90,7 +90,7 @@ def check_attention_module(cls) -> None:
     with torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
         expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
-        variants = _weight_variants(Q, K)
+        variants = weight_variants(Q, K)
         variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(D_K), dim=-1)
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),

@@ -38,7 +38,7 @@ class _Heads(nn.Module):
         return self.W_o(merge_heads(weights @ V)), weights
 
 
-def _split_variants(x, H) -> dict:
+def split_variants(x, H) -> dict:
     B, T, HD = x.shape
     D = HD // H
     right = split_heads(x, H)
@@ -46,10 +46,32 @@ def _split_variants(x, H) -> dict:
             "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
 
 
-def _merge_variants(x) -> dict:
+def merge_variants(x) -> dict:
     B, H, T, D = x.shape
     return {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
             "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D), "hint_heads_order": merge_heads(x.flip(1))}
+
+
+def mha_weight_variants(module, x, H: int, D: int) -> dict:
+    """The right attention weights of a multi-head module (W_q, W_k) on x, and the classic wrong ones."""
+    B, T, E = x.shape
+    q, k = module.W_q(x), module.W_k(x)
+    variants = {}
+    for split_key, split in (("", lambda z: split_heads(z, H)),
+                             ("hint_view_without_transpose", lambda z: z.reshape(B, H, T, D)),
+                             ("hint_interleaved", lambda z: z.reshape(B, T, D, H).permute(0, 3, 1, 2))):
+        Q, K = split(q), split(k)
+        raw = Q @ K.transpose(-2, -1)
+        if not split_key:
+            variants[None] = torch.softmax(raw / math.sqrt(D), -1)
+            variants["hint_no_scale"] = torch.softmax(raw, -1)
+            variants["hint_scale_dk"] = torch.softmax(raw / D, -1)
+            variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
+            variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
+            variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
+        else:
+            variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
+    return variants
 
 
 def check_split_heads(fn) -> None:
@@ -59,7 +81,7 @@ def check_split_heads(fn) -> None:
     missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, H, D)
     expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
                  t("hint_missing_transpose") if missing else None)
-    diagnose(got, _split_variants(x, H), "what_output", 1e-12)
+    diagnose(got, split_variants(x, H), "what_output", 1e-12)
     passed(name)
 
 
@@ -68,7 +90,7 @@ def check_merge_heads(fn) -> None:
     (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
     got = run(name, fn, x)
     expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name)
-    diagnose(got, _merge_variants(x), "what_output", 1e-12)
+    diagnose(got, merge_variants(x), "what_output", 1e-12)
     (y,) = inputs((B, T, H * D), seed=7)
     back = run(name, fn, split_heads(y, H))
     diagnose(back, {None: y}, "what_output", 1e-12)
@@ -83,27 +105,13 @@ def check_mha_module(cls) -> None:
         wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
         expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
                      t("hint_not_split") if wide else None)
-        q, k, v = module.W_q(x), module.W_k(x), module.W_v(x)
-        variants = {}
-        for split_key, split in (("", lambda z: split_heads(z, H)),
-                                 ("hint_view_without_transpose", lambda z: z.reshape(B, H, T, D)),
-                                 ("hint_interleaved", lambda z: z.reshape(B, T, D, H).permute(0, 3, 1, 2))):
-            Q, K = split(q), split(k)
-            raw = Q @ K.transpose(-2, -1)
-            if not split_key:
-                variants[None] = torch.softmax(raw / math.sqrt(D), -1)
-                variants["hint_no_scale"] = torch.softmax(raw, -1)
-                variants["hint_scale_dk"] = torch.softmax(raw / D, -1)
-                variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(inner), -1)
-                variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
-                variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
-            else:
-                variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
+        v = module.W_v(x)
+        variants = mha_weight_variants(module, x, H, D)
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
         heads = weights @ split_heads(v, H)
-        diagnose(y, {key: module.W_o(value) for key, value in _merge_variants(heads).items()}, "what_output")
+        diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
     default = run(name, cls, 12, 3)
     if getattr(default, "head_dim", None) != 4:
         raise CheckFailed(t("hint_head_dim_default", e=12, h=3, want=4, got=getattr(default, "head_dim", None)))

@@ -109,7 +109,7 @@ def check_safe_softmax(fn) -> None:
     passed(name)
 
 
-def _causal_reference(module, x, lengths=None):
+def causal_reference(module, x, lengths=None):
     """What module should compute, from its own weights (eval mode, no dropout)."""
     Bx, T, _ = x.shape
     H, D = module.n_head, module.head_dim
@@ -151,7 +151,7 @@ def check_causal_module(cls) -> None:
             expect_shape(weights, (B + 1, H, T, T), ("B", "H", "T", "T"), t("what_weights"))
             if torch.isnan(weights).any() or torch.isnan(y).any():
                 raise CheckFailed(t("has_nan", what=f"{name}.forward"), t("hint_nan_fully_masked"))
-            variants, want_y = _causal_reference(module, x, lens)
+            variants, want_y = causal_reference(module, x, lens)
             diagnose(weights, variants, "what_weights")
             expect_shape(y, (B + 1, T, E), ("B", "T", "E"), t("what_output"))
             diagnose(y, {None: want_y}, "what_output")
@@ -162,7 +162,7 @@ def check_causal_module(cls) -> None:
     noisy = run(name, cls, E, H, D, 0.5, max_len).double()
     noisy.load_state_dict(module.state_dict(), strict=False)
     forward = lambda m, use_sdpa: expect_returned_pair(run(f"{name}.forward", m, x, None, use_sdpa), f"{name}.forward")  # noqa: E731
-    expect_dropout_rules(noisy, forward, _causal_reference(module, x)[1])
+    expect_dropout_rules(noisy, forward, causal_reference(module, x)[1])
     try:
         meta = module.to("meta")
         meta(x.to("meta"))

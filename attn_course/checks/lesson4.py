@@ -16,7 +16,7 @@ from .engine import (
 # Sizes all different: batch, sequence, heads, head width; E = H·D = 12.
 B, T, H, D = 2, 5, 3, 4
 E = H * D
-def _qkv_variants(qkv, H) -> dict:
+def qkv_variants(qkv, H) -> dict:
     Bq, T, three_e = qkv.shape
     E = three_e // 3
     D = E // H
@@ -38,7 +38,7 @@ def check_split_qkv(fn) -> None:
         missing = isinstance(part, torch.Tensor) and tuple(part.shape) == (B, T, H, D)
         expect_shape(part, (B, H, T, D), ("B", "H", "T", "D"), name,
                      t("hint_missing_transpose") if missing else None)
-    variants = _qkv_variants(qkv, H)
+    variants = qkv_variants(qkv, H)
     if all(torch.equal(a, b) for a, b in zip(got, variants[None])):
         passed(name)
         return
@@ -51,12 +51,12 @@ def check_split_qkv(fn) -> None:
     raise CheckFailed(failure)
 
 
-def _gpt2_expected(module, x, masked=True):
+def gpt2_expected(module, x, masked=True):
     Bx, T, E = x.shape
     qkv = module.c_attn(x)
     keep = tril(T)
     variants = {}
-    for key, (q, k, v) in _qkv_variants(qkv, module.n_head).items():
+    for key, (q, k, v) in qkv_variants(qkv, module.n_head).items():
         raw = q @ k.transpose(-2, -1) / math.sqrt(E // module.n_head)
         w = torch.softmax(raw.masked_fill(~keep, float("-inf")), -1)
         variants[key] = module.c_proj(merge_heads(w @ v))
@@ -83,7 +83,7 @@ def check_gpt2_module(cls) -> None:
     with torch.no_grad():
         y, _ = expect_returned_pair(run_forward(f"{name}.forward", module, x, max_len=max_len), f"{name}.forward")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"))
-        variants = _gpt2_expected(module, x)
+        variants = gpt2_expected(module, x)
         diagnose(y, variants, "what_output")
         y_sdpa = run(f"{name}.forward(use_sdpa=True)", module, x, True)[0]
         if not close(y_sdpa, variants[None], 1e-6):
@@ -109,22 +109,30 @@ def check_gpt2_init(fn, cls) -> None:
     passed(name)
 
 
-def _hf_pair_problem(mine, hf) -> str | None:
-    """Which of the classic loading bugs makes mine differ from hf, if any."""
-    if not torch.equal(mine.c_attn.weight.detach(), hf.c_attn.weight.detach().T) or \
-            not torch.equal(mine.c_proj.weight.detach(), hf.c_proj.weight.detach().T):
-        return t("hint_conv1d_transpose")
-    if not torch.equal(mine.c_attn.bias.detach(), hf.c_attn.bias.detach()) or \
-            not torch.equal(mine.c_proj.bias.detach(), hf.c_proj.bias.detach()):
-        return t("hint_missing_bias")
+def hf_pair_problem(mine: dict, hf: dict) -> str | None:
+    """The hint key of the classic loading bug that makes mine differ from hf (parameters by name), if any."""
+    def same(a, b, transposed=False):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return False
+        b = b.T if transposed else b  # Conv1D keeps (in, out), nn.Linear (out, in)
+        return a.shape == b.shape and torch.equal(a.detach().to(b.dtype), b.detach())
+    if not all(same(mine.get(f"{n}.weight"), hf.get(f"{n}.weight"), True) for n in ("c_attn", "c_proj")):
+        return "hint_conv1d_transpose"
+    if not all(same(mine.get(f"{n}.bias"), hf.get(f"{n}.bias")) for n in ("c_attn", "c_proj")):
+        return "hint_missing_bias"
     return None
+
+
+def _hf_pair_hint(mine, hf) -> str | None:
+    key = hf_pair_problem(dict(mine.named_parameters()), dict(hf.named_parameters()))
+    return t(key) if key else None
 
 
 def check_load_from_hf(fn, cls) -> None:
     name = "load_from_hf"
     hf = hf_attention(E, H, seed=18)
     mine = run(name, fn, cls(E, H), hf, on_error=t("hint_conv1d_transpose"))
-    problem = _hf_pair_problem(mine, hf)
+    problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, E), seed=19, dtype=torch.float32)
     with torch.no_grad():
         y, want = mine.eval()(x)[0], hf_forward(hf, x)
@@ -143,7 +151,7 @@ def check_export_to_hf(fn, cls) -> None:
         mine.c_proj.weight.copy_(source.c_proj.weight.T)
         mine.c_proj.bias.copy_(source.c_proj.bias)
     hf = run(name, fn, mine, hf_attention(E, H, seed=21), on_error=t("hint_conv1d_transpose"))
-    problem = _hf_pair_problem(mine, hf)
+    problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, E), seed=22, dtype=torch.float32)
     with torch.no_grad():
         y, got = mine.eval()(x)[0], hf_forward(hf, x)

@@ -18,7 +18,7 @@ from .engine import (
 B, T, H, D = 5, 11, 6, 7
 
 
-def _flops_variants(B_, T_, E_, H_) -> dict:
+def flops_variants(B_, T_, E_, H_) -> dict:
     D_ = E_ // H_
     right = {"qkv": 2 * B_ * T_ * E_ * 3 * E_, "scores": 2 * B_ * H_ * T_ * T_ * D_,
              "weighted_sum": 2 * B_ * H_ * T_ * T_ * D_, "out_proj": 2 * B_ * T_ * E_ * E_}
@@ -35,7 +35,7 @@ def check_attention_flops(fn) -> None:
     name = "attention_flops"
     E_ = H * D
     got = run(name, fn, B, T, E_, H)
-    variants = _flops_variants(B, T, E_, H)
+    variants = flops_variants(B, T, E_, H)
     right = variants[None]
     if not isinstance(got, dict) or set(got) != set(right):
         raise CheckFailed(t("flops_keys", name=name, want=", ".join(right),
@@ -72,7 +72,7 @@ def check_kv_cache_bytes(fn) -> None:
     passed(name)
 
 
-def _tiled_variants(q, k, v, block: int, causal: bool) -> dict:
+def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
     """The right answer and the classic wrong tilings (seed 004 adds the blocks' softmaxes)."""
     T_, D_ = q.size(-2), q.size(-1)
     s = q @ k.transpose(-2, -1) / math.sqrt(D_)
@@ -121,7 +121,7 @@ def check_tiled_attention(fn) -> None:
         with from_scratch(name):
             got = run(name, fn, q, k, v, 4, causal)
         expect_shape(got, tuple(q.shape), ("B", "H", "T", "D"), name)
-        variants = _tiled_variants(q, k, v, 4, causal)
+        variants = tiled_variants(q, k, v, 4, causal)
         right = variants[None]
         if not torch.isfinite(got).all():
             raise CheckFailed(t("has_nan", what=name), t("hint_tiled_nan"))
@@ -131,7 +131,7 @@ def check_tiled_attention(fn) -> None:
     passed(name)
 
 
-def _gqa_expected(module, x) -> dict:
+def gqa_expected(module, x) -> dict:
     B_, T_, E_ = x.shape
     H_, G_ = module.n_head, module.n_kv_head
     D_ = E_ // H_
@@ -175,7 +175,7 @@ def check_gqa_module(cls) -> None:
         expect_shape(y, (B, T - 4, E_), ("B", "T", "E"), t("what_output"))
         expect_shape(weights, (B, H_, T - 4, T - 4), ("B", "H", "T", "T"), t("what_weights"),
                      t("hint_gqa_weights_heads"))
-        diagnose(y, _gqa_expected(module, x), "what_output")
+        diagnose(y, gqa_expected(module, x), "what_output")
     passed(name)
 
 
@@ -208,7 +208,7 @@ def check_attend_with_cache(fn) -> None:
             for part, c in zip("KV", cache):
                 expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part),
                              t("hint_cache_concat"))
-            variants = _cache_variants(host, x, lo, hi)
+            variants = cache_variants(host, x, lo, hi)
             err = max_error(y, variants[None])
             if err > 1e-9:
                 hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
@@ -218,7 +218,7 @@ def check_attend_with_cache(fn) -> None:
     passed(name)
 
 
-def _cache_variants(host, x, lo: int, hi: int) -> dict:
+def cache_variants(host, x, lo: int, hi: int) -> dict:
     """Outputs for tokens lo..hi-1 given a cache of 0..lo-1: right, and the classic cache bugs."""
     E_ = x.size(-1)
     q, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))

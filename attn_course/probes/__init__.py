@@ -1,8 +1,8 @@
 """What a hidden test runs in the learner's kernel: the learner's code, on inputs drawn from the grader's seed.
 
 A probe decides nothing. It calls the learner's functions on inputs it draws by name
-from the seed the grader set for this notebook, and hands what they returned to the
-grader as one display output of its own MIME type. After the kernel has stopped, the
+from the seed the grader set for this notebook, and hands what they returned (or the
+error they raised) to the grader as one display output of its own MIME type. After the kernel has stopped, the
 grader (attn_grader's DecideHiddenTests preprocessor) draws the same inputs from the
 same seed, computes the reference in its own process, compares, and decides the cell.
 
@@ -21,10 +21,15 @@ import os
 import torch
 
 from ..checks.engine import from_scratch, run
+from ..validate import CourseError
 from .codec import MIME, encode
 from .draws import SEED_ENV, Draws
 
 __all__ = ["MIME", "SEED_ENV", "Draws", "Recorder", "probe", "LESSONS"]
+
+
+class _Stopped(Exception):
+    """The learner's code failed: the probe ends there, and sends what it recorded."""
 
 
 class Recorder(Draws):
@@ -37,17 +42,26 @@ class Recorder(Draws):
             raise RuntimeError(t("probe_outside_grading"))
         super().__init__(int(seed), test)
         self.values: dict = {}
+        self.raised: dict | None = None
 
     def put(self, key: str, value) -> None:
         # Encoded now: what the learner's code does to the object later does not change what was recorded.
         self.values[key] = encode(value)
 
     def call(self, name: str, fn, *args, scratch: bool = False, **kwargs):
-        """Run the learner's code; a failure becomes the cell's error, with the visible checks' hint."""
-        if scratch:  # an exercise meant to be written by hand: the library's attention refuses to run
-            with from_scratch(name):
-                return run(name, fn, *args, **kwargs)
-        return run(name, fn, *args, **kwargs)
+        """Run the learner's code. When it raises, the error is recorded and the probe stops: the
+        grader fails the cell and names the likely mistake, and the visible check after the probe
+        still runs and teaches."""
+        try:
+            if scratch:  # an exercise meant to be written by hand: the library's attention refuses to run
+                with from_scratch(name):
+                    return run(name, fn, *args, **kwargs)
+            return run(name, fn, *args, **kwargs)
+        except CourseError as error:
+            raised = getattr(error, "raised", None) or {"kind": type(error).__name__, "message": error.message[:500],
+                                                        "dot_T": False}
+            self.raised = {"call": name, **raised}
+            raise _Stopped from None
 
 
 def probe(test: str):
@@ -60,8 +74,17 @@ def probe(test: str):
         def record(*learner_objects) -> dict:
             rec = Recorder(test)
             with torch.random.fork_rng(devices=[]):  # the learner's own random stream is left as it was
-                fn(rec, *learner_objects)
-            return {"test": test, "values": rec.values}
+                try:
+                    fn(rec, *learner_objects)
+                except _Stopped:
+                    pass
+                except Exception as error:  # noqa: BLE001 - e.g. a learner's object without the expected attributes
+                    rec.raised = {"call": test.split(".", 1)[1], "kind": type(error).__name__,
+                                  "message": str(error)[:500], "dot_T": False}
+            payload = {"test": test, "values": rec.values}
+            if rec.raised:
+                payload["raised"] = rec.raised
+            return payload
 
         @functools.wraps(fn)
         def hidden_test(*learner_objects):

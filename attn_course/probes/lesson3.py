@@ -10,11 +10,11 @@ def module_sizes(draws):
 
 
 def module_inputs(draws):
-    """x, padding lengths (the first sequence full), and for every cut a copy of x changed after it."""
+    """x, padding lengths (the first sequence full, the last empty), and for every cut a copy of x changed after it."""
     b, t, _, _, e = module_sizes(draws)
     x = draws.randn("x", b, t, e)
     lengths = draws.randint("lengths", 0, t + 1, (b,))
-    lengths[0] = t
+    lengths[0], lengths[-1] = t, 0  # one sequence without padding, one all padding (every key masked)
     changed = []
     for cut in range(t - 1):
         x2 = x.clone()
@@ -105,3 +105,14 @@ def module(rec, cls):
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
         rec.put("train.masked", rec.call(name, noisy, x, scratch=True))
+        # The meta device stands in for a GPU: a mask made on the CPU inside forward fails there.
+        rec.put("meta", meta_error(noisy.eval(), x))
+
+
+def meta_error(module, x) -> str | None:
+    """The error the module raises on the meta device (as on a GPU, for a mask left on the CPU), or None."""
+    try:
+        module.to("meta")(x.to("meta"))
+    except Exception as error:  # noqa: BLE001 - what failed is the grader's to judge
+        return f"{type(error).__name__}: {error}"[:300]
+    return None

@@ -7,9 +7,10 @@ import math
 
 import torch
 import torch.nn as nn
+from attn_course.checks import lesson1 as checks
 from attn_course.probes import lesson1 as probe
 from attn_course.validate import expect_qkv, expect_size, expect_tokens
-from attn_grader.judge import expect_answer, judge, judge_function, judge_module
+from attn_grader.judge import expect_answer, judge, judge_function, judge_module, matching_bug, naming
 
 
 def attention_scores(Q, K):
@@ -44,33 +45,99 @@ class Attention(nn.Module):
         return self.W_o(y), weights
 
 
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's float64 results are compared with the visible checks' classic
+# bugs (attn_course.checks.lesson1), computed here on the grader's own inputs.
+def _score_bug(res, scores):
+    Q, K = probe.qk_inputs(res, "float64", torch.float64)
+    variants = checks.score_variants(Q, K)
+    variants["hint_kq_order"] = K @ Q.transpose(-2, -1) / math.sqrt(Q.size(-1))
+    return matching_bug(scores, variants)
+
+
+def _softmax_bug(res):
+    (scores,) = probe.large_scores(res, "float64", torch.float64)
+    got = res["float64"]
+    if isinstance(got, torch.Tensor) and not torch.isfinite(got).all():
+        return "hint_softmax_overflow"
+    return matching_bug(got, {("hint_softmax_axis", (("axis", axis),)): torch.softmax(scores, dim=axis)
+                              for axis in (-2, 0)})
+
+
+def _attention_bug(res):
+    Q, K, _ = probe.one_batch_axis(res, "float64", torch.float64)
+    got = res["float64"]
+    weights = got[1] if isinstance(got, tuple) and len(got) == 2 else got
+    return _weights_bug(weights, checks.weight_variants(Q, K))
+
+
+def _weights_bug(weights, variants):
+    key = matching_bug(weights, variants)
+    return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
+
+
+def _module_bug(res):
+    layout = [name for name, _ in res["layout"]]
+    if "W_o.weight" not in layout:
+        return "hint_w_o_missing"
+    biased = [name for name in layout if name.endswith(".bias")]
+    if biased:
+        return "hint_has_bias", {"name": biased[0].split(".")[0]}
+    args = probe.module_args(res)
+    ref = Attention(*args).double()
+    res.fill_parameters(ref)
+    x = probe.module_input(res, args, "float64", torch.float64)
+    got = res["float64"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return None
+    if isinstance(got[0], torch.Tensor) and got[0].shape[-1] == args[1] != args[0]:
+        return "hint_w_o_missing"
+    with torch.no_grad():
+        Q, K = ref.W_q(x), ref.W_k(x)
+        variants = checks.weight_variants(Q, K)
+        variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(args[1]), dim=-1)
+    return _weights_bug(got[1], variants)
+
+
+def _variance_bug(res):
+    got = res["answer_var_raw"]
+    if isinstance(got, (int, float)) and abs(got - math.sqrt(512)) < 0.25 * math.sqrt(512):
+        return "answer_std_not_var", {"name": "answer_var_raw", "got": got}
+    return None
+
+
 # --------------------------------------------------------------------------- judges
 # Sizes and values are drawn from the grader's seed; every size differs from every other,
 # so a swapped axis cannot pass.
 @judge("lesson1.attention_scores")
 def judge_attention_scores(res):
-    judge_function(res, attention_scores, probe.qk_inputs)
+    with naming(lambda: _score_bug(res, res["float64"])):
+        judge_function(res, attention_scores, probe.qk_inputs)
 
 
 @judge("lesson1.softmax_last")
 def judge_softmax_last(res):
-    judge_function(res, softmax_last, probe.large_scores)
+    with naming(lambda: _softmax_bug(res)):
+        judge_function(res, softmax_last, probe.large_scores)
 
 
 @judge("lesson1.attention")
 def judge_attention(res):
-    judge_function(res, attention, probe.one_batch_axis)
+    with naming(lambda: _attention_bug(res)):
+        judge_function(res, attention, probe.one_batch_axis)
 
 
 @judge("lesson1.attention_module")
 def judge_attention_module(res):
-    judge_module(res, Attention, probe.module_args, probe.module_input)
+    with naming(lambda: _module_bug(res)):
+        judge_module(res, Attention, probe.module_args, probe.module_input)
 
 
 @judge("lesson1.variance")
 def judge_variance(res):
-    expect_answer("answer_var_raw", res["answer_var_raw"], 512.0, rel=0.1)
-    expect_answer("answer_var_scaled", res["answer_var_scaled"], 1.0, rel=0.1)
+    with naming(lambda: _variance_bug(res)):
+        expect_answer("answer_var_raw", res["answer_var_raw"], 512.0, rel=0.1)
+        expect_answer("answer_var_scaled", res["answer_var_scaled"], 1.0, rel=0.1)
 
 
 @judge("lesson1.n_params")

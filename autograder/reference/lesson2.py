@@ -3,9 +3,12 @@ import math
 
 import torch
 import torch.nn as nn
+from attn_course.checks import lesson2 as checks
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
-from attn_grader.judge import Mismatch, expect_answer, expect_close, judge, judge_function, judge_module
+from attn_grader.judge import (
+    Mismatch, expect_answer, expect_close, judge, judge_function, judge_module, matching_bug, naming,
+)
 
 
 def split_heads(x, n_head):
@@ -56,22 +59,93 @@ def to_torch_mha(mha):
     return torch_mha.to(mha.W_q.weight.device, mha.W_q.weight.dtype)
 
 
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's float64 results are compared with the visible checks' classic
+# bugs (attn_course.checks.lesson2), computed here on the grader's own inputs.
+def _split_bug(res):
+    x, h = probe.split_inputs(res, "float64", torch.float64)
+    b, t, hd = x.shape
+    variants = checks.split_variants(x, h) | {"hint_missing_transpose": x.view(b, t, h, hd // h)}
+    return matching_bug(res["float64"], variants, 1e-12)
+
+
+def _merge_bug(res):
+    (x,) = probe.merge_inputs(res, "float64", torch.float64)
+    return matching_bug(res["float64"], checks.merge_variants(x), 1e-12)
+
+
+def _module_bug(res):
+    layout = [name for name, _ in res["layout"]]
+    if "W_o.weight" not in layout:
+        return "hint_w_o_missing"
+    e, h, d = args = probe.module_args(res)
+    ref = MultiHeadAttention(*args).double()
+    res.fill_parameters(ref)
+    x = probe.module_input(res, args, "float64", torch.float64)
+    got = res["float64"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return None
+    y, weights = got
+    if isinstance(y, torch.Tensor) and y.shape[-1] == h * d != e:
+        return "hint_w_o_missing"
+    if isinstance(weights, torch.Tensor) and weights.dim() == 3:
+        return "hint_not_split"
+    with torch.no_grad():
+        key = matching_bug(weights, checks.mha_weight_variants(ref, x, h, d))
+        if key is not None:
+            return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
+        heads = ref(x)[1] @ split_heads(ref.W_v(x), h)
+        variants = {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()}
+        return matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
+
+
+def _head_bug(res):
+    """The visible check's rule: head i's rows taken every H-th (interleaved), or else sliced wrongly."""
+    mha, x = _reference_weights(res, square=False)
+    D, H = mha.head_dim, mha.n_head
+    for i, got in enumerate(res["heads"]):
+        rows = slice(i, None, H)
+        with torch.no_grad():
+            q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
+            weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
+            interleaved = weights @ v @ mha.W_o.weight[:, rows].T
+        if matching_bug(got, {"hint_interleaved": interleaved}, 1e-10):
+            return "hint_interleaved"
+    return "hint_head_slice"
+
+
+def _to_torch_bug(res):
+    mha, _ = _reference_weights(res, square=True)
+    state = res["state"]
+    got = state.get("in_proj_weight") if isinstance(state, dict) else None
+    w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
+    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
+        return matching_bug(got, {"hint_in_proj_transposed": torch.cat([m.T for m in w])}) or "hint_in_proj_order"
+    if not matching_bug(state.get("out_proj.weight"), {"right": mha.W_o.weight}):
+        return "hint_out_proj"
+    return None
+
+
 # --------------------------------------------------------------------------- judges
 @judge("lesson2.split_heads")
 def judge_split_heads(res):
-    judge_function(res, split_heads, probe.split_inputs)
+    with naming(lambda: _split_bug(res)):
+        judge_function(res, split_heads, probe.split_inputs)
 
 
 @judge("lesson2.merge_heads")
 def judge_merge_heads(res):
-    judge_function(res, merge_heads, probe.merge_inputs)
+    with naming(lambda: _merge_bug(res)):
+        judge_function(res, merge_heads, probe.merge_inputs)
 
 
 @judge("lesson2.module")
 def judge_module_(res):
-    judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
+    with naming(lambda: _module_bug(res)):
+        judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
     if res["default_head_dim"] != 4:
-        raise Mismatch("hidden_mismatch", case="head_dim = embed_dim // n_head", err=float("inf"))
+        raise Mismatch("hidden_mismatch", case="head_dim = embed_dim // n_head", err=float("inf"),
+                       hint=("hint_head_dim_default", {"e": 12, "h": 3, "want": 4, "got": res["default_head_dim"]}))
     if res["error_on_10_3"] != "ValueError":
         raise Mismatch("hint_head_dim_divides", e=10, h=3)
 
@@ -83,7 +157,7 @@ def _reference_weights(res, square):
     return mha, x
 
 
-@judge("lesson2.head_as_single")
+@judge("lesson2.head_as_single", on_error="hint_head_slice")
 def judge_head_as_single(res):
     mha, x = _reference_weights(res, square=False)
     heads = res["heads"]
@@ -98,7 +172,8 @@ def judge_head_as_single(res):
             q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
             weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
             want = weights @ v @ mha.W_o.weight[:, rows].T
-        expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
+        with naming(lambda: _head_bug(res)):
+            expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
 
 
 @judge("lesson2.to_torch_mha")
@@ -115,11 +190,11 @@ def judge_to_torch_mha(res):
         theirs.load_state_dict({k: v.double() for k, v in state.items()})
     except (RuntimeError, AttributeError, TypeError):
         raise Mismatch("hint_torch_mha_setup", what="state_dict") from None
-    with torch.no_grad():
+    with torch.no_grad(), naming(lambda: _to_torch_bug(res)):
         y, w = theirs(x, x, x, need_weights=True, average_attn_weights=False)
         want_y, want_w = mha(x)
-    expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
-    expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
+        expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
+        expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
 
 
 @judge("lesson2.n_params")

@@ -4,10 +4,11 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from attn_course.checks import lesson3 as checks
 from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import (
-    Mismatch, expect_close, expect_device, expect_equal, expect_layout, judge, max_error,
+    Mismatch, expect_close, expect_device, expect_equal, expect_layout, judge, matching_bug, max_error, naming,
 )
 
 
@@ -75,35 +76,119 @@ class CausalSelfAttention(nn.Module):
         return self.W_o(y), weights
 
 
-# --------------------------------------------------------------------------- judges
-@judge("lesson3.causal_mask")
-def judge_causal_mask(res):
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's results are compared with the visible checks' classic bugs
+# (attn_course.checks.lesson3), computed here on the grader's own inputs.
+def _mask_bug(got, want):
+    if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
+        return "hint_mask_not_bool", {"dtype": str(got.dtype)}
+    return matching_bug(got, {"hint_upper_triangle": want.T, "hint_inverted_mask": ~want}, 0.0)
+
+
+def _causal_mask_bug(res):
     for T in res.sizes("T", 3, low=1, high=20):
-        expect_equal(f"T = {T}", res[f"T={T}"], causal_mask(T))
-    expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
+        if T > 1 and (key := _mask_bug(res[f"T={T}"], causal_mask(T))):
+            return key
+    meta = res["meta"]
+    return "hint_mask_device" if isinstance(meta, torch.Tensor) and meta.device.type != "meta" else None
+
+
+def _apply_mask_bug(res):
+    scores, keep = probe.mask_scores(res)
+    return matching_bug(res["masked"], {
+        "hint_inverted_mask": scores.masked_fill(keep, float("-inf")), "hint_mask_multiplied": scores * keep,
+        "hint_upper_triangle": scores.masked_fill(~keep.transpose(-2, -1), float("-inf"))}, 0.0)
+
+
+def _padding_bug(res):
+    lengths, T = probe.padding_inputs(res)
+    want = padding_keep(lengths, T)
+    got = res["keep"]
+    if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
+        return "hint_mask_not_bool", {"dtype": str(got.dtype)}
+    return matching_bug(got, {"hint_padding_off_by_one": torch.arange(T) <= lengths[:, None],
+                              "hint_padding_inverted": ~want}, 0.0)
+
+
+def _to_sdpa_bug(res):
+    mask, additive = probe.mha_masks(res)
+    if matching_bug(res["bool"], {"hint_same_convention": mask}, 0.0):
+        return "hint_same_convention"
+    return None if matching_bug(res["additive"], {"right": additive}, 0.0) else "hint_additive_changed"
+
+
+def _nan(*tensors) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.is_floating_point() and torch.isnan(x).any() for x in tensors)
+
+
+def _module_bug(res):
+    """The visible check's diagnosis, in its order: NaN rows, the weights' classic variants, the SDPA
+    path, the meta device (a GPU), dropout in eval, dropout in training."""
+    ref = _reference(res, 0.0).eval()
+    x, lengths, _ = probe.module_inputs(res)
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            got = res[f"{label}.masked"]
+            if not (isinstance(got, tuple) and len(got) == 2):
+                return None
+            if _nan(*got, res[f"{label}.sdpa"]):
+                return "hint_nan_fully_masked"
+            variants, want_y = checks.causal_reference(ref, x, lens)
+            key = matching_bug(got[1], variants, 1e-9)
+            if key or not matching_bug(got[1], {"right": variants[None]}, 1e-9):
+                return key
+            if not matching_bug(res[f"{label}.sdpa"], {"right": want_y}, 1e-7):
+                return "hint_sdpa_mismatch"
+        meta = res["meta"]
+        if meta is not None:
+            return "hint_mask_device" if "device" in str(meta) else None
+        want = _reference(res, 0.5).eval()(x, lengths)[0]
+        if not all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("eval.first", "eval.second", "eval.sdpa")):
+            return "hint_dropout_eval"
+    got = res["train.masked"]
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
+        sums = got[1].sum(-1)
+        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):
+            return "hint_weights_after_dropout"
+        if matching_bug(got[0], {"no dropout": ref(x)[0].detach()}, 1e-9):
+            return "hint_dropout_train"
+    return None
+
+
+# --------------------------------------------------------------------------- judges
+@judge("lesson3.causal_mask", on_error="hint_mask_device")
+def judge_causal_mask(res):
+    with naming(lambda: _causal_mask_bug(res)):
+        for T in res.sizes("T", 3, low=1, high=20):
+            expect_equal(f"T = {T}", res[f"T={T}"], causal_mask(T))
+        expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
 
 
 @judge("lesson3.apply_mask")
 def judge_apply_mask(res):
-    expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
+    with naming(lambda: _apply_mask_bug(res)):
+        expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
 
 
 @judge("lesson3.padding_keep")
 def judge_padding_keep(res):
     lengths, T = probe.padding_inputs(res)
-    expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
+    with naming(lambda: _padding_bug(res)):
+        expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
 
 
 @judge("lesson3.mha_mask_to_sdpa")
 def judge_mha_mask_to_sdpa(res):
-    for name, mask in zip(("bool", "additive"), probe.mha_masks(res)):
-        expect_equal(str(mask.dtype), res[name], mha_mask_to_sdpa(mask))
+    with naming(lambda: _to_sdpa_bug(res)):
+        for name, mask in zip(("bool", "additive"), probe.mha_masks(res)):
+            expect_equal(str(mask.dtype), res[name], mha_mask_to_sdpa(mask))
 
 
 @judge("lesson3.safe_softmax")
 def judge_safe_softmax(res):
     (scores,) = probe.masked_scores(res)
-    expect_close("safe_softmax", res["weights"], safe_softmax(scores), 1e-12)
+    with naming(lambda: "hint_nan_fully_masked" if _nan(res["weights"]) else None):
+        expect_close("safe_softmax", res["weights"], safe_softmax(scores), 1e-12)
 
 
 def _reference(res, dropout):
@@ -123,6 +208,11 @@ def _pair(case, got, want, tol=1e-9):
 
 @judge("lesson3.module")
 def judge_module(res):
+    with naming(lambda: _module_bug(res)):
+        _judge_module(res)
+
+
+def _judge_module(res):
     ref = _reference(res, 0.0).eval()
     x, lengths, changed = probe.module_inputs(res)
     masked, sdpa = ("case_masked_path",), ("case_sdpa_path",)
@@ -156,3 +246,6 @@ def judge_module(res):
     err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
     if not err <= 1e-9:
         raise Mismatch("hidden_dropout_train", err=err)
+    meta = res["meta"]
+    if meta is not None:  # as on a GPU: the visible check runs the module on the meta device too
+        raise Mismatch("hidden_raised", name="CausalSelfAttention (meta)", error=str(meta)[:300])

@@ -7,10 +7,13 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from attn_course.checks import lesson4 as checks
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
-from attn_grader.judge import Mismatch, expect_answer, expect_close, expect_equal, expect_layout, judge, max_error
+from attn_grader.judge import (
+    Mismatch, expect_answer, expect_close, expect_equal, expect_layout, judge, matching_bug, max_error, naming,
+)
 
 
 def split_qkv(qkv, n_head):
@@ -73,6 +76,74 @@ def export_to_hf(mine, hf):
     return hf
 
 
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's results are compared with the visible checks' classic bugs
+# (attn_course.checks.lesson4), computed here on the grader's own inputs.
+def _split_bug(res):
+    for b, t, h, d in probe.configs(res):
+        got = res[f"H={h}, D={d}"]
+        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) == (b, t, h, d)
+                                          for z in got):
+            return "hint_missing_transpose"
+        key = matching_bug(got, checks.qkv_variants(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h), 0.0)
+        if key:
+            return key
+    return None
+
+
+def _module_bug(res):
+    """Biases, the masked path's classic variants, then dropout in eval and in training."""
+    for b, t, h, d in probe.configs(res):
+        layout = [name for name, _ in res[f"layout.{h}.{d}"]]
+        for layer in ("c_attn", "c_proj"):
+            if f"{layer}.weight" in layout and f"{layer}.bias" not in layout:
+                return "layer_missing_bias", {"name": layer}
+        ref = _reference(res, h, d).double().eval()
+        got = res[f"masked.{h}.{d}"]
+        with torch.no_grad():
+            variants = checks.gpt2_expected(ref, res.randn(f"x.{h}.{d}", b, t, h * d))
+        if isinstance(got, tuple) and (key := matching_bug(got[0], variants, 1e-9)):
+            return key
+    b, t, h, d = next(probe.configs(res))
+    noisy = _reference(res, h, d, dropout=0.5).double().eval()
+    x = res.randn(f"x.{h}.{d}", b, t, h * d)
+    with torch.no_grad():
+        want = noisy(x)[0]
+    if not all(matching_bug(res[k], {"right": want}, 1e-9) for k in ("eval.masked", "eval.sdpa")):
+        return "hint_dropout_eval"
+    got = res["train.masked"]
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
+        sums = got[1].sum(-1)
+        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):
+            return "hint_weights_after_dropout"
+    return None
+
+
+def _init_bug(res):
+    state = res["state"]
+    for layer, want in (("c_attn", 0.02), ("c_proj", 0.02 / math.sqrt(24))):
+        w = state.get(f"{layer}.weight")
+        if isinstance(w, torch.Tensor) and abs(float(w.double().std()) - want) > 0.1 * want:
+            return "hint_init_std", {"name": f"{layer}.weight", "got": float(w.double().std()), "want": want}
+        bias = state.get(f"{layer}.bias")
+        if isinstance(bias, torch.Tensor) and float(bias.abs().max()) != 0.0:
+            return "hint_init_bias", {"name": f"{layer}.bias"}
+    return None
+
+
+def _load_bug(res):
+    b, t, h, d = next(probe.configs(res))
+    hf = hf_attention(h * d, h, seed=res.integer("hf"))
+    return checks.hf_pair_problem(res["state"], dict(hf.named_parameters()))
+
+
+def _export_bug(res):
+    b, t, h, d = next(probe.configs(res))
+    mine = GPT2SelfAttention(h * d, h)
+    res.fill_parameters(mine, f"params.{h}.{d}")
+    return checks.hf_pair_problem(dict(mine.named_parameters()), res["state"])
+
+
 # --------------------------------------------------------------------------- judges
 @judge("lesson4.split_qkv")
 def judge_split_qkv(res):
@@ -81,8 +152,9 @@ def judge_split_qkv(res):
         case = f"B={b}, T={t}, H={h}, D={d}"
         if not (isinstance(got, tuple) and len(got) == 3):
             raise Mismatch("hint_returns_triple", name="split_qkv", kind=type(got).__name__)
-        for g, w in zip(got, want):
-            expect_equal(case, g, w)
+        with naming(lambda: _split_bug(res)):
+            for g, w in zip(got, want):
+                expect_equal(case, g, w)
 
 
 def _reference(res, h, d, dropout=0.0, key=None):
@@ -101,6 +173,11 @@ def _expect_pair(case, got, want, tol):
 
 @judge("lesson4.module")
 def judge_module(res):
+    with naming(lambda: _module_bug(res)):
+        _judge_module(res)
+
+
+def _judge_module(res):
     for b, t, h, d in probe.configs(res):
         ref = _reference(res, h, d).double().eval()
         x = res.randn(f"x.{h}.{d}", b, t, h * d)
@@ -141,7 +218,7 @@ def judge_init(res):
           and abs(float(p.std()) - 0.02 / math.sqrt(24)) < 0.0005
           and all(float(b.abs().max()) == 0.0 for b in biases))
     if not ok:
-        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"))
+        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"), hint=_init_bug(res))
 
 
 @judge("lesson4.n_params")
@@ -158,18 +235,19 @@ def _expect_state(case, state, want: nn.Module):
         expect_close(f"{case}: {n}", state[n], p.detach(), 1e-6, check_dtype=False)
 
 
-@judge("lesson4.load_from_hf")
+@judge("lesson4.load_from_hf", on_error="hint_conv1d_transpose")
 def judge_load_from_hf(res):
     b, t, h, d = next(probe.configs(res))
     hf = hf_attention(h * d, h, seed=res.integer("hf"))
     want = load_from_hf(GPT2SelfAttention(h * d, h), hf).eval()
-    _expect_state("load_from_hf", res["state"], want)
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
-    with torch.no_grad():
-        expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
+    with naming(lambda: _load_bug(res)):
+        _expect_state("load_from_hf", res["state"], want)
+        with torch.no_grad():
+            expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
 
 
-@judge("lesson4.export_to_hf")
+@judge("lesson4.export_to_hf", on_error="hint_conv1d_transpose")
 def judge_export_to_hf(res):
     b, t, h, d = next(probe.configs(res))
     mine = GPT2SelfAttention(h * d, h)
@@ -178,7 +256,8 @@ def judge_export_to_hf(res):
     if res["type"] != "GPT2Attention":
         raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
     want = export_to_hf(mine, hf_attention(h * d, h, seed=0))
-    _expect_state("export_to_hf", res["state"], want)
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
-    with torch.no_grad():
-        expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)
+    with naming(lambda: _export_bug(res)):
+        _expect_state("export_to_hf", res["state"], want)
+        with torch.no_grad():
+            expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)

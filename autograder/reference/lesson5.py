@@ -3,10 +3,11 @@ import math
 
 import torch
 import torch.nn as nn
+from attn_course.checks import lesson5 as checks
 from attn_course.data import toy_batch, toy_loss
 from attn_course.probes import lesson5 as probe
 from attn_course.validate import previous_token_weight
-from attn_grader.judge import Mismatch, expect_close, judge, max_error, sibling
+from attn_grader.judge import Mismatch, expect_close, judge, matching_bug, max_error, naming, sibling
 
 GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
 
@@ -75,6 +76,78 @@ def loss_without_head(model, x, y, layer, head):
         handle.remove()
 
 
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's results are compared with the classic bugs of the visible checks
+# (attn_course.checks.lesson5), run here on the grader's own model and batches.
+def _step_without_zero_grad(model, optimizer, x, y):
+    loss = toy_loss(model(x)[0], y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _step_zero_grad_after_backward(model, optimizer, x, y):
+    loss = toy_loss(model(x)[0], y)
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    return loss.item()
+
+
+def _step_softmax_twice(model, optimizer, x, y):
+    loss = toy_loss(model(x)[0].softmax(-1), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _losses(res, step):
+    model = probe.toy_model(res)
+    probe.stale_gradients(res, model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    return [step(model, optimizer, *probe.batch(res, f"batch.{i}")) for i in range(3)]
+
+
+def _train_bug(res):
+    got = [res[f"loss.{i}"] for i in range(3)]
+    key = matching_bug(got, {"hint_zero_grad": _losses(res, _step_without_zero_grad),
+                             "hint_train_order": _losses(res, _step_zero_grad_after_backward),
+                             "hint_loss_softmax_twice": _losses(res, _step_softmax_twice)}, 1e-9)
+    if key is None and not matching_bug(got[0], {"right": _losses(res, train_step)[0]}, 1e-9):
+        return "hint_loss_layout"  # the visible check's rule: wrong from the first step
+    return key
+
+
+def _entropy_bug(res):
+    w = probe.causal_weights(res, torch.float64)
+    got = res[str(torch.float64)]
+    if isinstance(got, torch.Tensor) and tuple(got.shape) != (w.size(1),):
+        return "hint_entropy_mean_axes"
+    if isinstance(got, torch.Tensor) and not torch.isfinite(got).all():
+        return "hint_entropy_nan"
+    return matching_bug(got, checks.head_entropy_variants(w), 1e-9)
+
+
+def _ablation_bug(res):
+    model = probe.toy_layers(res)
+    x, y = probe.batch(res, "batch")
+    sizes, _ = probe.sizes(res)
+    with torch.no_grad():
+        before = model(x)[0]
+    if not matching_bug(res["after"], {"unchanged": before}, 1e-12):
+        return "hint_ablation_remove"
+    loss_before = float(toy_loss(before, y))
+    for layer in range(sizes["n_layer"]):
+        for head in range(sizes["n_head"]):
+            got = res[f"loss.{layer}.{head}"]
+            variants = checks.ablation_variants(model, x, y, layer, head)
+            if matching_bug(got, {"right": variants[None]}, 1e-9):
+                continue
+            return matching_bug(got, variants | {"hint_ablation_nothing": loss_before}, 1e-9)
+    return None
+
+
 # --------------------------------------------------------------------------- judges
 def _loss(res, key):
     value = res[key]
@@ -93,23 +166,31 @@ def judge_train_step(res):
         want = train_step(model, optimizer, *probe.batch(res, f"batch.{step}"))
         got = _loss(res, f"loss.{step}")
         if not abs(got - want) <= 1e-9:
-            raise Mismatch("hidden_mismatch", case=f"train_step #{step + 1}, {sizes}", err=abs(got - want))
+            raise Mismatch("hidden_mismatch", case=f"train_step #{step + 1}, {sizes}", err=abs(got - want),
+                           hint=_train_bug(res))
     params = res["params"]
     if not isinstance(params, dict):
         raise Mismatch("hidden_mismatch", case=f"train_step, {sizes}", err=float("inf"))
-    for name, p in model.named_parameters():
-        expect_close(f"train_step: {name}", params.get(name), p.detach(), 1e-8)
+    with naming(lambda: "hint_train_order"):  # right losses, wrong parameters: the update is out of order
+        for name, p in model.named_parameters():
+            expect_close(f"train_step: {name}", params.get(name), p.detach(), 1e-8)
 
 
 @judge("lesson5.head_entropy")
 def judge_head_entropy(res):
-    for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
-        w = probe.causal_weights(res, dtype)
-        expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], head_entropy(w), tol)
+    with naming(lambda: _entropy_bug(res)):
+        for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
+            w = probe.causal_weights(res, dtype)
+            expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], head_entropy(w), tol)
 
 
 @judge("lesson5.loss_without_head")
 def judge_loss_without_head(res):
+    with naming(lambda: _ablation_bug(res)):
+        _judge_loss_without_head(res)
+
+
+def _judge_loss_without_head(res):
     model = probe.toy_layers(res)
     x, y = probe.batch(res, "batch")
     sizes, _ = probe.sizes(res)

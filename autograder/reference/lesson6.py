@@ -4,9 +4,10 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from attn_course.checks import lesson6 as checks
 from attn_course.probes import lesson6 as probe
 from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
-from attn_grader.judge import Mismatch, expect_close, judge, judge_function, judge_module
+from attn_grader.judge import Mismatch, expect_close, judge, judge_function, judge_module, matching_bug, naming
 
 
 def _merge(x):
@@ -87,6 +88,74 @@ def attend_with_cache(attn, x_new, cache=None):
     return attn.c_proj(_merge(torch.softmax(scores, dim=-1) @ v)), (k, v)
 
 
+# --------------------------------------------------------------------------- naming the mistake
+# On a mismatch, the learner's results are compared with the visible checks' classic bugs
+# (attn_course.checks.lesson6), computed here on the grader's own inputs.
+def _flops_bug(res):
+    """The visible check's rule (a wrong step's value equals that step in a bug's counts), kept to the
+    bugs that explain every wrong step of all three sizes: with H = 2, "one head" and "multiply-adds"
+    give the same scores."""
+    candidates = None
+    for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
+        got, variants = res[f"flops.{i}"], checks.flops_variants(b, t, h * d, h)
+        for key, want in variants[None].items():
+            value = got.get(key) if isinstance(got, dict) else None
+            if value != want:
+                fits = [k for k, v in variants.items() if k and v[key] == value]
+                candidates = fits if candidates is None else [k for k in candidates if k in fits]
+    return candidates[0] if candidates else None
+
+
+def _kv_bug(res):
+    # float16 first, as in the visible check: "keys only" and "2 bytes whatever the dtype" only part there.
+    for *sizes, dtype in sorted(probe.kv_sizes(res), key=lambda s: s[-1] != torch.float16):
+        got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
+        if got == want:
+            continue
+        elements = 2 * math.prod(sizes)
+        fixed = ((elements * 2, "hint_kv_dtype"), (elements * 4, "hint_kv_dtype"))
+        bugs = ((fixed if dtype == torch.float32 else ()) + ((want // 2, "hint_kv_both"), (want * 8, "hint_kv_bits"),
+                                                            (want // sizes[0], "hint_kv_layers")) + fixed)
+        return next((key for value, key in bugs if value == got), None)
+    return None
+
+
+def _tiled_bug(res):
+    for causal in (False, True):
+        q, k, v, block, _ = probe.tiled_inputs(causal)(res, "float64", torch.float64)
+        got = res[f"causal={causal}.float64"]
+        if isinstance(got, torch.Tensor) and not torch.isfinite(got).all():
+            return "hint_tiled_nan"
+        variants = checks.tiled_variants(q, k, v, block, causal)
+        if not matching_bug(got, {"right": variants[None]}, 1e-9):
+            return matching_bug(got, variants, 1e-9)
+    return None
+
+
+def _gqa_bug(res):
+    args = probe.gqa_args(res)
+    ref = GroupedQueryAttention(*args).double()
+    res.fill_parameters(ref)
+    got = res["float64"]
+    with torch.no_grad():
+        variants = checks.gqa_expected(ref, probe.gqa_input(res, args, "float64", torch.float64))
+    return matching_bug(got[0] if isinstance(got, tuple) else got, variants, 1e-9)
+
+
+def _cache_bug(res):
+    host, x, chunks = probe.cache_setup(res)
+    b, _, _ = x.shape
+    h, d = host.n_head, host.head_dim
+    with torch.no_grad():
+        for (lo, hi), got, shape in zip(chunks, res["outputs"], res["cache_shapes"]):
+            if shape != [[b, h, hi, d], [b, h, hi, d]]:
+                return "hint_cache_concat"
+            variants = checks.cache_variants(host, x, lo, hi)
+            if not matching_bug(got, {"right": variants[None]}, 1e-9):
+                return matching_bug(got, variants, 1e-9)
+    return None
+
+
 # --------------------------------------------------------------------------- judges
 @judge("lesson6.attention_flops")
 def judge_attention_flops(res):
@@ -94,7 +163,8 @@ def judge_attention_flops(res):
         got, want = res[f"flops.{i}"], attention_flops(b, t, h * d, h)
         if not isinstance(got, dict) or {k: got.get(k) for k in want} != want or \
                 any(isinstance(got.get(k), bool) for k in want):
-            raise Mismatch("hidden_mismatch", case=f"attention_flops(B={b}, T={t}, E={h * d}, H={h})", err=float("inf"))
+            raise Mismatch("hidden_mismatch", case=f"attention_flops(B={b}, T={t}, E={h * d}, H={h})",
+                           err=float("inf"), hint=_flops_bug(res))
 
 
 @judge("lesson6.kv_cache_bytes")
@@ -102,7 +172,8 @@ def judge_kv_cache_bytes(res):
     for *sizes, dtype in probe.kv_sizes(res):
         got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            raise Mismatch("hidden_mismatch", case=f"kv_cache_bytes{(*sizes, dtype)}", err=float("inf"))
+            raise Mismatch("hidden_mismatch", case=f"kv_cache_bytes{(*sizes, dtype)}", err=float("inf"),
+                           hint=_kv_bug(res))
 
 
 def _sdpa(q, k, v, block, causal):
@@ -111,13 +182,15 @@ def _sdpa(q, k, v, block, causal):
 
 @judge("lesson6.tiled_attention")
 def judge_tiled_attention(res):
-    for causal in (False, True):
-        judge_function(res, _sdpa, probe.tiled_inputs(causal), prefix=f"causal={causal}.")
+    with naming(lambda: _tiled_bug(res)):
+        for causal in (False, True):
+            judge_function(res, _sdpa, probe.tiled_inputs(causal), prefix=f"causal={causal}.")
 
 
 @judge("lesson6.gqa")
 def judge_gqa(res):
-    judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
+    with naming(lambda: _gqa_bug(res)):
+        judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
 
 
 @judge("lesson6.attend_with_cache")
@@ -132,9 +205,10 @@ def judge_attend_with_cache(res):
     outputs, shapes = res["outputs"], res["cache_shapes"]
     if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
-    for (lo, hi), got, shape in zip(chunks, outputs, shapes):
-        if shape != [[b, h, hi, d], [b, h, hi, d]]:
-            raise Mismatch("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens", err=float("inf"))
-        tokens = f"token {lo}" if hi - lo == 1 else f"tokens {lo}..{hi - 1}"
-        expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, {tokens}", got,
-                     full[:, lo:hi], 1e-9)
+    with naming(lambda: _cache_bug(res)):
+        for (lo, hi), got, shape in zip(chunks, outputs, shapes):
+            if shape != [[b, h, hi, d], [b, h, hi, d]]:
+                raise Mismatch("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens", err=float("inf"))
+            tokens = f"token {lo}" if hi - lo == 1 else f"tokens {lo}..{hi - 1}"
+            expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, {tokens}", got,
+                         full[:, lo:hi], 1e-9)

@@ -1,11 +1,12 @@
 """Grade every submission in autograder/submitted/<student>/<assignment>/, a whole class at once.
 
-    python -m attn_grader.grade [--course DIR] [--jobs N] [--serial]      (what `make autograde` runs)
+    python -m attn_grader.grade [--course DIR] [--jobs N] [--serial] [--names]    (what `make autograde` runs)
 
 For each assignment: release it into the gradebook if needed; then autograde every
 learner, N at a time (default: one per core), then write every learner's feedback
 the same way, each with a progress bar; then export grades.csv, write flags.csv
-(tools/scan.py) and grading-times.json.
+(tools/scan.py), the class report (report.py: report/index.html; learners' ids only
+with --names) and grading-times.json.
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
 importing torch. Here every kernel is forked from one process that has already
@@ -40,6 +41,7 @@ from pathlib import Path
 from . import forkserver
 from .feedback import localize_feedback
 from .release import generate_release, nbgrader_env
+from .report import report
 from .scan import scan_notebook
 
 
@@ -125,6 +127,11 @@ def _run_for_one(job: tuple[str, str], step: str) -> dict:
     try:
         coursedir = CourseDirectory(config=config)
         if step == "autograde":
+            # A learner graded again starts without a verdict: if this grading fails, the class
+            # report counts them as not graded rather than keeping an older verdict.
+            verdicts = config.RecordVerdicts.get("verdict_dir")
+            if isinstance(verdicts, str) and verdicts:
+                (Path(verdicts) / assignment / f"{student}.json").unlink(missing_ok=True)
             Autograde(coursedir=coursedir, config=config).start()
         else:
             GenerateFeedback(coursedir=coursedir, config=config).start()
@@ -184,6 +191,15 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "") 
     return len({(r[0], r[1]) for r in rows if r[0] != "*"})
 
 
+def write_report(course: Path, names: bool, timings: dict) -> None:
+    """The class report (report.py). Grades stand whatever happens here, so a failure is only reported."""
+    try:
+        timings.update(report(course, names=names))
+        print(f"class report: {course / 'report' / 'index.html'}", flush=True)
+    except Exception:  # noqa: BLE001 - the grades are written already
+        print(f"could not write the class report:\n{traceback.format_exc(limit=5)}", file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- main
 def grade_parallel(course: Path, jobs: int) -> tuple[list[dict], dict, str]:
     """Autograde every learner, then write every learner's feedback; return results, timings and
@@ -221,6 +237,7 @@ def main() -> None:
     parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--serial", action="store_true", help="plain nbgrader autograde, one learner at a time")
+    parser.add_argument("--names", action="store_true", help="the class report lists learners' ids (default: counts)")
     args = parser.parse_args()
     course = args.course.resolve()
     work = submissions(course)
@@ -232,6 +249,7 @@ def main() -> None:
     if args.serial:
         for assignment in sorted({a for a, _ in work}):
             nbgrader(course, "autograde", assignment, "--force")
+        write_report(course, args.names, {})
         return
     start = time.perf_counter()
     results, timings, isolation = grade_parallel(course, args.jobs)
@@ -240,6 +258,7 @@ def main() -> None:
         print(f"could not grade {r['job'][1]}/{r['job'][0]}:\n{r['error']}", file=sys.stderr)
     export_grades(course)
     flagged = write_flags(course, work, isolation)
+    write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
     print(f"graded {len(work) - len({tuple(r['job']) for r in failed})}/{len(work)}; grades: {course / 'grades.csv'}; "

@@ -13,6 +13,8 @@ chose, so nothing the kernel did can change a verdict: the kernel only sent resu
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 
 import torch
@@ -24,15 +26,20 @@ from attn_course.probes.draws import Draws
 __all__ = [
     "JUDGES", "Mismatch", "Results", "judge", "expect_close", "expect_equal", "expect_answer", "expect_layout",
     "expect_device", "judge_function", "judge_module", "max_error", "sibling", "DTYPE_CASES", "TOLERANCE",
+    "matching_bug", "naming",
 ]
 
 JUDGES: dict = {}  # "lessonN.name" -> judge function
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how a case is named in a verdict
+log = logging.getLogger(__name__)
 
 
-def judge(test: str):
+def judge(test: str, on_error: str | None = None):
+    """Register a judge. on_error: the hint key for any error the learner's code raised in the probe,
+    where the exercise knows better than the error's text (as the visible check's run(on_error=...))."""
     def register(fn):
+        fn.on_error = on_error
         JUDGES[test] = fn
         return fn
     return register
@@ -47,11 +54,71 @@ def sibling(this_file: str, lesson: str):
 
 
 class Mismatch(Exception):
-    """The learner's results are not the reference's: a message key, its fields and an optional likely cause."""
+    """The learner's results are not the reference's: a message key, its fields and an optional likely cause.
 
-    def __init__(self, key: str, hint: str | None = None, **fields):
+    hint: the key of the classic mistake the results match (the visible checks' hint), or
+    (key, fields) when its text takes fields.
+    """
+
+    def __init__(self, key: str, hint: str | tuple | None = None, **fields):
         super().__init__(key)
         self.key, self.hint, self.fields = key, hint, fields
+
+
+# --------------------------------------------------------------------------- naming the mistake
+def _same(got, want, tol: float) -> bool:
+    if isinstance(want, torch.Tensor):
+        return (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(want.shape)
+                and max_error(got, want) <= tol)
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(want) and all(
+            _same(g, w, tol) for g, w in zip(got, want))
+    if isinstance(want, dict):
+        return isinstance(got, dict) and set(got) == set(want) and all(_same(got[k], want[k], tol) for k in want)
+    if isinstance(want, bool) or want is None:
+        return got is want
+    if isinstance(want, (int, float)):
+        return isinstance(got, (int, float)) and not isinstance(got, bool) and abs(got - want) <= tol * max(1, abs(want))
+    return got == want
+
+
+def matching_bug(got, variants: dict, tol: float = 1e-6):
+    """The hint of the first classic mistake whose result (computed by the grader on its own
+    inputs) equals the learner's, or None.
+
+    variants: {key: result}, as the visible checks build them (attn_course.checks.lessonN's
+    …_variants). The key None is the right answer and is skipped; a key (hint, "detail") names
+    one of several variants of one hint, as in the visible checks' diagnose(); a key
+    (hint, (("field", value), …)) gives the hint's text its fields: (hint, {field: value}) is returned.
+    """
+    for key, want in variants.items():
+        if key is None:
+            continue
+        try:
+            same = _same(got, want, tol)
+        except (RuntimeError, TypeError, ValueError):
+            continue
+        if same:
+            if isinstance(key, tuple):
+                return (key[0], dict(key[1])) if isinstance(key[1], tuple) else key[0]
+            return key
+    return None
+
+
+@contextlib.contextmanager
+def naming(find_hint):
+    """Inside a judge: a Mismatch raised in the block, with no likely cause yet, gets
+    find_hint()'s. Naming the mistake never changes the verdict: if find_hint fails, the
+    Mismatch goes on without a hint."""
+    try:
+        yield
+    except Mismatch as mismatch:
+        if mismatch.hint is None:
+            try:
+                mismatch.hint = find_hint()
+            except Exception:  # noqa: BLE001 - a diagnosis is a courtesy, the verdict stands
+                log.warning("could not name the mistake", exc_info=True)
+        raise
 
 
 class Results(Draws):

@@ -72,6 +72,10 @@ MESSAGES = {
         "ja": "隠しテスト: このセルの結果を読み取れませんでした（{why}）。採点では 0 点になります。",
         "ko": "숨겨진 테스트: 이 셀의 결과를 읽을 수 없었습니다({why}). 채점에서 0점이 됩니다.",
     },
+    "hidden_raised": {
+        "ja": "隠しテスト: {name} を呼ぶとエラーになりました（{error}）。",
+        "ko": "숨겨진 테스트: {name}을(를) 호출하자 오류가 났습니다({error}).",
+    },
     "why_no_results": {"ja": "結果が届いていません", "ko": "결과가 도착하지 않았습니다"},
     "why_extra_results": {
         "ja": "結果が {got} 個届きました。届くのは {want} 個のはずです",
@@ -100,6 +104,40 @@ MESSAGES = {
         "ja": "隠しテスト: train モードの出力が、同じ乱数で参照実装が出す出力と一致しません（最大誤差 {err:.3g}）。ドロップアウトは重みにかけ、返す重みはドロップアウト前のものにします。",
         "ko": "숨겨진 테스트: train 모드의 출력이 같은 난수로 참조 구현이 내는 출력과 일치하지 않습니다(최대 오차 {err:.3g}). 드롭아웃은 가중치에 적용하고, 반환하는 가중치는 드롭아웃 전의 것이어야 합니다.",
     },
+    # --- the class report for instructors (report.py) ------------------------------
+    "report_title": {"ja": "クラスレポート：{title}", "ko": "수업 결과 보고서: {title}"},
+    "report_index_title": {"ja": "クラスレポート", "ko": "수업 결과 보고서"},
+    "report_intro": {
+        "ja": "演習ごとに、満点の人数、どの誤りを何人がしたか（チェックが受講者に示すのと同じ診断を、採点側で一人ひとりの結果に当てはめたもの）、既知の誤りに当てはまらない誤りの人数、手をつけていない人数を示します。",
+        "ko": "연습 문제마다 만점을 받은 인원, 어떤 실수를 몇 명이 했는지(검사가 수강생에게 보여 주는 것과 같은 진단을 채점 쪽에서 수강생 한 명 한 명의 결과에 적용한 것), 알려진 실수에 해당하지 않는 오류를 낸 인원, 손대지 않은 인원을 보여 줍니다.",
+    },
+    "report_learners": {"ja": "採点した受講者：{n} 人", "ko": "채점한 수강생: {n}명"},
+    "report_not_graded": {
+        "ja": "採点できなかった提出：{n} 件（grade.py の出力を見てください）",
+        "ko": "채점하지 못한 제출: {n}건(grade.py의 출력을 확인하세요)",
+    },
+    "report_median": {"ja": "中央値", "ko": "중앙값"},
+    "report_mean": {"ja": "平均", "ko": "평균"},
+    "report_out_of": {"ja": "{score} / {total} 点", "ko": "{score} / {total}점"},
+    "report_distribution": {"ja": "クラス全体の得点の分布", "ko": "수강생 전체의 점수 분포"},
+    "report_score_axis": {"ja": "得点（{total} 点満点）", "ko": "점수({total}점 만점)"},
+    "report_count_axis": {"ja": "人数", "ko": "인원"},
+    "report_exercise": {"ja": "演習", "ko": "연습 문제"},
+    "report_points": {"ja": "{points} 点", "ko": "{points}점"},
+    "report_full_marks": {"ja": "満点", "ko": "만점"},
+    "report_unknown": {"ja": "既知の誤りに当てはまらない誤り", "ko": "알려진 실수에 해당하지 않는 오류"},
+    "report_not_attempted": {"ja": "未着手（配布時のまま）", "ko": "손대지 않음(배포한 그대로)"},
+    "report_mistake": {"ja": "誤り {n}", "ko": "실수 {n}"},
+    "report_outcome": {"ja": "結果", "ko": "결과"},
+    "report_hint_shown": {"ja": "受講者に表示したヒント", "ko": "수강생에게 보여 준 힌트"},
+    "report_names": {"ja": "受講者", "ko": "수강생"},
+    "report_most_common": {"ja": "最も多かった誤り", "ko": "가장 많았던 실수"},
+    "report_none": {"ja": "（なし）", "ko": "(없음)"},
+    "report_lesson": {"ja": "回", "ko": "회차"},
+    "report_language": {"ja": "日本語", "ko": "한국어"},
+    "report_people": {"ja": "{n} 人", "ko": "{n}명"},
+    "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})"},
+    "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키"},
 }
 
 

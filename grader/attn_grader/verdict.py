@@ -3,11 +3,25 @@ from __future__ import annotations
 
 import logging
 
+from attn_course.checks.engine import error_hint, mentions_dot_T
+
 from .judge import Mismatch, Results
 from .messages import text
 from .references import judge_for
 
 log = logging.getLogger(__name__)
+
+
+def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
+    """The likely mistake's message key and its fields (None when no classic mistake matched)."""
+    if mismatch is None:
+        return None, {}
+    hint = mismatch.hint
+    if hint is None and mismatch.key.startswith("hint_"):  # the verdict's message is the hint itself
+        return mismatch.key, {k: v for k, v in mismatch.fields.items() if not isinstance(v, tuple)}
+    if isinstance(hint, tuple):
+        return hint[0], dict(hint[1]) if len(hint) > 1 else {}
+    return hint, {}
 
 
 def localize(mismatch: Mismatch, lang: str) -> str:
@@ -19,16 +33,35 @@ def localize(mismatch: Mismatch, lang: str) -> str:
         else:
             fields[name] = value
     message = text(mismatch.key, lang, **fields)
-    if mismatch.hint:
-        message += "\n" + text("hidden_likely", lang, hint=text(mismatch.hint, lang))
+    key, hint_fields = hint_of(mismatch)
+    if key:
+        message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **hint_fields))
     return message
 
 
-def decide(reference_dir, seed: int, test: str, payload) -> Mismatch | None:
-    """None when the learner's results are right; the Mismatch that says why not, otherwise."""
+def _raised(judge, raised: dict, source: str) -> Mismatch:
+    """The learner's code raised inside the probe: the cell fails, and the mistake is named by
+    the rules the visible checks use for an error (attn_course.checks.engine.error_hint)."""
+    kind, message = str(raised.get("kind", "")), str(raised.get("message", ""))
+    hint = getattr(judge, "on_error", None) or error_hint(kind, message, raised.get("dot_T") is True
+                                                          or mentions_dot_T(source))
+    if hint == "hint_from_scratch":
+        hint = (hint, {"name": str(raised.get("call", "?"))[:80]})
+    error = f"{kind}: {message}" if message else kind
+    return Mismatch("hidden_raised", hint=hint, name=str(raised.get("call", "?"))[:80], error=error[:300])
+
+
+def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mismatch | None:
+    """None when the learner's results are right; the Mismatch that says why not, otherwise.
+
+    source: the learner's own code for this exercise (its solution cell), which names some
+    mistakes the results alone cannot (a `.T` that made the call fail).
+    """
     judge = judge_for(reference_dir, test)
     if judge is None:
         return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
+    if isinstance(payload, dict) and isinstance(payload.get("raised"), dict):
+        return _raised(judge, payload["raised"], source)
     values = payload.get("values") if isinstance(payload, dict) else None
     try:
         judge(Results(seed, test, values))

@@ -3,6 +3,7 @@ from .decide_hidden_tests import DecideHiddenTests
 from .forgive_warnings import ForgiveWarnings
 from .guarded_execute import GuardedExecute
 from .hide_hidden_tests import HideHiddenTests
+from .record_verdicts import RecordVerdicts
 from .strip_skip_tags import StripSkipTags
 
-__all__ = ["DecideHiddenTests", "ForgiveWarnings", "GuardedExecute", "HideHiddenTests", "StripSkipTags"]
+__all__ = ["DecideHiddenTests", "ForgiveWarnings", "GuardedExecute", "HideHiddenTests", "RecordVerdicts", "StripSkipTags"]

@@ -9,10 +9,11 @@ from traitlets import Unicode
 
 from ..judge import Mismatch
 from ..messages import assignment_language, text
-from ..verdict import decide, localize
+from ..verdict import decide, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
+TESTS_SUFFIX = "_tests"  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
 
 
 def expected_tests(source: str) -> list[str]:
@@ -29,6 +30,11 @@ class DecideHiddenTests(NbGraderPreprocessor):
     - wrong, unreadable, missing, or more results than the cell's probes send: an error
       output with the reason in the assignment's language, first, so the cell scores 0.
 
+    A cell that already failed (its visible check, say) keeps its outputs and its score,
+    but is judged all the same: every verdict, with the classic mistake it matches (the
+    visible checks' hint key), goes to resources["attn_grading"]["verdicts"], which
+    RecordVerdicts keeps on the grader's side for the class report.
+
     Results bundles and execute_result outputs are removed from grade cells: the one
     carries tensors nobody needs to keep, the other is what nbgrader reads as partial
     credit, and no grade cell of this course makes one honestly.
@@ -37,8 +43,13 @@ class DecideHiddenTests(NbGraderPreprocessor):
     reference_dir = Unicode("", help="autograder/reference: the hidden reference modules").tag(config=True)
 
     def preprocess(self, nb, resources):
-        self._seed = resources.get("attn_grading", {}).get("seed")
+        grading = resources.setdefault("attn_grading", {})
+        self._seed = grading.get("seed")
+        self._verdicts = grading.setdefault("verdicts", {})
         self._lang = assignment_language(resources.get("nbgrader", {}).get("assignment", ""))
+        # The learner's own code per exercise: some mistakes are named from it (a `.T`).
+        self._solutions = {c.metadata["nbgrader"].get("grade_id"): c.source for c in nb.cells
+                           if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
@@ -50,9 +61,17 @@ class DecideHiddenTests(NbGraderPreprocessor):
                         if o.output_type != "execute_result" and not (o.output_type == "display_data"
                                                                       and MIME in o.get("data", {}))]
         tests = expected_tests(cell.source)
-        if not tests or any(o.output_type == "error" for o in cell.outputs):
-            return cell, resources  # nothing hidden here, or the cell failed already
-        failure = self._verdict(tests, bundles)
+        if not tests:
+            return cell, resources  # nothing hidden here
+        grade_id = meta.get("grade_id", "")
+        source = self._solutions.get(grade_id.removesuffix(TESTS_SUFFIX), "")
+        failure = self._verdict(tests, bundles, source)
+        hint, hint_fields = hint_of(failure)
+        self._verdicts[grade_id] = {"tests": tests, "passed": failure is None,
+                                    "mismatch": failure.key if failure else None,
+                                    "hint": hint, "hint_fields": hint_fields}
+        if any(o.output_type == "error" for o in cell.outputs):
+            return cell, resources  # the cell failed already: its outputs and its score stay as they are
         if failure is None:
             names = ", ".join(t.split(".", 1)[1] for t in tests)
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout",
@@ -63,7 +82,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
                                                           traceback=[f"HiddenTestFailed: {message}"]))
         return cell, resources
 
-    def _verdict(self, tests: list[str], bundles: list) -> Mismatch | None:
+    def _verdict(self, tests: list[str], bundles: list, source: str) -> Mismatch | None:
         if self._seed is None:  # executed by something other than GuardedExecute: nothing to judge by
             return Mismatch("results_unreadable", why=("why_no_results",))
         if len(bundles) != len(tests):
@@ -73,7 +92,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         for test, payload in zip(tests, bundles):
             if not isinstance(payload, dict) or payload.get("test") != test:
                 return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
-            failure = decide(Path(self.reference_dir), self._seed, test, payload)
+            failure = decide(Path(self.reference_dir), self._seed, test, payload, source)
             if failure is not None:
                 return failure
         return None

@@ -1,0 +1,380 @@
+"""The class report for instructors: which mistakes the class made, exercise by exercise.
+
+    python -m attn_grader.report [--course DIR] [--names]      (`make autograde` writes it at the end)
+
+For every assignment graded so far, report/<assignment>.html and .csv, in the assignment's
+language: the class's score distribution, then per exercise the learners with full marks,
+with each classic mistake (named by the same diagnosis the visible checks use, run in the
+grader on each learner's results: DecideHiddenTests), with a mistake no known bug explains,
+and who left the stub in. report/index.html: every lesson × language, with the median score
+and the most common mistake.
+
+It reads only the grader's own records, verdicts/<assignment>/<student>.json (RecordVerdicts),
+one per learner, replaced whenever that learner is graded again: a class graded in several
+runs (late submissions) gets a report of everyone's latest grading. By default it gives
+counts only, so it can be shown to the class; --names adds the learners' ids.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import html
+import io
+import json
+import re
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, text
+
+VERDICTS, REPORT = "verdicts", "report"
+LANGS = ("ja", "ko")
+COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+SHORT = 18  # characters of a hint in a chart's label; the table beside it has the whole text
+
+
+@dataclass
+class Exercise:
+    grade_id: str
+    title: str
+    points: float
+    outcomes: Counter = field(default_factory=Counter)   # "pass", "unknown_mistake", "not_attempted", or a hint key
+    names: dict = field(default_factory=dict)             # outcome -> [student]
+    fields: dict = field(default_factory=dict)            # hint key -> the fields its text was shown with
+
+    def mistakes(self) -> list[tuple[str, int]]:
+        """Named mistakes, most common first."""
+        return sorted(((k, n) for k, n in self.outcomes.items() if k not in COLORS), key=lambda kn: (-kn[1], kn[0]))
+
+
+@dataclass
+class Summary:
+    assignment: str
+    lang: str
+    title: str
+    total: float
+    exercises: list[Exercise]
+    totals: dict[str, float]   # student -> score
+    not_graded: int
+
+    def median(self) -> float | None:
+        return statistics.median(self.totals.values()) if self.totals else None
+
+    def most_common(self) -> tuple[str, int, Exercise] | None:
+        named = [(n, -i, key, ex) for i, ex in enumerate(self.exercises) for key, n in ex.mistakes()]
+        if not named:
+            return None
+        n, _, key, ex = max(named, key=lambda row: row[:2])
+        return key, n, ex
+
+
+# --------------------------------------------------------------------------- reading
+_MATH = ((re.compile(r"\^\\top"), "ᵀ"), (re.compile(r"\\sqrt\{([^}]*)\}"), r"√\1"), (re.compile(r"\\cdot"), "·"),
+         (re.compile(r"\\(\w+)"), r"\1"), (re.compile(r"[`*${}]"), ""))
+
+
+def _heading(cell) -> str | None:
+    """The cell's last heading, as plain text (markdown and LaTeX marks dropped)."""
+    headings = [line.lstrip("#").strip() for line in cell.source.splitlines() if line.startswith("#")]
+    if not headings:
+        return None
+    title = headings[-1]
+    for pattern, replacement in _MATH:
+        title = pattern.sub(replacement, title)
+    return title
+
+
+def _exercises(source: Path) -> tuple[str, list[Exercise]]:
+    """The notebook's title and its grade cells in order, each titled by the heading above its solution."""
+    nb = nbformat.read(source, 4)
+    title, heading, headings, found = None, None, {}, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heading = _heading(cell) or heading
+            title = title or heading
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            headings[meta["grade_id"]] = heading
+        elif meta.get("grade"):
+            exercise = meta["grade_id"].removesuffix("_tests")
+            found.append(Exercise(meta["grade_id"], headings.get(exercise) or exercise, float(meta.get("points", 0))))
+    return title or source.stem, found
+
+
+def _records(course: Path, assignment: str) -> dict[str, dict]:
+    records = {}
+    for path in sorted((course / VERDICTS / assignment).glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        records[record.get("student", path.stem)] = record
+    return records
+
+
+def summarize(course: Path, assignment: str) -> Summary:
+    lang = assignment_language(assignment)
+    sources = sorted((course / "source" / assignment).glob("*.ipynb"))
+    title, exercises = _exercises(sources[0]) if sources else (assignment, [])
+    for extra in sources[1:]:
+        exercises += _exercises(extra)[1]
+    by_id = {ex.grade_id: ex for ex in exercises}
+    records = _records(course, assignment)
+    totals = {}
+    for student, record in records.items():
+        total = 0.0
+        for notebook in record.get("notebooks", {}).values():
+            for grade_id, verdict in notebook.get("cells", {}).items():
+                ex = by_id.get(grade_id)
+                if ex is None:
+                    continue
+                outcome = verdict.get("hint") if verdict.get("status") == "mistake" else verdict.get("status")
+                ex.outcomes[outcome] += 1
+                ex.names.setdefault(outcome, []).append(student)
+                if verdict.get("status") == "mistake":
+                    ex.fields.setdefault(outcome, verdict.get("hint_fields") or {})
+                total += verdict.get("score") or 0.0
+        totals[student] = total
+    submitted = {p.parent.name for p in (course / "submitted").glob(f"*/{assignment}")}
+    return Summary(assignment, lang, title, sum(ex.points for ex in exercises), exercises, totals,
+                   len(submitted - set(records)))
+
+
+def hint_text(key: str, lang: str, fields: dict) -> str:
+    """The hint as learners read it; a field no verdict recorded shows as its placeholder."""
+    try:
+        return text(key, lang, **fields)
+    except (KeyError, ValueError, IndexError):
+        entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
+        return entry.get(lang, key)
+
+
+# --------------------------------------------------------------------------- pictures
+class Charts:
+    """Bar charts drawn with seaborn on figures of their own (no pyplot state), as PNG data URIs.
+
+    The CJK fonts (attn_course.fonts) are registered once: reading the font files is what costs.
+    Layout is fixed rather than constrained: it halves the time of each chart.
+    """
+
+    def __init__(self):
+        import matplotlib
+        import seaborn as sns
+        from attn_course.fonts import use_cjk_fonts
+        self.matplotlib, self.sns = matplotlib, sns
+        with matplotlib.rc_context():
+            families = use_cjk_fonts("ja")  # IPAexGothic (kana, kanji) first, then NanumGothic (Hangul)
+        cjk, rest = families[:-1], families[-1:]
+        self.families = {"ja": families, "ko": cjk[::-1] + rest}
+
+    def _png(self, draw, size, lang, left) -> str:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        with self.matplotlib.rc_context():
+            self.sns.set_theme(style="whitegrid", rc={"font.family": self.families[lang], "axes.unicode_minus": False})
+            fig = Figure(figsize=size, dpi=100)
+            FigureCanvasAgg(fig)
+            draw(fig.add_subplot())
+            fig.subplots_adjust(left=left, right=0.96, top=1 - 0.15 / size[1], bottom=0.55 / size[1])
+            out = io.BytesIO()
+            fig.savefig(out, format="png")
+        return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+    def exercise(self, labels: list[str], counts: list[int], colors: list[str], lang: str) -> str:
+        def draw(ax):
+            self.sns.barplot(x=counts, y=labels, hue=labels, palette=colors, legend=False, orient="h", errorbar=None,
+                             ax=ax)
+            ax.set_xlabel(text("report_count_axis", lang))
+            ax.set_ylabel("")
+            ax.set_xlim(0, max(counts + [1]) * 1.12)
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            for container in ax.containers:
+                ax.bar_label(container, padding=3)
+        # Room for the longest label: a CJK character is about 16 px wide at 11 pt and 100 dpi, Latin half that.
+        width = max(sum(16 if ord(c) > 0x2000 else 8 for c in label) for label in labels)
+        return self._png(draw, (7.5, 0.36 * len(labels) + 0.75), lang, left=min(0.55, (width + 24) / 750))
+
+    def distribution(self, totals: list[float], total: float, lang: str) -> str:
+        def draw(ax):
+            self.sns.histplot(x=totals, discrete=True, color=COLORS["pass"], ax=ax)
+            ax.set_xlim(-0.5, total + 0.5)
+            ax.set_xlabel(text("report_score_axis", lang, total=_num(total)))
+            ax.set_ylabel(text("report_count_axis", lang))
+            ax.yaxis.get_major_locator().set_params(integer=True)
+        return self._png(draw, (7.5, 2.4), lang, left=0.09)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+# --------------------------------------------------------------------------- writing
+def _rows(ex: Exercise, lang: str):
+    """(outcome, label for the chart, label for the table, hint text or "", color) in the report's order."""
+    yield "pass", text("report_full_marks", lang), text("report_full_marks", lang), "", COLORS["pass"]
+    for i, (key, _) in enumerate(ex.mistakes()):
+        mark = CIRCLED[i] if i < len(CIRCLED) else f"({i + 1})"
+        hint = hint_text(key, lang, ex.fields.get(key, {}))
+        short = hint if len(hint) <= SHORT else hint[:SHORT - 1] + "…"
+        yield key, f"{mark} {short}", f"{mark} {text('report_mistake', lang, n=i + 1)}", hint, COLORS["mistake"]
+    yield "unknown_mistake", text("report_unknown", lang), text("report_unknown", lang), "", COLORS["unknown_mistake"]
+    yield "not_attempted", text("report_not_attempted", lang), text("report_not_attempted", lang), "", \
+        COLORS["not_attempted"]
+
+
+STYLE = """
+body { font-family: "Noto Sans CJK JP", "Noto Sans CJK KR", "Hiragino Sans", "Malgun Gothic", sans-serif;
+       max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.5; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5em 0; } td, th { border: 1px solid #ddd; padding: 0.3em 0.6em;
+       vertical-align: top; } th { background: #f4f4f4; text-align: left; white-space: nowrap; } td.n { text-align: right; }
+.summary span { margin-right: 2em; } .names { color: #555; font-size: 0.9em; } img { max-width: 100%; }
+"""
+
+
+def page(summary: Summary, charts: Charts, names: bool) -> str:
+    lang, esc = summary.lang, html.escape
+    median = summary.median()
+    parts = [f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">',
+             f"<title>{esc(text('report_title', lang, title=summary.title))}</title><style>{STYLE}</style></head><body>",
+             f"<h1>{esc(text('report_title', lang, title=summary.title))}</h1>",
+             f"<p>{esc(summary.assignment)} · {esc(text('report_intro', lang))}</p>",
+             f'<p class="summary"><span>{esc(text("report_learners", lang, n=len(summary.totals)))}</span>']
+    if median is not None:
+        parts.append(f"<span>{esc(text('report_median', lang))}: "
+                     f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}</span>"
+                     f"<span>{esc(text('report_mean', lang))}: "
+                     f"{esc(text('report_out_of', lang, score=f'{statistics.mean(summary.totals.values()):.1f}', total=_num(summary.total)))}</span>")
+    if summary.not_graded:
+        parts.append(f"<span>{esc(text('report_not_graded', lang, n=summary.not_graded))}</span>")
+    parts.append("</p>")
+    if summary.totals:
+        parts.append(f"<h2>{esc(text('report_distribution', lang))}</h2>"
+                     f'<img alt="" src="{charts.distribution(list(summary.totals.values()), summary.total, lang)}">')
+    for ex in summary.exercises:
+        rows = list(_rows(ex, lang))
+        parts.append(f"<h2>{esc(ex.title)}</h2><p class=\"names\">{esc(ex.grade_id.removesuffix('_tests'))} · "
+                     f"{esc(text('report_points', lang, points=_num(ex.points)))}</p>")
+        parts.append(f"<table><tr><th>{esc(text('report_outcome', lang))}</th><th>{esc(text('report_count_axis', lang))}"
+                     f"</th><th>{esc(text('report_hint_shown', lang))}</th>"
+                     + (f"<th>{esc(text('report_names', lang))}</th>" if names else "") + "</tr>")
+        for outcome, _, label, hint, _ in rows:
+            who = ", ".join(sorted(ex.names.get(outcome, [])))
+            parts.append(f'<tr><td>{esc(label)}</td><td class="n">{ex.outcomes.get(outcome, 0)}</td><td>{esc(hint)}</td>'
+                         + (f'<td class="names">{esc(who)}</td>' if names else "") + "</tr>")
+        parts.append("</table>")
+        if summary.totals:
+            chart = charts.exercise([r[1] for r in rows], [ex.outcomes.get(r[0], 0) for r in rows],
+                                    [r[4] for r in rows], lang)
+            parts.append(f'<img alt="" src="{chart}">')
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def write_csv(summary: Summary, path: Path, names: bool) -> None:
+    lang = summary.lang
+    header = [text(k, lang) for k in ("report_exercise", "report_outcome", "report_hint_key", "report_hint_shown",
+                                      "report_count_axis")]
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:  # with a BOM, so spreadsheet programs read CJK
+        writer = csv.writer(f)
+        writer.writerow(header + ([text("report_names", lang)] if names else []))
+        for ex in summary.exercises:
+            for outcome, _, label, hint, _ in _rows(ex, lang):
+                key = outcome if outcome not in COLORS else ""
+                row = [ex.grade_id.removesuffix("_tests"), label, key, hint, ex.outcomes.get(outcome, 0)]
+                writer.writerow(row + ([" ".join(sorted(ex.names.get(outcome, [])))] if names else []))
+
+
+def index(summaries: dict[str, Summary]) -> str:
+    esc = html.escape
+    both = lambda key, **f: " / ".join(text(key, lang, **f) for lang in LANGS)  # noqa: E731
+    lessons = sorted({a.rsplit("-", 1)[0] for a in summaries})
+    parts = ['<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">',
+             f"<title>{esc(both('report_index_title'))}</title><style>{STYLE}</style></head><body>",
+             f'<h1>{esc(both("report_index_title"))}</h1><table style="width: 100%"><tr>'
+             f"<th>{esc(both('report_lesson'))}</th>"]
+    parts += [f'<th lang="{lang}" style="width: 45%">{esc(text("report_language", lang))}</th>' for lang in LANGS]
+    parts.append("</tr>")
+    for lesson in lessons:
+        parts.append(f"<tr><td>{esc(lesson)}</td>")
+        for lang in LANGS:
+            summary = summaries.get(f"{lesson}-{lang}")
+            if summary is None:
+                parts.append("<td></td>")
+                continue
+            median, common = summary.median(), summary.most_common()
+            cell = [f'<a href="{esc(summary.assignment)}.html">{esc(summary.title)}</a>',
+                    esc(text("report_learners", lang, n=len(summary.totals)))]
+            if median is not None:
+                cell.append(f"{esc(text('report_median', lang))}: "
+                            f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}")
+            if common:
+                key, n, ex = common
+                hint = hint_text(key, lang, ex.fields.get(key, {}))
+                short = hint if len(hint) <= 3 * SHORT else hint[:3 * SHORT - 1] + "…"
+                cell.append(f'{esc(text("report_most_common", lang))}: <span title="{esc(hint)}">{esc(short)}</span>'
+                            f" {esc(text('report_in_exercise', lang, exercise=ex.grade_id.removesuffix('_tests')))}"
+                            f" — {esc(text('report_people', lang, n=n))}")
+            else:
+                cell.append(f"{esc(text('report_most_common', lang))}: {esc(text('report_none', lang))}")
+            parts.append(f'<td lang="{lang}">' + "<br>".join(cell) + "</td>")
+        parts.append("</tr>")
+    parts.append("</table></body></html>\n")
+    return "\n".join(parts)
+
+
+_JOB: dict = {}  # what the forked workers render: set before the pool forks, so nothing is pickled
+
+
+def _render(assignment: str) -> None:
+    summary, course, names = _JOB["summaries"][assignment], _JOB["course"], _JOB["names"]
+    out = course / REPORT
+    (out / f"{assignment}.html").write_text(page(summary, _JOB["charts"], names), encoding="utf-8")
+    write_csv(summary, out / f"{assignment}.csv", names)
+
+
+def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
+    """Write report/<assignment>.html and .csv for every assignment with verdicts, and report/index.html.
+    Pages are drawn one assignment per worker process (forked, so seaborn and the fonts load once).
+    Returns {"report_s": seconds, "report_pages": n}."""
+    import multiprocessing
+    import os
+    start = time.perf_counter()
+    course = Path(course)
+    assignments = sorted(p.name for p in (course / VERDICTS).glob("*") if p.is_dir())
+    (course / REPORT).mkdir(exist_ok=True)
+    summaries = {a: summarize(course, a) for a in assignments}
+    _JOB.update(summaries=summaries, course=course, names=names, charts=Charts())
+    try:
+        jobs = min(jobs or os.cpu_count() or 1, len(assignments))
+        if jobs > 1:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                pool.map(_render, assignments)
+        else:
+            for assignment in assignments:
+                _render(assignment)
+    finally:
+        _JOB.clear()
+    (course / REPORT / "index.html").write_text(index(summaries), encoding="utf-8")
+    return {"report_s": round(time.perf_counter() - start, 2), "report_pages": len(summaries)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
+    parser.add_argument("--names", action="store_true", help="list the learners' ids under each outcome")
+    args = parser.parse_args()
+    done = report(args.course.resolve(), names=args.names)
+    print(f"class report: {args.course / REPORT / 'index.html'} ({done['report_pages']} assignments, {done['report_s']} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""The class report for instructors (attn_grader.report), on the bug-submission class `make autograde` grades
+(conftest's `graded`, shared with tests/test_grading.py) and on small classes of verdicts written here.
+
+NAMED is the mistake each planted bug must be counted under, in every grade cell it fails: the visible
+checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
+None is a mistake no classic bug explains, counted as "unknown"; by design these are:
+- prev_head_wrong (lesson 5, ex4): the visible check has no hint for a wrong head, it only checks
+  that the answers are in range; the hidden test says which head it is (hidden_role_missing);
+- downstream cells where the visible check has no hint either: a lesson-3 module built on an
+  off-by-one padding mask, lesson-4 loading and export on a module with scrambled heads or no mask
+  (the parameters are copied right, the module's output is wrong), lesson 5's interpretation
+  answer after a training step that never trains.
+"""
+import csv
+import json
+import shutil
+import warnings
+
+import pytest
+from attn_grader.messages import text
+from attn_grader.report import report
+from conftest import ROOT, class_bugs, class_lessons
+
+LESSONS = class_lessons()
+BUGS = class_bugs()
+
+NAMED = {
+    "01_attention": {
+        "wrong_shape_kq": {"ex1_attention_scores": "hint_kq_order", "ex4_attention": "hint_transpose_k",
+                           "ex5_attention_module": "hint_wrong_projection"},
+        "missing_scaling": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
+                                         "hint_no_scale"),
+        "scale_by_dk": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
+                                     "hint_scale_dk"),
+        "k_not_transposed": {"ex1_attention_scores": "hint_dot_T", "ex4_attention": "hint_transpose_k",
+                             "ex5_attention_module": "hint_transpose_k"},
+        "softmax_wrong_axis": dict.fromkeys(("ex3_softmax_last", "ex4_attention", "ex5_attention_module"),
+                                            "hint_softmax_axis"),
+        "w_o_missing": {"ex5_attention_module": "hint_w_o_missing"},
+        "variance_as_std": {"ex2_variance": "answer_std_not_var"},
+        "warns_but_right": {},
+    },
+    "02_multihead": {
+        "view_without_transpose": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_view_without_transpose"),
+        "interleaved_heads": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_interleaved"),
+        "transpose_without_contiguous": dict.fromkeys(("ex2_merge_heads", "ex3_mha_module"), "hint_contiguous"),
+        "heads_in_wrong_order": dict.fromkeys(("ex2_merge_heads", "ex3_mha_module"), "hint_heads_order"),
+        "w_o_forgotten": {"ex3_mha_module": "hint_w_o_missing"},
+        "head_slice_rows_for_w_o": {"ex5_head_as_single": "hint_head_slice"},
+        "in_proj_order_kqv": {"ex6_to_torch_mha": "hint_in_proj_order"},
+    },
+    "03_masks": {
+        "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},
+        "inverted_mask": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_inverted_mask"),
+        "upper_triangle": dict.fromkeys(("ex1_causal_mask", "ex6_causal_module"), "hint_upper_triangle"),
+        "mask_left_on_cpu": {"ex1_causal_mask": "hint_mask_device"},
+        "mask_built_on_cpu_in_forward": {"ex6_causal_module": "hint_mask_device"},
+        "nan_on_fully_masked_row": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_nan_fully_masked"),
+        "dropout_active_in_eval": {"ex6_causal_module": "hint_dropout_eval"},
+        "same_mask_convention": {"ex3_mha_mask_to_sdpa": "hint_same_convention"},
+        "padding_off_by_one": {"ex4_padding_keep": "hint_padding_off_by_one", "ex6_causal_module": None},
+        "sdpa_dropout_in_eval": {"ex6_causal_module": "hint_dropout_eval"},
+        "weights_after_dropout": {"ex6_causal_module": "hint_weights_after_dropout"},
+    },
+    "04_gpt2": {
+        "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},
+        "interleaved_heads": {"ex1_split_qkv": "hint_interleaved_qkv", "ex2_gpt2_module": "hint_interleaved_qkv",
+                              "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+        "qkv_wrong_order": {"ex1_split_qkv": "hint_qkv_order", "ex2_gpt2_module": "hint_qkv_order",
+                            "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+        "bias_not_loaded": {"ex5_load_from_hf": "hint_missing_bias"},
+        # Loading into a module without biases fails; the visible check names any failure there a Conv1D mix-up.
+        "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_conv1d_transpose",
+                                "ex6_export_to_hf": "hint_conv1d_transpose"},
+        "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+        "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
+        "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
+    },
+    "05_heads": {
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
+        "no_zero_grad": {"ex1_train_step": "hint_zero_grad"},
+        "zero_grad_after_backward": {"ex1_train_step": "hint_train_order", "ex4_head_answers": None},
+        "softmax_before_cross_entropy": {"ex1_train_step": "hint_loss_softmax_twice"},
+        "entropy_plain_log": {"ex2_head_entropy": "hint_entropy_nan"},
+        "entropy_log2": {"ex2_head_entropy": "hint_entropy_log2"},
+        "entropy_mean_wrong_axes": {"ex2_head_entropy": "hint_entropy_mean_axes"},
+        "ablation_hook_left": {"ex3_loss_without_head": "hint_ablation_remove"},
+        "ablation_on_output": {"ex3_loss_without_head": "hint_ablation_output"},
+        "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
+        "prev_head_wrong": {"ex4_head_answers": None},
+    },
+    "06_costs": {
+        "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
+        "flops_multiply_adds": {"ex1_attention_flops": "hint_flops_macs"},
+        "flops_one_head": {"ex1_attention_flops": "hint_flops_heads"},
+        "tiled_no_rescale": {"ex2_tiled_attention": "hint_tiled_rescale"},
+        "tiled_no_normalize": {"ex2_tiled_attention": "hint_tiled_normalize"},
+        "tiled_drops_tail": {"ex2_tiled_attention": "hint_tiled_tail"},
+        "tiled_no_causal": {"ex2_tiled_attention": "hint_causal_6"},
+        "gqa_repeat": {"ex3_gqa": "hint_gqa_repeat"},
+        "gqa_no_mask": {"ex3_gqa": "hint_causal_6"},
+        "kv_forgets_values": {"ex4_kv_cache_bytes": "hint_kv_both"},
+        "kv_bits": {"ex4_kv_cache_bytes": "hint_kv_bits"},
+        "cache_no_offset": {"ex5_attend_with_cache": "hint_cache_mask_offset"},
+        "cache_not_used": {"ex5_attend_with_cache": "hint_cache_concat"},
+    },
+}
+CATEGORIES = ("report_full_marks", "report_unknown", "report_not_attempted")
+
+
+def read_counts(path, lang) -> dict:
+    """{exercise: {outcome: count}} from a report's CSV; outcome: "pass", "unknown", "not_attempted" or a hint key."""
+    labels = {text(key, lang): name for key, name in zip(CATEGORIES, ("pass", "unknown", "not_attempted"))}
+    counts = {}
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        for exercise, label, key, _hint, n, *_names in list(csv.reader(f))[1:]:
+            counts.setdefault(exercise, {})[key or labels[label]] = int(n)
+    return counts
+
+
+def expected_counts(stem: str, lang: str) -> dict:
+    """What the class of conftest's `graded` must give: the solution, the bugs that leave the cell alone
+    (full marks), each bug under NAMED, the untouched release and its skip-tagged copy (not attempted)."""
+    want = {}
+    for cell in LESSONS[stem].points:
+        exercise = cell.removesuffix("_tests")
+        counts = want[exercise] = {"pass": 1, "unknown": 0, "not_attempted": 1 if lang == "ko" else 2}
+        if lang == "ko":
+            continue
+        for name, bug in BUGS[stem].items():
+            if cell not in bug.fails:
+                counts["pass"] += 1
+                continue
+            key = NAMED[stem][name][exercise] or "unknown"
+            counts[key] = counts.get(key, 0) + 1
+    return want
+
+
+def test_named_mistakes_cover_every_failing_cell_of_every_bug():
+    assert set(NAMED) == set(BUGS)
+    for stem, bugs in BUGS.items():
+        assert set(NAMED[stem]) == set(bugs), stem
+        for name, bug in bugs.items():
+            assert set(NAMED[stem][name]) == {c.removesuffix("_tests") for c in bug.fails}, (stem, name)
+            if bug.fails and name != "prev_head_wrong":  # its own exercise names it
+                assert NAMED[stem][name][bug.cell], (stem, name)
+
+
+# --------------------------------------------------------------------------- the graded class
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+@pytest.mark.parametrize("stem", sorted(LESSONS))
+def test_the_class_report_counts_each_planted_bug_under_its_own_name(graded, stem, lang):
+    course, _ = graded
+    assignment = f"{LESSONS[stem].assignment}-{lang}"
+    assert read_counts(course / "report" / f"{assignment}.csv", lang) == expected_counts(stem, lang)
+
+
+def test_the_class_report_pages_and_index(graded):
+    course, _ = graded
+    index = (course / "report" / "index.html").read_text("utf-8")
+    for stem, lesson in LESSONS.items():
+        for lang in ("ja", "ko"):
+            assignment = f"{lesson.assignment}-{lang}"
+            page = (course / "report" / f"{assignment}.html").read_text("utf-8")
+            assert f'<html lang="{lang}">' in page and f'href="{assignment}.html"' in index
+            # Counts only by default: no learner's id, so the page can be shown to the class.
+            assert "solution-ja" not in page and "release-ja" not in page and "-ja</" not in page
+            # Self-contained: every picture is a data URI, nothing is fetched.
+            assert "data:image/png;base64," in page and "http" not in page.replace("http-equiv", "")
+    assert text("report_median", "ja") in index and text("report_median", "ko") in index
+
+
+def test_verdicts_stay_on_the_graders_side(graded):
+    course, _ = graded
+    verdicts = list((course / "verdicts").rglob("*.json"))
+    assert verdicts and (course / "verdicts").stat().st_mode & 0o077 == 0
+    # Nothing of them in what a learner's kernel sees (its autograded folder) or gets back (feedback).
+    for folder in ("autograded", "feedback"):
+        for path in (course / folder).rglob("*"):
+            assert "verdict" not in path.name
+            if path.suffix in (".ipynb", ".html"):
+                assert '"hint_fields"' not in path.read_text("utf-8")
+
+
+# --------------------------------------------------------------------------- small classes written here
+def _course(tmp_path):
+    for assignment in ("01-attention-ja", "01-attention-ko"):
+        shutil.copytree(ROOT / "autograder" / "source" / assignment, tmp_path / "source" / assignment)
+    return tmp_path
+
+
+def _verdict(course, student, assignment, cells):
+    """cells: {exercise: (score, status, hint)}; the other exercises get full marks."""
+    points = LESSONS["01_attention"].points
+    record = {"student": student, "assignment": assignment, "notebooks": {"01_attention": {"cells": {}}}}
+    for cell, p in points.items():
+        score, status, hint = cells.get(cell.removesuffix("_tests"), (p, "pass", None))
+        record["notebooks"]["01_attention"]["cells"][cell] = {"points": p, "score": score, "status": status,
+                                                               "hint": hint, "hint_fields": {}}
+    path = course / "verdicts" / assignment / f"{student}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record), encoding="utf-8")
+    (course / "submitted" / student / assignment).mkdir(parents=True, exist_ok=True)
+
+
+def test_a_regrade_updates_the_report_and_names_appear_only_when_asked(tmp_path):
+    course = _course(tmp_path)
+    for student in ("aiko", "bora", "chen"):
+        _verdict(course, student, "01-attention-ja", {"ex1_attention_scores": (0, "mistake", "hint_no_scale")})
+    _verdict(course, "dana", "01-attention-ja", {"ex1_attention_scores": (0, "not_attempted", None)})
+    (course / "submitted" / "eri" / "01-attention-ja").mkdir(parents=True)  # submitted, could not be graded
+    report(course, jobs=1)
+    counts = read_counts(course / "report" / "01-attention-ja.csv", "ja")
+    assert counts["ex1_attention_scores"] == {"pass": 0, "hint_no_scale": 3, "unknown": 0, "not_attempted": 1}
+    page = (course / "report" / "01-attention-ja.html").read_text("utf-8")
+    assert "aiko" not in page and text("report_not_graded", "ja", n=1) in page
+    # A late submission, graded in a later run, replaces that learner's verdict only.
+    _verdict(course, "bora", "01-attention-ja", {})
+    report(course, names=True, jobs=1)
+    counts = read_counts(course / "report" / "01-attention-ja.csv", "ja")
+    assert counts["ex1_attention_scores"] == {"pass": 1, "hint_no_scale": 2, "unknown": 0, "not_attempted": 1}
+    page = (course / "report" / "01-attention-ja.html").read_text("utf-8")
+    assert "aiko, chen" in page and "bora" in page
+    index = (course / "report" / "index.html").read_text("utf-8")
+    assert text("report_lesson", "ja") in index and "01-attention-ja.html" in index
+
+
+def test_the_report_is_in_the_assignments_language_and_its_charts_have_every_glyph(tmp_path):
+    course = _course(tmp_path)
+    _verdict(course, "jun", "01-attention-ko", {"ex3_softmax_last": (0, "mistake", "hint_softmax_axis"),
+                                                "ex4_attention": (0, "unknown_mistake", None)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report(course, jobs=1)  # in this process, so a "Glyph ... missing" warning would be caught here
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    page = (course / "report" / "01-attention-ko.html").read_text("utf-8")
+    assert '<html lang="ko">' in page and text("report_full_marks", "ko") in page
+    assert text("report_unknown", "ko") in page and "소프트맥스" in page
+    with open(course / "report" / "01-attention-ko.csv", encoding="utf-8-sig") as f:
+        assert next(csv.reader(f))[0] == text("report_exercise", "ko")
