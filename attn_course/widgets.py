@@ -49,23 +49,26 @@ def _to_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def draw_weights(weights: torch.Tensor, tokens: list[str], title: str | None = None):
-    """A heatmap of (T, T) weights with the tokens on both axes, and each row's entropy beside it."""
+def draw_weights(weights: torch.Tensor, tokens: list[str], title: str | None = None,
+                 key_tokens: list[str] | None = None):
+    """A heatmap of (T_q, T_k) weights, the queries' tokens down the side and the keys' (key_tokens,
+    the same tokens when None) along the top, and each row's entropy beside it."""
     w = expect_tensor(weights, "weights").detach().to("cpu", torch.float64)
-    if w.dim() != 2 or w.size(0) != w.size(1) or w.size(0) != len(tokens):
-        raise InputError(t("tokens_mismatch", n=len(tokens), t=w.size(-1)))
-    T = len(tokens)
+    key_tokens = tokens if key_tokens is None else key_tokens
+    if w.dim() != 2 or tuple(w.shape) != (len(tokens), len(key_tokens)):
+        raise InputError(t("tokens_mismatch_qk", n_q=len(tokens), n_k=len(key_tokens), shape=tuple(w.shape)))
+    T, T_k = len(tokens), len(key_tokens)
     # A bare Figure, not pyplot: the inline backend must not show a second copy of every frame.
     fig = Figure(figsize=(7.6, 3.8))
     ax, ax_h = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.2]})
     image = ax.imshow(w.numpy(), cmap="Blues", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(T), tokens)
+    ax.set_xticks(range(T_k), key_tokens)
     ax.set_yticks(range(T), tokens)
     ax.set_xlabel(t("fig_key_axis"))
     ax.set_ylabel(t("fig_query_axis"))
-    if T <= 10:
+    if max(T, T_k) <= 10:
         for i in range(T):
-            for j in range(T):
+            for j in range(T_k):
                 value = float(w[i, j])
                 ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
                         color="white" if value > 0.6 else "black")
@@ -74,11 +77,11 @@ def draw_weights(weights: torch.Tensor, tokens: list[str], title: str | None = N
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     h = entropy(w).numpy()
     ax_h.barh(range(T), h, color="tab:orange")
-    ax_h.axvline(float(torch.log(torch.tensor(float(T)))), color="gray", linestyle="--",
-                 label=t("fig_entropy_max", v=float(torch.log(torch.tensor(float(T))))))
+    ax_h.axvline(float(torch.log(torch.tensor(float(T_k)))), color="gray", linestyle="--",
+                 label=t("fig_entropy_max", v=float(torch.log(torch.tensor(float(T_k))))))
     ax_h.set_yticks(range(T), tokens)
     ax_h.invert_yaxis()
-    ax_h.set_xlim(0, max(1.0, float(torch.log(torch.tensor(float(T)))) * 1.1))
+    ax_h.set_xlim(0, max(1.0, float(torch.log(torch.tensor(float(T_k)))) * 1.1))
     ax_h.set_title(t("fig_entropy_title"))
     ax_h.set_xlabel(t("fig_entropy_axis"))
     ax_h.legend(loc="lower right", fontsize=7)
@@ -130,10 +133,11 @@ def mask_stages(q: torch.Tensor, k: torch.Tensor, keep: torch.Tensor | None) -> 
 
 
 def draw_stage(values: torch.Tensor, tokens: list[str], keep: torch.Tensor | None, title: str,
-               probabilities: bool):
+               probabilities: bool, key_tokens: list[str] | None = None):
     """One stage as a heatmap; masked cells are grey with a cross, never left blank."""
     v = values.detach().to("cpu", torch.float64)
-    T = len(tokens)
+    key_tokens = tokens if key_tokens is None else key_tokens
+    T, T_k = len(tokens), len(key_tokens)
     fig = Figure(figsize=(5.2, 4.2))
     ax = fig.subplots()
     shown = v.masked_fill(~torch.isfinite(v), float("nan"))
@@ -147,16 +151,16 @@ def draw_stage(values: torch.Tensor, tokens: list[str], keep: torch.Tensor | Non
     if keep is not None:
         hidden = (~keep.to("cpu")).numpy()
         for i in range(T):
-            for j in range(T):
+            for j in range(T_k):
                 if hidden[i, j]:
                     ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85",
                                                               edgecolor="0.6", hatch="//"))
                     ax.text(j, i, "×", ha="center", va="center", color="0.35", fontsize=11)
     for i in range(T):
-        for j in range(T):
+        for j in range(T_k):
             if keep is None or bool(keep[i, j]):
                 ax.text(j, i, f"{float(v[i, j]):.2f}", ha="center", va="center", fontsize=7)
-    ax.set_xticks(range(T), tokens, rotation=45)
+    ax.set_xticks(range(T_k), key_tokens, rotation=45)
     ax.set_yticks(range(T), tokens)
     ax.set_xlabel(t("fig_key_axis"))
     ax.set_ylabel(t("fig_query_axis"))
@@ -183,14 +187,16 @@ def draw_query(row: torch.Tensor, tokens: list[str], query: int, title: str | No
     return fig
 
 
-def draw_difference(a: torch.Tensor, b: torch.Tensor, tokens: list[str], title: str):
-    """a − b for two (T, T) weight maps: red where the first head looks more, blue where the second does."""
+def draw_difference(a: torch.Tensor, b: torch.Tensor, tokens: list[str], title: str,
+                    key_tokens: list[str] | None = None):
+    """a − b for two (T_q, T_k) weight maps: red where the first head looks more, blue where the second does."""
     diff = (a - b).detach().to("cpu", torch.float64)
-    T = len(tokens)
+    key_tokens = tokens if key_tokens is None else key_tokens
+    T, T_k = len(tokens), len(key_tokens)
     fig = Figure(figsize=(5.2, 4.2))
     ax = fig.subplots()
     image = ax.imshow(diff.numpy(), cmap="RdBu_r", vmin=-1.0, vmax=1.0)
-    ax.set_xticks(range(T), tokens, rotation=45)
+    ax.set_xticks(range(T_k), key_tokens, rotation=45)
     ax.set_yticks(range(T), tokens)
     ax.set_xlabel(t("fig_key_axis"))
     ax.set_ylabel(t("fig_query_axis"))
@@ -224,9 +230,11 @@ class AttentionExplorer:
 
         AttentionExplorer(weights, tokens, d_k=None)   weights: (T, T), (H, T, T), (L, H, T, T), or a list
                                                        of (H, T, T) per layer; d_k adds a "÷√d_k" checkbox
-        AttentionExplorer.from_qk(q, k, tokens, causal=True, length=None)
+        AttentionExplorer.from_qk(q, k, tokens, causal=True, length=None, key_tokens=None)
                                                        q, k: (T, D), (H, T, D) or (L, H, T, D); adds the
                                                        stage switch and the causal and padding toggles
+        key_tokens (either form): the keys' tokens when they are not the queries' (cross-attention):
+        the maps are then T_q × T_k, and `length` counts the keys that are not padding
         AttentionExplorer.from_model(model, idx, tokens)
                                                        captures q and k of every attention layer in `model`
 
@@ -238,15 +246,18 @@ class AttentionExplorer:
 
     def __init__(self, weights: torch.Tensor | None, tokens: list[str], d_k: int | None = None, *,
                  q: torch.Tensor | None = None, k: torch.Tensor | None = None, causal: bool = False,
-                 length: int | None = None, toggles: bool = False):
+                 length: int | None = None, toggles: bool = False, key_tokens: list[str] | None = None):
         import ipywidgets as W
 
         self.tokens = list(tokens)
-        T = len(self.tokens)
+        self.key_tokens = self.tokens if key_tokens is None else list(key_tokens)
+        T, T_k = len(self.tokens), len(self.key_tokens)
         if q is not None:
             self.q, self.k = _stack_heads(q, "q", "D"), _stack_heads(k, "k", "D")
-            if self.q.shape != self.k.shape or self.q.size(2) != T:
-                raise InputError(t("tokens_mismatch", n=T, t=self.q.size(2)))
+            if self.q.shape[:2] != self.k.shape[:2] or self.q.size(-1) != self.k.size(-1) or \
+                    (self.q.size(2), self.k.size(2)) != (T, T_k):
+                raise InputError(t("tokens_mismatch_qk", n_q=T, n_k=T_k,
+                                   shape=(self.q.size(2), self.k.size(2))))
             self.d_k = self.q.size(-1)
             self.weights = None
             shape = self.q.shape
@@ -255,10 +266,10 @@ class AttentionExplorer:
             self.weights = _stack_heads(weights, "weights", "T")
             self.d_k = d_k
             shape = self.weights.shape
-            if shape[-1] != shape[-2] or shape[-1] != T:
-                raise InputError(t("tokens_mismatch", n=T, t=shape[-1]))
+            if (shape[-2], shape[-1]) != (T, T_k):
+                raise InputError(t("tokens_mismatch_qk", n_q=T, n_k=T_k, shape=tuple(shape[-2:])))
         self.n_layers, self.n_heads = shape[0], shape[1]
-        self.length = T if length is None else length
+        self.length = T_k if length is None else length
         has_stages = self.q is not None
 
         def dropdown(options, label):
@@ -273,7 +284,7 @@ class AttentionExplorer:
                                     readout_format=".2f")
         self.scaled = W.Checkbox(value=True, description=t("widget_scaled"))
         self.causal = W.Checkbox(value=causal, description=t("widget_causal"))
-        self.padding = W.Checkbox(value=self.length < T, description=t("widget_padding"))
+        self.padding = W.Checkbox(value=self.length < T_k, description=t("widget_padding"))
         none = t("widget_none")
         self.query = dropdown([(none, -1)] + [(f"{i}: {tok}", i) for i, tok in enumerate(self.tokens)],
                               t("widget_query"))
@@ -287,7 +298,8 @@ class AttentionExplorer:
         shown += [self.layer] if self.n_layers > 1 else []
         shown += [self.head, self.compare] if self.n_heads > 1 else []
         shown += [self.scaled] if (not has_stages and d_k is not None) else []
-        shown += [self.causal, self.padding] if toggles else []
+        # A padding toggle that could hide nothing (no key is padding) is not offered.
+        shown += ([self.causal] + ([self.padding] if self.length < T_k else [])) if toggles else []
         for control in shown + ([self.stage] if has_stages else []):
             control.observe(self._update, names="value")
         rows = [W.HBox(shown[i:i + 3]) for i in range(0, len(shown), 3)]
@@ -299,8 +311,8 @@ class AttentionExplorer:
     # --- constructors ---------------------------------------------------------------------
     @classmethod
     def from_qk(cls, q: torch.Tensor, k: torch.Tensor, tokens: list[str], causal: bool = True,
-                length: int | None = None) -> "AttentionExplorer":
-        return cls(None, tokens, q=q, k=k, causal=causal, length=length, toggles=True)
+                length: int | None = None, key_tokens: list[str] | None = None) -> "AttentionExplorer":
+        return cls(None, tokens, q=q, k=k, causal=causal, length=length, toggles=True, key_tokens=key_tokens)
 
     @classmethod
     def from_model(cls, model: torch.nn.Module, idx: torch.Tensor, tokens: list[str]) -> "AttentionExplorer":
@@ -335,15 +347,16 @@ class AttentionExplorer:
 
     # --- what is drawn ----------------------------------------------------------------------
     def keep(self) -> torch.Tensor | None:
-        """Which keys each query may see, (T, T) bool, or None when no mask is applied."""
+        """Which keys each query may see, (T_q, T_k) bool, or None when no mask is applied."""
         if self.q is None:
             return None
-        T = len(self.tokens)
-        keep = torch.ones(T, T, dtype=torch.bool)
+        T, T_k = len(self.tokens), len(self.key_tokens)
+        keep = torch.ones(T, T_k, dtype=torch.bool)
         if self.causal.value:
-            keep &= torch.ones(T, T, dtype=torch.bool).tril()
+            # Aligned bottom-right, as a KV cache needs (lesson 6); for T_q = T_k, the usual tril().
+            keep &= torch.ones(T, T_k, dtype=torch.bool).tril(diagonal=T_k - T)
         if self.padding.value:
-            keep &= (torch.arange(T) < self.length)[None, :]
+            keep &= (torch.arange(T_k) < self.length)[None, :]
         return keep
 
     def current(self) -> torch.Tensor:
@@ -370,26 +383,29 @@ class AttentionExplorer:
             # Before the mask stage nothing is hidden yet, so no cell is crossed out.
             keep = self.keep() if self.stage.value == "stage_masked" else None
             title = self._title(t("fig_stage_title", stage=t(self.stage.value)))
-            return _to_png(draw_stage(values[self.stage.value], self.tokens, keep, title, False))
+            return _to_png(draw_stage(values[self.stage.value], self.tokens, keep, title, False, self.key_tokens))
         if self.q is not None:
             title = self._title(t("fig_weights_title", tau=self.tau.value, scaled=""))
-            return _to_png(draw_stage(weights[head], self.tokens, self.keep(), title, True))
+            return _to_png(draw_stage(weights[head], self.tokens, self.keep(), title, True, self.key_tokens))
         suffix = "" if self.d_k is None else t("fig_scaled_suffix" if self.scaled.value else "fig_unscaled_suffix")
         title = self._title(t("fig_weights_title", tau=self.tau.value, scaled=suffix))
-        return _to_png(draw_weights(weights[head], self.tokens, title))
+        return _to_png(draw_weights(weights[head], self.tokens, title, self.key_tokens))
 
     def render_grid(self) -> bytes:
         return _to_png(draw_heads(self.current(), self.head.value))
 
     def render_query(self) -> bytes:
         query = self.query.value
-        return _to_png(draw_query(self.current()[self.head.value, query], self.tokens, query))
+        row = self.current()[self.head.value, query]
+        title = t("fig_query_title", token=self.tokens[query], h=float(entropy(row)),
+                  max=float(torch.log(torch.tensor(len(self.key_tokens) * 1.0))))
+        return _to_png(draw_query(row, self.key_tokens, query, title))
 
     def render_difference(self) -> bytes:
         a, b = self.head.value, self.compare.value
         weights = self.current()
         return _to_png(draw_difference(weights[a], weights[b], self.tokens,
-                                       t("fig_diff_title", a=a, b=b)))
+                                       t("fig_diff_title", a=a, b=b), self.key_tokens))
 
     def _update(self, *_):
         self.image.value = self.render()
