@@ -18,7 +18,7 @@ from .data import sentence, sentence_embeddings
 from .device import device_name
 from .messages import t
 from .validate import (
-    CheckFailed, InputError, dtype_bytes, expect_qkv, expect_size, expect_tokens, expect_torch_compatible,
+    CheckFailed, InputError, dtype_bytes, expect_even, expect_qkv, expect_size, expect_tokens, expect_torch_compatible,
     previous_token_weight, resolve_head_dim, resolve_kv_groups,
 )
 from .widgets import AttentionExplorer, draw_fused_weight, draw_weights, entropy, show, show_table, temper
