@@ -67,6 +67,8 @@ def test_sinusoidal_positions_bugs_get_their_hints(lang, ref):
                "hint_pe_device")
     fails_with(checks.check_sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E).double(),
                "hint_pe_dtype")
+    fails_with(checks.check_sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, 10000.0, device),
+               "hint_pe_base")
 
 
 def test_odd_sizes_get_a_clear_error(lang):
@@ -100,6 +102,8 @@ def test_apply_rope_bugs_get_their_hints(lang, ref):
         fails_with(checks.check_apply_rope, _rope(bug), bug)
     fails_with(checks.check_apply_rope, _rope(only_q=True), "hint_rope_unrotated")
     fails_with(checks.check_apply_rope, _rope(device_aware=False), "hint_rope_device")
+    fails_with(checks.check_apply_rope, lambda q, k, p, base=10000.0: [z.double() for z in checks.rope(q, k, p, base)]
+               and tuple(z.double() for z in checks.rope(q, k, p, base)), "hint_rope_dtype")
     fails_with(checks.check_apply_rope, lambda q, k, p, base=10000.0: checks.rope(q, k, p, base)[0],
                "rope_not_pair", name="apply_rope", kind="Tensor")
 
@@ -353,6 +357,8 @@ def test_hidden_tests_name_the_likely_mistake(ref):
 def test_hidden_tests_catch_the_rest(ref):
     fails(probes.permutation_error, _perm_error(compare="output"))
     fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base), key="hidden_device")
+    assert fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, 10000.0, device)
+                 ).hint == "hint_pe_base"
     fails(probes.apply_rope, _rope(only_q=True))
     with pytest.raises(checks.CheckFailed):  # the meta-device case raises in the kernel: the cell fails
         passes(probes.apply_rope, _rope(device_aware=False))

@@ -102,6 +102,10 @@ def check_sinusoidal_positions(fn) -> None:
     if not close(got, variants[None], 1e-5):
         hint = next((t(k) for k, v in variants.items() if k and close(got, v, 1e-5)), None)
         raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, variants[None])), hint)
+    got = run(name, fn, n, e, 100.0)
+    if not close(got, _sinusoid(n, e, 100.0), 1e-5):  # code that ignores base, as the default hides it
+        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, _sinusoid(n, e, 100.0))),
+                          t("hint_pe_base") if close(got, variants[None], 1e-5) else None)
     meta = run(name, fn, 3, 4, device=torch.device("meta"), on_error=t("hint_pe_device"))
     if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
         raise CheckFailed(t("hint_pe_device"))
@@ -177,6 +181,10 @@ def check_apply_rope(fn) -> None:
             if not close(y, variants[None], 1e-5):
                 hint = next((t(key) for key, v in variants.items() if key and close(y, v, 1e-5)), None)
                 raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])), hint)
+    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS), name)
+    if not all(isinstance(z, torch.Tensor) and z.dtype == torch.float32 for z in got):
+        raise CheckFailed(t("rope_dtype", got=", ".join(str(getattr(z, "dtype", type(z).__name__)) for z in got)),
+                          t("hint_rope_dtype"))
     meta = [z.to("meta") for z in (q, k, POSITIONS)]
     got = _expect_rope_pair(run(name, fn, *meta, on_error=t("hint_rope_device")), name)
     if not all(isinstance(z, torch.Tensor) and z.device.type == "meta" for z in got):

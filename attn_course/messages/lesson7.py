@@ -76,6 +76,10 @@ MESSAGES = {
         "ja": "位置を 1 から数えています。最初のトークンの位置は 0 です（torch.arange(T)）。",
         "ko": "위치를 1부터 셌습니다. 첫 토큰의 위치는 0입니다(torch.arange(T)).",
     },
+    "hint_pe_base": {
+        "ja": "引数の base を使わずに 10000 で計算しています。ω_i = base^(−2i/E) の base は引数のものを使います。",
+        "ko": "인자 base를 쓰지 않고 10000으로 계산했습니다. ω_i = base^(−2i/E)의 base는 인자로 받은 값을 씁니다.",
+    },
     "hint_pe_device": {
         "ja": "device= で指定したデバイスに作られていません。torch.arange(..., device=device) や torch.zeros(..., device=device) のように、作るテンソルすべてに device を渡してください。",
         "ko": "device=로 지정한 장치에 만들어지지 않았습니다. torch.arange(..., device=device)나 torch.zeros(..., device=device)처럼 만드는 텐서 모두에 device를 넘기세요.",
@@ -117,6 +121,14 @@ MESSAGES = {
     "hint_rope_unrotated": {
         "ja": "回していません（入力がそのまま返っています）。q だけでなく k も回して、両方を返してください。",
         "ko": "돌리지 않았습니다(입력이 그대로 반환되었습니다). q뿐만 아니라 k도 돌려서 둘 다 반환하세요.",
+    },
+    "rope_dtype": {
+        "ja": "float32 の q と k を渡したのに、返ってきたのは {got} です。",
+        "ko": "float32인 q와 k를 넘겼는데 반환된 것은 {got}입니다.",
+    },
+    "hint_rope_dtype": {
+        "ja": "float64 で計算した cos と sin を掛けると、結果も float64 になります。cos と sin を .to(q.dtype) で q と同じデータ型に直してから掛けてください。",
+        "ko": "float64로 계산한 cos과 sin을 곱하면 결과도 float64가 됩니다. cos과 sin을 .to(q.dtype)로 q와 같은 자료형으로 바꾼 뒤 곱하세요.",
     },
     "hint_rope_device": {
         "ja": "cos と sin が q と別のデバイスに作られています。torch.arange(..., device=q.device) のように q のデバイスに作り、positions も .to(q.device) してください（GPU の入力で動かなくなります）。",
@@ -259,7 +271,7 @@ MESSAGES = {
         "ja": "前のトークンをかき混ぜたときの出力の変化（最大）: 最後の位置 {last:.1e}、ほかの位置（同じトークンどうし） {others:.2f}",
         "ko": "앞의 토큰을 뒤섞었을 때 출력의 변화(최대): 마지막 위치 {last:.1e}, 다른 위치(같은 토큰끼리) {others:.2f}",
     },
-    "table_output_spread": {"ja": "出力のばらつき（標準偏差）", "ko": "출력의 흩어짐(표준편차)"},
+    "table_output_spread": {"ja": "出力のばらつき（標準偏差）", "ko": "출력의 퍼짐(표준편차)"},
     "table_shift_error": {
         "ja": "PE(t + k) と M_k PE(t) の差（最大、すべての t）",
         "ko": "PE(t + k)와 M_k PE(t)의 차이(최대, 모든 t)",

@@ -128,6 +128,7 @@ def permutation_error(rec, fn):
 def sinusoidal_positions(rec, fn):
     for t, e in pe_sizes(rec):
         rec.put(f"T={t}, E={e}", rec.call("sinusoidal_positions", fn, t, e))
+    rec.put("base=100", rec.call("sinusoidal_positions", fn, 7, 6, 100.0))
     rec.put("meta", rec.call("sinusoidal_positions", fn, 3, 4, device=torch.device("meta")))
 
 

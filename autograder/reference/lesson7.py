@@ -128,6 +128,8 @@ def judge_sinusoidal_positions(res):
         want = sinusoidal_positions(t, e)
         variants = {k: v.float() for k, v in checks.sinusoid_variants(t, e).items()}
         _expect(f"sinusoidal_positions(T={t}, E={e})", res[f"T={t}, E={e}"], want, 1e-4, variants)
+    _expect("sinusoidal_positions(T=7, E=6, base=100)", res["base=100"], sinusoidal_positions(7, 6, 100.0), 1e-4,
+            {"hint_pe_base": sinusoidal_positions(7, 6)})
     expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta")
 
 
