@@ -9,20 +9,15 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps build assignments autograde workspace bench bench-grading clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde workspace bench bench-grading clean-venv
 
+# The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.txt
-	$(BIN)/python -m pip install -q --no-deps -e . -e grader
-	touch $@
+	$(PYTHON) tools/course.py setup
 
 ## make lab: set everything up and open the course in JupyterLab on 127.0.0.1
-lab: $(STAMP) workspace
-	@echo "JupyterLab: open the URL printed below; your own copies are in workspace/ja and workspace/ko."
-	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir=$(CURDIR) \
-		--ServerApp.default_url=/lab/tree/workspace $(if $(filter 0,$(shell id -u)),--allow-root)
+lab: $(STAMP)
+	$(PYTHON) tools/course.py lab
 
 ## make test: set everything up and run every test
 # Two pytest workers, one per core; each test file stays on one worker, so a file's JupyterLab
@@ -45,15 +40,15 @@ browser-deps:
 
 ## make workspace: copy the learner notebooks into workspace/ (git-ignored); never overwrites a file
 workspace:
-	@find notebooks -name '*.ipynb' | while read -r f; do \
-		t="workspace/$${f#notebooks/}"; \
-		if [ ! -e "$$t" ]; then mkdir -p "$$(dirname "$$t")"; cp "$$f" "$$t"; fi; \
-	done
-	@echo "workspace/ is ready (files already there were left as they were)."
+	@$(PYTHON) tools/course.py workspace
 
 ## make build: regenerate autograder/source, notebooks/ and solutions/ from lessons/
 build: $(STAMP)
 	$(BIN)/python tools/build.py
+
+## make readme: regenerate README's lesson and grade tables from the lesson sources and the tests' BUGS
+readme: $(STAMP)
+	PYTHONPATH=tools:tests $(BIN)/python tools/readme.py
 
 ## make assignments: release every assignment in autograder/ (gradebook and release/ for nbgrader)
 assignments: $(STAMP)

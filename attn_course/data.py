@@ -2,8 +2,8 @@
 
 The sentence has the same numbers in both languages.
 
-Each token gets a small feature vector (noun, animal, food, verb, particle,
-end), so that plain dot products already show something sensible: nouns look at
+Each token gets a small feature vector of 8 features (noun, animal, food, verb, particle,
+subject, object, end), so that plain dot products already show something sensible: nouns look at
 nouns, particles at particles. Only the labels depend on the language.
 """
 import torch

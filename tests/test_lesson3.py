@@ -44,6 +44,15 @@ def test_mask_function_checks(lang):
     fails_with(checks.check_safe_softmax, lambda s: torch.softmax(s, -1), "hint_nan_fully_masked")
 
 
+def test_a_wrong_mask_says_how_many_places_not_a_max_error(lang):
+    # A count of wrong places was shown as "max error 10"; masked scores hold -inf, whose difference showed as nan.
+    triu = lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).triu()  # noqa: E731
+    failure = fails_with(checks.check_causal_mask, triu, "hint_upper_triangle")
+    assert failure.message == t("mask_differs", what="causal_mask", n=20, total=25)
+    failure = fails_with(checks.check_apply_mask, lambda s, k: s.masked_fill(k, float("-inf")), "hint_inverted_mask")
+    assert "nan" not in failure.message.lower()
+
+
 class CausalOK(nn.Module):
     def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32, bug=None):
         super().__init__()
@@ -60,14 +69,16 @@ class CausalOK(nn.Module):
         course.expect_tokens(x, self.embed_dim)
         B, T, _ = x.shape
         Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
-        keep = torch.ones(T, T, dtype=torch.bool).tril() if self.bug == "cpu" else self.causal[:T, :T]
+        keep = (torch.ones(T, T, dtype=torch.bool).tril() if self.bug == "cpu"
+                else self.causal if self.bug == "unsliced_buffer" else self.causal[:T, :T])
         if self.bug == "triu":
             keep = keep.T
         if lengths is not None and self.bug != "ignore_lengths":
             keep = keep & (torch.arange(T, device=x.device) < lengths[:, None])[:, None, None, :]
         if use_sdpa:
             mask = ~keep if self.bug == "sdpa_inverted" else keep
-            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
+            p = self.dropout.p if self.training or self.bug == "sdpa_eval_dropout" else 0.0
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask, dropout_p=p)
             return self.W_o(merge_ok(y.nan_to_num(0.0))), None
         s = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)
         if self.bug == "after_softmax":
@@ -92,10 +103,18 @@ def causal_variant(bug):
     ("ignore_lengths", "hint_padding_ignored"), ("nan", "hint_nan_fully_masked"),
     ("eval_dropout", "hint_dropout_eval"), ("return_dropped", "hint_weights_after_dropout"),
     ("no_buffer", "hint_buffer_missing"), ("cpu", "hint_mask_device"), ("sdpa_inverted", "hint_sdpa_mismatch"),
+    ("sdpa_eval_dropout", "hint_dropout_eval_sdpa"),
 ])
 def test_causal_module_bug_gets_its_hint(lang, bug, hint):
     checks.check_causal_module(CausalOK)
     fails_with(checks.check_causal_module, causal_variant(bug), hint)
+
+
+def test_a_causal_buffer_used_whole_is_named_not_a_transpose(lang):
+    # (max_len, max_len) = (16, 16) against (T, T) = (5, 5) scores: a broadcast error whose generic hint was "transpose K".
+    failure = fails_with(checks.check_causal_module, causal_variant("unsliced_buffer"), "hint_causal_slice",
+                         T=5, max_len=16)
+    assert t("hint_transpose_k") not in str(failure)
 
 
 

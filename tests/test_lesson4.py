@@ -34,25 +34,42 @@ def test_split_qkv_checks(lang):
     fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
 
 
-def gpt2_module(bias=True, mask=True):
+def test_a_wrong_split_says_which_parts_differ_not_nan(lang):
+    # (v, k, q): q and v are wrong, k is right. "max error nan" read as "your code made NaN".
+    failure = fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
+    assert "nan" not in str(failure).lower()
+    err = float((split_qkv_ok(*_split_input())[0] - split_qkv_ok(*_split_input())[2]).abs().max())
+    assert failure.message == t("split_differs", name="split_qkv", parts="q, v", err=err)
+
+
+def _split_input():
+    from attn_course.checks.engine import inputs
+    (qkv,) = inputs((checks.B, checks.T, 3 * checks.E), seed=16)  # the check's own input
+    return qkv, checks.H
+
+
+def gpt2_module(bias=True, mask=True, bug=None):
     class M(nn.Module):
         def __init__(self, E, H, max_len=64, dropout=0.0):
             super().__init__()
             self.embed_dim, self.n_head, self.head_dim = E, H, E // H
             self.c_attn, self.c_proj = nn.Linear(E, 3 * E, bias=bias), nn.Linear(E, E)
+            self.dropout = nn.Dropout(dropout)
             self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
 
         def forward(self, x, use_sdpa=False):
             B, T, E = x.shape
             q, k, v = split_qkv_ok(self.c_attn(x), self.n_head)
             if use_sdpa:
-                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                p = self.dropout.p if self.training or bug == "sdpa_eval_dropout" else 0.0
+                y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
                 return self.c_proj(merge_ok(y)), None
-            s = q @ k.mT / math.sqrt(self.head_dim)
+            s = q @ k.mT / math.sqrt(E if bug == "scale_by_E" else self.head_dim)
             if mask:
-                s = s.masked_fill(~self.causal[:T, :T], float("-inf"))
+                s = s.masked_fill(~(self.causal if bug == "unsliced_buffer" else self.causal[:T, :T]), float("-inf"))
             w = torch.softmax(s, -1)
-            return self.c_proj(merge_ok(w @ v)), w
+            dropped = self.dropout(w)
+            return self.c_proj(merge_ok(dropped @ v)), (dropped if bug == "weights_after_dropout" else w)
     return M
 
 
@@ -71,6 +88,10 @@ def test_gpt2_checks(lang):
     checks.check_gpt2_module(ok)
     fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "layer_missing_bias", name="c_attn")
     fails_with(checks.check_gpt2_module, gpt2_module(mask=False), "hint_missing_mask")
+    fails_with(checks.check_gpt2_module, gpt2_module(bug="scale_by_E"), "hint_scale_head_dim")
+    fails_with(checks.check_gpt2_module, gpt2_module(bug="unsliced_buffer"), "hint_causal_slice", T=5, max_len=64)
+    fails_with(checks.check_gpt2_module, gpt2_module(bug="sdpa_eval_dropout"), "hint_dropout_eval_sdpa")
+    fails_with(checks.check_gpt2_module, gpt2_module(bug="weights_after_dropout"), "hint_weights_after_dropout")
     checks.check_load_from_hf(load_ok, ok)
     fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, transpose_proj=False),
                "hint_conv1d_transpose")
@@ -116,6 +137,30 @@ def test_gpt2_init_checks(lang):
     with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
         checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
 
+
+
+GPT2_SMALL_PARAMS = 4 * 768 * 768 + 4 * 768
+
+
+def test_a_wrong_parameter_count_is_not_answered_by_the_check(lang):
+    # The failing check used to print the module's own count: the answer, before the learner counted.
+    failure = fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), 4 * 768 * 768,
+                         "hint_count_own_module", module="M(768, 12)")
+    for shown in (f"{GPT2_SMALL_PARAMS}", f"{GPT2_SMALL_PARAMS:,}"):
+        assert shown not in str(failure)
+    checks.check_gpt2_param_answer(GPT2_SMALL_PARAMS, gpt2_module())
+
+
+def test_no_cell_before_the_count_exercise_shows_the_count():
+    import jupytext
+    from conftest import ROOT
+    cells = jupytext.read(ROOT / "lessons" / "04_gpt2.md").cells
+    before = cells[:next(i for i, c in enumerate(cells) if c.metadata.get("id") == "ex4_n_params")]
+    shown = (f"{GPT2_SMALL_PARAMS}", f"{GPT2_SMALL_PARAMS:,}", f"{GPT2_SMALL_PARAMS:,}".replace(",", "{,}"))
+    for cell in before:
+        assert not any(s in cell.source for s in shown), cell.source[:80]
+        if cell.cell_type == "code":
+            assert not ("numel" in cell.source and "768" in cell.source), cell.source[:80]
 
 
 # --------------------------------------------------------------------------- hidden tests
@@ -185,6 +230,10 @@ BUGS = {
     "missing_mask": Bug("ex2_gpt2_module",
                         '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n', "",
                         USES_MODULE_4, "causal mask missing"),
+    "scale_by_embed_dim": Bug("ex2_gpt2_module", "/ math.sqrt(self.head_dim)", "/ math.sqrt(E)", USES_MODULE_4,
+                              "scores divided by √E instead of √D"),
+    "causal_buffer_unsliced": Bug("ex2_gpt2_module", "~self.causal[:T, :T]", "~self.causal", USES_MODULE_4,
+                                  "causal buffer used whole, without `[:T, :T]`"),
     "sdpa_dropout_in_eval": Bug("ex2_gpt2_module", "p = self.dropout.p if self.training else 0.0",
                                 "p = self.dropout.p", {"ex2_gpt2_module_tests"},
                                 "SDPA path: `dropout_p=self.dropout.p` in eval too"),

@@ -166,6 +166,66 @@ def test_attend_with_cache_bugs_get_their_hints(lang, ref):
                "returned_not_cache_pair", name="attend_with_cache", kind="Tensor")
 
 
+def _sdpa_cached(mask):
+    """attend_with_cache through SDPA: mask "is_causal" (top-left aligned), "keep" or "lower_right"."""
+    from torch.nn.attention.bias import causal_lower_right
+    F = torch.nn.functional
+
+    def attend_with_cache(attn, x_new, cache=None):
+        B_, T_new, E_ = x_new.shape
+        H_ = attn.n_head
+        q, k, v = (z.view(B_, T_new, H_, E_ // H_).transpose(1, 2) for z in attn.c_attn(x_new).split(E_, dim=2))
+        if cache is not None:
+            k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
+        T_all = k.size(2)
+        if mask == "is_causal":
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        elif mask == "keep":
+            keep = torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_all - T_new)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(T_new, T_all))
+        return attn.c_proj(y.transpose(1, 2).reshape(B_, T_new, E_)), (k, v)
+    return attend_with_cache
+
+
+def test_sdpa_is_causal_in_a_cache_is_named(lang, ref):
+    # is_causal=True aligns the mask top-left: with a cache, a new token sees only the first keys.
+    failure = fails_with(checks.check_attend_with_cache, _sdpa_cached("is_causal"), "hint_cache_mask_offset")
+    assert "is_causal=True" in str(failure) and "causal_lower_right" in str(failure)
+    checks.check_attend_with_cache(_sdpa_cached("keep"))
+    checks.check_attend_with_cache(_sdpa_cached("lower_right"))
+    fails(probes.attend_with_cache, _sdpa_cached("is_causal"), key="hidden_mismatch")
+    passes(probes.attend_with_cache, _sdpa_cached("lower_right"))
+
+
+def test_is_causal_is_top_left_aligned_and_the_two_right_forms_are_not():
+    # What lesson 6 section 7 shows: one new query over 5 keys (T_past = 4).
+    from torch.nn.attention.bias import causal_lower_right
+    F = torch.nn.functional
+    q, k = torch.randn(1, 1, 1, 8), torch.randn(1, 1, 5, 8)
+    eye = torch.eye(5).view(1, 1, 5, 5)  # as values, the output is the row of weights
+    top_left = F.scaled_dot_product_attention(q, k, eye, is_causal=True)[0, 0, 0]
+    assert top_left.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    want = torch.softmax(q @ k.mT / math.sqrt(8), -1)[0, 0, 0]
+    keep = torch.ones(1, 5, dtype=torch.bool).tril(diagonal=4)
+    for mask in (keep, causal_lower_right(1, 5)):
+        assert torch.allclose(F.scaled_dot_product_attention(q, k, eye, attn_mask=mask)[0, 0, 0], want, atol=1e-6)
+
+
+def test_a_one_token_chunk_is_named_as_one_position(lang):
+    # "positions 3 or more and less than 4" read badly for a single token.
+    failure = fails_with(checks.check_attend_with_cache, _cached(offset=False), "hint_cache_mask_offset")
+    before_error = re.split(r"[（(]", t("cache_differs_token", lo=3, err=0.0))[0]  # the chunk is token 3 alone
+    assert failure.message.startswith(before_error)
+    assert "以上" not in failure.message and "이상" not in failure.message
+
+
+def test_tiled_attention_says_passed_once(capsys, ref):
+    checks.check_tiled_attention(ref.tiled_attention)
+    assert capsys.readouterr().out.count("✔") == 1
+
+
 def test_peak_memory_sees_an_allocation_and_prints_nothing(capfd):
     from attn_course.device import peak_memory, time_it
     size = 4 * 2**20
@@ -237,7 +297,60 @@ BUGS = {
                    "KV bytes in bits"),
     "cache_no_offset": Bug("ex5_attend_with_cache", ".tril(diagonal=T_past)", ".tril()", {"ex5_attend_with_cache_tests"},
                            "cache mask `tril()` without the `T_past` offset"),
+    "cache_sdpa_is_causal": Bug("ex5_attend_with_cache", "(torch.softmax(scores, dim=-1) @ v)",
+                                "F.scaled_dot_product_attention(q, k, v, is_causal=True)", {"ex5_attend_with_cache_tests"},
+                                "cache through SDPA with `is_causal=True` (top-left mask)"),
     "cache_not_used": Bug("ex5_attend_with_cache",
                           "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
                           {"ex5_attend_with_cache_tests"}, "cache never concatenated"),
 }
+
+
+# --------------------------------------------------------------------------- dtype and SDPA backends (no GPU here)
+def _fake_gpu(monkeypatch, capability, bf16_supported=True):
+    """A CUDA device of the given compute capability; is_bf16_supported answers as torch >= 2.4 does on a T4."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: bf16_supported)
+
+
+@pytest.mark.parametrize("capability,want", [((7, 5), torch.float16), ((7, 0), torch.float16),
+                                             ((8, 0), torch.bfloat16), ((8, 9), torch.bfloat16),
+                                             ((9, 0), torch.bfloat16), ((12, 0), torch.bfloat16)])
+def test_compute_dtype_follows_the_compute_capability_not_is_bf16_supported(monkeypatch, capability, want):
+    from attn_course.device import compute_dtype
+    _fake_gpu(monkeypatch, capability, bf16_supported=True)  # True on a T4 too: emulation counts
+    assert compute_dtype(torch.device("cuda")) == want
+    assert compute_dtype("cuda:0", cpu=torch.bfloat16) == want  # autocast on a GPU: the same choice
+
+
+def test_compute_dtype_off_the_gpu(monkeypatch):
+    from attn_course.device import compute_dtype
+    assert compute_dtype("cpu") == torch.float32
+    assert compute_dtype("cpu", cpu=torch.bfloat16) == torch.bfloat16  # autocast on the CPU
+    _fake_gpu(monkeypatch, (8, 0))
+    assert compute_dtype("cpu") == torch.float32 and compute_dtype(torch.device("meta")) == torch.float32
+
+
+def test_lesson_6_chooses_its_dtype_in_one_place():
+    import jupytext
+    from conftest import ROOT
+    code = "\n".join(c.source for c in jupytext.read(ROOT / "lessons" / "06_costs.md").cells if c.cell_type == "code")
+    assert "is_bf16_supported" not in code
+    assert code.count("compute_dtype(device") == 2  # section 3's measurement and section 8's autocast
+
+
+def test_sdpa_backend_table_on_the_cpu(lang, capfd):
+    from attn_course.device import sdpa_backend_reasons, sdpa_backend_table, sdpa_backend_used
+    q = torch.randn(2, 4, 64, 32)
+    assert sdpa_backend_used(q, q, q, is_causal=True) == "FLASH_ATTENTION"  # the CPU's own flash kernel
+    assert sdpa_backend_used(q, q, q, is_causal=True, dropout_p=0.5) == "MATH"  # no fused kernel takes dropout
+    reasons = sdpa_backend_reasons(q, q, q, is_causal=True, dropout_p=0.5)
+    assert reasons["MATH"] is None and "dropout" in reasons["FLASH_ATTENTION"]
+    used, rows = sdpa_backend_table(q, q, q, is_causal=True)
+    assert used == "FLASH_ATTENTION"
+    assert [r[:2] for r in rows] == [["FLASH_ATTENTION ←", "✔"], ["EFFICIENT_ATTENTION", "✘"],
+                                     ["CUDNN_ATTENTION", "✘"], ["MATH", "✔"]]
+    assert rows[1][3] == rows[2][3] == t("sdpa_gpu_only")
+    assert capfd.readouterr().err == ""
+

@@ -58,17 +58,16 @@ print("TMP", sorted(os.listdir("/tmp")))
 
 # Everything reachable in the kernel after grading: no reference code, no judge, no grader.
 SEARCH_THE_KERNEL = r'''
-import gc, sys
+import gc, sys, types
 _bad = ("autograder/reference", "attn_grader/judge", "attn_grader/verdict", "attn_grader/references",
         "attn_grader/preprocessors", "attn_grader/messages")
 def _file(o):
-    code = getattr(o, "__code__", None)
-    return getattr(code, "co_filename", "") if code is not None else ""
+    return o.__code__.co_filename if type(o) is types.FunctionType else ""
 _hits = [m for m in sys.modules if m.startswith(("attn_reference", "attn_grader"))]
-_hits += [_file(o) for o in gc.get_objects() if callable(o) and any(b in _file(o) for b in _bad)]
+_hits += [_file(o) for o in gc.get_objects() if type(o) is types.FunctionType and any(b in _file(o) for b in _bad)]
 for _name, _module in list(sys.modules.items()):
     for _value in list(getattr(_module, "__dict__", {}).values()):
-        if any(b in _file(_value) for b in _bad):
+        if type(_value) is types.FunctionType and any(b in _file(_value) for b in _bad):
             _hits.append(f"{_name}: {_file(_value)}")
 print("KERNEL-HITS", len(_hits), _hits[:5])
 '''

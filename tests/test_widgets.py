@@ -190,3 +190,54 @@ def test_loss_and_cost_pictures_render_without_a_missing_glyph(lang, caplog):
                                                          {course.t("label_naive"): [2e6, 7e6, 2.6e7], "SDPA": [6e5, 1.2e6, 2.5e6]}))
     reports = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records]
     assert not [r for r in reports if "glyph" in r.lower()], reports[:3]
+
+
+def test_a_control_redraws_only_the_views_it_changes(lang):
+    # Issue 21: a change answers fast because views it does not affect are left as they are.
+    g = torch.Generator().manual_seed(5)
+    tokens = course.sentence(lang)
+    q, k = torch.randn(3, len(tokens), 4, generator=g), torch.randn(3, len(tokens), 4, generator=g)
+    e = course.AttentionExplorer.from_qk(q, k, tokens)
+    e.query.value, e.compare.value = 1, 2
+    views = (e.grid, e.image, e.bars, e.diff)
+
+    def changed(control, value):
+        before = [bytes(v.value) for v in views]
+        control.value = value
+        return [bytes(v.value) != b for v, b in zip(views, before)]
+
+    assert changed(e.query, 3) == [False, False, True, False]
+    assert changed(e.compare, 1) == [False, False, False, True]
+    assert changed(e.stage, "stage_scores") == [False, True, False, False]
+    assert changed(e.tau, 0.4) == [True, False, True, True]   # the scores do not depend on τ
+    assert changed(e.head, 2) == [True, True, True, True]
+
+
+def test_only_recent_explorers_keep_their_figures(lang):
+    from attn_course import widgets
+    first = course.AttentionExplorer(sample_weights(), course.sentence(lang))
+    assert first._views
+    for _ in range(widgets.KEEP_FIGURES):
+        course.AttentionExplorer(sample_weights(), course.sentence(lang))
+    assert not first._views, "the oldest explorer's figures should have been let go"
+    before = bytes(first.image.value)
+    first.tau.value = 0.3
+    assert first._views and bytes(first.image.value) != before
+
+
+def test_cross_attention_maps_are_rectangular(lang):
+    # Queries from one sentence, keys from another (lesson 7): T_q × T_k maps, the keys along the bottom.
+    torch.manual_seed(0)
+    queries, keys = course.sentence("ja")[:4], course.sentence("ko")
+    q, k = torch.randn(2, len(queries), 4), torch.randn(2, len(keys), 4)
+    e = course.AttentionExplorer.from_qk(q, k, queries, causal=True, key_tokens=keys)
+    assert e.current().shape == (2, len(queries), len(keys))
+    # Causal and rectangular means aligned bottom-right: the last query sees every key.
+    assert e.keep()[-1].all() and e.keep()[0].sum() == len(keys) - len(queries) + 1
+    before = bytes(e.image.value)
+    e.head.value, e.query.value, e.compare.value = 1, 2, 0
+    assert bytes(e.image.value) != before and e.bars.value and e.diff.value
+    weights = torch.softmax(torch.randn(2, len(queries), len(keys)), -1)
+    assert course.AttentionExplorer(weights, queries, key_tokens=keys).current().shape == weights.shape
+    with pytest.raises(course.InputError):
+        course.AttentionExplorer(weights, queries)

@@ -40,6 +40,9 @@ LANGS = ("ja", "ko")
 # Where Colab installs the helper package from. A fork changes this one line.
 GITHUB_REPO = "attention-head-by-head/attention-course"
 COURSE_PIP = f"attn-course @ git+https://github.com/{GITHUB_REPO}"
+# Filled into prose: where the course's notebooks open in Colab, and what `git clone` takes.
+COLAB = f"https://colab.research.google.com/github/{GITHUB_REPO}/blob/main"
+REPO_URL = f"https://github.com/{GITHUB_REPO}.git"
 MANIFEST = "tools/build-manifest.json"
 KINDS = {"setup", "solution", "tests"}
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS\n.*?^[ \t]*### END HIDDEN TESTS\n?", re.S | re.M)
@@ -119,7 +122,7 @@ def language_notebook(nb, lang: str, stem: str):
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             if cell.metadata["lang"] == lang:
-                new = nbformat.v4.new_markdown_cell(cell.source)
+                new = nbformat.v4.new_markdown_cell(cell.source.replace("__COLAB__", COLAB).replace("__REPO__", REPO_URL))
             else:
                 continue
         else:

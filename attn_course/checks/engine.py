@@ -68,6 +68,23 @@ def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
     return result
 
 
+# A broadcast between two sizes: a causal buffer of (max_len, max_len) used whole meets (T, T) scores.
+_SIZE_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
+    """module(x, *args): like run, but a causal buffer used without [:T, :T] gets a hint naming
+    the two sizes (the generic hint for "must match" would send the learner to transpose K)."""
+    try:
+        return run(name, module, x, *args, **kwargs)
+    except CheckFailed as failure:
+        sizes = _SIZE_MISMATCH.search(failure.message)
+        T = x.size(1)
+        if sizes and {int(sizes[1]), int(sizes[2])} == {T, max_len}:
+            raise CheckFailed(failure.message, t("hint_causal_slice", T=T, max_len=max_len)) from None
+        raise
+
+
 def _has_tensor_subclass(x, depth: int = 0) -> bool:
     if type(x) in (tuple, list) and depth < 3:
         return any(_has_tensor_subclass(v, depth + 1) for v in x)
@@ -127,6 +144,32 @@ def diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
     if is_weights and not close(sums, torch.ones_like(sums), 1e-3):
         hint = t("hint_rows_not_normalised", lo=float(sums.min()), hi=float(sums.max()))
     raise CheckFailed(t("values_differ", what=what, err=max_error(got, right)), hint)
+
+
+def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6) -> None:
+    """Dropout as the lessons state it, on a module the learner built with dropout=0.5 and the
+    weights of one that passed its checks; call(module, use_sdpa) -> (out, weights), want: the
+    output without dropout.
+
+    In eval neither path drops (the same output every call, equal to want); in training the
+    masked path drops, on the weights, and returns the weights from before dropout (rows sum to 1).
+    """
+    with torch.no_grad():
+        noisy.eval()
+        for use_sdpa, tol, hint in ((False, 1e-9, "hint_dropout_eval"), (True, sdpa_tol, "hint_dropout_eval_sdpa")):
+            a, b = call(noisy, use_sdpa)[0], call(noisy, use_sdpa)[0]
+            if not (close(a, b, 0.0) and close(a, want, tol)):
+                raise CheckFailed(t(hint))
+        noisy.train()
+        with torch.random.fork_rng(devices=[]):  # leave the notebook's own random stream alone
+            torch.manual_seed(0)
+            y, weights = call(noisy, False)
+        noisy.eval()
+    if close(y, want, 1e-9):
+        raise CheckFailed(t("hint_dropout_train"))
+    sums = weights.sum(-1) if isinstance(weights, torch.Tensor) else None
+    if sums is None or not close(sums, torch.ones_like(sums), 1e-6):
+        raise CheckFailed(t("hint_weights_after_dropout"))
 
 
 def inputs(*shape_lists, seed: int = 0, dtype=torch.float64):
@@ -218,8 +261,10 @@ def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> Non
     except Exception:  # noqa: BLE001
         counted = None
     if counted is not None and counted != int(value):
-        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer,
-                            module=f"{cls.__name__}{tuple(args)}", counted=counted))
+        # The module's own count is the answer: name where to count, not the number.
+        module = f"{cls.__name__}{tuple(args)}"
+        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, module=module),
+                          t("hint_count_own_module", module=module))
     passed(name)
 
 

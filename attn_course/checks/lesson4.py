@@ -9,8 +9,8 @@ from ..hf import hf_attention, hf_forward
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    check_count_answer, close, diagnose, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
-    merge_heads, passed, run, split_heads, tril,
+    check_count_answer, close, diagnose, expect_dropout_rules, expect_returned_pair, expect_shape, inputs,
+    linear_problem, max_error, merge_heads, passed, run, run_forward, split_heads, tril,
 )
 
 # Sizes all different: batch, sequence, heads, head width; E = H·D = 12.
@@ -39,32 +39,38 @@ def check_split_qkv(fn) -> None:
         expect_shape(part, (B, H, T, D), ("B", "H", "T", "D"), name,
                      t("hint_missing_transpose") if missing else None)
     variants = _qkv_variants(qkv, H)
+    if all(torch.equal(a, b) for a, b in zip(got, variants[None])):
+        passed(name)
+        return
+    # Which of q, k, v are wrong, and by how much: every part has the right shape by now.
+    wrong = [(part, max_error(a, b)) for part, a, b in zip("qkv", got, variants[None]) if not torch.equal(a, b)]
+    failure = t("split_differs", name=name, parts=", ".join(p for p, _ in wrong), err=max(e for _, e in wrong))
     for key, value in variants.items():
-        if all(torch.equal(a, b) for a, b in zip(got, value)):
-            if key is None:
-                passed(name)
-                return
-            key = key[0] if isinstance(key, tuple) else key
-            raise CheckFailed(t("values_differ", what=name, err=float("nan")), t(key))
-    raise CheckFailed(t("values_differ", what=name, err=float("nan")))
+        if key is not None and all(torch.equal(a, b) for a, b in zip(got, value)):
+            raise CheckFailed(failure, t(key[0] if isinstance(key, tuple) else key))
+    raise CheckFailed(failure)
 
 
 def _gpt2_expected(module, x, masked=True):
     Bx, T, E = x.shape
     qkv = module.c_attn(x)
+    keep = tril(T)
     variants = {}
     for key, (q, k, v) in _qkv_variants(qkv, module.n_head).items():
         raw = q @ k.transpose(-2, -1) / math.sqrt(E // module.n_head)
-        keep = tril(T)
         w = torch.softmax(raw.masked_fill(~keep, float("-inf")), -1)
         variants[key] = module.c_proj(merge_heads(w @ v))
         if key is None:
             variants["hint_missing_mask"] = module.c_proj(merge_heads(torch.softmax(raw, -1) @ v))
+            # Divided by √E, the embedding width, instead of √D, one head's.
+            by_e = (raw * math.sqrt(E // module.n_head) / math.sqrt(E)).masked_fill(~keep, float("-inf"))
+            variants[("hint_scale_head_dim", "E")] = module.c_proj(merge_heads(torch.softmax(by_e, -1) @ v))
     return variants
 
 
 def check_gpt2_module(cls) -> None:
     name = "GPT2SelfAttention"
+    max_len = 64  # the constructor's default, which the checked module is built with
     module = run(name, cls, E, H)
     for layer, (n_in, n_out) in {"c_attn": (E, 3 * E), "c_proj": (E, E)}.items():
         problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
@@ -75,13 +81,17 @@ def check_gpt2_module(cls) -> None:
     module = module.double().eval()
     (x,) = inputs((B, T, E), seed=17)
     with torch.no_grad():
-        y, _ = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
+        y, _ = expect_returned_pair(run_forward(f"{name}.forward", module, x, max_len=max_len), f"{name}.forward")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"))
         variants = _gpt2_expected(module, x)
         diagnose(y, variants, "what_output")
         y_sdpa = run(f"{name}.forward(use_sdpa=True)", module, x, True)[0]
         if not close(y_sdpa, variants[None], 1e-6):
             raise CheckFailed(t("values_differ", what="use_sdpa=True", err=max_error(y_sdpa, variants[None])))
+    noisy = run(name, cls, E, H, dropout=0.5).double()
+    noisy.load_state_dict(module.state_dict(), strict=False)
+    forward = lambda m, use_sdpa: expect_returned_pair(run(f"{name}.forward", m, x, use_sdpa), f"{name}.forward")  # noqa: E731
+    expect_dropout_rules(noisy, forward, variants[None])
     passed(name)
 
 

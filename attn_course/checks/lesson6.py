@@ -212,7 +212,9 @@ def check_attend_with_cache(fn) -> None:
             err = max_error(y, variants[None])
             if err > 1e-9:
                 hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
-                raise CheckFailed(t("cache_differs", lo=lo, hi=hi, err=err), hint)
+                failure = (t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
+                           else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err))
+                raise CheckFailed(failure, hint)
     passed(name)
 
 

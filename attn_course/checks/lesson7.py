@@ -302,7 +302,9 @@ def check_rope_cache(fn) -> None:
             want = variants[None][index]
             if not close(y, want, 1e-6):
                 hint = next((t(key) for key, outs in variants.items() if key and close(y, outs[index], 1e-6)), None)
-                raise CheckFailed(t("cache_differs", lo=lo, hi=hi, err=max_error(y, want)), hint)
+                err = max_error(y, want)
+                raise CheckFailed(t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
+                                  else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err), hint)
     passed(name)
 
 

@@ -200,9 +200,38 @@ MESSAGES = {
         "ko": "{name}은(는) 정수여야 합니다(지금은 {got}).",
     },
     "answer_disagrees_with_module": {
-        "ja": "{name} = {got} ですが、あなたの {module} のパラメータ数を数えると {counted} になります。どちらかを見直しましょう。",
-        "ko": "{name} = {got}인데, 여러분의 {module}의 파라미터 수를 세면 {counted}입니다. 둘 중 하나를 다시 확인하세요.",
+        "ja": "{name} = {got} は、あなたの {module} のパラメータ数と一致しません。",
+        "ko": "{name} = {got}은(는) 여러분의 {module}의 파라미터 수와 일치하지 않습니다.",
     },
+    "hint_count_own_module": {
+        "ja": "{module} の named_parameters() で、重み行列とバイアスの名前と形状を1つずつ確かめ、それぞれの要素数を数え直しましょう（形状の各軸の大きさを掛けたものが要素数です）。",
+        "ko": "{module}의 named_parameters()로 가중치 행렬과 편향의 이름과 모양을 하나씩 확인하고, 각각의 원소 수를 다시 세어 보세요(모양의 각 축 크기를 곱한 값이 원소 수입니다).",
+    },
+    "hint_causal_slice": {
+        "ja": "マスクとスコアの大きさが合いません。self.causal は (max_len, max_len) = ({max_len}, {max_len}) で作ってありますが、いまのスコアは (…, T, T) = (…, {T}, {T}) です。使うときに self.causal[:T, :T] で左上の T × T を切り出してください（K を転置する問題ではありません）。",
+        "ko": "마스크와 점수의 크기가 맞지 않습니다. self.causal은 (max_len, max_len) = ({max_len}, {max_len})으로 만들어 두었지만 지금 점수는 (…, T, T) = (…, {T}, {T})입니다. 쓸 때 self.causal[:T, :T]로 왼쪽 위의 T × T를 잘라 내세요(K를 전치하는 문제가 아닙니다).",
+    },
+    "hint_dropout_eval_sdpa": {
+        "ja": "use_sdpa=True の経路で、eval モードなのにドロップアウトがかかっています（出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません）。scaled_dot_product_attention は eval() を知らないので、dropout_p には train モードのときだけ self.dropout.p を、eval では 0.0 を渡します（self.dropout.p if self.training else 0.0）。",
+        "ko": "use_sdpa=True 경로에서 eval 모드인데도 드롭아웃이 적용됩니다(출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다). scaled_dot_product_attention은 eval()을 모르므로 dropout_p에는 train 모드일 때만 self.dropout.p를, eval에서는 0.0을 넘겨야 합니다(self.dropout.p if self.training else 0.0).",
+    },
+    "hint_dropout_eval": {
+        "ja": "eval モードなのに、出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません。nn.Dropout を使えば eval() で自動的に止まります（F.dropout を使うなら training=self.training を渡してください）。",
+        "ko": "eval 모드인데도 출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다. nn.Dropout은 eval()에서 자동으로 꺼집니다(F.dropout을 쓴다면 training=self.training을 넘기세요).",
+    },
+    "hint_dropout_train": {
+        "ja": "train モードでドロップアウトがかかっていません。self.dropout を重みに適用してください。",
+        "ko": "train 모드에서 드롭아웃이 적용되지 않았습니다. self.dropout을 가중치에 적용하세요.",
+    },
+    "hint_weights_after_dropout": {
+        "ja": "返している重みがドロップアウト後のものです（各行の和が 1 になりません）。図や確認のために、ドロップアウト前の重みを返してください。",
+        "ko": "반환한 가중치가 드롭아웃을 거친 것입니다(각 행의 합이 1이 아닙니다). 그림과 확인을 위해 드롭아웃 전의 가중치를 반환하세요.",
+    },
+    "hint_scale_head_dim": {
+        "ja": "割る数が違います。スケーリングに使うのは1つのヘッドの次元 D（head_dim）の平方根 √D です。√(H·D) や √E ではありません。",
+        "ko": "나누는 값이 틀렸습니다. 스케일링에는 헤드 하나의 차원 D(head_dim)의 제곱근 √D를 씁니다. √(H·D)나 √E가 아닙니다.",
+    },
+
     "tensor_subclass": {
         "ja": "{name} が torch.Tensor のサブクラスを返しました。ふつうの torch.Tensor を返してください。",
         "ko": "{name}이(가) torch.Tensor의 하위 클래스를 반환했습니다. 일반 torch.Tensor를 반환하세요.",
@@ -261,4 +290,37 @@ MESSAGES = {
         "ja": "アテンションエクスプローラ（{l} 層、ヘッド {h} 個、トークン {t} 個）",
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
+    # --- diagrams (attn_course/diagrams.py, assets/) ----------------------------
+    "diagram_head_split_title": {"ja": "ヘッドへの分割：(B, T, E) → (B, H, T, D)", "ko": "헤드로 나누기: (B, T, E) → (B, H, T, D)"},
+    "diagram_x_layout": {"ja": "x: (T, E)", "ko": "x: (T, E)"},
+    "diagram_view_layout": {"ja": "view 後: (T, H, D)", "ko": "view 후: (T, H, D)"},
+    "diagram_transpose_layout": {
+        "ja": "transpose 後: (H, T, D)　ヘッドごとに T × D の行列",
+        "ko": "transpose 후: (H, T, D)  헤드마다 T × D 행렬",
+    },
+    "diagram_q": {"ja": "Q（E 列）", "ko": "Q(E열)"},
+    "diagram_k": {"ja": "K（E 列）", "ko": "K(E열)"},
+    "diagram_v": {"ja": "V（E 列）", "ko": "V(E열)"},
+    "diagram_c_attn_output": {"ja": "c_attn の出力：3E 列", "ko": "c_attn의 출력: 3E열"},
+    "diagram_fused_heads_note": {
+        "ja": "まず split(E) で Q・K・V に分け、それぞれをヘッド 0, 1, 2 の D 列ずつに分けます",
+        "ko": "먼저 split(E)로 Q·K·V로 나누고, 각각을 헤드 0, 1, 2의 D열씩으로 나눕니다",
+    },
+    "diagram_fused_title": {"ja": "GPT-2 の QKV 一括射影の分け方", "ko": "GPT-2 QKV 통합 투영을 나누는 법"},
+    "diagram_mask_causal": {"ja": "因果マスク", "ko": "인과 마스크"},
+    "diagram_mask_padding": {"ja": "パディングマスク（長さ 3）", "ko": "패딩 마스크(길이 3)"},
+    "diagram_mask_both": {"ja": "両方（論理積）", "ko": "둘 다(논리곱)"},
+    "diagram_mask_legend": {
+        "ja": "行がクエリ、列がキー。緑 = 見てよい（keep が True）、灰色 = 隠す",
+        "ko": "행은 쿼리, 열은 키. 초록 = 봐도 됨(keep이 True), 회색 = 가림",
+    },
+    "diagram_mask_title": {"ja": "マスクの種類", "ko": "마스크의 종류"},
+    "diagram_cache_keys": {"ja": "K キャッシュ＋新しいキー", "ko": "K 캐시 + 새 키"},
+    "diagram_cache_values": {"ja": "V キャッシュ＋新しいバリュー", "ko": "V 캐시 + 새 밸류"},
+    "diagram_cache_query": {"ja": "新しいクエリ", "ko": "새 쿼리"},
+    "diagram_cache_note": {
+        "ja": "新しいトークン（位置 {past}）は、キャッシュの {past} 個と自分自身を見ます（右下にそろえたマスク）",
+        "ko": "새 토큰(위치 {past})은 캐시의 {past}개와 자기 자신을 봅니다(오른쪽 아래에 맞춘 마스크)",
+    },
+    "diagram_cache_title": {"ja": "KV キャッシュで 1 トークンずつ生成する", "ko": "KV 캐시로 토큰을 하나씩 생성하기"},
 }

@@ -21,10 +21,6 @@ MESSAGES = {
         "ja": "重みが (B, T, T) になっています。ヘッドごとに別々のソフトマックスをとるので、重みは (B, H, T, T) のはずです。Q, K, V を split_heads で分けてからスコアを計算してください。",
         "ko": "가중치가 (B, T, T)입니다. 헤드마다 따로 소프트맥스를 하므로 가중치는 (B, H, T, T)여야 합니다. Q, K, V를 split_heads로 나눈 다음 점수를 계산하세요.",
     },
-    "hint_scale_head_dim": {
-        "ja": "割る数が違います。スケーリングに使うのは1つのヘッドの次元 D（head_dim）の平方根 √D です。√(H·D) や √E ではありません。",
-        "ko": "나누는 값이 틀렸습니다. 스케일링에는 헤드 하나의 차원 D(head_dim)의 제곱근 √D를 씁니다. √(H·D)나 √E가 아닙니다.",
-    },
     "hint_head_dim_default": {
         "ja": "head_dim を省略したときは embed_dim // n_head を使ってください（MultiHeadAttention({e}, {h}) なら {want}、いまは {got}）。",
         "ko": "head_dim을 생략하면 embed_dim // n_head를 써야 합니다(MultiHeadAttention({e}, {h})라면 {want}, 지금은 {got}).",

@@ -45,18 +45,6 @@ MESSAGES = {
         "ja": "すべてのキーがマスクされた行（長さ 0 の系列など）で NaN が出ています。softmax(-inf, …, -inf) は 0/0 = NaN です。そうした行では、ソフトマックスのあとで重みを 0 に置き換えてください（たとえば nan_to_num(0.0)）。",
         "ko": "모든 키가 가려진 행(길이 0인 시퀀스 등)에서 NaN이 나옵니다. softmax(-inf, …, -inf)는 0/0 = NaN입니다. 그런 행은 소프트맥스 다음에 가중치를 0으로 바꾸세요(예: nan_to_num(0.0)).",
     },
-    "hint_dropout_eval": {
-        "ja": "eval モードなのに、出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません。nn.Dropout を使えば eval() で自動的に止まります（F.dropout を使うなら training=self.training を渡してください）。",
-        "ko": "eval 모드인데도 출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다. nn.Dropout은 eval()에서 자동으로 꺼집니다(F.dropout을 쓴다면 training=self.training을 넘기세요).",
-    },
-    "hint_dropout_train": {
-        "ja": "train モードでドロップアウトがかかっていません。self.dropout を重みに適用してください。",
-        "ko": "train 모드에서 드롭아웃이 적용되지 않았습니다. self.dropout을 가중치에 적용하세요.",
-    },
-    "hint_weights_after_dropout": {
-        "ja": "返している重みがドロップアウト後のものです（各行の和が 1 になりません）。図や確認のために、ドロップアウト前の重みを返してください。",
-        "ko": "반환한 가중치가 드롭아웃을 거친 것입니다(각 행의 합이 1이 아닙니다). 그림과 확인을 위해 드롭아웃 전의 가중치를 반환하세요.",
-    },
     "hint_sdpa_mismatch": {
         "ja": "use_sdpa=True の出力が、マスクを使った計算と一致しません。scaled_dot_product_attention の bool マスクは「True の場所を見る」です（nn.MultiheadAttention とは逆）。keep マスクをそのまま attn_mask に渡してください。",
         "ko": "use_sdpa=True의 출력이 마스크를 쓴 계산과 일치하지 않습니다. scaled_dot_product_attention의 bool 마스크는 'True인 곳을 본다'입니다(nn.MultiheadAttention과 반대). keep 마스크를 그대로 attn_mask에 넘기세요.",
@@ -68,6 +56,10 @@ MESSAGES = {
     "hint_additive_changed": {
         "ja": "加算マスク（float）は、どちらの関数でも「スコアに足す値」なので、変換せずにそのまま返します。",
         "ko": "덧셈 마스크(float)는 두 함수 모두에서 '점수에 더하는 값'이므로 변환하지 않고 그대로 반환합니다.",
+    },
+    "mask_differs": {
+        "ja": "{what}の値が {total} か所のうち {n} か所で正しくありません。",
+        "ko": "{what}의 값이 {total}곳 중 {n}곳에서 올바르지 않습니다.",
     },
     "fig_pad_token": {"ja": "〈パッド〉", "ko": "〈패드〉"},
 }

@@ -5,6 +5,10 @@ MESSAGES = {
         "ja": "{name} は (q, k, v) の3つを返してください（いまは {kind}）。",
         "ko": "{name}은(는) (q, k, v) 세 개를 반환해야 합니다(지금은 {kind}).",
     },
+    "split_differs": {
+        "ja": "{name} が返した {parts} が、c_attn の出力を正しく分けたものと一致しません（最大誤差 {err:.3g}）。",
+        "ko": "{name}이(가) 반환한 {parts}이(가) c_attn 출력을 올바르게 나눈 것과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
     "hint_interleaved_qkv": {
         "ja": "ヘッドが混ざっています。(B, T, H, 3·D) に reshape してから chunk すると、ヘッドごとに [q | k | v] が並んでいる前提になりますが、GPT-2 の c_attn の出力は [Q 全体 | K 全体 | V 全体] の順です。先に split(E, dim=2) で Q, K, V に分け、それぞれをヘッドに分けてください。",
         "ko": "헤드가 섞였습니다. (B, T, H, 3·D)로 reshape한 다음 chunk하면 헤드마다 [q | k | v]가 놓여 있다고 가정하게 되지만, GPT-2의 c_attn 출력은 [Q 전체 | K 전체 | V 전체] 순서입니다. 먼저 split(E, dim=2)로 Q, K, V를 나눈 다음 각각을 헤드로 나누세요.",

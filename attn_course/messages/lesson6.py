@@ -111,17 +111,48 @@ MESSAGES = {
         "ko": "캐시는 (B, H, 지금까지의 토큰 수, D)입니다. 이전 캐시와 새 키·밸류를 torch.cat(..., dim=2)(시퀀스 축)로 이어 붙이고, 새 k, v만이 아니라 이어 붙인 (k, v)를 캐시로 반환하세요.",
     },
     "cache_differs": {
-        "ja": "位置 {lo} 以上 {hi} 未満のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
-        "ko": "위치 {lo} 이상 {hi} 미만 토큰의 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+        "ja": "位置 {lo} 〜 {last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} ~ {last}의 토큰({n}개) 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "cache_differs_token": {
+        "ja": "位置 {lo} のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo}의 토큰 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "hint_cache_mask_offset": {
-        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。",
-        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요.",
+        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。SDPA の is_causal=True も同じ左上にそろえたマスクなので、ここでは使えません。SDPA を使うなら、その keep マスクを attn_mask= に渡すか、torch.nn.attention.bias.causal_lower_right(T_new, T_all) を渡します。",
+        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요. SDPA의 is_causal=True도 똑같이 왼쪽 위에 맞춘 마스크라서 여기서는 쓸 수 없습니다. SDPA를 쓴다면 그 keep 마스크를 attn_mask=에 넘기거나 torch.nn.attention.bias.causal_lower_right(T_new, T_all)을 넘기세요.",
     },
     "hint_cache_unused": {
         "ja": "新しいトークンが、キャッシュにある過去のキーとバリューを見ていません。スコアを計算する前に、キャッシュと新しい k, v をつなげてください。",
         "ko": "새 토큰이 캐시에 있는 이전 키와 밸류를 보지 않습니다. 점수를 계산하기 전에 캐시와 새 k, v를 이어 붙이세요.",
     },
+    "sdpa_used": {
+        "ja": "SDPA が選んだバックエンド: {backend}（表の ← の行）。入力: {shape}、{dtype}",
+        "ko": "SDPA가 고른 백엔드: {backend}(표에서 ←가 붙은 행). 입력: {shape}, {dtype}",
+    },
+    "table_backend": {"ja": "バックエンド（SDPBackend）", "ko": "백엔드(SDPBackend)"},
+    "table_here": {"ja": "この環境で", "ko": "이 환경에서"},
+    "table_needs": {"ja": "条件（PyTorch 2.13）", "ko": "조건(PyTorch 2.13)"},
+    "table_why_not": {"ja": "動かない理由（PyTorch の警告）", "ko": "동작하지 않는 이유(PyTorch 경고)"},
+    "sdpa_needs_flash": {
+        "ja": "GPU: sm80 以降、float16 か bfloat16、ヘッドの次元 256 以下、attn_mask なし（is_causal=True は T_q = T_k のときだけ）。CPU: CPU 用の実装があり float32 でも動くが、ドロップアウトは使えない",
+        "ko": "GPU: sm80 이상, float16 또는 bfloat16, 헤드 차원 256 이하, attn_mask 없음(is_causal=True는 T_q = T_k일 때만). CPU: CPU용 구현이 있어 float32에서도 동작하지만 드롭아웃은 쓸 수 없음",
+    },
+    "sdpa_needs_efficient": {
+        "ja": "GPU のみ: sm50 以降、float16 か float32（bfloat16 は sm80 以降）、ヘッドの次元は 4 か 8 の倍数（データ型と GPU による）。attn_mask も使える",
+        "ko": "GPU 전용: sm50 이상, float16 또는 float32(bfloat16은 sm80 이상), 헤드 차원은 4나 8의 배수(자료형과 GPU에 따라 다름). attn_mask도 쓸 수 있음",
+    },
+    "sdpa_needs_cudnn": {
+        "ja": "GPU のみ: sm80 以降、cuDNN 9 以降、float16 か bfloat16、ヘッドの次元は 8 の倍数で 128 以下（H100 などでは 256 以下）",
+        "ko": "GPU 전용: sm80 이상, cuDNN 9 이상, float16 또는 bfloat16, 헤드 차원은 8의 배수이면서 128 이하(H100 등에서는 256 이하)",
+    },
+    "sdpa_needs_math": {
+        "ja": "どのデバイス・データ型でも動く。ただし素朴な実装と同じく (B, H, T, T) の重みを作る",
+        "ko": "어떤 장치와 자료형에서도 동작함. 다만 단순한 구현처럼 (B, H, T, T) 가중치를 만듦",
+    },
+    "sdpa_gpu_only": {"ja": "GPU（CUDA）専用です", "ko": "GPU(CUDA) 전용입니다"},
+    "table_mask": {"ja": "マスク", "ko": "마스크"},
+    "table_key": {"ja": "キー {j}", "ko": "키 {j}"},
     "progress_measure": {"ja": "測定", "ko": "측정"},
     "progress_decode": {"ja": "生成", "ko": "생성"},
     "measured_on": {
@@ -166,8 +197,8 @@ MESSAGES = {
         "ko": "캐시를 쓴 출력과 한 번에 계산한 출력의 차이: 최대 {err:.2e}. 캐시 크기: {got:,}바이트(연습 문제 4의 추정: {want:,}바이트)",
     },
     "cache_speed": {
-        "ja": "{n} トークンの生成: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒（KV キャッシュのほうが {ratio:.1f} 倍速い）",
-        "ko": "토큰 {n}개 생성: 매번 다시 계산하면 {slow:.2f}초, KV 캐시를 쓰면 {fast:.2f}초(KV 캐시 쪽이 {ratio:.1f}배 빠름)",
+        "ja": "{n} トークンの生成（この実行での測定）: 毎回計算し直すと {slow:.2f} 秒、KV キャッシュを使うと {fast:.2f} 秒。計算し直すほうが {ratio:.1f} 倍の時間がかかりました。",
+        "ko": "토큰 {n}개 생성(이번 실행에서 잰 값): 매번 다시 계산하면 {slow:.2f}초, KV 캐시를 쓰면 {fast:.2f}초. 다시 계산하는 쪽이 {ratio:.1f}배의 시간이 걸렸습니다.",
     },
     "autocast_dtypes": {
         "ja": "入力: {x}、autocast の中の出力: {y}、アテンションの重み: {w}。float32 で計算した出力との差: 最大 {err:.2e}",

@@ -135,5 +135,6 @@ def judge_attend_with_cache(res):
     for (lo, hi), got, shape in zip(chunks, outputs, shapes):
         if shape != [[b, h, hi, d], [b, h, hi, d]]:
             raise Mismatch("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens", err=float("inf"))
-        expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, tokens {lo}..{hi - 1}", got,
+        tokens = f"token {lo}" if hi - lo == 1 else f"tokens {lo}..{hi - 1}"
+        expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, {tokens}", got,
                      full[:, lo:hi], 1e-9)

@@ -18,10 +18,20 @@ _LABELS = [
 ]
 
 
+# The template's table of contents names every grade cell "Test cell": name the exercise instead.
+_TOC_TEST_CELL = re.compile(r'(<a href="#(ex(\d+)_(\w+?)_tests)">)Test cell(</a>)')
+
+
+def exercise_label(number: str, name: str, lang: str) -> str:
+    """演習 1：attention_scores / 연습 문제 1: attention_scores, from a grade id ex1_attention_scores_tests."""
+    return text("feedback_exercise", lang, n=int(number), name=name)
+
+
 def localize_feedback(folder: Path, assignment: str) -> None:
     lang = assignment_language(assignment)
     for page in Path(folder).glob("*.html"):
         html = page.read_text(encoding="utf-8")
+        html = _TOC_TEST_CELL.sub(lambda m: m[1] + exercise_label(m[3], m[4], lang) + m[5], html)
         # Only the template's own markup is touched: labels sit between tags, not in notebook text.
         for english, key, form in sorted(_LABELS, key=lambda x: -len(x[0])):
             label = form.format(text(key, lang))

@@ -166,7 +166,37 @@ def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str, re
     from ipykernel.kernelapp import IPKernelApp
     app = IPKernelApp.instance()
     app.initialize(["-f", connection_file, "--IPKernelApp.log_level=ERROR"])
+    _only_the_kernel_speaks(app)
+    # pyzmq starts its garbage-collector thread on the first large message. Started now, before
+    # learner code: a fork loop that uses up the process limit cannot stop the kernel replying.
+    from zmq.utils.garbage import gc as zmq_gc
+    zmq_gc.start()
     app.start()
+
+
+def _only_the_kernel_speaks(app) -> None:
+    """A process the learner's code forks is a copy of the kernel, sockets and all: left alone, a
+    fork loop's children answer the grader too, and their interleaved messages break every
+    signature. A copy sends nothing, and ends when the cell it was forked in ends."""
+    kernel_pid = os.getpid()
+    os.register_at_fork(after_in_child=lambda: setattr(app.session, "send", lambda *a, **k: None))
+    shell = app.shell
+    run_cell, run_cell_async = shell.run_cell, shell.run_cell_async
+
+    def run_cell_here(*args, **kwargs):
+        try:
+            return run_cell(*args, **kwargs)
+        finally:
+            if os.getpid() != kernel_pid:
+                os._exit(0)
+
+    async def run_cell_async_here(*args, **kwargs):
+        try:
+            return await run_cell_async(*args, **kwargs)
+        finally:
+            if os.getpid() != kernel_pid:
+                os._exit(0)
+    shell.run_cell, shell.run_cell_async = run_cell_here, run_cell_async_here
 
 
 def _isolation() -> tuple[list[str] | None, str]:

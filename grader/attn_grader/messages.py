@@ -14,6 +14,7 @@ MESSAGES = {
     },
     "feedback_score": {"ja": "得点", "ko": "점수"},
     "feedback_test_cell": {"ja": "テストのセル", "ko": "테스트 셀"},
+    "feedback_exercise": {"ja": "演習 {n}：{name}", "ko": "연습 문제 {n}: {name}"},
     "feedback_free_response": {"ja": "自由記述のコード", "ko": "자유 서술 코드"},
     "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
     "feedback_task": {"ja": "課題", "ko": "과제"},

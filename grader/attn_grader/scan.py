@@ -39,11 +39,12 @@ NAMES = {
     "environ": "environment", "getenv": "environment", "NBGRADER_EXECUTION": "environment",
     "__eq__": "fake_equality", "__ne__": "fake_equality", "__torch_function__": "fake_equality",
     "__bool__": "fake_equality", "_make_subclass": "fake_equality", "as_subclass": "fake_equality",
-    "reference": "grader", "_REFERENCES": "grader", "tampered": "grader", "_PRISTINE": "grader",
+    "reference": "grader", "probes": "grader", "Recorder": "grader", "MIME": "grader", "SEED_ENV": "grader",
+    "displayhook": "kernel", "display_pub": "kernel",
 }
 ATTRIBUTES = {"_exit": "process", "fork": "process", "kill": "process", "system": "process", "popen": "process",
               "listdir": "files", "scandir": "files", "walk": "files", "chmod": "files", "remove": "files"}
-STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source/|\.db\b|\.ipynb", re.I)
+STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source/|\.db\b|\.ipynb|attn-course\.results|ATTN_GRADING", re.I)
 
 
 def _root_name(node: ast.AST) -> str:
