@@ -20,7 +20,7 @@ from .device import device_name
 from .messages import t
 from .plots import draw_fused_weight, show, show_table
 from .validate import (
-    CheckFailed, InputError, dtype_bytes, expect_qkv, expect_size, expect_tokens, expect_torch_compatible,
+    CheckFailed, InputError, dtype_bytes, expect_even, expect_qkv, expect_size, expect_tokens, expect_torch_compatible,
     previous_token_weight, resolve_head_dim, resolve_kv_groups,
 )
 from .widgets import AttentionExplorer, draw_weights, entropy, temper

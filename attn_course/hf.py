@@ -30,3 +30,24 @@ def hf_forward(attention, x: torch.Tensor) -> torch.Tensor:
     keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
     additive = torch.zeros(T, T, dtype=x.dtype, device=x.device).masked_fill(~keep, torch.finfo(x.dtype).min)
     return attention(x, attention_mask=additive[None, None])[0]
+
+
+def llama_rotary(head_dim: int, base: float = 10000.0):
+    """transformers' own Llama RoPE as a function rope(q, k, positions) -> (q, k), for q, k (…, T, D).
+
+    LlamaRotaryEmbedding, built from a LlamaConfig (rope_theta= is read by transformers 4 and 5 alike),
+    gives cos and sin for the positions; apply_rotary_pos_emb rotates. LlamaRotaryEmbedding computes the
+    angles in float32 whatever q's dtype, so in float64 it agrees with an exact RoPE only to about
+    1e-7 · position · |q| (float32 rounds an angle near t to about 6e-8 · t).
+    """
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    config = LlamaConfig(hidden_size=head_dim, num_attention_heads=1, head_dim=head_dim, rope_theta=base)
+    rotary = LlamaRotaryEmbedding(config)
+
+    def rope(q, k, positions):
+        cos, sin = rotary(q, positions.to(q.device)[None])        # (1, T, D) each
+        cos, sin = cos[0], sin[0]                                  # (T, D): broadcast over any leading axes
+        return apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=0)
+    return rope

@@ -1,7 +1,7 @@
 """What learners' code calls to reject bad input with a clear, localized error.
 
 The errors render as one localized message with hints in a notebook (no stack).
-The expect_* helpers and resolve_head_dim are called from the exercises'
+The expect_* helpers (expect_even: lesson 7) and resolve_head_dim are called from the exercises'
 templates; dtype_bytes and previous_token_weight are small helpers lessons 5 and 6 use.
 """
 from __future__ import annotations
@@ -54,6 +54,13 @@ def expect_rank(x, ndim: int, name: str, layout: str) -> torch.Tensor:
 def expect_size(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise InputError(t("bad_size", name=name, value=value))
+    return value
+
+
+def expect_even(value, name: str) -> int:
+    """A positive even size: sinusoidal positions and RoPE work on pairs of dimensions."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value % 2:
+        raise InputError(t("bad_even", name=name, value=value))
     return value
 
 

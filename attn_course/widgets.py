@@ -178,7 +178,8 @@ class AttentionExplorer:
         shown += [self.layer] if self.n_layers > 1 else []
         shown += [self.head, self.compare] if self.n_heads > 1 else []
         shown += [self.scaled] if (not has_stages and d_k is not None) else []
-        shown += [self.causal, self.padding] if toggles else []
+        # A padding toggle that could hide nothing (no key is padding) is not offered.
+        shown += ([self.causal] + ([self.padding] if self.length < T_k else [])) if toggles else []
         for control in shown + ([self.stage] if has_stages else []):
             control.observe(self._update, names="value")
         rows = [W.HBox(shown[i:i + 3]) for i in range(0, len(shown), 3)]

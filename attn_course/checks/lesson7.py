@@ -1,0 +1,455 @@
+"""Lesson 7's visible checks: order-blindness, sinusoidal positions, RoPE (Llama's layout, the interleaved
+layout, the relative property, a KV cache), ALiBi and cross-attention.
+
+`rope` below is a right RoPE (Llama's rotate-half layout): the hidden tests of exercises 5 and 6 hand it to
+the learner's code, so those two exercises are graded on their own, whatever exercise 3 returns.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import (
+    close, expect_returned_pair, expect_shape, from_scratch, inputs, linear_problem, max_error, merge_heads,
+    passed, run, split_heads,
+)
+
+# Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
+B, T, H, D = 3, 7, 2, 6
+E = H * D
+PERM = torch.tensor([2, 0, 1, 5, 3, 6, 4])      # not its own inverse: the inverse permutation differs
+POSITIONS = torch.tensor([3, 0, 5, 1, 4, 2, 6])  # not 0, 1, 2, …: positions that are ignored show
+
+
+# --------------------------------------------------------------------------- order-blindness
+def _perm_functions(seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(E, E, generator=g, dtype=torch.float64) / math.sqrt(E)
+
+    def rowwise(x):                       # each token on its own: permutation-equivariant
+        return torch.tanh(x @ w)
+
+    def causal(x):                        # attention under a causal mask: not equivariant
+        s = (x @ w) @ x.transpose(-2, -1) / math.sqrt(E)
+        n = x.size(1)
+        s = s.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+        return torch.softmax(s, -1) @ x
+    return {"perm_fn_rowwise": rowwise, "perm_fn_causal": causal}
+
+
+def _perm_variants(fn, x, perm) -> dict:
+    y, y_perm = fn(x), fn(x[:, perm])
+    return {
+        None: float((y_perm - y[:, perm]).abs().max()),
+        "hint_perm_inverse": float((y_perm - y[:, perm.argsort()]).abs().max()),
+        "hint_perm_output": float((y_perm - y).abs().max()),
+        "hint_perm_input": float((y - y[:, perm]).abs().max()),
+        "hint_perm_abs": float((y_perm - y[:, perm]).max()),
+        "hint_perm_mean": float((y_perm - y[:, perm]).abs().mean()),
+    }
+
+
+def same_error(got: float, want: float) -> bool:
+    return abs(got - want) <= 1e-9 + 1e-6 * abs(want)
+
+
+def check_permutation_error(fn) -> None:
+    name = "permutation_error"
+    (x,) = inputs((B, T, E), seed=71)
+    for label, f in _perm_functions(72).items():
+        got = run(name, fn, f, x, PERM, on_error=t("hint_perm_axis"))
+        if isinstance(got, torch.Tensor) and got.numel() == 1:
+            got = got.item()
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            raise CheckFailed(t("perm_not_float", kind=type(got).__name__))
+        variants = _perm_variants(f, x, PERM)
+        if not same_error(got, variants[None]):
+            hint = next((t(k) for k, v in variants.items() if k and same_error(got, v)), None)
+            raise CheckFailed(t("perm_differs", fn=t(label), got=got, want=variants[None]), hint)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- sinusoidal positions
+def _sinusoid(n: int, e: int, base: float = 10000.0, layout: str = "interleaved", exponent: int = 2,
+              start: int = 0, sign: int = -1, swap: bool = False) -> torch.Tensor:
+    pos = torch.arange(start, start + n, dtype=torch.float64)[:, None]
+    i = torch.arange(e // 2, dtype=torch.float64)
+    angle = pos * base ** (sign * exponent * i / e)                                  # (T, E/2)
+    a, b = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
+    if layout == "halves":
+        return torch.cat([a, b], dim=-1)
+    return torch.stack([a, b], dim=-1).flatten(-2)                                   # sin, cos, sin, cos, …
+
+
+def sinusoid_variants(n: int, e: int) -> dict:
+    return {None: _sinusoid(n, e), "hint_pe_halves": _sinusoid(n, e, layout="halves"),
+            "hint_pe_swapped": _sinusoid(n, e, swap=True), "hint_pe_exponent": _sinusoid(n, e, exponent=1),
+            "hint_pe_sign": _sinusoid(n, e, sign=1), "hint_pe_start": _sinusoid(n, e, start=1)}
+
+
+def check_sinusoidal_positions(fn) -> None:
+    name = "sinusoidal_positions"
+    n, e = 9, 10
+    got = run(name, fn, n, e)
+    expect_shape(got, (n, e), ("T", "E"), t("what_positions"))
+    if got.dtype != torch.float32:
+        raise CheckFailed(t("pe_dtype", got=got.dtype), t("hint_pe_dtype"))
+    variants = sinusoid_variants(n, e)
+    if not close(got, variants[None], 1e-5):
+        hint = next((t(k) for k, v in variants.items() if k and close(got, v, 1e-5)), None)
+        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, variants[None])), hint)
+    got = run(name, fn, n, e, 100.0)
+    if not close(got, _sinusoid(n, e, 100.0), 1e-5):  # code that ignores base, as the default hides it
+        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, _sinusoid(n, e, 100.0))),
+                          t("hint_pe_base") if close(got, variants[None], 1e-5) else None)
+    meta = run(name, fn, 3, 4, device=torch.device("meta"), on_error=t("hint_pe_device"))
+    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
+        raise CheckFailed(t("hint_pe_device"))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- RoPE
+def _rotate_half(x):
+    half = x.size(-1) // 2
+    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+
+
+def rope(q, k, positions, base: float = 10000.0):
+    """Llama's RoPE (rotate-half layout): angles in float64, on q's device."""
+    d = q.size(-1)
+    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=q.device) / d)   # (D/2,)
+    angles = positions.to(q.device, torch.float64)[:, None] * inv_freq                      # (T, D/2)
+    emb = torch.cat([angles, angles], dim=-1)                                                # (T, D)
+    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)
+    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
+
+
+def rope_interleaved(x, positions, base: float = 10000.0):
+    """The same rotation with the pairs (0, 1), (2, 3), … (Meta's original Llama, RoFormer's paper)."""
+    d = x.size(-1)
+    angles = positions.to(x.device, torch.float64)[:, None] * base ** (
+        -torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+
+
+def _rope_bug(x, positions, base, bug: str):
+    d = x.size(-1)
+    step = 1 if bug == "hint_rope_freq" else 2
+    inv_freq = base ** (-step * torch.arange(d // 2, dtype=torch.float64, device=x.device) / d)
+    angles = positions.to(x.device, torch.float64)[:, None] * inv_freq
+    if bug == "hint_rope_interleaved":
+        return rope_interleaved(x, positions, base)
+    emb = angles.repeat_interleave(2, dim=-1) if bug == "hint_rope_pairing" else torch.cat([angles, angles], -1)
+    turn = -_rotate_half(x) if bug == "hint_rope_direction" else _rotate_half(x)
+    return x * emb.cos() + turn * emb.sin()
+
+
+def rope_variants(x, positions, base) -> dict:
+    """Rotated x: right, and the classic RoPE bugs."""
+    variants = {None: rope(x, x, positions, base)[0]}
+    for bug in ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing"):
+        variants[bug] = _rope_bug(x, positions, base, bug)
+    variants["hint_rope_positions"] = rope(x, x, torch.arange(x.size(-2)), base)[0]
+    variants["hint_rope_base"] = rope(x, x, positions, 10000.0)[0]
+    variants["hint_rope_unrotated"] = x
+    return variants
+
+
+def _expect_rope_pair(result, name):
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise CheckFailed(t("rope_not_pair", name=name, kind=type(result).__name__))
+    return result
+
+
+def check_apply_rope(fn) -> None:
+    name = "apply_rope"
+    q, k = inputs((B, H, T, D), (B, H, T, D), seed=73)
+    for base in (10000.0, 100.0):
+        got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base), name)
+        for part, x, y in (("q", q, got[0]), ("k", k, got[1])):
+            expect_shape(y, tuple(x.shape), ("B", "H", "T", "D"), t("what_rotated", part=part))
+            variants = rope_variants(x, POSITIONS, base)
+            if base == 10000.0:
+                variants.pop("hint_rope_base")
+            # 1e-5: angles rounded to float32, as transformers does, are right too; the bugs are off by 0.1 or more.
+            if not close(y, variants[None], 1e-5):
+                hint = next((t(key) for key, v in variants.items() if key and close(y, v, 1e-5)), None)
+                raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])), hint)
+    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS), name)
+    if not all(isinstance(z, torch.Tensor) and z.dtype == torch.float32 for z in got):
+        raise CheckFailed(t("rope_dtype", got=", ".join(str(getattr(z, "dtype", type(z).__name__)) for z in got)),
+                          t("hint_rope_dtype"))
+    meta = [z.to("meta") for z in (q, k, POSITIONS)]
+    got = _expect_rope_pair(run(name, fn, *meta, on_error=t("hint_rope_device")), name)
+    if not all(isinstance(z, torch.Tensor) and z.device.type == "meta" for z in got):
+        raise CheckFailed(t("hint_rope_device"))
+    passed(name)
+
+
+def _layout_variants(weight, n_head) -> dict:
+    rows, cols = weight.shape
+    d = rows // n_head
+    return {
+        None: weight.view(n_head, d // 2, 2, cols).transpose(1, 2).reshape(rows, cols),
+        "hint_layout_inverse": weight.view(n_head, 2, d // 2, cols).transpose(1, 2).reshape(rows, cols),
+        "hint_layout_heads": weight.view(rows // 2, 2, cols).transpose(0, 1).reshape(rows, cols),
+        "hint_layout_unchanged": weight,
+    }
+
+
+def check_interleaved_to_half(fn) -> None:
+    name = "interleaved_to_half"
+    for n_head, d, cols in ((H, D, 5), (3, 4, 11)):
+        (w,) = inputs((n_head * d, cols), seed=74 + n_head)
+        got = run(name, fn, w.clone(), n_head)
+        expect_shape(got, tuple(w.shape), ("H·D", "E"), t("what_weight"))
+        variants = _layout_variants(w, n_head)
+        if not torch.equal(got.detach().double(), variants[None]):
+            hint = next((t(key) for key, v in variants.items() if key and torch.equal(got.detach().double(), v)), None)
+            raise CheckFailed(t("layout_differs", h=n_head, d=d), hint)
+    passed(name)
+
+
+def _relative_variants(q, k, offset: int, base: float) -> dict:
+    turned = lambda z, o: rope(z[..., None, :], z[..., None, :], torch.tensor([o]), base)[0][..., 0, :]  # noqa: E731
+    return {
+        None: (q * turned(k, offset)).sum(-1),
+        "hint_relative_sign": (q * turned(k, -offset)).sum(-1),
+        "hint_relative_unrotated": (q * k).sum(-1),
+        "hint_relative_rope_arg": (q * rope(k[..., None, :], k[..., None, :], torch.tensor([offset]))[0][..., 0, :]).sum(-1),
+    }
+
+
+def check_relative_score(fn) -> None:
+    name = "relative_score"
+    q, k = inputs((5, D), (5, D), seed=76)
+    base = 100.0  # not the default: code that ignores the rope it is given shows
+    turn = lambda q_, k_, positions: rope(q_, k_, positions, base)  # noqa: E731
+    for offset in (3, -2, 0):
+        got = run(name, fn, q, k, offset, turn)
+        expect_shape(got, (5,), ("N",), t("what_scores"))
+        variants = _relative_variants(q, k, offset, base)
+        if not close(got, variants[None], 1e-9):
+            hint = next((t(key) for key, v in variants.items() if key and close(got, v, 1e-9)), None)
+            raise CheckFailed(t("relative_differs", offset=offset, err=max_error(got, variants[None])), hint)
+    passed(name)
+
+
+class _CacheHost(nn.Module):
+    """A bare GPT-2 attention (c_attn, c_proj, n_head), so this check needs no other exercise."""
+
+    def __init__(self, embed_dim: int, n_head: int, seed: int):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        with torch.random.fork_rng(devices=[]):  # leave the notebook's own random stream alone
+            torch.manual_seed(seed)
+            self.c_attn = nn.Linear(embed_dim, 3 * embed_dim).double()
+            self.c_proj = nn.Linear(embed_dim, embed_dim).double()
+
+
+def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=True, rotate=True) -> list:
+    """What a RoPE KV cache returns for each chunk: right with the defaults, or one classic bug."""
+    e, h = x.size(-1), host.n_head
+    cache, outputs = None, []
+    for lo, hi in chunks:
+        q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
+        past = 0 if cache is None else cache[0].size(2)
+        positions = torch.arange(hi - lo) if restart else torch.arange(past, past + hi - lo)
+        if rotate:
+            q, k = turn(q, k, positions)
+        if cache is not None:
+            old = cache[0]
+            if twice:  # the cached keys were rotated already: rotating the whole cache again turns them twice
+                old = turn(old, old, torch.arange(past))[1]
+            k, v = torch.cat([old, k], dim=2), torch.cat([cache[1], v], dim=2)
+        keep = torch.ones(hi - lo, k.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
+        s = (q @ k.transpose(-2, -1) / math.sqrt(e // h)).masked_fill(~keep, float("-inf"))
+        outputs.append(host.c_proj(merge_heads(torch.softmax(s, -1) @ v)))
+        cache = (k, v)
+    return outputs
+
+
+def check_rope_cache(fn) -> None:
+    name = "attend_rope_with_cache"
+    host = _CacheHost(E, H, seed=77).eval()
+    (x,) = inputs((B, T + 1, E), seed=78)
+    turn = lambda q_, k_, positions: rope(q_, k_, positions, 10000.0)  # noqa: E731
+    chunks = ((0, 3), (3, 4), (4, 5), (5, 8))
+    with torch.no_grad():
+        variants = {None: rope_cache_run(host, x, chunks, turn),
+                    "hint_rope_cache_restart": rope_cache_run(host, x, chunks, turn, restart=True),
+                    "hint_rope_cache_twice": rope_cache_run(host, x, chunks, turn, twice=True),
+                    "hint_cache_mask_offset": rope_cache_run(host, x, chunks, turn, offset=False),
+                    "hint_rope_cache_no_rope": rope_cache_run(host, x, chunks, turn, rotate=False)}
+    with torch.no_grad():
+        cache = None
+        for index, (lo, hi) in enumerate(chunks):
+            result = run(name, fn, host, x[:, lo:hi], cache, turn)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+            y, cache = result
+            expect_shape(y, (B, hi - lo, E), ("B", "T_new", "E"), t("what_output"))
+            if not (isinstance(cache, tuple) and len(cache) == 2):
+                raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
+            for part, c in zip("KV", cache):
+                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part), t("hint_cache_concat"))
+            want = variants[None][index]
+            if not close(y, want, 1e-6):
+                hint = next((t(key) for key, outs in variants.items() if key and close(y, outs[index], 1e-6)), None)
+                err = max_error(y, want)
+                raise CheckFailed(t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
+                                  else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err), hint)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- ALiBi
+def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
+    n = 2 ** math.floor(math.log2(n_head))
+    if rule == "hint_alibi_power_of_two":
+        return torch.tensor([2 ** (-8 * (h + 1) / n_head) for h in range(n_head)], dtype=torch.float64)
+    if rule == "hint_alibi_ratio":
+        return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
+    first = 0 if rule == "hint_alibi_start" else 1
+    slopes = [2 ** (-8 * (h + first) / n) for h in range(n)]
+    slopes += [2 ** (-8 * (h + first) / (2 * n)) for h in range(0, 2 * (n_head - n), 2)]
+    return torch.tensor(slopes, dtype=torch.float64)
+
+
+def alibi_variants(n_head: int, n: int) -> dict:
+    i = torch.arange(n, dtype=torch.float64)
+    distance = i[:, None] - i[None, :]                                       # (T, T): i − j
+    bias = lambda m: -m[:, None, None] * distance                            # noqa: E731
+    right = alibi_slopes(n_head)
+    variants = {None: bias(right), "hint_alibi_sign": -bias(right), "hint_alibi_reversed": bias(right.flip(0))}
+    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two"):
+        variants[rule] = bias(alibi_slopes(n_head, rule))
+    return variants
+
+
+def lower(x: torch.Tensor) -> torch.Tensor:
+    """Only keys at or before the query count: the causal mask hides the rest, whatever is there."""
+    n = x.size(-1)
+    return x.detach().double().masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), 0.0)
+
+
+def check_alibi_bias(fn) -> None:
+    name = "alibi_bias"
+    for n_head in (4, 6):
+        got = run(name, fn, n_head, T)
+        expect_shape(got, (n_head, T, T), ("H", "T", "T"), t("what_bias"))
+        variants = alibi_variants(n_head, T)
+        if not close(lower(got), lower(variants[None]), 1e-6):
+            hint = next((t(k) for k, v in variants.items() if k and close(lower(got), lower(v), 1e-6)), None)
+            raise CheckFailed(t("alibi_differs", h=n_head, err=max_error(lower(got), lower(variants[None])),
+                                slopes=", ".join(f"{float(m):.4g}" for m in alibi_slopes(n_head))), hint)
+    meta = run(name, fn, 2, 3, device=torch.device("meta"), on_error=t("hint_alibi_device"))
+    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
+        raise CheckFailed(t("hint_alibi_device"))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- cross-attention
+def to_torch_mha(module) -> nn.MultiheadAttention:
+    """nn.MultiheadAttention with the module's weights: in_proj is Q, K and V stacked in that order."""
+    e = module.q_proj.in_features
+    mha = nn.MultiheadAttention(e, module.n_head, batch_first=True).to(module.q_proj.weight.dtype)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([module.q_proj.weight, module.k_proj.weight, module.v_proj.weight]))
+        mha.in_proj_bias.copy_(torch.cat([module.q_proj.bias, module.k_proj.bias, module.v_proj.bias]))
+        mha.out_proj.weight.copy_(module.out_proj.weight)
+        mha.out_proj.bias.copy_(module.out_proj.bias)
+    return mha.eval()
+
+
+def _cross_variants(module, x, memory, pad) -> dict:
+    h = module.n_head
+    q = split_heads(module.q_proj(x), h)
+    k, v = split_heads(module.k_proj(memory), h), split_heads(module.v_proj(memory), h)
+    d = q.size(-1)
+    t_q, t_k = q.size(2), k.size(2)
+    raw = q @ k.transpose(-2, -1)
+
+    def finish(scores, mask="pad", fill=float("-inf")):
+        if mask == "pad":
+            scores = scores.masked_fill(pad[:, None, None, :], fill)
+        elif mask == "inverted":
+            scores = scores.masked_fill(~pad[:, None, None, :], fill)
+        elif mask == "causal":
+            scores = scores.masked_fill(pad[:, None, None, :], fill)
+            scores = scores.masked_fill(~torch.ones(t_q, t_k, dtype=torch.bool).tril(), fill)
+        w = torch.softmax(scores, -1)
+        return module.out_proj(merge_heads(w @ v)), w
+
+    return {None: finish(raw / math.sqrt(d)), "hint_cross_causal": finish(raw / math.sqrt(d), "causal"),
+            "hint_cross_mask_inverted": finish(raw / math.sqrt(d), "inverted"),
+            "hint_cross_mask_zero": finish(raw / math.sqrt(d), fill=0.0),
+            "hint_cross_no_mask": finish(raw / math.sqrt(d), None), "hint_no_scale": finish(raw),
+            "hint_cross_scale_e": finish(raw / math.sqrt(h * d))}
+
+
+def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal within 1e-6, NaN where the other has NaN: an inverted padding mask hides whole rows."""
+    return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=1e-6,
+                                                      rtol=1e-6, equal_nan=True))
+
+
+def _cross_compare(got, variants, what: int) -> None:
+    right = variants[None][what]
+    label = ("what_output", "what_weights")[what]
+    if same(got, right):
+        return
+    hint = next((t(key) for key, v in variants.items() if key and same(got, v[what])), None)
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("has_nan", what=t(label)), hint or t("hint_cross_nan"))
+    raise CheckFailed(t("values_differ", what=t(label), err=max_error(got, right)), hint)
+
+
+def check_cross_attention(cls) -> None:
+    name = "CrossAttention"
+    t_q, t_k = T - 2, T
+    module = run(name, cls, E, H)
+    for layer in ("q_proj", "k_proj", "v_proj", "out_proj"):
+        problem = linear_problem(module, layer, E, E, "", bias=True)
+        if problem:
+            raise problem
+    module = module.double().eval()
+    x, memory = inputs((B, t_q, E), (B, t_k, E), seed=79)
+    lengths = torch.tensor([t_k, 4, t_k - 1])
+    pad = torch.arange(t_k)[None, :] >= lengths[:, None]                       # (B, T_k): True = padding
+    with torch.no_grad(), from_scratch(name):
+        try:
+            result = run(f"{name}.forward", module, x, memory, pad)
+        except CheckFailed as failure:  # T_q ≠ T_k: a shape error here is the two lengths mixed up
+            if any(s in failure.message for s in ("must match", "invalid for input", "cannot be multiplied")):
+                raise CheckFailed(failure.message, t("hint_cross_lengths")) from None
+            raise
+        y, w = expect_returned_pair(result, f"{name}.forward")
+        expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
+        expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"), t("hint_cross_kv_from_x"))
+    with torch.no_grad():
+        variants = _cross_variants(module, x, memory, pad)
+        _cross_compare(w, variants, 1)
+        _cross_compare(y, variants, 0)
+        mha_y, mha_w = to_torch_mha(module)(x, memory, memory, key_padding_mask=pad, need_weights=True,
+                                            average_attn_weights=False)
+        if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
+            raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
+        with from_scratch(name):
+            y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory), f"{name}.forward")
+        if not close(y_all, _cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
+            raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
+    for bad in ((x, memory[..., :-1]), (x[0], memory)):
+        try:
+            module(*bad)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - a torch error is not the clear message asked for
+            pass
+        raise CheckFailed(t("hint_cross_no_input_check", shape=tuple(bad[1].shape)))
+    passed(name)

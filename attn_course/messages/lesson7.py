@@ -1,0 +1,327 @@
+"""Lesson 7's messages: order-blindness, sinusoidal positions, RoPE, ALiBi, length and cross-attention."""
+
+MESSAGES = {
+    "bad_even": {
+        "ja": "{name} は正の偶数にしてください（指定された値：{value!r}）。位置の角度は2つの次元の組ごとに決まるので、次元の数は偶数です。",
+        "ko": "{name}은(는) 양의 짝수여야 합니다(받은 값: {value!r}). 위치의 각도는 두 차원의 쌍마다 정해지므로 차원 수는 짝수입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 1
+    "perm_not_float": {
+        "ja": "permutation_error は数（Python の float）を返してください（いまは {kind}）。最後に float(...) で数に直します。",
+        "ko": "permutation_error는 숫자(Python float)를 반환해야 합니다(지금은 {kind}). 마지막에 float(...)로 숫자로 바꾸세요.",
+    },
+    "perm_differs": {
+        "ja": "{fn}について、返した値 {got:.3g} が正しい値 {want:.3g} と違います。",
+        "ko": "{fn}에 대해 반환한 값 {got:.3g}이(가) 올바른 값 {want:.3g}과(와) 다릅니다.",
+    },
+    "perm_fn_rowwise": {
+        "ja": "トークンごとに計算する関数（置換同変なので、正しい値はほぼ 0）",
+        "ko": "토큰마다 따로 계산하는 함수(순열 등변이므로 올바른 값은 거의 0)",
+    },
+    "perm_fn_causal": {
+        "ja": "因果マスク付きのアテンション（置換同変ではない）",
+        "ko": "인과 마스크가 있는 어텐션(순열 등변이 아님)",
+    },
+    "hint_perm_axis": {
+        "ja": "並べ替えるのは系列の軸（軸 1）です。x[:, perm] と書きます。x[perm] はバッチの軸（軸 0）を並べ替えてしまいます。",
+        "ko": "재배열하는 것은 시퀀스 축(축 1)입니다. x[:, perm]이라고 씁니다. x[perm]은 배치 축(축 0)을 재배열해 버립니다.",
+    },
+    "hint_perm_inverse": {
+        "ja": "出力を逆の並べ替え（perm.argsort()）で並べ替えています。f(x[:, perm]) と比べるのは、入力と同じ perm で並べ替えた f(x)[:, perm] です。",
+        "ko": "출력을 역순열(perm.argsort())로 재배열했습니다. f(x[:, perm])과 비교할 것은 입력과 같은 perm으로 재배열한 f(x)[:, perm]입니다.",
+    },
+    "hint_perm_output": {
+        "ja": "f(x[:, perm]) を並べ替えていない f(x) と比べています。置換同変なら出力も同じように並べ替わるので、f(x)[:, perm] と比べます。",
+        "ko": "f(x[:, perm])을 재배열하지 않은 f(x)와 비교했습니다. 순열 등변이라면 출력도 똑같이 재배열되므로 f(x)[:, perm]과 비교합니다.",
+    },
+    "hint_perm_input": {
+        "ja": "入力を並べ替えずに f(x) を計算しています。片方は並べ替えた入力 x[:, perm] から計算した f(x[:, perm]) です。",
+        "ko": "입력을 재배열하지 않고 f(x)를 계산했습니다. 한쪽은 재배열한 입력 x[:, perm]으로 계산한 f(x[:, perm])입니다.",
+    },
+    "hint_perm_abs": {
+        "ja": "差の絶対値をとっていません。(a - b).abs().max() のように、abs() をとってから最大を求めます。",
+        "ko": "차이의 절댓값을 구하지 않았습니다. (a - b).abs().max()처럼 abs()를 적용한 뒤 최댓값을 구합니다.",
+    },
+    "hint_perm_mean": {
+        "ja": "平均をとっています。求めるのは差の絶対値の最大（.max()）です。",
+        "ko": "평균을 구했습니다. 구할 것은 차이의 절댓값 중 최댓값(.max())입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 2
+    "what_positions": {"ja": "位置埋め込み", "ko": "위치 임베딩"},
+    "pe_dtype": {
+        "ja": "位置埋め込みのデータ型が float32 ではありません（いまは {got}）。",
+        "ko": "위치 임베딩의 자료형이 float32가 아닙니다(지금은 {got}).",
+    },
+    "hint_pe_dtype": {
+        "ja": "torch.arange(T) は整数のテンソルです。.float() で float32 にしてから計算してください。float64 で計算したなら、最後に .float() で float32 に直します。",
+        "ko": "torch.arange(T)는 정수 텐서입니다. .float()로 float32로 바꾼 뒤 계산하세요. float64로 계산했다면 마지막에 .float()로 float32로 바꿉니다.",
+    },
+    "hint_pe_halves": {
+        "ja": "前半の列に sin、後半の列に cos を並べています。この演習では論文どおり、偶数の列 pe[:, 0::2] に sin、奇数の列 pe[:, 1::2] に cos を入れます。",
+        "ko": "앞쪽 절반 열에 sin, 뒤쪽 절반 열에 cos을 놓았습니다. 이 연습 문제에서는 논문대로 짝수 열 pe[:, 0::2]에 sin, 홀수 열 pe[:, 1::2]에 cos을 넣습니다.",
+    },
+    "hint_pe_swapped": {
+        "ja": "sin と cos が入れ替わっています。偶数の列（0, 2, 4, …）が sin、奇数の列が cos です。",
+        "ko": "sin과 cos이 뒤바뀌었습니다. 짝수 열(0, 2, 4, …)이 sin, 홀수 열이 cos입니다.",
+    },
+    "hint_pe_exponent": {
+        "ja": "周波数の指数が i/E になっています。正しくは 2i/E です。torch.arange(0, E, 2) / E が 2i/E の並びになります（torch.arange(E // 2) / E では半分の速さで変わります）。",
+        "ko": "주파수의 지수가 i/E로 되어 있습니다. 올바른 값은 2i/E입니다. torch.arange(0, E, 2) / E가 2i/E의 나열이 됩니다(torch.arange(E // 2) / E로는 절반 속도로 변합니다).",
+    },
+    "hint_pe_sign": {
+        "ja": "ω_i = base^(−2i/E) の指数の負の符号が抜けています（base^(2i/E) を掛けると、周波数が大きくなりすぎます）。t を base^(2i/E) で割る、と考えても同じです。",
+        "ko": "ω_i = base^(−2i/E)의 지수에서 음수 부호가 빠졌습니다(base^(2i/E)를 곱하면 주파수가 지나치게 커집니다). t를 base^(2i/E)로 나눈다고 생각해도 같습니다.",
+    },
+    "hint_pe_start": {
+        "ja": "位置を 1 から数えています。最初のトークンの位置は 0 です（torch.arange(T)）。",
+        "ko": "위치를 1부터 셌습니다. 첫 토큰의 위치는 0입니다(torch.arange(T)).",
+    },
+    "hint_pe_base": {
+        "ja": "引数の base を使わずに 10000 で計算しています。ω_i = base^(−2i/E) の base は引数のものを使います。",
+        "ko": "인자 base를 쓰지 않고 10000으로 계산했습니다. ω_i = base^(−2i/E)의 base는 인자로 받은 값을 씁니다.",
+    },
+    "hint_pe_device": {
+        "ja": "device= で指定したデバイスに作られていません。torch.arange(..., device=device) や torch.zeros(..., device=device) のように、作るテンソルすべてに device を渡してください。",
+        "ko": "device=로 지정한 장치에 만들어지지 않았습니다. torch.arange(..., device=device)나 torch.zeros(..., device=device)처럼 만드는 텐서 모두에 device를 넘기세요.",
+    },
+    # ---------------------------------------------------------------- exercise 3
+    "what_rotated": {"ja": "回した {part}", "ko": "돌린 {part}"},
+    "rope_not_pair": {
+        "ja": "{name} は回した q と k の組 (q, k) を返してください。返ってきたのは {kind} です。",
+        "ko": "{name}은(는) 돌린 q와 k의 쌍 (q, k)를 반환해야 합니다. 반환된 것: {kind}",
+    },
+    "rope_differs": {
+        "ja": "回した {part} の値が正しくありません（base={base:g}、最大誤差 {err:.3g}）。",
+        "ko": "돌린 {part}의 값이 올바르지 않습니다(base={base:g}, 최대 오차 {err:.3g}).",
+    },
+    "hint_rope_interleaved": {
+        "ja": "交互の並べ方（組 (0, 1), (2, 3), …）で回しています。この演習は Llama と同じ半分ずつの並べ方で、組は (i, i + D/2) です。前半と後半に分けて rotate_half を使います。",
+        "ko": "번갈아 놓는 배치(쌍 (0, 1), (2, 3), …)로 돌렸습니다. 이 연습 문제는 Llama와 같은 반씩 나누는 배치이고, 쌍은 (i, i + D/2)입니다. 앞쪽 절반과 뒤쪽 절반으로 나눠 rotate_half를 씁니다.",
+    },
+    "hint_rope_direction": {
+        "ja": "逆向きに回しています。rotate_half は (x1, x2) → (−x2, x1) で、torch.cat([-x2, x1], dim=-1) です（(x2, −x1) にすると角度の符号が反対になります）。",
+        "ko": "반대 방향으로 돌렸습니다. rotate_half는 (x1, x2) → (−x2, x1)이고 torch.cat([-x2, x1], dim=-1)입니다((x2, −x1)로 하면 각도의 부호가 반대가 됩니다).",
+    },
+    "hint_rope_freq": {
+        "ja": "周波数の指数が i/D になっています。θ_i = base^(−2i/D) なので、torch.arange(0, D, 2) / D を使います。",
+        "ko": "주파수의 지수가 i/D로 되어 있습니다. θ_i = base^(−2i/D)이므로 torch.arange(0, D, 2) / D를 씁니다.",
+    },
+    "hint_rope_pairing": {
+        "ja": "角度を repeat_interleave(2) で並べています。それは交互の並べ方の角度（θ0, θ0, θ1, θ1, …）です。半分ずつの並べ方では i 番目と i + D/2 番目が同じ角度なので、torch.cat([angles, angles], dim=-1) にします。",
+        "ko": "각도를 repeat_interleave(2)로 늘어놓았습니다. 그것은 번갈아 놓는 배치의 각도(θ0, θ0, θ1, θ1, …)입니다. 반씩 나누는 배치에서는 i번째와 i + D/2번째가 같은 각도이므로 torch.cat([angles, angles], dim=-1)로 만듭니다.",
+    },
+    "hint_rope_positions": {
+        "ja": "引数の positions を使わずに、0, 1, 2, … で回しています。角度は positions[:, None] * inv_freq です（KV キャッシュでは、位置は途中から始まります）。",
+        "ko": "인자 positions를 쓰지 않고 0, 1, 2, …로 돌렸습니다. 각도는 positions[:, None] * inv_freq입니다(KV 캐시에서는 위치가 중간부터 시작합니다).",
+    },
+    "hint_rope_base": {
+        "ja": "引数の base を使わずに 10000 で計算しています。Llama 3 の base は 500000 です。",
+        "ko": "인자 base를 쓰지 않고 10000으로 계산했습니다. Llama 3의 base는 500000입니다.",
+    },
+    "hint_rope_unrotated": {
+        "ja": "回していません（入力がそのまま返っています）。q だけでなく k も回して、両方を返してください。",
+        "ko": "돌리지 않았습니다(입력이 그대로 반환되었습니다). q뿐만 아니라 k도 돌려서 둘 다 반환하세요.",
+    },
+    "rope_dtype": {
+        "ja": "float32 の q と k を渡したのに、返ってきたのは {got} です。",
+        "ko": "float32인 q와 k를 넘겼는데 반환된 것은 {got}입니다.",
+    },
+    "hint_rope_dtype": {
+        "ja": "float64 で計算した cos と sin を掛けると、結果も float64 になります。cos と sin を .to(q.dtype) で q と同じデータ型に直してから掛けてください。",
+        "ko": "float64로 계산한 cos과 sin을 곱하면 결과도 float64가 됩니다. cos과 sin을 .to(q.dtype)로 q와 같은 자료형으로 바꾼 뒤 곱하세요.",
+    },
+    "hint_rope_device": {
+        "ja": "cos と sin が q と別のデバイスに作られています。torch.arange(..., device=q.device) のように q のデバイスに作り、positions も .to(q.device) してください（GPU の入力で動かなくなります）。",
+        "ko": "cos과 sin이 q와 다른 장치에 만들어졌습니다. torch.arange(..., device=q.device)처럼 q의 장치에 만들고 positions도 .to(q.device)로 옮기세요(GPU 입력에서 동작하지 않게 됩니다).",
+    },
+    # ---------------------------------------------------------------- exercise 4
+    "what_weight": {"ja": "変換した重み行列", "ko": "변환한 가중치 행렬"},
+    "layout_differs": {
+        "ja": "H={h}、D={d} のとき、変換した重み行列の行の順番が正しくありません。",
+        "ko": "H={h}, D={d}일 때 변환한 가중치 행렬의 행 순서가 올바르지 않습니다.",
+    },
+    "hint_layout_inverse": {
+        "ja": "逆向きの変換（半分ずつから交互へ）になっています。view(H, D // 2, 2, E).transpose(1, 2) で、各ヘッドの偶数番目の行を前半に、奇数番目の行を後半に集めます。",
+        "ko": "반대 방향의 변환(반씩 나누는 배치에서 번갈아 놓는 배치로)이 되었습니다. view(H, D // 2, 2, E).transpose(1, 2)로 각 헤드의 짝수 번째 행을 앞쪽 절반에, 홀수 번째 행을 뒤쪽 절반에 모읍니다.",
+    },
+    "hint_layout_heads": {
+        "ja": "ヘッドに分けずに、行全体を1つのヘッドとして並べ替えています。並べ替えは各ヘッドの D 行の中で行います（view(H, D // 2, 2, E)）。",
+        "ko": "헤드로 나누지 않고 행 전체를 헤드 하나로 보고 재배열했습니다. 재배열은 각 헤드의 D행 안에서 합니다(view(H, D // 2, 2, E)).",
+    },
+    "hint_layout_unchanged": {
+        "ja": "重み行列が変わっていません。形状は同じままでも、行の順番は並べ替える必要があります。",
+        "ko": "가중치 행렬이 바뀌지 않았습니다. 모양은 그대로여도 행의 순서는 재배열해야 합니다.",
+    },
+    # ---------------------------------------------------------------- exercise 5
+    "relative_differs": {
+        "ja": "offset={offset} のとき、relative_score の値が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "offset={offset}일 때 relative_score의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_relative_sign": {
+        "ja": "回す向きが逆です。R_mᵀ R_n = R_(n−m) なので、キーを offset = n − m の位置まで回します。−offset で回したり、キーのかわりにクエリを回したりすると、符号が反対になります。",
+        "ko": "돌리는 방향이 반대입니다. R_mᵀ R_n = R_(n−m)이므로 키를 offset = n − m 위치만큼 돌립니다. −offset으로 돌리거나 키 대신 쿼리를 돌리면 부호가 반대가 됩니다.",
+    },
+    "hint_relative_unrotated": {
+        "ja": "回していない q · k と同じ値です。q と k を同じ角度で回すと内積は変わりません。回すのはキーだけです。",
+        "ko": "돌리지 않은 q · k와 같은 값입니다. q와 k를 같은 각도로 돌리면 내적은 바뀌지 않습니다. 돌리는 것은 키뿐입니다.",
+    },
+    "hint_relative_rope_arg": {
+        "ja": "引数の rope ではない関数（base 10000 の RoPE）で回しているようです。引数で渡された rope を使ってください。",
+        "ko": "인자 rope가 아닌 함수(base 10000인 RoPE)로 돌린 것 같습니다. 인자로 받은 rope를 쓰세요.",
+    },
+    # ---------------------------------------------------------------- exercise 6
+    "hint_rope_cache_restart": {
+        "ja": "新しいトークンの位置を毎回 0 から数えています。位置は torch.arange(T_past, T_past + T_new) です。T_past はキャッシュにあるトークンの数（cache[0].size(2)）です。",
+        "ko": "새 토큰의 위치를 매번 0부터 셌습니다. 위치는 torch.arange(T_past, T_past + T_new)입니다. T_past는 캐시에 있는 토큰 수(cache[0].size(2))입니다.",
+    },
+    "hint_rope_cache_twice": {
+        "ja": "キャッシュにあるキーをもう一度回しています。キャッシュのキーは入れたときに回してあるので、回すのは新しい q と k だけです。回してからキャッシュにつなげます。",
+        "ko": "캐시에 있는 키를 한 번 더 돌렸습니다. 캐시의 키는 넣을 때 이미 돌렸으므로 돌리는 것은 새 q와 k뿐입니다. 돌린 다음 캐시에 이어 붙입니다.",
+    },
+    "hint_rope_cache_no_rope": {
+        "ja": "回していません。rope(q, k, positions) で新しいクエリとキーを回してから、スコアを計算します。",
+        "ko": "돌리지 않았습니다. rope(q, k, positions)로 새 쿼리와 키를 돌린 다음 점수를 계산합니다.",
+    },
+    # ---------------------------------------------------------------- exercise 7
+    "what_bias": {"ja": "バイアス", "ko": "편향"},
+    "alibi_differs": {
+        "ja": "H={h} のとき、j ≤ i の部分のバイアスが正しくありません（最大誤差 {err:.3g}）。正しい傾き: {slopes}",
+        "ko": "H={h}일 때 j ≤ i 부분의 편향이 올바르지 않습니다(최대 오차 {err:.3g}). 올바른 기울기: {slopes}",
+    },
+    "hint_alibi_sign": {
+        "ja": "符号が逆です。バイアスは −m_h · (i − j) で、遠いキーほど小さく（負に大きく）なります。",
+        "ko": "부호가 반대입니다. 편향은 −m_h · (i − j)이고, 먼 키일수록 작아집니다(음수로 커집니다).",
+    },
+    "hint_alibi_reversed": {
+        "ja": "傾きの順番が逆です。ヘッド 0 がいちばん大きい傾き 2^(−8/n) で、あとのヘッドほど小さくなります。",
+        "ko": "기울기의 순서가 반대입니다. 헤드 0이 가장 큰 기울기 2^(−8/n)이고, 뒤의 헤드일수록 작아집니다.",
+    },
+    "hint_alibi_start": {
+        "ja": "傾きの指数を h から始めています（ヘッド 0 の傾きが 1 になります）。m_h = 2^(−8(h+1)/n) で、指数は h + 1 です。",
+        "ko": "기울기의 지수를 h부터 시작했습니다(헤드 0의 기울기가 1이 됩니다). m_h = 2^(−8(h+1)/n)이고, 지수는 h + 1입니다.",
+    },
+    "hint_alibi_ratio": {
+        "ja": "傾きを 2^(−(h+1)) にしています。公比は 2^(−8/n) で、H = 8 のときだけ 1/2 になります。",
+        "ko": "기울기를 2^(−(h+1))로 했습니다. 공비는 2^(−8/n)이고, H = 8일 때만 1/2이 됩니다.",
+    },
+    "hint_alibi_power_of_two": {
+        "ja": "H が 2 のべき乗でないのに、2^(−8(h+1)/H) をそのまま使っています。H 以下で最大の 2 のべき乗 n で n 個を作り、残りを 2^(−8(j+1)/(2n)) の j = 0, 2, 4, … から取ります。",
+        "ko": "H가 2의 거듭제곱이 아닌데 2^(−8(h+1)/H)를 그대로 썼습니다. H 이하에서 가장 큰 2의 거듭제곱 n으로 n개를 만들고, 나머지는 2^(−8(j+1)/(2n))의 j = 0, 2, 4, …에서 가져옵니다.",
+    },
+    "hint_alibi_device": {
+        "ja": "device= で指定したデバイスに作られていません。傾きのテンソルと torch.arange の両方に device=device を渡してください。",
+        "ko": "device=로 지정한 장치에 만들어지지 않았습니다. 기울기 텐서와 torch.arange 모두에 device=device를 넘기세요.",
+    },
+    # ---------------------------------------------------------------- exercise 8
+    "hint_cross_q_from_memory": {
+        "ja": "出力の系列長はクエリの系列 x の長さ T_q です。q を memory から作っていませんか。q は q_proj(x)、k と v は k_proj(memory)、v_proj(memory) です。",
+        "ko": "출력의 시퀀스 길이는 쿼리 시퀀스 x의 길이 T_q입니다. q를 memory에서 만들지 않았나요? q는 q_proj(x), k와 v는 k_proj(memory), v_proj(memory)입니다.",
+    },
+    "hint_cross_kv_from_x": {
+        "ja": "重みの最後の軸はキーの数 T_k です。k と v を x から作っていませんか（それではセルフアテンションです）。k と v は memory から作ります。",
+        "ko": "가중치의 마지막 축은 키의 개수 T_k입니다. k와 v를 x에서 만들지 않았나요(그러면 셀프 어텐션입니다)? k와 v는 memory에서 만듭니다.",
+    },
+    "hint_cross_lengths": {
+        "ja": "クエリの数 T_q とキーの数 T_k が違うところで形状が合っていません。q は x から、k と v は memory から作り（view(B, T_k, H, D)）、スコアは (B, H, T_q, T_k)、パディングマスクは [:, None, None, :] で (B, 1, 1, T_k) にします。",
+        "ko": "쿼리 수 T_q와 키 수 T_k가 다른 곳에서 모양이 맞지 않습니다. q는 x에서, k와 v는 memory에서 만들고(view(B, T_k, H, D)), 점수는 (B, H, T_q, T_k), 패딩 마스크는 [:, None, None, :]로 (B, 1, 1, T_k)로 만듭니다.",
+    },
+    "hint_cross_causal": {
+        "ja": "因果マスクがかかっています。クロスアテンションのキーは原文（エンコーダの出力）で、全部そろっているので、どのクエリも全部のキーを見てかまいません。かけるのはパディングマスクだけです。",
+        "ko": "인과 마스크가 적용되었습니다. 크로스 어텐션의 키는 원문(인코더의 출력)이고 이미 다 갖춰져 있으므로, 어느 쿼리든 모든 키를 봐도 됩니다. 적용할 것은 패딩 마스크뿐입니다.",
+    },
+    "hint_cross_mask_inverted": {
+        "ja": "マスクが逆です。key_padding_mask は True がパディング（nn.MultiheadAttention と同じ約束）なので、masked_fill(key_padding_mask[:, None, None, :], -inf) です。~ は付けません。",
+        "ko": "마스크가 반대입니다. key_padding_mask는 True가 패딩이므로(nn.MultiheadAttention과 같은 약속) masked_fill(key_padding_mask[:, None, None, :], -inf)입니다. ~를 붙이지 않습니다.",
+    },
+    "hint_cross_mask_zero": {
+        "ja": "パディングの位置のスコアを 0 にしています。0 は exp(0) = 1 で、重みが残ります。float(\"-inf\") にしてください。",
+        "ko": "패딩 위치의 점수를 0으로 만들었습니다. 0은 exp(0) = 1이라서 가중치가 남습니다. float(\"-inf\")로 만드세요.",
+    },
+    "hint_cross_no_mask": {
+        "ja": "key_padding_mask を使っていません。True の位置（パディングのキー）のスコアを −∞ にしてからソフトマックスをとります。",
+        "ko": "key_padding_mask를 쓰지 않았습니다. True인 위치(패딩 키)의 점수를 −∞로 만든 다음 소프트맥스를 적용합니다.",
+    },
+    "hint_cross_scale_e": {
+        "ja": "√E で割っています。割るのはヘッドの次元 D = E / H の平方根 √D です。",
+        "ko": "√E로 나눴습니다. 나눠야 하는 값은 헤드 차원 D = E / H의 제곱근 √D입니다.",
+    },
+    "hint_cross_nan": {
+        "ja": "マスクの形が (B, 1, 1, T_k) になっているか確かめてください。キーの軸（最後の軸）以外にマスクをかけると、行全体が −∞ になって NaN が出ます。",
+        "ko": "마스크 모양이 (B, 1, 1, T_k)인지 확인하세요. 키 축(마지막 축)이 아닌 축에 마스크를 적용하면 행 전체가 −∞가 되어 NaN이 나옵니다.",
+    },
+    "cross_no_mask_differs": {
+        "ja": "key_padding_mask を渡さないとき（None のとき）の出力が正しくありません。",
+        "ko": "key_padding_mask를 넘기지 않았을 때(None일 때)의 출력이 올바르지 않습니다.",
+    },
+    "hint_cross_none_mask": {
+        "ja": "key_padding_mask が None のときは、マスクをかけずにそのまま計算します（if key_padding_mask is not None: の中だけでマスクをかけます）。",
+        "ko": "key_padding_mask가 None이면 마스크를 적용하지 않고 그대로 계산합니다(if key_padding_mask is not None: 안에서만 마스크를 적용합니다).",
+    },
+    "hint_cross_no_input_check": {
+        "ja": "誤った入力（memory の形状 {shape}）でもエラーになりませんでした。forward の最初で course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) を呼んでください。",
+        "ko": "잘못된 입력(memory의 모양 {shape})에도 오류가 나지 않았습니다. forward 처음에 course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)를 호출하세요.",
+    },
+    # ---------------------------------------------------------------- the notebook's tables, figures and lines
+    "row_no_mask": {"ja": "因果マスクなし", "ko": "인과 마스크 없음"},
+    "row_causal": {"ja": "因果マスクあり", "ko": "인과 마스크 있음"},
+    "row_no_mask_positions": {"ja": "因果マスクなし、位置ごとのベクトルを足す", "ko": "인과 마스크 없음, 위치마다의 벡터를 더함"},
+    "table_module": {"ja": "あなたの GPT2SelfAttention", "ko": "여러분의 GPT2SelfAttention"},
+    "table_perm_error": {"ja": "permutation_error", "ko": "permutation_error"},
+    "prefix_shuffle": {
+        "ja": "前のトークンをかき混ぜたときの出力の変化（最大）: 最後の位置 {last:.1e}、ほかの位置（同じトークンどうし） {others:.2f}",
+        "ko": "앞의 토큰을 뒤섞었을 때 출력의 변화(최대): 마지막 위치 {last:.1e}, 다른 위치(같은 토큰끼리) {others:.2f}",
+    },
+    "table_output_spread": {"ja": "出力のばらつき（標準偏差）", "ko": "출력의 퍼짐(표준편차)"},
+    "table_shift_error": {
+        "ja": "PE(t + k) と M_k PE(t) の差（最大、すべての t）",
+        "ko": "PE(t + k)와 M_k PE(t)의 차이(최대, 모든 t)",
+    },
+    "past_max_len": {
+        "ja": "表の行数（16）を超える位置を渡すとエラーになります: {error}",
+        "ko": "표의 행 수(16)를 넘는 위치를 넘기면 오류가 납니다: {error}",
+    },
+    "table_positions": {"ja": "位置", "ko": "위치"},
+    "table_llama_error": {
+        "ja": "Llama（transformers）との差（最大、float64）",
+        "ko": "Llama(transformers)와의 차이(최대, float64)",
+    },
+    "llama_angles_dtype": {
+        "ja": "LlamaRotaryEmbedding の周波数のデータ型: {dtype}",
+        "ko": "LlamaRotaryEmbedding의 주파수 자료형: {dtype}",
+    },
+    "table_loading": {"ja": "重み行列の読み込み方", "ko": "가중치 행렬을 불러온 방법"},
+    "table_weights_error": {"ja": "重みの差（最大）", "ko": "가중치의 차이(최대)"},
+    "row_as_is": {"ja": "そのまま（並べ方を変換しない）", "ko": "그대로(배치를 변환하지 않음)"},
+    "row_converted": {"ja": "interleaved_to_half で変換", "ko": "interleaved_to_half로 변환"},
+    "table_score_two_positions": {"ja": "(R_m q) · (R_n k)", "ko": "(R_m q) · (R_n k)"},
+    "rope_cache_check": {
+        "ja": "1トークンずつ計算した出力と一度に計算した出力の差（最大）: 正しい位置 {right:.1e}、毎回 0 から数えた位置 {wrong:.2f}",
+        "ko": "토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 올바른 위치 {right:.1e}, 매번 0부터 센 위치 {wrong:.2f}",
+    },
+    "table_slopes": {"ja": "あなたの傾き m_h", "ko": "여러분의 기울기 m_h"},
+    "table_slope_error": {"ja": "BLOOM の傾きとの差（最大）", "ko": "BLOOM 기울기와의 차이(최대)"},
+    "progress_kinds": {"ja": "位置の教え方", "ko": "위치를 알려 주는 방법"},
+    "table_first_seen": {"ja": "先頭（位置 1〜11）", "ko": "첫 토큰(위치 1~11)"},
+    "table_prev_seen": {"ja": "直前（位置 1〜11）", "ko": "바로 앞(위치 1~11)"},
+    "table_first_unseen": {"ja": "先頭（位置 12〜23、未学習）", "ko": "첫 토큰(위치 12~23, 학습 안 함)"},
+    "table_prev_unseen": {"ja": "直前（位置 12〜23、未学習）", "ko": "바로 앞(위치 12~23, 학습 안 함)"},
+    "fig_prev_by_position": {"ja": "直前のトークンの正解率", "ko": "바로 앞 토큰의 정확도"},
+    "fig_first_by_position": {"ja": "先頭のトークンの正解率", "ko": "첫 토큰의 정확도"},
+    "fig_position_axis": {"ja": "位置（破線より右は学習で見ていない）", "ko": "위치(점선 오른쪽은 학습에서 보지 못함)"},
+    "fig_accuracy_axis": {"ja": "正解率", "ko": "정확도"},
+    "length_best": {
+        "ja": "あなたの実行では、学習で見ていない位置の{question}の問いにいちばんよく答えたのは {best}（正解率 {best_acc:.3f}）、いちばん答えられなかったのは {worst}（{worst_acc:.3f}）でした。",
+        "ko": "여러분의 실행에서 학습에서 보지 못한 위치의 {question} 질문에 가장 잘 답한 것은 {best}(정확도 {best_acc:.3f}), 가장 못 답한 것은 {worst}({worst_acc:.3f})였습니다.",
+    },
+    "question_prev": {"ja": "「直前」", "ko": "'바로 앞'"},
+    "question_first": {"ja": "「先頭」", "ko": "'첫 토큰'"},
+    "table_spread_ratio": {"ja": "位置 0 との比", "ko": "위치 0과의 비"},
+    "cross_vs_torch": {
+        "ja": "nn.MultiheadAttention との差（最大）: 出力 {out:.1e}、重み {weights:.1e}。重みの形状: {shape}（B, H, T_q, T_k）",
+        "ko": "nn.MultiheadAttention과의 차이(최대): 출력 {out:.1e}, 가중치 {weights:.1e}. 가중치의 모양: {shape}(B, H, T_q, T_k)",
+    },
+    "twin_shape": {
+        "ja": "重みの形状: {shape}（B, H, T_q, T_k）。クエリ 6 トークン、キー 8 トークン（うち 2 つはパディング）",
+        "ko": "가중치의 모양: {shape}(B, H, T_q, T_k). 쿼리 토큰 6개, 키 토큰 8개(그중 2개는 패딩)",
+    },
+}

@@ -1,0 +1,203 @@
+"""Lesson 7's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
+
+Exercises 5 and 6 take the rotation as an argument; here they get a right RoPE with a base drawn by
+name (the visible checks' `rope`), so a mistake in exercise 3 costs exercise 3 only.
+"""
+import math
+
+import torch
+import torch.nn as nn
+
+from ..checks.lesson7 import rope
+from . import probe
+from .cases import DTYPE_CASES, backward_with_probe, differentiable, scalar
+
+BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
+
+
+def perm_setup(draws):
+    b, t, e = draws.sizes("sizes", 3, low=2, high=10)
+    t += 3                                                            # at least 5 tokens
+    x = draws.randn("x", b, t, e)
+    for attempt in range(20):                                         # a permutation that is not its own inverse
+        perm = torch.randperm(t, generator=draws.gen(f"perm.{attempt}"))
+        if not torch.equal(perm[perm], torch.arange(t)):
+            break
+    w1, w2 = draws.randn("w1", e, e, scale=e ** -0.5), draws.randn("w2", e, e, scale=e ** -0.5)
+    table = draws.randn("positions", t, e)
+
+    def attend(z, causal):
+        s = (z @ w1) @ (z @ w2).transpose(-2, -1) / math.sqrt(e)
+        if causal:
+            n = z.size(1)
+            s = s.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+        return torch.softmax(s, -1) @ z
+
+    functions = {
+        "rowwise": lambda z: torch.tanh(z @ w1) @ w2,                 # equivariant
+        "attention": lambda z: attend(z, False),                      # equivariant
+        "causal": lambda z: attend(z, True),                          # not
+        "positions": lambda z: attend(z + table, False),              # not
+    }
+    return x, perm, functions
+
+
+def pe_sizes(draws):
+    return [(int(t) + 1, 2 * int(h)) for t, h in zip(draws.sizes("T", 3, low=2, high=40),
+                                                    draws.sizes("half", 3, low=1, high=20))]
+
+
+def rope_setup(draws, case, dtype):
+    b, h, t = draws.sizes(f"{case}.sizes", 3, low=2, high=9)
+    d = 2 * int(draws.sizes(f"{case}.half", 1, low=2, high=9)[0])
+    base = BASES[int(draws.randint(f"{case}.base", 0, len(BASES), (1,)))]
+    positions = torch.randperm(12, generator=draws.gen(f"{case}.positions"))[:t]   # any order, all below 12
+    # transformers rounds the angles to float32: its error grows with the position and with |q|. At positions
+    # below 12 and |q| about 1/4, it stays below 4.2e-7 over 600 seeds, under the judge's 1e-6.
+    q, k = (draws.randn(f"{case}.{n}", b, h, t, d, dtype=dtype, scale=0.25) for n in "qk")
+    return q, k, positions, base
+
+
+def layout_setup(draws):
+    h, half, e = draws.sizes("sizes", 3, low=2, high=9)
+    return draws.randn("weight", h * 2 * half, e), h
+
+
+def relative_setup(draws):
+    n, half = draws.sizes("sizes", 2, low=2, high=9)
+    q, k = draws.randn("q", n, 2 * half), draws.randn("k", n, 2 * half)
+    offsets = [int(o) for o in draws.randint("offsets", -15, 16, (3,))] + [0]
+    base = BASES[int(draws.randint("base", 0, len(BASES), (1,)))]
+    return q, k, offsets, base
+
+
+def turn_with(base):
+    return lambda q, k, positions: rope(q, k, positions, base)
+
+
+class CacheHost(nn.Module):
+    """GPT-2's attention weights (c_attn, c_proj) and n_head, with no forward of its own."""
+
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
+
+
+def cache_setup(draws):
+    """The attention weights, the whole input, the chunks it is fed in (a prefill, then a token at a
+    time, then two at once) and the base of the rotation."""
+    b, h, half, t = draws.sizes("sizes", 4, low=2, high=9)
+    t += 6
+    host = CacheHost(h * 2 * half, h).double().eval()
+    draws.fill_parameters(host, "host")
+    x = draws.randn("x", b, t, h * 2 * half)
+    prefill = int(draws.randint("prefill", 1, t - 2, (1,)))
+    chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, t - 2)] + [(t - 2, t)]
+    base = BASES[int(draws.randint("base", 0, len(BASES), (1,)))]
+    return host, x, chunks, base
+
+
+def alibi_sizes(draws):
+    """A power of two and two other head counts, with lengths."""
+    t1, t2, t3 = draws.sizes("T", 3, low=2, high=20)
+    power = 2 ** int(draws.randint("power", 0, 5, (1,)))
+    others = [int(h) for h in draws.sizes("heads", 2, low=3, high=24) if h & (h - 1)] or [12]
+    return [(power, t1)] + list(zip(others, (t2, t3)))
+
+
+def cross_setup(draws, case, dtype):
+    h, d = draws.sizes("args", 2, low=2, high=7)
+    b, t_q, t_k = draws.sizes(f"{case}.sizes", 3, low=2, high=10)
+    x = draws.randn(f"{case}.x", b, t_q, h * d, dtype=dtype)
+    memory = draws.randn(f"{case}.memory", b, t_k + 1, h * d, dtype=dtype)
+    lengths = draws.randint(f"{case}.lengths", 1, t_k + 2, (b,))
+    pad = torch.arange(t_k + 1)[None, :] >= lengths[:, None]                         # True = padding
+    return (h * d, h), x, memory, pad
+
+
+@probe("lesson7.permutation_error")
+def permutation_error(rec, fn):
+    x, perm, functions = perm_setup(rec)
+    for label, f in functions.items():
+        rec.put(label, scalar(rec.call("permutation_error", fn, f, x.clone(), perm.clone())))
+
+
+@probe("lesson7.sinusoidal_positions")
+def sinusoidal_positions(rec, fn):
+    for t, e in pe_sizes(rec):
+        rec.put(f"T={t}, E={e}", rec.call("sinusoidal_positions", fn, t, e))
+    rec.put("base=100", rec.call("sinusoidal_positions", fn, 7, 6, 100.0))
+    rec.put("meta", rec.call("sinusoidal_positions", fn, 3, 4, device=torch.device("meta")))
+
+
+@probe("lesson7.apply_rope")
+def apply_rope(rec, fn):
+    for case, dtype in DTYPE_CASES:
+        rec.put(case, rec.call("apply_rope", fn, *rope_setup(rec, case, dtype)))
+    args = differentiable(rope_setup(rec, "grad", torch.float64))
+    got = rec.call("apply_rope", fn, *args)
+    rec.put("grad", got)
+    rec.put("grad.inputs", backward_with_probe(rec, got, args[:2]))
+    q, k, positions, base = rope_setup(rec, "meta", torch.float64)
+    rec.put("meta", rec.call("apply_rope", fn, q.to("meta"), k.to("meta"), positions.to("meta"), base))
+
+
+@probe("lesson7.interleaved_to_half")
+def interleaved_to_half(rec, fn):
+    weight, n_head = layout_setup(rec)
+    rec.put("weight", rec.call("interleaved_to_half", fn, weight.clone(), n_head))
+
+
+@probe("lesson7.relative_score")
+def relative_score(rec, fn):
+    q, k, offsets, base = relative_setup(rec)
+    for offset in offsets:
+        rec.put(f"offset={offset}", rec.call("relative_score", fn, q.clone(), k.clone(), offset, turn_with(base)))
+
+
+@probe("lesson7.rope_cache")
+def rope_cache(rec, fn):
+    host, x, chunks, base = cache_setup(rec)
+    cache, outputs, shapes = None, [], []
+    with torch.no_grad():
+        for lo, hi in chunks:
+            result = rec.call("attend_rope_with_cache", fn, host, x[:, lo:hi], cache, turn_with(base))
+            if not (isinstance(result, tuple) and len(result) == 2):
+                rec.put("result", result)
+                return
+            y, cache = result
+            outputs.append(y)
+            shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
+                          if isinstance(cache, tuple) else None)
+    rec.put("outputs", outputs)
+    rec.put("cache_shapes", shapes)
+
+
+@probe("lesson7.alibi_bias")
+def alibi_bias(rec, fn):
+    for h, t in alibi_sizes(rec):
+        rec.put(f"H={h}, T={t}", rec.call("alibi_bias", fn, h, t))
+    rec.put("meta", rec.call("alibi_bias", fn, 2, 3, device=torch.device("meta")))
+
+
+@probe("lesson7.cross_attention")
+def cross_attention(rec, cls):
+    name = "CrossAttention"
+    args = cross_setup(rec, "float64", torch.float64)[0]
+    module = rec.call(name, cls, *args).double()
+    rec.put("layout", rec.fill_parameters(module))
+    module.eval()
+    for case, dtype in DTYPE_CASES:
+        _, x, memory, pad = cross_setup(rec, case, dtype)
+        module.to(dtype)
+        with torch.no_grad():
+            rec.put(case, rec.call(f"{name}.forward", module, x, memory, pad, scratch=True))
+            rec.put(f"{case}.no_mask", rec.call(f"{name}.forward", module, x, memory, scratch=True))
+    module.double()
+    _, x, memory, pad = cross_setup(rec, "grad", torch.float64)
+    x, memory = x.requires_grad_(True), memory.requires_grad_(True)
+    got = rec.call(f"{name}.forward", module, x, memory, pad, scratch=True)
+    rec.put("grad", got)
+    rec.put("grad.inputs", backward_with_probe(rec, got, [x, memory, *module.parameters()]))

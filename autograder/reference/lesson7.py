@@ -1,0 +1,265 @@
+"""Lesson 7's reference and its judges. Lives only in autograder/: never in a release, never in a kernel.
+
+apply_rope is judged against transformers' own Llama rotary code (LlamaRotaryEmbedding and
+apply_rotary_pos_emb, built from a LlamaConfig): transformers computes cos and sin in float32 whatever
+the input's dtype, so float64 agrees to about 4e-7 at the positions and sizes drawn here (positions below
+12, |q| about 1/4), and the tolerance is 1e-6. Gradients, which carry the probe's unit-scale weights, get 1e-5.
+"""
+import math
+
+import torch
+import torch.nn as nn
+from attn_course.checks import lesson7 as checks
+from attn_course.hf import llama_rotary
+from attn_course.probes import lesson7 as probe
+from attn_course.probes.cases import DTYPE_CASES, backward_with_probe, differentiable
+from attn_course.probes.codec import NoValues
+from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
+from attn_grader.judge import Mismatch, expect_close, expect_device, expect_layout, judge, max_error
+
+TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
+
+
+# --------------------------------------------------------------------------- reference
+def permutation_error(fn, x, perm):
+    with torch.no_grad():
+        return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())
+
+
+def sinusoidal_positions(T, E, base=10000.0, device=None):
+    position = torch.arange(T, dtype=torch.float64, device=device)[:, None]              # (T, 1)
+    omega = base ** (-torch.arange(0, E, 2, dtype=torch.float64, device=device) / E)     # (E/2,)
+    pe = torch.empty(T, E, dtype=torch.float64, device=device)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(position * omega), torch.cos(position * omega)
+    return pe.float()
+
+
+def apply_rope(q, k, positions, base=10000.0):
+    """transformers' Llama RoPE itself: the reference for exercise 3."""
+    return llama_rotary(q.size(-1), base)(q, k, positions)
+
+
+def interleaved_to_half(weight, n_head):
+    rows = weight.size(0)
+    return weight.reshape(n_head, rows // n_head // 2, 2, *weight.shape[1:]).transpose(1, 2).reshape(weight.shape)
+
+
+def relative_score(q, k, offset, rope):
+    _, k_turned = rope(k[..., None, :], k[..., None, :], torch.tensor([offset], device=k.device))
+    return (q * k_turned[..., 0, :]).sum(-1)
+
+
+def rope_attention(attn, x, turn):
+    """RoPE attention over the whole sequence at once, causal: what a KV cache must reproduce."""
+    B, T, E = x.shape
+    H = attn.n_head
+    q, k, v = (z.view(B, T, H, E // H).transpose(1, 2) for z in attn.c_attn(x).split(E, dim=2))
+    q, k = turn(q, k, torch.arange(T))
+    keep = torch.ones(T, T, dtype=torch.bool).tril()
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
+    return attn.c_proj((torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(B, T, E))
+
+
+def alibi_bias(n_head, T, device=None):
+    n = 2 ** math.floor(math.log2(n_head))
+    slopes = [2 ** (-8 * (h + 1) / n) for h in range(n)]
+    slopes += [2 ** (-8 * (h + 1) / (2 * n)) for h in range(0, 2 * (n_head - n), 2)]
+    m = torch.tensor(slopes, device=device)
+    i = torch.arange(T, device=device)
+    return -m[:, None, None] * (i[:, None] - i[None, :]).float()
+
+
+class CrossAttention(nn.Module):
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.embed_dim, self.n_head = expect_size(embed_dim, "embed_dim"), expect_size(n_head, "n_head")
+        self.head_dim = resolve_head_dim(embed_dim, n_head)
+        self.q_proj = nn.Linear(embed_dim, embed_dim)
+        self.k_proj = nn.Linear(embed_dim, embed_dim)
+        self.v_proj = nn.Linear(embed_dim, embed_dim)
+        self.out_proj = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, x, memory, key_padding_mask=None):
+        expect_tokens(x, self.embed_dim)
+        expect_tokens(memory, self.embed_dim)
+        B, T_q, E = x.shape
+        H, D = self.n_head, self.head_dim
+        q = self.q_proj(x).view(B, T_q, H, D).transpose(1, 2)
+        k, v = (p(memory).view(B, -1, H, D).transpose(1, 2) for p in (self.k_proj, self.v_proj))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(D)
+        if key_padding_mask is not None:
+            scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return self.out_proj((weights @ v).transpose(1, 2).reshape(B, T_q, E)), weights
+
+
+# --------------------------------------------------------------------------- judges
+def _likely(got, variants: dict, tol: float, view=lambda z: z):
+    """The key of the classic bug whose result got equals, if any."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    return next((key for key, value in variants.items() if key and got.shape == value.shape
+                 and max_error(view(got), view(value)) <= tol), None)
+
+
+def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z):
+    try:
+        expect_close(case, view(got) if isinstance(got, torch.Tensor) else got, view(want), tol, check_dtype)
+    except Mismatch as mismatch:
+        mismatch.hint = _likely(got, variants or {}, max(tol, 1e-6), view)
+        raise
+
+
+@judge("lesson7.permutation_error")
+def judge_permutation_error(res):
+    x, perm, functions = probe.perm_setup(res)
+    for label, f in functions.items():
+        got, want = res[label], permutation_error(f, x, perm)
+        if isinstance(got, bool) or not isinstance(got, (int, float)) or not checks.same_error(got, want):
+            variants = checks._perm_variants(f, x, perm)
+            hint = next((k for k, v in variants.items() if k and isinstance(got, (int, float))
+                         and not isinstance(got, bool) and checks.same_error(got, v)), None)
+            raise Mismatch("answer_wrong", hint=hint, name=f"permutation_error ({label})")
+
+
+@judge("lesson7.sinusoidal_positions")
+def judge_sinusoidal_positions(res):
+    for t, e in probe.pe_sizes(res):
+        want = sinusoidal_positions(t, e)
+        variants = {k: v.float() for k, v in checks.sinusoid_variants(t, e).items()}
+        _expect(f"sinusoidal_positions(T={t}, E={e})", res[f"T={t}, E={e}"], want, 1e-4, variants)
+    _expect("sinusoidal_positions(T=7, E=6, base=100)", res["base=100"], sinusoidal_positions(7, 6, 100.0), 1e-4,
+            {"hint_pe_base": sinusoidal_positions(7, 6)})
+    expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta")
+
+
+@judge("lesson7.apply_rope")
+def judge_apply_rope(res):
+    for case, dtype in DTYPE_CASES:
+        q, k, positions, base = probe.rope_setup(res, case, dtype)
+        want = apply_rope(q, k, positions, base)
+        got = res[case]
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
+        for part, g, w, x in zip("qk", got, want, (q, k)):
+            tol = 1e-6 if case == "float64" else 1e-4
+            _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol, checks.rope_variants(x, positions, base))
+    args = differentiable(probe.rope_setup(res, "grad", torch.float64))
+    want = apply_rope(*args)
+    got = res["grad"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
+    for g, w in zip(got, want):
+        expect_close("apply_rope (grad)", g, w.detach(), 1e-6)
+    grads = backward_with_probe(res, want, args[:2])
+    got = res["grad.inputs"]
+    if not isinstance(got, (list, tuple)) or len(got) != 2:
+        raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg="q, k", err=float("inf"))
+    for name, g, w in zip("qk", got, grads):
+        if not isinstance(g, torch.Tensor) or g.shape != w.shape or not max_error(g, w) <= 1e-5:
+            raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg=name,
+                           err=max_error(g, w) if isinstance(g, torch.Tensor) else float("inf"))
+    got = res["meta"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
+    for part, g in zip("qk", got):
+        expect_device(f"apply_rope (device=meta), {part}", g, "meta")
+
+
+@judge("lesson7.interleaved_to_half")
+def judge_interleaved_to_half(res):
+    weight, n_head = probe.layout_setup(res)
+    _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
+            interleaved_to_half(weight, n_head), 0.0, checks._layout_variants(weight, n_head))
+
+
+@judge("lesson7.relative_score")
+def judge_relative_score(res):
+    q, k, offsets, base = probe.relative_setup(res)
+    for offset in offsets:
+        want = relative_score(q, k, offset, probe.turn_with(base))
+        variants = {key: v for key, v in checks._relative_variants(q, k, offset, base).items()}
+        _expect(f"relative_score(offset={offset}), base={base:g}", res[f"offset={offset}"], want, 1e-9, variants)
+
+
+@judge("lesson7.rope_cache")
+def judge_rope_cache(res):
+    host, x, chunks, base = probe.cache_setup(res)
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="attend_rope_with_cache", kind=type(res["result"]).__name__)
+    b, t, e = x.shape
+    h, d = host.n_head, host.head_dim
+    turn = probe.turn_with(base)
+    with torch.no_grad():
+        full = rope_attention(host, x, turn)
+        bugs = {"hint_rope_cache_restart": dict(restart=True), "hint_rope_cache_twice": dict(twice=True),
+                "hint_cache_mask_offset": dict(offset=False), "hint_rope_cache_no_rope": dict(rotate=False)}
+        variants = {key: checks.rope_cache_run(host, x, chunks, turn, **flags) for key, flags in bugs.items()}
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
+    for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
+        if shape != [[b, h, hi, d], [b, h, hi, d]]:
+            raise Mismatch("hidden_mismatch", case=f"attend_rope_with_cache: cache after {hi} tokens", err=float("inf"))
+        _expect(f"attend_rope_with_cache B={b}, H={h}, D={d}, base={base:g}, tokens {lo}..{hi - 1}", got,
+                full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
+
+
+@judge("lesson7.alibi_bias")
+def judge_alibi_bias(res):
+    for h, t in probe.alibi_sizes(res):
+        variants = {key: v.float() for key, v in checks.alibi_variants(h, t).items()}
+        _expect(f"alibi_bias(n_head={h}, T={t})", res[f"H={h}, T={t}"], alibi_bias(h, t), 1e-6, variants,
+                check_dtype=False, view=checks.lower)
+    got = res["meta"]
+    if isinstance(got, NoValues) and tuple(got.shape) != (2, 3, 3):
+        raise Mismatch("hidden_shape", case="alibi_bias(2, 3, device=meta)", want=(2, 3, 3), got=tuple(got.shape))
+    expect_device("alibi_bias(device=meta)", got, "meta")
+
+
+def _torch_reference(module, x, memory, pad):
+    """nn.MultiheadAttention with the reference's weights: the outputs the exercise must match."""
+    out, weights = checks.to_torch_mha(module)(x, memory, memory, key_padding_mask=pad, need_weights=True,
+                                               average_attn_weights=False)
+    return out, weights
+
+
+@judge("lesson7.cross_attention")
+def judge_cross_attention(res):
+    args = probe.cross_setup(res, "float64", torch.float64)[0]
+    ref = CrossAttention(*args).double()
+    expect_layout(res, ref)
+    res.fill_parameters(ref)
+    ref.eval()
+    for case, dtype in DTYPE_CASES:
+        _, x, memory, pad = probe.cross_setup(res, case, dtype)
+        ref.to(dtype)
+        with torch.no_grad():
+            for suffix, mask in (("", pad), (".no_mask", None)):
+                want = _torch_reference(ref, x, memory, mask)
+                got = res[case + suffix]
+                if not (isinstance(got, tuple) and len(got) == 2):
+                    raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=type(got).__name__)
+                variants = checks._cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
+                for what, g, w in zip(("out", "weights"), got, want):
+                    _expect(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case],
+                            {key: v[what == "weights"] for key, v in variants.items()})
+    ref.double()
+    _, x, memory, pad = probe.cross_setup(res, "grad", torch.float64)
+    x, memory = x.requires_grad_(True), memory.requires_grad_(True)
+    want = ref(x, memory, pad)
+    got = res["grad"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=type(got).__name__)
+    for g, w in zip(got, want):
+        expect_close("CrossAttention (grad)", g, w.detach(), 1e-9)
+    leaves = [x, memory, *ref.parameters()]
+    names = ["x", "memory", *(n for n, _ in ref.named_parameters())]
+    grads = backward_with_probe(res, want, leaves)
+    got = res["grad.inputs"]
+    if not isinstance(got, (list, tuple)) or len(got) != len(grads):
+        raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg="-", err=float("inf"))
+    for name, g, w in zip(names, got, grads):
+        if not isinstance(g, torch.Tensor) or g.shape != w.shape or not max_error(g, w) <= 1e-8:
+            raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg=name,
+                           err=max_error(g, w) if isinstance(g, torch.Tensor) else float("inf"))

@@ -1,0 +1,445 @@
+"""Lesson 7: order-blindness, sinusoidal positions, RoPE, ALiBi and cross-attention.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages),
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
+and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
+`make autograde`'s own code and README's grade table shows.
+"""
+import math
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson7 as checks
+from attn_course.hf import llama_rotary
+from attn_course.probes import lesson7 as probes
+from conftest import Bug, fails, fails_with, passes, reference
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson7")
+
+
+# --------------------------------------------------------------------------- exercise 1
+def _perm_error(compare="right", reduce="max", axis=1):
+    def permutation_error(fn, x, perm):
+        with torch.no_grad():
+            moved = fn(x[:, perm]) if axis == 1 else fn(x[perm])
+            y = fn(x)
+            other = {"right": y[:, perm], "inverse": y[:, perm.argsort()], "output": y}[compare]
+            diff = moved - other
+            return float({"max": diff.abs().max(), "signed": diff.max(), "mean": diff.abs().mean()}[reduce])
+    return permutation_error
+
+
+def test_permutation_error_bugs_get_their_hints(lang, ref):
+    checks.check_permutation_error(ref.permutation_error)
+    checks.check_permutation_error(lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm)))
+    fails_with(checks.check_permutation_error, _perm_error(compare="inverse"), "hint_perm_inverse")
+    fails_with(checks.check_permutation_error, _perm_error(compare="output"), "hint_perm_output")
+    fails_with(checks.check_permutation_error, _perm_error(reduce="signed"), "hint_perm_abs")
+    fails_with(checks.check_permutation_error, _perm_error(reduce="mean"), "hint_perm_mean")
+    fails_with(checks.check_permutation_error, _perm_error(axis=0), "hint_perm_axis")
+    fails_with(checks.check_permutation_error, lambda fn, x, perm: "small", "perm_not_float", kind="str")
+
+
+# --------------------------------------------------------------------------- exercise 2
+def _pe(**bug):
+    def sinusoidal_positions(T, E, base=10000.0, device=None):
+        course.expect_even(E, "E")
+        out = checks._sinusoid(T, E, base, **bug).float()
+        return out if device is None else out.to(device)
+    return sinusoidal_positions
+
+
+def test_sinusoidal_positions_bugs_get_their_hints(lang, ref):
+    checks.check_sinusoidal_positions(ref.sinusoidal_positions)
+    checks.check_sinusoidal_positions(_pe())
+    fails_with(checks.check_sinusoidal_positions, _pe(layout="halves"), "hint_pe_halves")
+    fails_with(checks.check_sinusoidal_positions, _pe(swap=True), "hint_pe_swapped")
+    fails_with(checks.check_sinusoidal_positions, _pe(exponent=1), "hint_pe_exponent")
+    fails_with(checks.check_sinusoidal_positions, _pe(sign=1), "hint_pe_sign")
+    fails_with(checks.check_sinusoidal_positions, _pe(start=1), "hint_pe_start")
+    fails_with(checks.check_sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base),
+               "hint_pe_device")
+    fails_with(checks.check_sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E).double(),
+               "hint_pe_dtype")
+    fails_with(checks.check_sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, 10000.0, device),
+               "hint_pe_base")
+
+
+def test_odd_sizes_get_a_clear_error(lang):
+    with pytest.raises(ValueError, match="E"):
+        course.expect_even(7, "E")
+    assert course.expect_even(8, "E") == 8
+
+
+# --------------------------------------------------------------------------- exercise 3
+def _rope(bug=None, only_q=False, device_aware=True):
+    def apply_rope(q, k, positions, base=10000.0):
+        if not device_aware:
+            positions = positions.to("cpu")
+        if bug in ("hint_rope_positions",):
+            positions = torch.arange(q.size(-2))
+        if bug == "hint_rope_base":
+            base = 10000.0
+        if bug in (None, "hint_rope_positions", "hint_rope_base"):
+            q2, k2 = checks.rope(q, k, positions, base)
+        else:
+            q2, k2 = (checks._rope_bug(z, positions, base, bug) for z in (q, k))
+        return (q2, k) if only_q else (q2, k2)
+    return apply_rope
+
+
+def test_apply_rope_bugs_get_their_hints(lang, ref):
+    checks.check_apply_rope(ref.apply_rope)   # transformers' own Llama code passes the visible check too
+    checks.check_apply_rope(_rope())
+    for bug in ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing",
+                "hint_rope_positions", "hint_rope_base"):
+        fails_with(checks.check_apply_rope, _rope(bug), bug)
+    fails_with(checks.check_apply_rope, _rope(only_q=True), "hint_rope_unrotated")
+    fails_with(checks.check_apply_rope, _rope(device_aware=False), "hint_rope_device")
+    fails_with(checks.check_apply_rope, lambda q, k, p, base=10000.0: [z.double() for z in checks.rope(q, k, p, base)]
+               and tuple(z.double() for z in checks.rope(q, k, p, base)), "hint_rope_dtype")
+    fails_with(checks.check_apply_rope, lambda q, k, p, base=10000.0: checks.rope(q, k, p, base)[0],
+               "rope_not_pair", name="apply_rope", kind="Tensor")
+
+
+def test_float32_angles_like_transformers_pass(ref):
+    """A learner who copies Llama's float32 angles still passes, visible and hidden."""
+    def apply_rope(q, k, positions, base=10000.0):
+        D = q.size(-1)
+        inv_freq = 1.0 / (base ** (torch.arange(0, D, 2, dtype=torch.float, device=q.device) / D))
+        emb = torch.cat([positions.to(q.device).float()[:, None] * inv_freq] * 2, dim=-1)
+        half = lambda x: torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)  # noqa: E731
+        return (q * emb.cos().to(q.dtype) + half(q) * emb.sin().to(q.dtype),
+                k * emb.cos().to(q.dtype) + half(k) * emb.sin().to(q.dtype))
+    checks.check_apply_rope(apply_rope)
+    passes(probes.apply_rope, apply_rope)
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 7))
+def test_hidden_rope_inputs_leave_room_below_the_tolerance(seed):
+    """transformers' float32 angles against an exact float64 RoPE, on the hidden test's own draws."""
+    from attn_course.probes.draws import Draws
+    draws = Draws(seed, "lesson7.apply_rope")
+    for case in ("float64", "grad"):
+        q, k, positions, base = probes.rope_setup(draws, case, torch.float64)
+        hf = llama_rotary(q.size(-1), base)(q, k, positions)
+        exact = checks.rope(q, k, positions, base)
+        assert max(float((a - b).abs().max()) for a, b in zip(hf, exact)) < 5e-7  # the judge allows 1e-6
+
+
+# --------------------------------------------------------------------------- exercise 4
+def test_interleaved_to_half_bugs_get_their_hints(lang, ref):
+    checks.check_interleaved_to_half(ref.interleaved_to_half)
+    fails_with(checks.check_interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"],
+               "hint_layout_inverse")
+    fails_with(checks.check_interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_heads"],
+               "hint_layout_heads")
+    fails_with(checks.check_interleaved_to_half, lambda w, h: w, "hint_layout_unchanged")
+
+
+def test_converted_weights_give_the_interleaved_scores(ref):
+    torch.manual_seed(0)
+    h, d, e, t = 3, 8, 12, 9
+    w = torch.randn(h * d, e, dtype=torch.float64)
+    x = torch.randn(t, e, dtype=torch.float64)
+    positions = torch.arange(t)
+    heads = lambda z: z.view(t, h, d).transpose(0, 1)  # noqa: E731
+    inter = checks.rope_interleaved(heads(x @ w.T), positions)
+    converted = heads(x @ ref.interleaved_to_half(w, h).T)
+    half, _ = checks.rope(converted, converted, positions)
+    torch.testing.assert_close(half @ half.mT, inter @ inter.mT)
+
+
+# --------------------------------------------------------------------------- exercise 5
+def _relative(sign=1, both=False, own_rope=False):
+    def relative_score(q, k, offset, rope):
+        turn = (lambda a, b, p: checks.rope(a, b, p)) if own_rope else rope
+        q_turned, k_turned = turn(q[..., None, :], k[..., None, :], torch.tensor([sign * offset]))
+        return ((q_turned if both else q[..., None, :]) * k_turned)[..., 0, :].sum(-1)
+    return relative_score
+
+
+def test_relative_score_bugs_get_their_hints(lang, ref):
+    checks.check_relative_score(ref.relative_score)
+    checks.check_relative_score(_relative())
+    fails_with(checks.check_relative_score, _relative(sign=-1), "hint_relative_sign")
+    fails_with(checks.check_relative_score, _relative(both=True), "hint_relative_unrotated")
+    fails_with(checks.check_relative_score, _relative(own_rope=True), "hint_relative_rope_arg")
+
+
+def test_relative_property_holds_for_the_reference(ref):
+    torch.manual_seed(1)
+    q, k = torch.randn(2, 10, dtype=torch.float64)
+    for m, n in ((0, 5), (30, 35), (9, 2)):
+        q_m = checks.rope(q[None], q[None], torch.tensor([m]))[0][0]
+        k_n = checks.rope(k[None], k[None], torch.tensor([n]))[1][0]
+        torch.testing.assert_close(q_m @ k_n, ref.relative_score(q, k, n - m, checks.rope))
+
+
+# --------------------------------------------------------------------------- exercise 6
+def _rope_cache(**bug):
+    """The learner-shaped function whose outputs rope_cache_run simulates, for each bug."""
+    def attend_rope_with_cache(attn, x_new, cache, rope):
+        B, T_new, E = x_new.shape
+        H = attn.n_head
+        q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
+        past = 0 if cache is None else cache[0].size(2)
+        positions = torch.arange(T_new) if bug.get("restart") else torch.arange(past, past + T_new)
+        if bug.get("rotate", True):
+            q, k = rope(q, k, positions)
+        if cache is not None:
+            old = rope(cache[0], cache[0], torch.arange(past))[1] if bug.get("twice") else cache[0]
+            k, v = torch.cat([old, k], dim=2), torch.cat([cache[1], v], dim=2)
+        keep = torch.ones(T_new, past + T_new, dtype=torch.bool).tril(diagonal=0 if bug.get("offset") is False else past)
+        s = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
+        y = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T_new, E)
+        return attn.c_proj(y), (k, v)
+    return attend_rope_with_cache
+
+
+def test_rope_cache_bugs_get_their_hints(lang, ref):
+    checks.check_rope_cache(_rope_cache())
+    fails_with(checks.check_rope_cache, _rope_cache(restart=True), "hint_rope_cache_restart")
+    fails_with(checks.check_rope_cache, _rope_cache(twice=True), "hint_rope_cache_twice")
+    fails_with(checks.check_rope_cache, _rope_cache(offset=False), "hint_cache_mask_offset")
+    fails_with(checks.check_rope_cache, _rope_cache(rotate=False), "hint_rope_cache_no_rope")
+    fails_with(checks.check_rope_cache, lambda a, x, c, r: _rope_cache()(a, x, c, r)[0],
+               "returned_not_cache_pair", name="attend_rope_with_cache", kind="Tensor")
+
+
+# --------------------------------------------------------------------------- exercise 7
+def _alibi(rule="right", sign=-1, reverse=False, device_aware=True):
+    def alibi_bias(n_head, T, device=None):
+        m = checks.alibi_slopes(n_head, rule).float()
+        m = m.flip(0) if reverse else m
+        i = torch.arange(T)
+        out = sign * m[:, None, None] * (i[:, None] - i[None, :]).float()
+        return out.to(device) if (device is not None and device_aware) else out
+    return alibi_bias
+
+
+def test_alibi_bias_bugs_get_their_hints(lang, ref):
+    checks.check_alibi_bias(ref.alibi_bias)
+    checks.check_alibi_bias(_alibi())
+    # Above the diagonal the causal mask hides everything: −m·|i − j| there is right too.
+    checks.check_alibi_bias(lambda h, T, device=None: -_alibi()(h, T, device).abs())
+    fails_with(checks.check_alibi_bias, _alibi(sign=1), "hint_alibi_sign")
+    fails_with(checks.check_alibi_bias, _alibi(reverse=True), "hint_alibi_reversed")
+    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two"):
+        fails_with(checks.check_alibi_bias, _alibi(rule), rule)
+    fails_with(checks.check_alibi_bias, _alibi(device_aware=False), "hint_alibi_device")
+
+
+def test_alibi_matches_bloom(ref):
+    from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+    for h in (1, 2, 8, 12, 16, 112):
+        bloom = build_alibi_tensor(torch.ones(1, 5), h, torch.float64).view(h, 5)[:, 1]   # m_h · 1
+        torch.testing.assert_close(-ref.alibi_bias(h, 5)[:, 1, 0].double(), bloom, rtol=1e-6, atol=0)
+
+
+# --------------------------------------------------------------------------- exercise 8
+def _cross(ref, bug=None, check_inputs=True):
+    class Cross(ref.CrossAttention):
+        def forward(self, x, memory, key_padding_mask=None):
+            if check_inputs:
+                course.expect_tokens(x, self.embed_dim)
+                course.expect_tokens(memory, self.embed_dim)
+            B, T_q, E = x.shape
+            H, D = self.n_head, self.head_dim
+            source = x if bug == "kv_from_x" else memory
+            q = self.q_proj(memory if bug == "q_from_memory" else x).view(B, -1, H, D).transpose(1, 2)
+            k, v = (p(source).view(B, -1, H, D).transpose(1, 2) for p in (self.k_proj, self.v_proj))
+            scale = math.sqrt(E) if bug == "scale_e" else (1.0 if bug == "no_scale" else math.sqrt(D))
+            s = q @ k.transpose(-2, -1) / scale
+            if key_padding_mask is not None and bug != "no_mask":
+                mask = ~key_padding_mask if bug == "inverted" else key_padding_mask
+                s = s.masked_fill(mask[:, None, None, :], 0.0 if bug == "zero" else float("-inf"))
+            if bug == "causal":
+                s = s.masked_fill(~torch.ones(s.size(-2), s.size(-1), dtype=torch.bool).tril(), float("-inf"))
+            w = torch.softmax(s, -1)
+            return self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E)), w
+    return Cross
+
+
+def test_cross_attention_bugs_get_their_hints(lang, ref):
+    checks.check_cross_attention(ref.CrossAttention)
+    checks.check_cross_attention(_cross(ref))
+    for bug, hint in (("causal", "hint_cross_causal"), ("inverted", "hint_cross_mask_inverted"),
+                      ("zero", "hint_cross_mask_zero"), ("no_mask", "hint_cross_no_mask"),
+                      ("no_scale", "hint_no_scale"), ("scale_e", "hint_cross_scale_e"),
+                      ("q_from_memory", "hint_cross_q_from_memory")):
+        fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
+    fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
+               shape=(3, 7, 11))
+
+
+def test_cross_attention_keys_from_the_wrong_sequence(lang, ref):
+    # k and v from x: the (B, 1, 1, T_k) mask no longer fits the (B, H, T_q, T_q) scores.
+    fails_with(checks.check_cross_attention, _cross(ref, "kv_from_x"), "hint_cross_lengths")
+
+
+def test_cross_attention_wrapping_the_library_is_refused(lang, ref):
+    class Wrapped(ref.CrossAttention):
+        def forward(self, x, memory, key_padding_mask=None):
+            return checks.to_torch_mha(self)(x, memory, memory, key_padding_mask=key_padding_mask,
+                                             average_attn_weights=False)
+    fails_with(checks.check_cross_attention, Wrapped, "hint_from_scratch", name="CrossAttention")
+
+
+# --------------------------------------------------------------------------- the explorer
+def test_explorer_shows_a_rectangular_cross_attention_map():
+    course.setup("ja")
+    q, k = torch.randn(2, 6, 4), torch.randn(2, 8, 4)
+    explorer = course.AttentionExplorer.from_qk(q, k, list("abcdef"), causal=False, length=6,
+                                                key_tokens=list("ABCDEFGH"))
+    assert tuple(explorer.current().shape) == (2, 6, 8)
+    assert explorer.keep()[:, 6:].logical_not().all()           # the padded keys are hidden
+    for control, value in ((explorer.query, 5), (explorer.compare, 1), (explorer.head, 1),
+                           (explorer.causal, True), (explorer.padding, False), (explorer.stage, "stage_scores"),
+                           (explorer.tau, 0.3)):
+        before = [bytes(v.value) for v in (explorer.image, explorer.grid, explorer.bars, explorer.diff)]
+        control.value = value
+        assert [bytes(v.value) for v in (explorer.image, explorer.grid, explorer.bars, explorer.diff)] != before, \
+            control.description
+    with pytest.raises(ValueError):
+        course.AttentionExplorer.from_qk(q, k, list("abcdef"))  # 8 keys need their own tokens
+
+
+def test_explorer_offers_no_padding_toggle_without_padding():
+    course.setup("ja")
+    q = torch.randn(6, 4)
+    explorer = course.AttentionExplorer.from_qk(q, q, list("abcdef"))
+    shown = [c for box in explorer.widget.children if hasattr(box, "children") for c in box.children]
+    assert explorer.causal in shown and explorer.padding not in shown
+
+
+# --------------------------------------------------------------------------- hidden tests
+def test_reference_passes_its_own_hidden_tests(ref):
+    passes(probes.permutation_error, ref.permutation_error)
+    passes(probes.sinusoidal_positions, ref.sinusoidal_positions)
+    passes(probes.apply_rope, ref.apply_rope)
+    passes(probes.apply_rope, checks.rope)   # an exact float64 RoPE passes against transformers' float32 angles
+    passes(probes.interleaved_to_half, ref.interleaved_to_half)
+    passes(probes.relative_score, ref.relative_score)
+    passes(probes.rope_cache, _rope_cache())
+    passes(probes.alibi_bias, ref.alibi_bias)
+    passes(probes.cross_attention, ref.CrossAttention)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_hidden_tests_pass_for_other_seeds(ref, seed):
+    passes(probes.apply_rope, checks.rope, seed=seed)
+    passes(probes.rope_cache, _rope_cache(), seed=seed)
+    passes(probes.alibi_bias, ref.alibi_bias, seed=seed)
+    passes(probes.cross_attention, ref.CrossAttention, seed=seed)
+
+
+def test_hidden_tests_name_the_likely_mistake(ref):
+    assert fails(probes.permutation_error, _perm_error(compare="inverse")).hint == "hint_perm_inverse"
+    assert fails(probes.sinusoidal_positions, _pe(layout="halves")).hint == "hint_pe_halves"
+    assert fails(probes.apply_rope, _rope("hint_rope_pairing")).hint == "hint_rope_pairing"
+    assert fails(probes.apply_rope, _rope("hint_rope_positions")).hint == "hint_rope_positions"
+    assert fails(probes.interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"]).hint \
+        == "hint_layout_inverse"
+    assert fails(probes.relative_score, _relative(sign=-1)).hint == "hint_relative_sign"
+    assert fails(probes.rope_cache, _rope_cache(restart=True)).hint == "hint_rope_cache_restart"
+    assert fails(probes.rope_cache, _rope_cache(twice=True)).hint == "hint_rope_cache_twice"
+    assert fails(probes.alibi_bias, _alibi(rule="hint_alibi_power_of_two")).hint == "hint_alibi_power_of_two"
+    assert fails(probes.cross_attention, _cross(ref, "causal")).hint == "hint_cross_causal"
+
+
+def test_hidden_tests_catch_the_rest(ref):
+    fails(probes.permutation_error, _perm_error(compare="output"))
+    fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base), key="hidden_device")
+    assert fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, 10000.0, device)
+                 ).hint == "hint_pe_base"
+    fails(probes.apply_rope, _rope(only_q=True))
+    # The meta-device case raises in the kernel: the probe records it and the grader fails the cell.
+    fails(probes.apply_rope, _rope(device_aware=False), key="hidden_raised")
+    fails(probes.rope_cache, _rope_cache(offset=False))
+    fails(probes.alibi_bias, _alibi(sign=1))
+    fails(probes.alibi_bias, _alibi(device_aware=False), key="hidden_device")
+    fails(probes.cross_attention, _cross(ref, "inverted"))
+    fails(probes.cross_attention, _cross(ref, "scale_e"))
+    fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised")
+
+
+# --------------------------------------------------------------------------- graded submissions
+BUGS = {
+    "module_missing_mask": Bug("ex0_gpt2_attention",
+                               'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
+                               "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"},
+                               "pasted module without the causal mask"),
+    "perm_inverse": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)[:, perm.argsort()]",
+                        {"ex1_permutation_error_tests"}, "outputs put back with the inverse permutation"),
+    "perm_output_not_permuted": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)",
+                                    {"ex1_permutation_error_tests"}, "outputs compared without permuting them"),
+    "pe_halves": Bug("ex2_sinusoidal_positions",
+                     "pe[:, 0::2] = torch.sin(position * omega)\n    pe[:, 1::2] = torch.cos(position * omega)",
+                     "pe = torch.cat([torch.sin(position * omega), torch.cos(position * omega)], dim=-1)",
+                     {"ex2_sinusoidal_positions_tests"}, "sin in the first half, cos in the second"),
+    "pe_exponent": Bug("ex2_sinusoidal_positions", "torch.arange(0, E, 2, device=device).float() / E",
+                       "torch.arange(E // 2, device=device).float() / E", {"ex2_sinusoidal_positions_tests"},
+                       "frequencies 10000^(−i/E) instead of 10000^(−2i/E)"),
+    "pe_device": Bug("ex2_sinusoidal_positions", "torch.arange(T, device=device)", "torch.arange(T)",
+                     {"ex2_sinusoidal_positions_tests"}, "positions made on the CPU whatever `device=` says"),
+    "rope_direction": Bug("ex3_apply_rope", "torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)",
+                          "torch.cat([x[..., D // 2:], -x[..., :D // 2]], dim=-1)", {"ex3_apply_rope_tests"},
+                          "rotate_half turning the other way"),
+    "rope_pairing": Bug("ex3_apply_rope", "torch.cat([angles, angles], dim=-1)", "angles.repeat_interleave(2, dim=-1)",
+                        {"ex3_apply_rope_tests"}, "angles repeated pairwise (interleaved) with rotate_half"),
+    "rope_positions_ignored": Bug("ex3_apply_rope", "positions.to(q.device, torch.float64)",
+                                  "torch.arange(q.size(-2), device=q.device, dtype=torch.float64)",
+                                  {"ex3_apply_rope_tests"}, "RoPE at 0, 1, 2, … whatever `positions` says"),
+    "rope_device": Bug("ex3_apply_rope", "dtype=torch.float64, device=q.device) / D)", "dtype=torch.float64) / D)",
+                       {"ex3_apply_rope_tests"}, "frequencies made on the CPU, not on q's device"),
+    "layout_inverse": Bug("ex4_interleaved_to_half", "weight.view(n_head, D // 2, 2, E)",
+                          "weight.view(n_head, 2, D // 2, E)", {"ex4_interleaved_to_half_tests"},
+                          "the conversion the other way (half to interleaved)"),
+    "layout_no_heads": Bug("ex4_interleaved_to_half", "weight.view(n_head, D // 2, 2, E).transpose(1, 2)",
+                           "weight.view(rows // 2, 2, E).transpose(0, 1)", {"ex4_interleaved_to_half_tests"},
+                           "rows reordered across heads"),
+    "relative_sign": Bug("ex5_relative_score", "torch.tensor([offset], device=k.device)",
+                         "torch.tensor([-offset], device=k.device)", {"ex5_relative_score_tests"},
+                         "the key turned by m − n instead of n − m"),
+    "relative_both_turned": Bug("ex5_relative_score",
+                                "_, k_turned = rope(k[..., None, :], k[..., None, :],",
+                                "q, k_turned = rope(q[..., None, :], k[..., None, :],",
+                                {"ex5_relative_score_tests"}, "query and key both turned by the offset"),
+    "cache_positions_restart": Bug("ex6_rope_cache", "torch.arange(T_past, T_past + T_new, device=x_new.device)",
+                                   "torch.arange(T_new, device=x_new.device)", {"ex6_rope_cache_tests"},
+                                   "positions restart at 0 on every call"),
+    "cache_mask_offset": Bug("ex6_rope_cache", ".tril(diagonal=T_past)", ".tril()", {"ex6_rope_cache_tests"},
+                             "cache mask `tril()` without the `T_past` offset"),
+    "alibi_sign": Bug("ex7_alibi_bias", "return -m[:, None, None] * distance", "return m[:, None, None] * distance",
+                      {"ex7_alibi_bias_tests"}, "bias +m·(i − j): far keys favoured"),
+    "alibi_slope_start": Bug("ex7_alibi_bias", "2 ** (-8 * (h + 1) / n) for h in range(n)",
+                             "2 ** (-8 * h / n) for h in range(n)", {"ex7_alibi_bias_tests"},
+                             "slopes from 2⁰ = 1 (exponent h, not h + 1)"),
+    "alibi_not_power_of_two": Bug(
+        "ex7_alibi_bias",
+        "slopes = [2 ** (-8 * (h + 1) / n) for h in range(n)]\n"
+        "    slopes += [2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2)]",
+        "slopes = [2 ** (-8 * (h + 1) / n_head) for h in range(n_head)]", {"ex7_alibi_bias_tests"},
+        "2^(−8(h+1)/H) when H is not a power of 2"),
+    "alibi_device": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)", "m = torch.tensor(slopes)",
+                        {"ex7_alibi_bias_tests"}, "slopes made on the CPU whatever `device=` says"),
+    "cross_causal": Bug("ex8_cross_attention", "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
+                        "        scores = scores.masked_fill(~torch.ones(T_q, T_k, dtype=torch.bool).tril(), float(\"-inf\"))\n"
+                        "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
+                        {"ex8_cross_attention_tests"}, "a causal mask in cross-attention"),
+    "cross_mask_inverted": Bug("ex8_cross_attention", "scores.masked_fill(key_padding_mask[:, None, None, :]",
+                               "scores.masked_fill(~key_padding_mask[:, None, None, :]", {"ex8_cross_attention_tests"},
+                               "padding mask inverted (True taken as keep)"),
+    "cross_kv_from_x": Bug("ex8_cross_attention", "self.k_proj(memory).view(B, T_k, H, D)", "self.k_proj(x).view(B, T_q, H, D)",
+                           {"ex8_cross_attention_tests"}, "keys from the decoder's sequence, not the encoder's"),
+    "cross_scale_e": Bug("ex8_cross_attention", "scores = q @ k.transpose(-2, -1) / math.sqrt(D)",
+                         "scores = q @ k.transpose(-2, -1) / math.sqrt(E)", {"ex8_cross_attention_tests"},
+                         "scores divided by √E instead of √D"),
+}
