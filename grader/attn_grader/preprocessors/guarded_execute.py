@@ -3,6 +3,7 @@ import asyncio
 import json
 import os
 import secrets
+import time
 
 import nbformat
 from attn_course.probes import MIME, SEED_ENV
@@ -33,7 +34,8 @@ class GuardedExecute(Execute):
             # the kernel, but the kernel can read what the grader's user can read.
             self.log.warning("kernel %r has no sandbox: it can read other learners' files; "
                              "grade with `make autograde` for a sandbox per kernel", self.kernel_name)
-        self._bundles, self._output_bytes = {}, {}  # per notebook: one instance may grade a whole class
+        # Per notebook: one instance may grade a whole class.
+        self._bundles, self._output_bytes, self._interrupted = {}, {}, {}
         seed = secrets.randbits(63)
         resources.setdefault("attn_grading", {})["seed"] = seed
         saved = os.environ.get(SEED_ENV)
@@ -59,5 +61,10 @@ class GuardedExecute(Execute):
         if used[cell_index] - size <= self.max_output_bytes:
             outs.append(nbformat.v4.new_output("stream", name="stderr",
                                                text=f"\n[output over {self.max_output_bytes} bytes: cut off]\n"))
+        # Interrupt at once, and again each second while the flood goes on: on a loaded machine an
+        # interrupt can land where the kernel does not act on it, and the cell would run to its timeout.
+        now = time.monotonic()
+        if now - self._interrupted.get(cell_index, -1.0) >= 1.0:
+            self._interrupted[cell_index] = now
             asyncio.ensure_future(self.km.interrupt_kernel())
         return None
