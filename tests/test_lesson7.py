@@ -345,9 +345,15 @@ def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.sinusoidal_positions, _pe(layout="halves")).hint == "hint_pe_halves"
     assert fails(probes.apply_rope, _rope("hint_rope_pairing")).hint == "hint_rope_pairing"
     assert fails(probes.apply_rope, _rope("hint_rope_positions")).hint == "hint_rope_positions"
-    assert fails(probes.interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"]).hint \
-        == "hint_layout_inverse"
+    for seed in range(40):   # every head size the grader draws tells the two directions apart
+        assert fails(probes.interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"],
+                     seed=seed).hint == "hint_layout_inverse"
     assert fails(probes.relative_score, _relative(sign=-1)).hint == "hint_relative_sign"
+    # The rope's position axis kept (the query turned too, or [..., 0, :] forgotten): a score per key pair.
+    keeps_axis = lambda q, k, offset, rope: (rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))[0]  # noqa: E731
+                                             * rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))[1][..., 0, :]).sum(-1)
+    assert fails(probes.relative_score, keeps_axis, key="hidden_shape").hint == "hint_relative_shape"
+    fails_with(checks.check_relative_score, keeps_axis, "hint_relative_shape")
     assert fails(probes.rope_cache, _rope_cache(restart=True)).hint == "hint_rope_cache_restart"
     assert fails(probes.rope_cache, _rope_cache(twice=True)).hint == "hint_rope_cache_twice"
     assert fails(probes.alibi_bias, _alibi(rule="hint_alibi_power_of_two")).hint == "hint_alibi_power_of_two"
@@ -356,18 +362,20 @@ def test_hidden_tests_name_the_likely_mistake(ref):
 
 def test_hidden_tests_catch_the_rest(ref):
     fails(probes.permutation_error, _perm_error(compare="output"))
-    fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base), key="hidden_device")
+    assert fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base),
+                 key="hidden_device").hint == "hint_pe_device"
     assert fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, 10000.0, device)
                  ).hint == "hint_pe_base"
     fails(probes.apply_rope, _rope(only_q=True))
     # The meta-device case raises in the kernel: the probe records it and the grader fails the cell.
-    fails(probes.apply_rope, _rope(device_aware=False), key="hidden_raised")
+    assert fails(probes.apply_rope, _rope(device_aware=False), key="hidden_raised").hint == "hint_rope_device"
     fails(probes.rope_cache, _rope_cache(offset=False))
     fails(probes.alibi_bias, _alibi(sign=1))
-    fails(probes.alibi_bias, _alibi(device_aware=False), key="hidden_device")
-    fails(probes.cross_attention, _cross(ref, "inverted"))
+    assert fails(probes.alibi_bias, _alibi(device_aware=False), key="hidden_device").hint == "hint_alibi_device"
+    # Its NaN rows (queries whose every real key is hidden) match the bug's own NaN rows.
+    assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
-    fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised")
+    assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
 
 
 # --------------------------------------------------------------------------- graded submissions

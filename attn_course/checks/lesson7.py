@@ -233,7 +233,7 @@ def check_relative_score(fn) -> None:
     turn = lambda q_, k_, positions: rope(q_, k_, positions, base)  # noqa: E731
     for offset in (3, -2, 0):
         got = run(name, fn, q, k, offset, turn)
-        expect_shape(got, (5,), ("N",), t("what_scores"))
+        expect_shape(got, (5,), ("N",), t("what_scores"), t("hint_relative_shape"))
         variants = _relative_variants(q, k, offset, base)
         if not close(got, variants[None], 1e-9):
             hint = next((t(key) for key, v in variants.items() if key and close(got, v, 1e-9)), None)

@@ -60,6 +60,7 @@ def rope_setup(draws, case, dtype):
 
 def layout_setup(draws):
     h, half, e = draws.sizes("sizes", 3, low=2, high=9)
+    half += 1   # at D = 4 the conversion is its own inverse: the other-way bug would pass
     return draws.randn("weight", h * 2 * half, e), h
 
 

@@ -35,9 +35,10 @@ CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how
 log = logging.getLogger(__name__)
 
 
-def judge(test: str, on_error: str | None = None):
+def judge(test: str, on_error=None):
     """Register a judge. on_error: the hint key for any error the learner's code raised in the probe,
-    where the exercise knows better than the error's text (as the visible check's run(on_error=...))."""
+    where the exercise knows better than the error's text (as the visible check's run(on_error=...));
+    or a function (kind, message) -> hint key or None, for an exercise where only some errors say it."""
     def register(fn):
         fn.on_error = on_error
         JUDGES[test] = fn
@@ -169,11 +170,11 @@ def expect_equal(case: str, got, want: torch.Tensor) -> None:
     expect_close(case, got, want, 0.0)
 
 
-def expect_device(case: str, got, device: str) -> None:
+def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
     if not isinstance(got, (torch.Tensor, NoValues)):
         raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
     if got.device.type != device:
-        raise Mismatch("hidden_device", case=case, want=device, got=got.device.type)
+        raise Mismatch("hidden_device", hint=hint, case=case, want=device, got=got.device.type)
 
 
 def expect_answer(name: str, got, want: float, rel: float = 0.0) -> None:

@@ -43,8 +43,9 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     """The learner's code raised inside the probe: the cell fails, and the mistake is named by
     the rules the visible checks use for an error (attn_course.checks.engine.error_hint)."""
     kind, message = str(raised.get("kind", "")), str(raised.get("message", ""))
-    hint = getattr(judge, "on_error", None) or error_hint(kind, message, raised.get("dot_T") is True
-                                                          or mentions_dot_T(source))
+    on_error = getattr(judge, "on_error", None)
+    hint = (on_error(kind, message) if callable(on_error) else on_error) or error_hint(
+        kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
     if hint == "hint_from_scratch":
         hint = (hint, {"name": str(raised.get("call", "?"))[:80]})
     error = f"{kind}: {message}" if message else kind

@@ -26,6 +26,10 @@ class GuardedExecute(Execute):
     """
 
     max_output_bytes = Integer(1 << 20).tag(config=True)
+    # After a cell's reply, nbclient waits this long for the rest of its output. A flooded cell can leave
+    # megabytes queued behind the interrupt; on a loaded machine draining them took more than nbclient's
+    # 4 s, and the whole notebook failed with a timeout instead of that one cell.
+    iopub_timeout = Integer(30).tag(config=True)
     max_results_bytes = Integer(16 << 20).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
