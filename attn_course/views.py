@@ -227,13 +227,17 @@ class HeatmapView(Picture):
         if with_entropy:
             log_t = math.log(T_k)   # a row spread evenly over every key
             self.entropy_bars = list(ax_h.barh(range(T), np.zeros(T), color="tab:orange"))
-            ax_h.axvline(log_t, color="gray", linestyle="--", label=t("fig_entropy_max", v=log_t))
+            ax_h.axvline(log_t, color="gray", linestyle="--")
             ax_h.set_yticks(range(T), tokens)
             ax_h.invert_yaxis()
             ax_h.set_xlim(0, max(1.0, log_t * 1.1))
-            ax_h.set_title(t("fig_entropy_title"))
+            # The line's label sits just above the axes, where no bar can cover it (a legend inside
+            # hid the last row's bar); the title moves up to make room.
+            ax_h.set_title(t("fig_entropy_title"), pad=14)
+            ax_h.annotate(t("fig_entropy_max", v=log_t), xy=(log_t, 1.0), xycoords=("data", "axes fraction"),
+                          xytext=(0, 2), textcoords="offset points", ha="right", va="bottom", fontsize=8,
+                          color="0.35")
             ax_h.set_xlabel(t("fig_entropy_axis"))
-            ax_h.legend(loc="lower right", fontsize=7)
             self.changing += self.entropy_bars
 
     def update(self, values: torch.Tensor, row_entropy: torch.Tensor | None, title: str, *,

@@ -315,7 +315,8 @@ def _operate_explorer(page, widget, shot: Path, where: str) -> int:
 @pytest.mark.parametrize("lang", ["ja", "ko"])
 def test_solution_notebook_in_jupyterlab(lab, browser, lang, stem, capsys):
     base, token, _ = lab
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    # Tall enough that a whole explorer fits on screen: its screenshot is the README's picture.
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
     folder = ARTIFACTS / lang
     folder.mkdir(parents=True, exist_ok=True)
     try:
