@@ -22,7 +22,7 @@ sys.path[:0] = [{here!r}]  # the copy of sandbox.py beside this script
 import sandbox
 pid = os.fork()
 if pid == 0:
-    connection = sandbox.enter({own!r}, ["/usr"], None, {connection!r}, None)
+    connection = sandbox.enter({own!r}, ["/usr", {env!r}], None, {connection!r}, None)
     seen = {{}}
     def attempt(name, fn):
         try:
@@ -34,6 +34,8 @@ if pid == 0:
     attempt("repository", lambda: os.listdir({repo!r}))
     attempt("write_outside", lambda: open("/usr/evil", "w"))
     attempt("write_own", lambda: open("mine.txt", "w").write("ok"))
+    attempt("environment", lambda: open({env!r} + "/site.py").read())
+    attempt("write_environment", lambda: open({env!r} + "/evil.py", "w"))
     attempt("connection", lambda: open(connection).read())
     seen["siblings"] = sorted(os.listdir(os.path.dirname({own!r})))
     seen["pid"] = os.getpid()
@@ -55,9 +57,14 @@ def _run(tmp_path, user=None):
     classmate.mkdir(parents=True)
     (classmate / "secret.txt").write_text("classmate's answer")
     (tmp_path / "kernel.json").write_text('{"key": "k"}')
+    # A read-only path under /tmp, as a virtualenv in a checkout under /tmp is: the kernel's own
+    # /tmp must not hide it.
+    env = tmp_path / "venv"
+    env.mkdir()
+    (env / "site.py").write_text("ok")
     script = tmp_path / "probe.py"
     script.write_text(SCRIPT.format(here=str(here), own=str(own), connection=str(tmp_path / "kernel.json"),
-                                    secret=str(classmate / "secret.txt"), repo=str(ROOT)))
+                                    secret=str(classmate / "secret.txt"), repo=str(ROOT), env=str(env)))
     for path in [tmp_path, *tmp_path.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     command = ["/usr/bin/python3", str(script)]
@@ -73,9 +80,10 @@ def _run(tmp_path, user=None):
 
 
 def _expect_isolated(seen):
-    for name in ("classmate", "passwd", "repository", "write_outside"):
+    for name in ("classmate", "passwd", "repository", "write_outside", "write_environment"):
         assert seen[name].startswith("DENIED"), (name, seen[name])
     assert seen["write_own"] == "2" and seen["connection"] == repr('{"key": "k"}')
+    assert seen["environment"] == repr("ok")
     assert seen["siblings"] == ["me"]  # the classmate's folder beside one's own is not there
     assert seen["pid"] == 1
 

@@ -173,12 +173,33 @@ def export_grades(course: Path) -> None:
         CsvExportPlugin(to=str(course / "grades.csv")).export(gb)
 
 
-def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "") -> int:
+def blank_failed(course: Path, failed: set[tuple[str, str]]) -> None:
+    """nbgrader keeps a submission whose grading failed, with every cell at 0: in grades.csv that
+    reads as a learner who scored 0. Blank its scores, so no one mistakes it for a grade."""
+    path = course / "grades.csv"
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    for row in rows:
+        if (row.get("assignment"), row.get("student_id")) in failed:
+            row["raw_score"] = row["score"] = ""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "",
+                failed: dict | None = None) -> int:
     """Scan every submission; write flags.csv; return how many submissions were flagged.
 
-    A class graded without sandboxes gets one row that says so, first.
+    A class graded without sandboxes gets one row that says so, first; a submission that could
+    not be graded gets a row of its own with the end of the error.
     """
     rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
+    for (assignment, student), error in sorted((failed or {}).items()):
+        rows.append((student, assignment, "*", "-", "not_graded", 0, " ".join(error.split())[-300:]))
     for assignment, student in work:
         for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
             source = course / "source" / assignment / notebook.name
@@ -253,16 +274,23 @@ def main() -> None:
         return
     start = time.perf_counter()
     results, timings, isolation = grade_parallel(course, args.jobs)
-    failed = [r for r in results if not r["ok"]]
-    for r in failed:
-        print(f"could not grade {r['job'][1]}/{r['job'][0]}:\n{r['error']}", file=sys.stderr)
+    failed = {tuple(r["job"]): r["error"] for r in results if not r["ok"]}
+    for (assignment, student), error in failed.items():
+        print(f"could not grade {student}/{assignment}:\n{error}", file=sys.stderr)
     export_grades(course)
-    flagged = write_flags(course, work, isolation)
+    blank_failed(course, set(failed))
+    flagged = write_flags(course, work, isolation, failed)
     write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
-    print(f"graded {len(work) - len({tuple(r['job']) for r in failed})}/{len(work)}; grades: {course / 'grades.csv'}; "
+    print(f"graded {len(work) - len(failed)}/{len(work)}; grades: {course / 'grades.csv'}; "
           f"feedback: {course / 'feedback'}; flagged for a look: {flagged} ({course / 'flags.csv'}); times: {timings}")
+    if failed:
+        # The class's other grades stand (a learner whose code kills its kernel is one of these), so
+        # this is said loudly rather than failing the whole run.
+        print(f"NOT GRADED: {len(failed)} submission(s); their scores in grades.csv are left blank and "
+              f"flags.csv says why (rule not_graded): {', '.join(f'{s}/{a}' for a, s in sorted(failed))}",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

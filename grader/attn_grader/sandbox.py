@@ -142,15 +142,16 @@ def _make_root(folder: str, readonly: list[str], sockets: str | None) -> str:
     for link in ("/bin", "/lib", "/lib64", "/sbin", "/lib32"):
         if os.path.islink(link):  # Debian's merged /usr: /lib -> usr/lib
             os.symlink(os.readlink(link), root + link)
+    # The kernel's HOME. Mounted before everything bound below, any of which may lie under /tmp
+    # (a virtualenv in a checkout under /tmp: mounted after it, this tmpfs hid it from the kernel).
+    os.makedirs(root + "/tmp", exist_ok=True)
+    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
     for path in readonly:
         _bind(root, path)
     for name in DEVICES:
         _bind(root, f"/dev/{name}", writable=True)
     os.makedirs(root + "/proc", exist_ok=True)
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    # The kernel's HOME. Mounted before the two folders below, which may lie under /tmp themselves.
-    os.makedirs(root + "/tmp", exist_ok=True)
-    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
     if sockets:
         _bind(root, sockets, writable=True)
     _bind(root, folder, writable=True)
