@@ -111,15 +111,22 @@ def _preload() -> None:
     os.makedirs(os.environ["MPLCONFIGDIR"], mode=0o755, exist_ok=True)
     _preload_stdlib()
     import IPython  # noqa: F401
+    import IPython.core.debugger  # noqa: F401
+    import ipykernel.debugger  # noqa: F401  (imports debugpy: a few tenths of a second in every kernel's start)
     import ipykernel.ipkernel  # noqa: F401
     import ipykernel.kernelapp  # noqa: F401
+    import ipykernel.zmqshell  # noqa: F401
     import matplotlib  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+    import matplotlib_inline.backend_inline  # noqa: F401
     import numpy  # noqa: F401
     import torch  # noqa: F401
     import torch.nn.functional  # noqa: F401
     try:
         import attn_course  # noqa: F401
         import attn_course.hf  # noqa: F401
+        import attn_course.widgets  # noqa: F401
+        import ipywidgets  # noqa: F401
         import transformers.models.gpt2.modeling_gpt2  # noqa: F401
     except ImportError:
         pass
