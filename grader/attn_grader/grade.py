@@ -79,6 +79,10 @@ class ForkServer:
         os.chmod(self.ipc, 0o711)
         self.proc = subprocess.Popen([sys.executable, "-m", "attn_grader.forkserver", "serve", sock], cwd=course,
                                      stdout=subprocess.PIPE, env=nbgrader_env(), text=True)
+        # While the server imports torch on one core, this process does the same on the other: the
+        # grading workers are forked from it, and each would otherwise import the references, torch
+        # and transformers again (and again whenever a worker is replaced).
+        _warm_up(course)
         ready = json.loads(self.proc.stdout.readline() or "{}")
         if not ready.get("ready"):
             raise RuntimeError("the fork server did not start")
@@ -94,6 +98,20 @@ class ForkServer:
         self.proc.terminate()
         self.proc.wait(timeout=30)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _warm_up(course: Path) -> None:
+    """Load every hidden reference of the course (and so torch, transformers and the probes) here."""
+    from .references import load
+    config = _load_config(course)
+    folder = config.DecideHiddenTests.get("reference_dir")
+    if not isinstance(folder, str) or not os.path.isdir(folder):
+        return
+    for path in sorted(Path(folder).glob("lesson*.py")):
+        try:
+            load(Path(folder), path.stem)
+        except Exception:  # noqa: BLE001 - a broken reference fails its own cells later, with its error
+            pass
 
 
 # --------------------------------------------------------------------------- one learner, in a worker
