@@ -46,8 +46,13 @@ def _step(zero="before", softmax=False, item=True):
 ])
 def test_train_step_bug_gets_its_hint(lang, ref, bug, hint):
     checks.check_train_step(_step(), ref.TinyDecoder)
-    checks.check_train_step(_step(item=False), ref.TinyDecoder)  # a 1-element tensor is accepted too
     fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _step(**bug), hint)
+
+
+def test_train_step_returning_the_loss_tensor_fails_with_the_item_hint(lang, ref):
+    # The lesson asks for a float: the training cell cannot draw tensors that still hold their graph.
+    failure = fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _step(item=False), "hint_loss_item")
+    assert t("returned_not_number", name="train_step", kind="Tensor") in str(failure)
 
 
 def test_head_entropy_bugs_get_their_hints(lang, ref):
@@ -131,6 +136,8 @@ def test_hidden_catches_accumulated_gradients_and_an_untrained_model(ref):
         optimizer.step()
         return loss.item()
     fails(probes.train_step, no_zero_grad)
+    failure = fails(probes.train_step, _step(item=False), key="returned_not_number")
+    assert failure.hint == "hint_loss_item"
     torch.manual_seed(0)
     fails(probes.head_answers, ref.TinyDecoder().eval(), 0, 0.1, key="hidden_role_untrained")
 
@@ -166,6 +173,8 @@ BUGS = {
                                     "    loss.backward()\n    optimizer.zero_grad()\n",
                                     {"ex1_train_step_tests", "ex4_head_answers_tests"},
                                     "`zero_grad()` between `backward()` and `step()` (never trains)"),
+    "returns_loss_tensor": Bug("ex1_train_step", "    return loss.item()\n", "    return loss\n", {"ex1_train_step_tests"},
+                               "returns the loss tensor, not `loss.item()` (still trains; the loss plot fails)"),
     "softmax_before_cross_entropy": Bug("ex1_train_step", "F.cross_entropy(logits.reshape(",
                                         "F.cross_entropy(logits.softmax(-1).reshape(", {"ex1_train_step_tests"},
                                         "softmax before `F.cross_entropy`"),

@@ -83,6 +83,7 @@ NAMED = {
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "no_zero_grad": {"ex1_train_step": "hint_zero_grad"},
         "zero_grad_after_backward": {"ex1_train_step": "hint_train_order", "ex4_head_answers": None},
+        "returns_loss_tensor": {"ex1_train_step": "hint_loss_item"},
         "softmax_before_cross_entropy": {"ex1_train_step": "hint_loss_softmax_twice"},
         "entropy_plain_log": {"ex2_head_entropy": "hint_entropy_nan"},
         "entropy_log2": {"ex2_head_entropy": "hint_entropy_log2"},

@@ -102,7 +102,8 @@ def train_step(rec, fn):
     stale_gradients(rec, model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     for step in range(3):
-        rec.put(f"loss.{step}", scalar(rec.call("train_step", fn, model, optimizer, *batch(rec, f"batch.{step}"))))
+        # As returned: a loss tensor instead of loss.item() is a mistake the judge names.
+        rec.put(f"loss.{step}", rec.call("train_step", fn, model, optimizer, *batch(rec, f"batch.{step}")))
     rec.put("params", {n: p for n, p in model.named_parameters()})
 
 

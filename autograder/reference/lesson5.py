@@ -151,8 +151,9 @@ def _ablation_bug(res):
 # --------------------------------------------------------------------------- judges
 def _loss(res, key):
     value = res[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise Mismatch("returned_not_number", name="train_step", kind=type(value).__name__)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):  # a tensor too: the lesson asks for a float
+        raise Mismatch("returned_not_number", name="train_step", kind=type(value).__name__,
+                       hint="hint_loss_item" if isinstance(value, torch.Tensor) else None)
     return float(value)
 
 
