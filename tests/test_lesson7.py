@@ -263,7 +263,7 @@ def _cross(ref, bug=None, check_inputs=True):
             if bug == "causal":
                 s = s.masked_fill(~torch.ones(s.size(-2), s.size(-1), dtype=torch.bool).tril(), float("-inf"))
             w = torch.softmax(s, -1)
-            return self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E)), w
+            return self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E)), (w.mean(1) if bug == "averaged" else w)
     return Cross
 
 
@@ -273,7 +273,7 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
     for bug, hint in (("causal", "hint_cross_causal"), ("inverted", "hint_cross_mask_inverted"),
                       ("zero", "hint_cross_mask_zero"), ("no_mask", "hint_cross_no_mask"),
                       ("no_scale", "hint_no_scale"), ("scale_e", "hint_cross_scale_e"),
-                      ("q_from_memory", "hint_cross_q_from_memory")):
+                      ("q_from_memory", "hint_cross_q_from_memory"), ("averaged", "hint_cross_heads_averaged")):
         fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
     fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
                shape=(3, 7, 11))
@@ -376,6 +376,7 @@ def test_hidden_tests_catch_the_rest(ref):
     assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
     assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
+    assert fails(probes.cross_attention, _cross(ref, "averaged"), key="hidden_shape").hint == "hint_cross_heads_averaged"
 
 
 # --------------------------------------------------------------------------- graded submissions

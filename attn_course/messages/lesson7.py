@@ -225,6 +225,10 @@ MESSAGES = {
         "ja": "重みの最後の軸はキーの数 T_k です。k と v を x から作っていませんか（それではセルフアテンションです）。k と v は memory から作ります。",
         "ko": "가중치의 마지막 축은 키의 개수 T_k입니다. k와 v를 x에서 만들지 않았나요(그러면 셀프 어텐션입니다)? k와 v는 memory에서 만듭니다.",
     },
+    "hint_cross_heads_averaged": {
+        "ja": "重みの軸が3つです。ヘッドごとの重みを平均していませんか。返す重みはヘッドごとの (B, H, T_q, T_k) で、平均はしません（nn.MultiheadAttention の average_attn_weights=False と同じ形状です）。",
+        "ko": "가중치의 축이 3개입니다. 헤드별 가중치를 평균한 것 같습니다. 반환하는 가중치는 헤드별 (B, H, T_q, T_k)이고 평균하지 않습니다(nn.MultiheadAttention의 average_attn_weights=False와 같은 모양입니다).",
+    },
     "hint_cross_lengths": {
         "ja": "クエリの数 T_q とキーの数 T_k が違うところで形状が合っていません。q は x から、k と v は memory から作り（view(B, T_k, H, D)）、スコアは (B, H, T_q, T_k)、パディングマスクは [:, None, None, :] で (B, 1, 1, T_k) にします。",
         "ko": "쿼리 수 T_q와 키 수 T_k가 다른 곳에서 모양이 맞지 않습니다. q는 x에서, k와 v는 memory에서 만들고(view(B, T_k, H, D)), 점수는 (B, H, T_q, T_k), 패딩 마스크는 [:, None, None, :]로 (B, 1, 1, T_k)로 만듭니다.",
@@ -281,10 +285,15 @@ MESSAGES = {
         "ko": "PE(t + k)와 M_k PE(t)의 차이(최대, 모든 t)",
     },
     "past_max_len": {
-        "ja": "表の行数（16）を超える位置を渡すとエラーになります: {error}",
-        "ko": "표의 행 수(16)를 넘는 위치를 넘기면 오류가 납니다: {error}",
+        "ja": "表にない位置（16 以上。表は 0〜15 行目）を渡すとエラーになります：{error}",
+        "ko": "표에 없는 위치(16 이상, 표는 0~15행)를 넘기면 오류가 납니다: {error}",
     },
     "table_positions": {"ja": "位置", "ko": "위치"},
+    "kind_learned": {"ja": "学習する位置埋め込み（learned）", "ko": "학습하는 위치 임베딩(learned)"},
+    "kind_sinusoidal": {"ja": "正弦波（sinusoidal）", "ko": "사인파(sinusoidal)"},
+    "kind_rope": {"ja": "RoPE（rope）", "ko": "RoPE(rope)"},
+    "kind_alibi": {"ja": "ALiBi（alibi）", "ko": "ALiBi(alibi)"},
+    "kind_none": {"ja": "位置の情報なし（none）", "ko": "위치 정보 없음(none)"},
     "table_llama_error": {
         "ja": "Llama（transformers）との差（最大、float64）",
         "ko": "Llama(transformers)와의 차이(최대, float64)",
