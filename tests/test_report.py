@@ -77,6 +77,7 @@ NAMED = {
                                "ex6_export_to_hf": None},
         "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
         "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
+        "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
     },
     "05_heads": {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
