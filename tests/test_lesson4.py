@@ -69,7 +69,9 @@ def gpt2_module(bias=True, mask=True, bug=None):
                 s = s.masked_fill(~(self.causal if bug == "unsliced_buffer" else self.causal[:T, :T]), float("-inf"))
             w = torch.softmax(s, -1)
             dropped = self.dropout(w)
-            return self.c_proj(merge_ok(dropped @ v)), (dropped if bug == "weights_after_dropout" else w)
+            y = self.c_proj(merge_ok(dropped @ v))
+            y = self.dropout(y) if bug == "output_dropout" else y   # Hugging Face's resid_dropout
+            return y, (dropped if bug == "weights_after_dropout" else w)
     return M
 
 
@@ -92,6 +94,7 @@ def test_gpt2_checks(lang):
     fails_with(checks.check_gpt2_module, gpt2_module(bug="unsliced_buffer"), "hint_causal_slice", T=5, max_len=64)
     fails_with(checks.check_gpt2_module, gpt2_module(bug="sdpa_eval_dropout"), "hint_dropout_eval_sdpa")
     fails_with(checks.check_gpt2_module, gpt2_module(bug="weights_after_dropout"), "hint_weights_after_dropout")
+    fails_with(checks.check_gpt2_module, gpt2_module(bug="output_dropout"), "hint_dropout_output", layer="c_proj")
     checks.check_load_from_hf(load_ok, ok)
     fails_with(lambda f: checks.check_load_from_hf(f, ok), lambda m, h: load_ok(m, h, transpose_proj=False),
                "hint_conv1d_transpose")
@@ -208,6 +211,15 @@ def test_hidden_catches_the_two_dropout_bugs_the_text_names(ref):
     fails(probes.module, AfterDropout, key="hidden_dropout_train")
 
 
+def test_hidden_names_dropout_on_the_output(ref):
+    class OutputDropout(ref.GPT2SelfAttention):  # Hugging Face's resid_dropout after c_proj, besides the weights'
+        def forward(self, x, use_sdpa=False):
+            y, w = super().forward(x, use_sdpa)
+            return self.dropout(y), w
+    failure = fails(probes.module, OutputDropout, key="hidden_dropout_train")
+    assert failure.hint == ("hint_dropout_output", {"layer": "c_proj"})
+
+
 # --------------------------------------------------------------------------- graded submissions
 SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
            "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
@@ -240,4 +252,7 @@ BUGS = {
     "weights_after_dropout": Bug("ex2_gpt2_module", "y = self.dropout(weights) @ v",
                                  "weights = self.dropout(weights)\n            y = weights @ v", {"ex2_gpt2_module_tests"},
                                  "weights returned after dropout"),
+    "output_dropout": Bug("ex2_gpt2_module", "        return self.c_proj(y), weights",
+                          "        return self.dropout(self.c_proj(y)), weights", {"ex2_gpt2_module_tests"},
+                          "dropout on the output too, after c_proj (Hugging Face's resid_dropout)"),
 }

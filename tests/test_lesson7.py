@@ -37,7 +37,9 @@ def _perm_error(compare="right", reduce="max", axis=1):
 
 def test_permutation_error_bugs_get_their_hints(lang, ref):
     checks.check_permutation_error(ref.permutation_error)
-    checks.check_permutation_error(lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm)))
+    # A 0-dim tensor is not the Python float the exercise asks for.
+    fails_with(checks.check_permutation_error, lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm)),
+               "hint_perm_float")
     fails_with(checks.check_permutation_error, _perm_error(compare="inverse"), "hint_perm_inverse")
     fails_with(checks.check_permutation_error, _perm_error(compare="output"), "hint_perm_output")
     fails_with(checks.check_permutation_error, _perm_error(reduce="signed"), "hint_perm_abs")
@@ -141,6 +143,19 @@ def test_interleaved_to_half_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_heads"],
                "hint_layout_heads")
     fails_with(checks.check_interleaved_to_half, lambda w, h: w, "hint_layout_unchanged")
+    fails_with(checks.check_interleaved_to_half, _layout_columns, "hint_layout_columns")
+
+
+def _layout_columns(weight, n_head):
+    """The weight taken as (E, H·D): its columns reordered, the sizes taken from them."""
+    rows, cols = weight.shape
+    return weight.view(rows, n_head, cols // n_head // 2, 2).transpose(2, 3).reshape(rows, cols)
+
+
+def test_layout_columns_are_named_when_they_split(ref):
+    # Columns that split into heads of even width: no error, the values tell the mistake.
+    w = torch.randn(12, 8, dtype=torch.float64)
+    assert torch.equal(checks._layout_variants(w, 2)["hint_layout_columns"], _layout_columns(w, 2))
 
 
 def test_converted_weights_give_the_interleaved_scores(ref):
@@ -214,12 +229,12 @@ def test_rope_cache_bugs_get_their_hints(lang, ref):
 
 
 # --------------------------------------------------------------------------- exercise 7
-def _alibi(rule="right", sign=-1, reverse=False, device_aware=True):
+def _alibi(rule="right", sign=-1, reverse=False, device_aware=True, dtype=torch.float32):
     def alibi_bias(n_head, T, device=None):
-        m = checks.alibi_slopes(n_head, rule).float()
+        m = checks.alibi_slopes(n_head, rule).to(dtype)
         m = m.flip(0) if reverse else m
         i = torch.arange(T)
-        out = sign * m[:, None, None] * (i[:, None] - i[None, :]).float()
+        out = sign * m[:, None, None] * (i[:, None] - i[None, :]).to(dtype)
         return out.to(device) if (device is not None and device_aware) else out
     return alibi_bias
 
@@ -231,9 +246,10 @@ def test_alibi_bias_bugs_get_their_hints(lang, ref):
     checks.check_alibi_bias(lambda h, T, device=None: -_alibi()(h, T, device).abs())
     fails_with(checks.check_alibi_bias, _alibi(sign=1), "hint_alibi_sign")
     fails_with(checks.check_alibi_bias, _alibi(reverse=True), "hint_alibi_reversed")
-    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two"):
+    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
         fails_with(checks.check_alibi_bias, _alibi(rule), rule)
     fails_with(checks.check_alibi_bias, _alibi(device_aware=False), "hint_alibi_device")
+    fails_with(checks.check_alibi_bias, _alibi(dtype=torch.float64), "hint_alibi_dtype")
 
 
 def test_alibi_matches_bloom(ref):
@@ -257,13 +273,14 @@ def _cross(ref, bug=None, check_inputs=True):
             k, v = (p(source).view(B, -1, H, D).transpose(1, 2) for p in (self.k_proj, self.v_proj))
             scale = math.sqrt(E) if bug == "scale_e" else (1.0 if bug == "no_scale" else math.sqrt(D))
             s = q @ k.transpose(-2, -1) / scale
-            if key_padding_mask is not None and bug != "no_mask":
+            if (key_padding_mask is not None or bug == "none_mask") and bug != "no_mask":
                 mask = ~key_padding_mask if bug == "inverted" else key_padding_mask
                 s = s.masked_fill(mask[:, None, None, :], 0.0 if bug == "zero" else float("-inf"))
             if bug == "causal":
                 s = s.masked_fill(~torch.ones(s.size(-2), s.size(-1), dtype=torch.bool).tril(), float("-inf"))
             w = torch.softmax(s, -1)
-            return self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E)), (w.mean(1) if bug == "averaged" else w)
+            y = self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E))
+            return y, (w.mean(1) if bug == "heads_averaged" else w)
     return Cross
 
 
@@ -273,7 +290,8 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
     for bug, hint in (("causal", "hint_cross_causal"), ("inverted", "hint_cross_mask_inverted"),
                       ("zero", "hint_cross_mask_zero"), ("no_mask", "hint_cross_no_mask"),
                       ("no_scale", "hint_no_scale"), ("scale_e", "hint_cross_scale_e"),
-                      ("q_from_memory", "hint_cross_q_from_memory"), ("averaged", "hint_cross_heads_averaged")):
+                      ("q_from_memory", "hint_cross_q_from_memory"), ("heads_averaged", "hint_cross_heads_averaged"),
+                      ("none_mask", "hint_cross_none_mask")):
         fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
     fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
                shape=(3, 7, 11))
@@ -360,6 +378,26 @@ def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.cross_attention, _cross(ref, "causal")).hint == "hint_cross_causal"
 
 
+def test_hidden_tests_name_the_rules_the_text_states(ref):
+    tensor = lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm))  # noqa: E731
+    assert fails(probes.permutation_error, tensor, key="perm_not_float").hint == "hint_perm_float"
+    assert fails(probes.alibi_bias, _alibi(dtype=torch.float64), key="alibi_dtype").hint == "hint_alibi_dtype"
+    assert fails(probes.alibi_bias, _alibi("hint_alibi_odd")).hint == "hint_alibi_odd"
+    # Columns that do not split into heads: the learner's view raises, the error names the axis.
+    assert fails(probes.interleaved_to_half, _layout_columns, key="hidden_raised").hint == "hint_layout_columns"
+    from attn_course.probes.draws import Draws
+    for seed in range(60):   # and where they do split (into heads wider than 2, which would stay as they are)
+        weight, n_head = probes.layout_setup(Draws(seed, "lesson7.interleaved_to_half"))
+        if weight.size(1) % (2 * n_head) == 0 and weight.size(1) // n_head > 2:
+            assert fails(probes.interleaved_to_half, _layout_columns, seed=seed).hint == "hint_layout_columns"
+            break
+    else:
+        pytest.fail("no seed below 60 draws columns that split into heads")
+    assert fails(probes.cross_attention, _cross(ref, "heads_averaged"), key="hidden_shape").hint == \
+        "hint_cross_heads_averaged"
+    assert fails(probes.cross_attention, _cross(ref, "none_mask"), key="hidden_raised").hint == "hint_cross_none_mask"
+
+
 def test_hidden_tests_catch_the_rest(ref):
     fails(probes.permutation_error, _perm_error(compare="output"))
     assert fails(probes.sinusoidal_positions, lambda T, E, base=10000.0, device=None: _pe()(T, E, base),
@@ -376,7 +414,6 @@ def test_hidden_tests_catch_the_rest(ref):
     assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
     assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
-    assert fails(probes.cross_attention, _cross(ref, "averaged"), key="hidden_shape").hint == "hint_cross_heads_averaged"
 
 
 # --------------------------------------------------------------------------- graded submissions
@@ -385,6 +422,12 @@ BUGS = {
                                'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
                                "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"},
                                "pasted module without the causal mask"),
+    "pasted_output_dropout": Bug("ex0_gpt2_attention", "        return self.c_proj(y), weights",
+                                 "        return self.dropout(self.c_proj(y)), weights", {"ex0_gpt2_attention_tests"},
+                                 "pasted module with dropout on the output too (Hugging Face's resid_dropout)"),
+    "perm_returns_tensor": Bug("ex1_permutation_error", "return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())",
+                               "return (fn(x[:, perm]) - fn(x)[:, perm]).abs().max()", {"ex1_permutation_error_tests"},
+                               "a 0-dim tensor returned, not a Python float"),
     "perm_inverse": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)[:, perm.argsort()]",
                         {"ex1_permutation_error_tests"}, "outputs put back with the inverse permutation"),
     "perm_output_not_permuted": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)",
@@ -437,6 +480,9 @@ BUGS = {
         "    slopes += [2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2)]",
         "slopes = [2 ** (-8 * (h + 1) / n_head) for h in range(n_head)]", {"ex7_alibi_bias_tests"},
         "2^(−8(h+1)/H) when H is not a power of 2"),
+    "alibi_float64": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)",
+                         "m = torch.tensor(slopes, dtype=torch.float64, device=device)", {"ex7_alibi_bias_tests"},
+                         "slopes in float64: a float64 bias"),
     "alibi_device": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)", "m = torch.tensor(slopes)",
                         {"ex7_alibi_bias_tests"}, "slopes made on the CPU whatever `device=` says"),
     "cross_causal": Bug("ex8_cross_attention", "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",

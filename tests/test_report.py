@@ -77,6 +77,7 @@ NAMED = {
                                "ex6_export_to_hf": None},
         "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
         "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
+        "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
     },
     "05_heads": {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
@@ -114,7 +115,9 @@ NAMED = {
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
+        "pasted_output_dropout": {"ex0_gpt2_attention": "hint_dropout_output"},
         "perm_inverse": {"ex1_permutation_error": "hint_perm_inverse"},
+        "perm_returns_tensor": {"ex1_permutation_error": "hint_perm_float"},
         "perm_output_not_permuted": {"ex1_permutation_error": "hint_perm_output"},
         "pe_device": {"ex2_sinusoidal_positions": "hint_pe_device"},
         "pe_exponent": {"ex2_sinusoidal_positions": "hint_pe_exponent"},
@@ -130,6 +133,7 @@ NAMED = {
         "cache_mask_offset": {"ex6_rope_cache": "hint_cache_mask_offset"},
         "cache_positions_restart": {"ex6_rope_cache": "hint_rope_cache_restart"},
         "alibi_device": {"ex7_alibi_bias": "hint_alibi_device"},
+        "alibi_float64": {"ex7_alibi_bias": "hint_alibi_dtype"},
         "alibi_not_power_of_two": {"ex7_alibi_bias": "hint_alibi_power_of_two"},
         "alibi_sign": {"ex7_alibi_bias": "hint_alibi_sign"},
         "alibi_slope_start": {"ex7_alibi_bias": "hint_alibi_start"},

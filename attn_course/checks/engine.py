@@ -175,13 +175,25 @@ def diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
     raise CheckFailed(t("values_differ", what=what, err=max_error(got, right)), hint)
 
 
-def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6) -> None:
+def output_dropped(y) -> bool:
+    """Dropout on the module's output (Hugging Face's resid_dropout after c_proj): single elements of a
+    row are exactly 0. Dropout on the weights zeroes whole rows at most (a query whose every weight was
+    dropped, in a module without an output bias), never a few elements of a row."""
+    if not isinstance(y, torch.Tensor) or not y.is_floating_point() or y.dim() < 2:
+        return False
+    zero = y.detach() == 0
+    partly = zero & ~zero.all(-1, keepdim=True)
+    return int(partly.sum()) >= 2
+
+
+def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj") -> None:
     """Dropout as the lessons state it, on a module the learner built with dropout=0.5 and the
     weights of one that passed its checks; call(module, use_sdpa) -> (out, weights), want: the
-    output without dropout.
+    output without dropout; layer: the module's output projection, for the hint.
 
     In eval neither path drops (the same output every call, equal to want); in training the
-    masked path drops, on the weights, and returns the weights from before dropout (rows sum to 1).
+    masked path drops, on the weights only (one dropout: none on the output after the projection),
+    and returns the weights from before dropout (rows sum to 1).
     """
     with torch.no_grad():
         noisy.eval()
@@ -194,6 +206,8 @@ def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6) -> None:
             torch.manual_seed(0)
             y, weights = call(noisy, False)
         noisy.eval()
+    if output_dropped(y):
+        raise CheckFailed(t("hint_dropout_output", layer=layer))
     if close(y, want, 1e-9):
         raise CheckFailed(t("hint_dropout_train"))
     sums = weights.sum(-1) if isinstance(weights, torch.Tensor) else None

@@ -162,7 +162,7 @@ def check_causal_module(cls) -> None:
     noisy = run(name, cls, E, H, D, 0.5, max_len).double()
     noisy.load_state_dict(module.state_dict(), strict=False)
     forward = lambda m, use_sdpa: expect_returned_pair(run(f"{name}.forward", m, x, None, use_sdpa), f"{name}.forward")  # noqa: E731
-    expect_dropout_rules(noisy, forward, causal_reference(module, x)[1])
+    expect_dropout_rules(noisy, forward, causal_reference(module, x)[1], layer="W_o")
     try:
         meta = module.to("meta")
         meta(x.to("meta"))

@@ -62,10 +62,9 @@ def check_permutation_error(fn) -> None:
     (x,) = inputs((B, T, E), seed=71)
     for label, f in _perm_functions(72).items():
         got = run(name, fn, f, x, PERM, on_error=t("hint_perm_axis"))
-        if isinstance(got, torch.Tensor) and got.numel() == 1:
-            got = got.item()
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            raise CheckFailed(t("perm_not_float", kind=type(got).__name__))
+        if isinstance(got, bool) or not isinstance(got, (int, float)):   # a 0-dim tensor is not the float asked for
+            raise CheckFailed(t("perm_not_float", kind=type(got).__name__),
+                              t("hint_perm_float") if isinstance(got, torch.Tensor) else None)
         variants = _perm_variants(f, x, PERM)
         if not same_error(got, variants[None]):
             hint = next((t(k) for k, v in variants.items() if k and same_error(got, v)), None)
@@ -192,22 +191,40 @@ def check_apply_rope(fn) -> None:
     passed(name)
 
 
+def _to_half(weight, n_head):
+    rows, cols = weight.shape
+    return weight.view(n_head, rows // n_head // 2, 2, cols).transpose(1, 2).reshape(rows, cols)
+
+
 def _layout_variants(weight, n_head) -> dict:
     rows, cols = weight.shape
     d = rows // n_head
-    return {
-        None: weight.view(n_head, d // 2, 2, cols).transpose(1, 2).reshape(rows, cols),
+    variants = {
+        None: _to_half(weight, n_head),
         "hint_layout_inverse": weight.view(n_head, 2, d // 2, cols).transpose(1, 2).reshape(rows, cols),
         "hint_layout_heads": weight.view(rows // 2, 2, cols).transpose(0, 1).reshape(rows, cols),
         "hint_layout_unchanged": weight,
     }
+    if cols % (2 * n_head) == 0:  # the columns reordered instead (the weight taken as (E, H·D)): only when they split
+        variants["hint_layout_columns"] = _to_half(weight.T, n_head).T
+    return variants
+
+
+def layout_axis_error(message: str) -> bool:
+    """A view that does not fit the weight: its sizes were taken from the columns (E), not the rows (H·D)."""
+    return "invalid for input of size" in message
 
 
 def check_interleaved_to_half(fn) -> None:
     name = "interleaved_to_half"
     for n_head, d, cols in ((H, D, 5), (3, 4, 11)):
         (w,) = inputs((n_head * d, cols), seed=74 + n_head)
-        got = run(name, fn, w.clone(), n_head)
+        try:
+            got = run(name, fn, w.clone(), n_head)
+        except CheckFailed as failure:
+            if layout_axis_error(failure.message):
+                raise CheckFailed(failure.message, t("hint_layout_columns")) from None
+            raise
         expect_shape(got, tuple(w.shape), ("H·D", "E"), t("what_weight"))
         variants = _layout_variants(w, n_head)
         if not torch.equal(got.detach().double(), variants[None]):
@@ -316,8 +333,9 @@ def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
     if rule == "hint_alibi_ratio":
         return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
     first = 0 if rule == "hint_alibi_start" else 1
+    odd = 1 if rule == "hint_alibi_odd" else 0   # j = 1, 3, 5, …: the first n slopes over again
     slopes = [2 ** (-8 * (h + first) / n) for h in range(n)]
-    slopes += [2 ** (-8 * (h + first) / (2 * n)) for h in range(0, 2 * (n_head - n), 2)]
+    slopes += [2 ** (-8 * (h + first) / (2 * n)) for h in range(odd, 2 * (n_head - n), 2)]
     return torch.tensor(slopes, dtype=torch.float64)
 
 
@@ -327,7 +345,7 @@ def alibi_variants(n_head: int, n: int) -> dict:
     bias = lambda m: -m[:, None, None] * distance                            # noqa: E731
     right = alibi_slopes(n_head)
     variants = {None: bias(right), "hint_alibi_sign": -bias(right), "hint_alibi_reversed": bias(right.flip(0))}
-    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two"):
+    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
         variants[rule] = bias(alibi_slopes(n_head, rule))
     return variants
 
@@ -343,6 +361,8 @@ def check_alibi_bias(fn) -> None:
     for n_head in (4, 6):
         got = run(name, fn, n_head, T)
         expect_shape(got, (n_head, T, T), ("H", "T", "T"), t("what_bias"))
+        if got.dtype != torch.float32:
+            raise CheckFailed(t("alibi_dtype", got=got.dtype), t("hint_alibi_dtype"))
         variants = alibi_variants(n_head, T)
         if not close(lower(got), lower(variants[None]), 1e-6):
             hint = next((t(k) for k, v in variants.items() if k and close(lower(got), lower(v), 1e-6)), None)
@@ -365,6 +385,17 @@ def to_torch_mha(module) -> nn.MultiheadAttention:
         mha.out_proj.weight.copy_(module.out_proj.weight)
         mha.out_proj.bias.copy_(module.out_proj.bias)
     return mha.eval()
+
+
+def heads_averaged(w, shape) -> bool:
+    """Weights (B, T_q, T_k): averaged over the heads (nn.MultiheadAttention's default) or one head's."""
+    b, _, t_q, t_k = shape
+    return isinstance(w, torch.Tensor) and tuple(w.shape) == (b, t_q, t_k)
+
+
+def none_mask_error(message: str) -> bool:
+    """key_padding_mask=None used as a mask: indexed, inverted or handed to masked_fill."""
+    return "NoneType" in message and any(s in message for s in ("subscriptable", "masked_fill", "unary ~"))
 
 
 def _cross_variants(module, x, memory, pad) -> dict:
@@ -431,10 +462,8 @@ def check_cross_attention(cls) -> None:
             raise
         y, w = expect_returned_pair(result, f"{name}.forward")
         expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
-        # Weights of 3 axes are the heads averaged (nn.MultiheadAttention's default), not keys from x.
-        averaged = isinstance(w, torch.Tensor) and w.dim() == 3
         expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"),
-                     t("hint_cross_heads_averaged") if averaged else t("hint_cross_kv_from_x"))
+                     t("hint_cross_heads_averaged") if heads_averaged(w, (B, H, t_q, t_k)) else t("hint_cross_kv_from_x"))
     with torch.no_grad():
         variants = _cross_variants(module, x, memory, pad)
         _cross_compare(w, variants, 1)
@@ -444,7 +473,8 @@ def check_cross_attention(cls) -> None:
         if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
             raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
         with from_scratch(name):
-            y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory), f"{name}.forward")
+            y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory,  # the masked call ran
+                                                on_error=t("hint_cross_none_mask")), f"{name}.forward")
         if not close(y_all, _cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
             raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
     for bad in ((x, memory[..., :-1]), (x[0], memory)):

@@ -10,6 +10,10 @@ MESSAGES = {
         "ja": "permutation_error は数（Python の float）を返してください（いまは {kind}）。最後に float(...) で数に直します。",
         "ko": "permutation_error는 숫자(Python float)를 반환해야 합니다(지금은 {kind}). 마지막에 float(...)로 숫자로 바꾸세요.",
     },
+    "hint_perm_float": {
+        "ja": "(...).abs().max() の結果は 0 次元のテンソルで、Python の float ではありません。float(...) で包むか .item() で数に直してから返します（テンソルのままだと、計算グラフまでいっしょに返ることがあります）。",
+        "ko": "(...).abs().max()의 결과는 0차원 텐서이지 Python float가 아닙니다. float(...)로 감싸거나 .item()으로 숫자로 바꾼 뒤 반환하세요(텐서 그대로 두면 계산 그래프까지 함께 반환될 수 있습니다).",
+    },
     "perm_differs": {
         "ja": "{fn}について、返した値 {got:.3g} が正しい値 {want:.3g} と違います。",
         "ko": "{fn}에 대해 반환한 값 {got:.3g}이(가) 올바른 값 {want:.3g}과(와) 다릅니다.",
@@ -148,6 +152,10 @@ MESSAGES = {
         "ja": "ヘッドに分けずに、行全体を1つのヘッドとして並べ替えています。並べ替えは各ヘッドの D 行の中で行います（view(H, D // 2, 2, E)）。",
         "ko": "헤드로 나누지 않고 행 전체를 헤드 하나로 보고 재배열했습니다. 재배열은 각 헤드의 D행 안에서 합니다(view(H, D // 2, 2, E)).",
     },
+    "hint_layout_columns": {
+        "ja": "列を並べ替えているようです（view の大きさを列の数 E から求めています）。weight は nn.Linear の重みなので形状は (出力, 入力) = (H·D, E) で、並べ替えるのは行（軸 0）です。D は weight.size(0) // n_head です。",
+        "ko": "열을 재배열한 것 같습니다(view의 크기를 열의 수 E에서 구했습니다). weight는 nn.Linear의 가중치이므로 모양이 (출력, 입력) = (H·D, E)이고, 재배열하는 것은 행(축 0)입니다. D는 weight.size(0) // n_head입니다.",
+    },
     "hint_layout_unchanged": {
         "ja": "重み行列が変わっていません。形状は同じままでも、行の順番は並べ替える必要があります。",
         "ko": "가중치 행렬이 바뀌지 않았습니다. 모양은 그대로여도 행의 순서는 재배열해야 합니다.",
@@ -212,6 +220,18 @@ MESSAGES = {
         "ja": "H が 2 のべき乗でないのに、2^(−8(h+1)/H) をそのまま使っています。H 以下で最大の 2 のべき乗 n で n 個を作り、残りを 2^(−8(j+1)/(2n)) の j = 0, 2, 4, … から取ります。",
         "ko": "H가 2의 거듭제곱이 아닌데 2^(−8(h+1)/H)를 그대로 썼습니다. H 이하에서 가장 큰 2의 거듭제곱 n으로 n개를 만들고, 나머지는 2^(−8(j+1)/(2n))의 j = 0, 2, 4, …에서 가져옵니다.",
     },
+    "hint_alibi_odd": {
+        "ja": "残りの H − n 個の傾きを j = 1, 3, 5, … から取っています（それは最初の n 個と同じ値です）。2^(−8(j+1)/(2n)) の j = 0, 2, 4, … から取ります。",
+        "ko": "나머지 H − n개의 기울기를 j = 1, 3, 5, …에서 가져왔습니다(그 값은 처음 n개와 같습니다). 2^(−8(j+1)/(2n))의 j = 0, 2, 4, …에서 가져옵니다.",
+    },
+    "alibi_dtype": {
+        "ja": "バイアスのデータ型が float32 ではありません（いまは {got}）。",
+        "ko": "편향의 자료형이 float32가 아닙니다(지금은 {got}).",
+    },
+    "hint_alibi_dtype": {
+        "ja": "傾きか距離のどちらかが float64 です（dtype=torch.float64 を指定したり、.double() にしたりすると、掛けた結果も float64 になります）。torch.tensor(slopes) は float32 で作られます。float64 で計算したなら、最後に .float() で float32 に直します。",
+        "ko": "기울기나 거리 중 하나가 float64입니다(dtype=torch.float64를 지정하거나 .double()로 바꾸면 곱한 결과도 float64가 됩니다). torch.tensor(slopes)는 float32로 만들어집니다. float64로 계산했다면 마지막에 .float()로 float32로 바꿉니다.",
+    },
     "hint_alibi_device": {
         "ja": "device= で指定したデバイスに作られていません。傾きのテンソルと torch.arange の両方に device=device を渡してください。",
         "ko": "device=로 지정한 장치에 만들어지지 않았습니다. 기울기 텐서와 torch.arange 모두에 device=device를 넘기세요.",
@@ -226,8 +246,8 @@ MESSAGES = {
         "ko": "가중치의 마지막 축은 키의 개수 T_k입니다. k와 v를 x에서 만들지 않았나요(그러면 셀프 어텐션입니다)? k와 v는 memory에서 만듭니다.",
     },
     "hint_cross_heads_averaged": {
-        "ja": "重みの軸が3つです。ヘッドごとの重みを平均していませんか。返す重みはヘッドごとの (B, H, T_q, T_k) で、平均はしません（nn.MultiheadAttention の average_attn_weights=False と同じ形状です）。",
-        "ko": "가중치의 축이 3개입니다. 헤드별 가중치를 평균한 것 같습니다. 반환하는 가중치는 헤드별 (B, H, T_q, T_k)이고 평균하지 않습니다(nn.MultiheadAttention의 average_attn_weights=False와 같은 모양입니다).",
+        "ja": "重みがヘッドごとになっていません（形状が (B, T_q, T_k) です）。ヘッドで平均したりヘッドの軸を落としたりせず、ソフトマックスのあとの重みを (B, H, T_q, T_k) のまま返します（nn.MultiheadAttention の average_attn_weights=False と同じ形です）。",
+        "ko": "가중치가 헤드별로 되어 있지 않습니다(모양이 (B, T_q, T_k)입니다). 헤드에 대해 평균을 내거나 헤드 축을 없애지 말고, 소프트맥스 뒤의 가중치를 (B, H, T_q, T_k) 그대로 반환하세요(nn.MultiheadAttention의 average_attn_weights=False와 같은 모양입니다).",
     },
     "hint_cross_lengths": {
         "ja": "クエリの数 T_q とキーの数 T_k が違うところで形状が合っていません。q は x から、k と v は memory から作り（view(B, T_k, H, D)）、スコアは (B, H, T_q, T_k)、パディングマスクは [:, None, None, :] で (B, 1, 1, T_k) にします。",

@@ -8,6 +8,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.checks import lesson4 as checks
+from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
@@ -92,7 +93,7 @@ def _split_bug(res):
 
 
 def _module_bug(res):
-    """Biases, the masked path's classic variants, then dropout in eval and in training."""
+    """Biases, the masked path's classic variants, then dropout in eval and in training (on the output too?)."""
     for b, t, h, d in probe.configs(res):
         layout = [name for name, _ in res[f"layout.{h}.{d}"]]
         for layer in ("c_attn", "c_proj"):
@@ -112,6 +113,8 @@ def _module_bug(res):
     if not all(matching_bug(res[k], {"right": want}, 1e-9) for k in ("eval.masked", "eval.sdpa")):
         return "hint_dropout_eval"
     got = res["train.masked"]
+    if isinstance(got, tuple) and len(got) == 2 and output_dropped(got[0]):
+        return "hint_dropout_output", {"layer": "c_proj"}
     if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
         sums = got[1].sum(-1)
         if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):

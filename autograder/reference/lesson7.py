@@ -116,6 +116,8 @@ def judge_permutation_error(res):
     x, perm, functions = probe.perm_setup(res)
     for label, f in functions.items():
         got, want = res[label], permutation_error(f, x, perm)
+        if isinstance(got, torch.Tensor):   # a 0-dim tensor, not the Python float the exercise asks for
+            raise Mismatch("perm_not_float", hint="hint_perm_float", kind="Tensor")
         if isinstance(got, bool) or not isinstance(got, (int, float)) or not checks.same_error(got, want):
             variants = checks._perm_variants(f, x, perm)
             hint = next((k for k, v in variants.items() if k and isinstance(got, (int, float))
@@ -173,7 +175,12 @@ def judge_apply_rope(res):
         expect_device(f"apply_rope (device=meta), {part}", g, "meta", "hint_rope_device")
 
 
-@judge("lesson7.interleaved_to_half")
+def _on_layout_error(kind, message):
+    """A view that does not fit the weight: sizes taken from its columns, as the visible check says."""
+    return "hint_layout_columns" if checks.layout_axis_error(message) else None
+
+
+@judge("lesson7.interleaved_to_half", on_error=_on_layout_error)
 def judge_interleaved_to_half(res):
     weight, n_head = probe.layout_setup(res)
     _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
@@ -221,6 +228,9 @@ def judge_rope_cache(res):
 def judge_alibi_bias(res):
     for h, t in probe.alibi_sizes(res):
         variants = {key: v.float() for key, v in checks.alibi_variants(h, t).items()}
+        got = res[f"H={h}, T={t}"]
+        if isinstance(got, torch.Tensor) and got.dtype != torch.float32:
+            raise Mismatch("alibi_dtype", hint="hint_alibi_dtype", got=got.dtype)
         _expect(f"alibi_bias(n_head={h}, T={t})", res[f"H={h}, T={t}"], alibi_bias(h, t), 1e-6, variants,
                 check_dtype=False, view=checks.lower)
     got = res["meta"]
@@ -238,6 +248,8 @@ def _torch_reference(module, x, memory, pad):
 
 def _on_cross_error(kind, message):
     """T_q ≠ T_k in every case: a shape error is the two lengths mixed up, as the visible check says."""
+    if checks.none_mask_error(message):   # only the key_padding_mask=None cases pass a None
+        return "hint_cross_none_mask"
     return "hint_cross_lengths" if any(s in message for s in ("must match", "invalid for input", "cannot be multiplied")) \
         else None
 
@@ -259,14 +271,13 @@ def judge_cross_attention(res):
                 if not (isinstance(got, tuple) and len(got) == 2):
                     raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=type(got).__name__)
                 variants = checks._cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
+                if checks.heads_averaged(got[1], tuple(want[1].shape)):
+                    raise Mismatch("hidden_shape", hint="hint_cross_heads_averaged",
+                                   case=f"CrossAttention {case}{suffix}: weights",
+                                   want=tuple(want[1].shape), got=tuple(got[1].shape))
                 for what, g, w in zip(("out", "weights"), got, want):
-                    try:
-                        _expect(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case],
-                                {key: v[what == "weights"] for key, v in variants.items()})
-                    except Mismatch as mismatch:
-                        if what == "weights" and isinstance(g, torch.Tensor) and g.dim() == 3:
-                            mismatch.hint = "hint_cross_heads_averaged"   # as the visible check says
-                        raise
+                    _expect(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case],
+                            {key: v[what == "weights"] for key, v in variants.items()})
     ref.double()
     _, x, memory, pad = probe.cross_setup(res, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)
