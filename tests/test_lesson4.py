@@ -211,6 +211,13 @@ def test_hidden_catches_the_two_dropout_bugs_the_text_names(ref):
     fails(probes.module, AfterDropout, key="hidden_dropout_train")
 
 
+def test_hidden_names_a_causal_buffer_used_whole(ref):
+    # The grader names it as the visible check does (a broadcast error between T and max_len), not "transpose K".
+    failure = fails(probes.module, gpt2_module(bug="unsliced_buffer"), key="hidden_raised")
+    hint, fields = failure.hint
+    assert hint == "hint_causal_slice" and fields["T"] < fields["max_len"]
+
+
 def test_hidden_names_dropout_on_the_output(ref):
     class OutputDropout(ref.GPT2SelfAttention):  # Hugging Face's resid_dropout after c_proj, besides the weights'
         def forward(self, x, use_sdpa=False):

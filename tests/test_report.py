@@ -73,6 +73,8 @@ NAMED = {
         "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_conv1d_transpose",
                                 "ex6_export_to_hf": "hint_conv1d_transpose"},
         "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+        "causal_buffer_unsliced": {"ex2_gpt2_module": "hint_causal_slice", "ex5_load_from_hf": "hint_conv1d_transpose",
+                                   "ex6_export_to_hf": "hint_conv1d_transpose"},
         "scale_by_embed_dim": {"ex2_gpt2_module": "hint_scale_head_dim", "ex5_load_from_hf": None,
                                "ex6_export_to_hf": None},
         "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
