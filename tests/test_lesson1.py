@@ -149,6 +149,10 @@ def test_numeric_answer_checks(lang):
                name="answer_var_raw", got=22.6)
     fails_with(lambda a: checks.check_variance_answers(512, a, 505.3, 0.99), None, "answer_missing",
                name="answer_var_scaled")
+    # Near the table's measurement but not the theoretical value: the hidden test grades d_k and 1 within 10%.
+    for raw, scaled in ((300, 1), (512, 1.2), (450, 1)):
+        fails_with(lambda a: checks.check_variance_answers(*a, 505.3, 0.99), (raw, scaled), "hint_var_theory")
+    checks.check_variance_answers(505.3, 0.99, 505.3, 0.99)   # the measured values are within 10% of theory
     checks.check_param_answer(196608, AttentionOK)
     fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_disagrees_with_module",
                name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)

@@ -102,13 +102,15 @@ def check_attention_module(cls) -> None:
 
 def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_scaled: float) -> None:
     """The learner's two variances for d_k = 512, against what their own table measured."""
-    for label, answer, measured in (("answer_var_raw", var_raw, measured_raw),
-                                    ("answer_var_scaled", var_scaled, measured_scaled)):
+    # The exercise asks for the theoretical values (d_k and 1), and the hidden test grades them within 10%:
+    # a check that accepted anything near the table's measurement passed answers that then lost the points.
+    for label, answer, measured, theory in (("answer_var_raw", var_raw, measured_raw, 512.0),
+                                            ("answer_var_scaled", var_scaled, measured_scaled, 1.0)):
         value = expect_number(label, answer)
         if measured > 4 and abs(value - math.sqrt(measured)) < 0.25 * math.sqrt(measured):
             raise CheckFailed(t("answer_std_not_var", name=label, got=answer))
-        if not (0.5 * measured <= value <= 2.0 * measured):
-            raise CheckFailed(t("answer_far_from_measured", name=label, got=answer, measured=measured))
+        if abs(value - theory) > 0.1 * theory:
+            raise CheckFailed(t("answer_not_theory", name=label, got=answer, measured=measured), t("hint_var_theory"))
     passed("answer_var_raw, answer_var_scaled")
 
 
