@@ -48,6 +48,9 @@ def test_unfinished_function_says_so(lang):
     def stub(Q, K):
         raise NotImplementedError()
     fails_with(checks.check_attention_scores, stub, "not_implemented", name="attention_scores")
+    # transpose(1, 2) works on (B, T, D) and raises IndexError on an unbatched (T, D): negative axes.
+    fails_with(checks.check_attention_scores, lambda Q, K: Q @ K.transpose(1, 2) / math.sqrt(Q.size(-1)),
+               "hint_negative_dims")
 
 
 def test_wrong_shape_names_the_axis(lang):
@@ -188,6 +191,10 @@ def test_reference_passes_its_own_hidden_tests(ref):
 
 def test_hidden_catches_a_float32_shortcut(ref):
     fails(probes.attention_scores, lambda Q, K: Q.float() @ K.float().mT / math.sqrt(Q.size(-1)), key="hidden_dtype")
+    # The grader's inputs have four axes: transpose(1, 2) swaps the wrong pair and the product fails,
+    # which names transpose(-2, -1) too.
+    assert fails(probes.attention_scores, lambda Q, K: Q @ K.transpose(1, 2) / math.sqrt(Q.size(-1)),
+                 key="hidden_raised").hint == "hint_transpose_k"
 
 
 def test_hidden_catches_a_softmax_without_the_max_shift(ref):

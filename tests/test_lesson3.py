@@ -42,6 +42,8 @@ def test_mask_function_checks(lang):
     fails_with(checks.check_mha_mask_to_sdpa, lambda m: ~m if m.dtype == torch.bool else -m, "hint_additive_changed")
     checks.check_safe_softmax(lambda s: torch.softmax(s, -1).nan_to_num(0.0))
     fails_with(checks.check_safe_softmax, lambda s: torch.softmax(s, -1), "hint_nan_fully_masked")
+    # -inf replaced by -1e9: no NaN, but a fully masked row becomes uniform.
+    fails_with(checks.check_safe_softmax, lambda s: torch.softmax(s.clamp(min=-1e9), -1), "hint_safe_softmax_uniform")
 
 
 def test_a_wrong_mask_says_how_many_places_not_a_max_error(lang):
@@ -130,6 +132,8 @@ def test_reference_passes_its_own_hidden_tests(ref):
     passes(probes.padding_keep, ref.padding_keep)
     passes(probes.mha_mask_to_sdpa, ref.mha_mask_to_sdpa)
     passes(probes.safe_softmax, ref.safe_softmax)
+    assert fails(probes.safe_softmax, lambda s: torch.softmax(s.masked_fill(torch.isinf(s), -1e9), -1)).hint \
+        == "hint_safe_softmax_uniform"
     passes(probes.module, ref.CausalSelfAttention)
 
 

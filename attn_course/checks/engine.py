@@ -47,6 +47,8 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_from_scratch"
     if dot_T:
         return "hint_dot_T"
+    if kind == "IndexError" and "Dimension out of range" in message:
+        return "hint_negative_dims"   # transpose(1, 2) works on (B, T, D) but not on an unbatched (T, D)
     if kind != "RuntimeError":
         return None
     if "view size is not compatible" in message:

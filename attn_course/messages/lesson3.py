@@ -1,6 +1,10 @@
 """Lesson 3's messages: hints for masks, padding, NaN rows and dropout."""
 
 MESSAGES = {
+    "hint_safe_softmax_uniform": {
+        "ja": "すべて隠された行が一様な重み（1/T）になっています。-inf を -1e9 のような大きな負の数に置き換えると、こうなります。ソフトマックスはそのまま計算し、そのあとで NaN を 0 にしてください（nan_to_num(0.0)）。",
+        "ko": "모두 가려진 행이 균일한 가중치(1/T)가 되었습니다. -inf를 -1e9 같은 큰 음수로 바꾸면 이렇게 됩니다. 소프트맥스는 그대로 계산하고, 그 뒤에 NaN을 0으로 바꾸세요(nan_to_num(0.0)).",
+    },
     "hint_upper_triangle": {
         "ja": "上三角が残っています。因果マスクでは、クエリ i が見てよいのはキー j ≤ i（対角線とその左下）です。torch.tril を使います（triu ではありません）。",
         "ko": "위 삼각형이 남아 있습니다. 인과 마스크에서 쿼리 i가 볼 수 있는 것은 키 j ≤ i(대각선과 그 왼쪽 아래)입니다. torch.triu가 아니라 torch.tril을 쓰세요.",
