@@ -109,7 +109,7 @@ MESSAGES = {
     },
     "hint_scale_dk": {
         "ja": "d_k で割っていませんか。割るのは √d_k です（math.sqrt(d_k) または d_k ** 0.5）。d_k で割ると分散は 1 ではなく 1/d_k まで縮みます。",
-        "ko": "d_k로 나누지 않았나요? 나눠야 하는 값은 √d_k입니다(math.sqrt(d_k) 또는 d_k ** 0.5). d_k로 나누면 분산이 1이 아니라 1/d_k로 줄어듭니다.",
+        "ko": "√d_k가 아니라 d_k로 나눈 것 같습니다. 나눠야 하는 값은 √d_k입니다(math.sqrt(d_k) 또는 d_k ** 0.5). d_k로 나누면 분산이 1이 아니라 1/d_k로 줄어듭니다.",
     },
     "hint_softmax_axis": {
         "ja": "ソフトマックスをかける軸が違います。各クエリ（行）について、キー方向（最後の軸, dim=-1）の和が 1 になるはずです。いまは軸 {axis} の方向に和が 1 になっています。",
@@ -153,7 +153,7 @@ MESSAGES = {
     },
     "hint_no_input_check": {
         "ja": "誤った入力 {shape} でもエラーになりませんでした。forward の最初の行 course.expect_tokens(x, self.embed_dim) を消していませんか。",
-        "ko": "잘못된 입력 {shape}에도 오류가 나지 않았습니다. forward 첫 줄의 course.expect_tokens(x, self.embed_dim)을 지우지 않았나요?",
+        "ko": "잘못된 입력 {shape}에도 오류가 나지 않았습니다. forward 첫 줄의 course.expect_tokens(x, self.embed_dim)을 지운 것 같습니다.",
     },
     "hint_missing_transpose": {
         "ja": "view(B, T, H, D) のあとの転置が抜けています。transpose(1, 2) で T と H の軸を入れ替えて、(B, H, T, D) にしてください。",

@@ -239,11 +239,11 @@ MESSAGES = {
     # ---------------------------------------------------------------- exercise 8
     "hint_cross_q_from_memory": {
         "ja": "出力の系列長はクエリの系列 x の長さ T_q です。q を memory から作っていませんか。q は q_proj(x)、k と v は k_proj(memory)、v_proj(memory) です。",
-        "ko": "출력의 시퀀스 길이는 쿼리 시퀀스 x의 길이 T_q입니다. q를 memory에서 만들지 않았나요? q는 q_proj(x), k와 v는 k_proj(memory), v_proj(memory)입니다.",
+        "ko": "출력의 시퀀스 길이는 쿼리 시퀀스 x의 길이 T_q입니다. q를 memory에서 만든 것 같습니다. q는 q_proj(x), k와 v는 k_proj(memory), v_proj(memory)입니다.",
     },
     "hint_cross_kv_from_x": {
         "ja": "重みの最後の軸はキーの数 T_k です。k と v を x から作っていませんか（それではセルフアテンションです）。k と v は memory から作ります。",
-        "ko": "가중치의 마지막 축은 키의 개수 T_k입니다. k와 v를 x에서 만들지 않았나요(그러면 셀프 어텐션입니다)? k와 v는 memory에서 만듭니다.",
+        "ko": "가중치의 마지막 축은 키의 개수 T_k입니다. k와 v를 x에서 만든 것 같습니다. 그렇게 하면 셀프 어텐션이 됩니다. k와 v는 memory에서 만듭니다.",
     },
     "hint_cross_heads_averaged": {
         "ja": "重みがヘッドごとになっていません（形状が (B, T_q, T_k) です）。ヘッドで平均したりヘッドの軸を落としたりせず、ソフトマックスのあとの重みを (B, H, T_q, T_k) のまま返します（nn.MultiheadAttention の average_attn_weights=False と同じ形です）。",
