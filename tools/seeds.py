@@ -26,8 +26,16 @@ REFERENCE = Path(__file__).resolve().parent.parent / "autograder" / "reference"
 
 def graded(model, head, weight) -> str:
     seed = secrets.randbits(63)
+    saved = os.environ.get(SEED_ENV)
     os.environ[SEED_ENV] = str(seed)
-    failure = decide(REFERENCE, seed, probes.head_answers.test, probes.head_answers.record(model, head, weight))
+    try:
+        payload = probes.head_answers.record(model, head, weight)
+    finally:  # as the grader does: the seed is this call's, not the process's (tests share the process)
+        if saved is None:
+            os.environ.pop(SEED_ENV, None)
+        else:
+            os.environ[SEED_ENV] = saved
+    failure = decide(REFERENCE, seed, probes.head_answers.test, payload)
     return "pass" if failure is None else f"fail: {localize(failure, 'ja')}"
 
 
