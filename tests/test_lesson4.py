@@ -105,6 +105,9 @@ def test_gpt2_checks(lang):
             m.c_attn.weight.copy_(h.c_attn.weight)
         return m
     fails_with(lambda f: checks.check_load_from_hf(f, ok), no_transpose_at_all, "hint_conv1d_transpose")
+    # Mistakes in how to copy, not in the layout: "transpose" would be the wrong advice.
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), assigned, "hint_param_assign")
+    fails_with(lambda f: checks.check_load_from_hf(f, ok), copied_with_grad, "hint_copy_no_grad")
 
     def export_ok(m, h):
         with torch.no_grad():
@@ -167,6 +170,16 @@ def test_no_cell_before_the_count_exercise_shows_the_count():
 
 
 # --------------------------------------------------------------------------- hidden tests
+def assigned(m, h):
+    m.c_attn.weight = h.c_attn.weight.T   # TypeError: a tensor is not a Parameter
+    return m
+
+
+def copied_with_grad(m, h):
+    m.c_attn.weight.copy_(h.c_attn.weight.T)   # in place on a leaf that requires grad
+    return m
+
+
 @pytest.fixture(scope="module")
 def ref():
     return reference("lesson4")
@@ -191,6 +204,13 @@ def test_hidden_catches_an_untransposed_square_c_proj(ref):
             mine.c_proj.bias.copy_(hf.c_proj.bias)
         return mine
     fails(probes.load_from_hf, careless, ref.GPT2SelfAttention)
+
+
+def test_hidden_names_how_a_copy_went_wrong_as_the_visible_check_does(ref):
+    failure = fails(probes.load_from_hf, assigned, ref.GPT2SelfAttention, key="hidden_raised")
+    assert failure.hint == "hint_param_assign"
+    failure = fails(probes.load_from_hf, copied_with_grad, ref.GPT2SelfAttention, key="hidden_raised")
+    assert failure.hint == "hint_copy_no_grad"
 
 
 def test_hidden_catches_the_two_dropout_bugs_the_text_names(ref):

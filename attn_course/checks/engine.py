@@ -60,10 +60,12 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
     return None
 
 
-def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
+def run(name: str, fn, *args, on_error=None, **kwargs):
     """Run the learner's code; turn its failure into a message with a hint.
 
-    on_error: the hint for any exception, where the exercise knows better than the error text.
+    on_error: the hint for any exception, where the exercise knows better than the error text;
+    or a function (kind, message) -> hint key or None, where the error's text tells mistakes apart
+    (the grader's judges take the same function, so both name the mistake alike).
     A result holding a subclass of Tensor is refused: its __torch_function__ could make
     torch.equal or torch.allclose answer True for anything.
     """
@@ -73,7 +75,11 @@ def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
             result = fn(*args, **kwargs)
         except NotImplementedError as error:
             if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
-                raise _failed(CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), on_error),
+                hint = on_error
+                if callable(on_error):
+                    key = on_error("NotImplementedError", str(error))
+                    hint = t(key) if key else None
+                raise _failed(CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), hint),
                               "NotImplementedError", error) from None
             raise _failed(CheckFailed(t("not_implemented", name=name)), "NotImplementedError", error) from None
         except CourseError:
@@ -82,6 +88,9 @@ def run(name: str, fn, *args, on_error: str | None = None, **kwargs):
             kind = "RuntimeError" if isinstance(error, RuntimeError) else type(error).__name__
             warned = any("x.T" in str(w.message) for w in caught)
             hint = on_error
+            if callable(on_error):
+                key = on_error(kind, str(error))
+                hint = t(key) if key else None
             if not hint:
                 key = error_hint(kind, str(error), warned or _uses_dot_T(fn))
                 hint = t(key) if key else None

@@ -128,10 +128,23 @@ def _hf_pair_hint(mine, hf) -> str | None:
     return t(key) if key else None
 
 
+def hf_copy_error(kind: str, message: str) -> str:
+    """The hint key for an error raised while copying between the two modules (the grader uses it too).
+
+    Assigning a tensor to a parameter and copy_ outside no_grad are mistakes in how to copy,
+    not in the layout, so "transpose" would send the learner the wrong way.
+    """
+    if kind == "TypeError" and "as parameter" in message:   # mine.c_attn.weight = hf.c_attn.weight.T
+        return "hint_param_assign"
+    if "leaf Variable" in message:                          # .copy_ outside torch.no_grad()
+        return "hint_copy_no_grad"
+    return "hint_conv1d_transpose"
+
+
 def check_load_from_hf(fn, cls) -> None:
     name = "load_from_hf"
     hf = hf_attention(E, H, seed=18)
-    mine = run(name, fn, cls(E, H), hf, on_error=t("hint_conv1d_transpose"))
+    mine = run(name, fn, cls(E, H), hf, on_error=hf_copy_error)
     problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, E), seed=19, dtype=torch.float32)
     with torch.no_grad():
@@ -150,7 +163,7 @@ def check_export_to_hf(fn, cls) -> None:
         mine.c_attn.bias.copy_(source.c_attn.bias)
         mine.c_proj.weight.copy_(source.c_proj.weight.T)
         mine.c_proj.bias.copy_(source.c_proj.bias)
-    hf = run(name, fn, mine, hf_attention(E, H, seed=21), on_error=t("hint_conv1d_transpose"))
+    hf = run(name, fn, mine, hf_attention(E, H, seed=21), on_error=hf_copy_error)
     problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, E), seed=22, dtype=torch.float32)
     with torch.no_grad():

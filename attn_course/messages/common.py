@@ -116,8 +116,8 @@ MESSAGES = {
         "ko": "소프트맥스를 적용하는 축이 틀렸습니다. 각 쿼리(행)마다 키 방향(마지막 축, dim=-1)의 합이 1이 되어야 합니다. 지금은 축 {axis} 방향의 합이 1입니다.",
     },
     "hint_rows_not_normalised": {
-        "ja": "各行の和が 1 になっていません（最後の軸で和をとると {lo:.3g}〜{hi:.3g}）。exp の和で割り忘れていないか確認してください。",
-        "ko": "각 행의 합이 1이 아닙니다(마지막 축으로 더하면 {lo:.3g}~{hi:.3g}). exp의 합으로 나누는 것을 잊지 않았는지 확인하세요.",
+        "ja": "各行の和が 1 になっていません（最後の軸で和をとると {lo:.3g}〜{hi:.3g}）。各行を exp の和（dim=-1, keepdim=True）で割ったか確認してください。",
+        "ko": "각 행의 합이 1이 아닙니다(마지막 축으로 더하면 {lo:.3g}~{hi:.3g}). 각 행을 exp의 합(dim=-1, keepdim=True)으로 나눴는지 확인하세요.",
     },
     "hint_w_o_missing": {
         "ja": "出力射影 W_o を忘れていませんか。重み @ V の結果（複数のヘッドなら、つなげたもの）を W_o で埋め込み次元 E に戻して、(B, T, E) にします。",
@@ -140,8 +140,8 @@ MESSAGES = {
         "ko": "W_q, W_k, W_v는 임베딩 차원 E의 입력을 쿼리, 키, 밸류의 차원(헤드가 하나면 D, H개면 H·D)으로 바꿉니다(투영합니다).",
     },
     "why_proj_out": {
-        "ja": "W_o はバリューの次元 D（ここではキー次元と同じ）を埋め込み次元 E に戻します。",
-        "ko": "W_o는 키 차원 D를 임베딩 차원 E로 되돌립니다.",
+        "ja": "W_o はヘッドの出力の次元（1つのヘッドなら D、H 個ならつないだ H·D）を埋め込み次元 E に戻します。",
+        "ko": "W_o는 헤드 출력의 차원(헤드가 하나면 D, H개면 이어 붙인 H·D)을 임베딩 차원 E로 되돌립니다.",
     },
     "hint_has_bias": {
         "ja": "self.{name} にバイアスがあります。この演習のモジュールでは bias=False にします。",
@@ -216,8 +216,8 @@ MESSAGES = {
         "ko": "마스크와 점수의 크기가 맞지 않습니다. self.causal은 (max_len, max_len) = ({max_len}, {max_len})으로 만들어 두었지만 지금 점수는 (…, T, T) = (…, {T}, {T})입니다. 쓸 때 self.causal[:T, :T]로 왼쪽 위의 T × T를 잘라 내세요(K를 전치하는 문제가 아닙니다).",
     },
     "hint_dropout_eval_sdpa": {
-        "ja": "use_sdpa=True の経路で、eval モードなのにドロップアウトがかかっています（出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません）。scaled_dot_product_attention は eval() を知らないので、dropout_p には train モードのときだけ self.dropout.p を、eval では 0.0 を渡します（self.dropout.p if self.training else 0.0）。",
-        "ko": "use_sdpa=True 경로에서 eval 모드인데도 드롭아웃이 적용됩니다(출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다). scaled_dot_product_attention은 eval()을 모르므로 dropout_p에는 train 모드일 때만 self.dropout.p를, eval에서는 0.0을 넘겨야 합니다(self.dropout.p if self.training else 0.0).",
+        "ja": "use_sdpa=True の経路で、eval モードなのにドロップアウトがかかっています（出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません）。scaled_dot_product_attention はモジュールではなく関数なので train/eval のモードを知らず、dropout_p には train モードのときだけ self.dropout.p を、eval では 0.0 を渡します（self.dropout.p if self.training else 0.0）。",
+        "ko": "use_sdpa=True 경로에서 eval 모드인데도 드롭아웃이 적용됩니다(출력이 호출할 때마다 바뀌거나, 드롭아웃을 뺀 결과와 다릅니다). scaled_dot_product_attention은 모듈이 아닌 함수라서 train/eval 모드를 알 수 없으므로 dropout_p에는 train 모드일 때만 self.dropout.p를, eval에서는 0.0을 넘겨야 합니다(self.dropout.p if self.training else 0.0).",
     },
     "hint_dropout_eval": {
         "ja": "eval モードなのに、出力が呼ぶたびに変わるか、ドロップアウトなしの結果と一致しません。nn.Dropout を使えば eval() で自動的に止まります（F.dropout を使うなら training=self.training を渡してください）。",
@@ -273,8 +273,8 @@ MESSAGES = {
     "widget_temperature": {"ja": "温度 τ", "ko": "온도 τ"},
     "widget_scaled": {"ja": "√d_k で割る", "ko": "√d_k로 나누기"},
     "widget_caption": {
-        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。エントロピーは重みがどれだけ広がっているかの目安で、0 なら1か所だけ、log T なら全体に均等です。「クエリ」で1つの行を棒グラフに、「比べるヘッド」で2つのヘッドの差を表示します。",
-        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 엔트로피는 가중치가 얼마나 퍼져 있는지를 나타내며, 0이면 한 곳만, log T면 전체를 고르게 봅니다. '쿼리'를 고르면 그 행을 막대그래프로, '비교할 헤드'를 고르면 두 헤드의 차이를 보여 줍니다.",
+        "ja": "τ を小さくすると重みが1か所に集まり（飽和）、大きくすると一様に近づきます。エントロピーは重みがどれだけ広がっているかの目安で、0 なら1か所だけ、見られるキー n 個に均等なら log n です（マスクがなければ log T、因果マスクでは位置 t の行で log(t+1)）。「クエリ」で1つの行を棒グラフに、「比べるヘッド」で2つのヘッドの差を表示します。",
+        "ko": "τ를 작게 하면 가중치가 한 곳에 몰리고(포화), 크게 하면 고르게 퍼집니다. 엔트로피는 가중치가 얼마나 퍼져 있는지를 나타내며, 0이면 한 곳만 보고, 볼 수 있는 키 n개를 고르게 보면 log n입니다(마스크가 없으면 log T, 인과 마스크가 있으면 위치 t 행에서 log(t+1)). '쿼리'를 고르면 그 행을 막대그래프로, '비교할 헤드'를 고르면 두 헤드의 차이를 보여 줍니다.",
     },
     "widget_layer": {"ja": "層", "ko": "층"},
     "fig_layer": {"ja": "層 {l}", "ko": "층 {l}"},
@@ -300,11 +300,11 @@ MESSAGES = {
     },
     # --- diagrams (attn_course/diagrams.py, assets/) ----------------------------
     "diagram_head_split_title": {"ja": "ヘッドへの分割：(B, T, E) → (B, H, T, D)", "ko": "헤드로 나누기: (B, T, E) → (B, H, T, D)"},
-    "diagram_x_layout": {"ja": "x: (T, E)", "ko": "x: (T, E)"},
-    "diagram_view_layout": {"ja": "view 後: (T, H, D)", "ko": "view 후: (T, H, D)"},
+    "diagram_x_layout": {"ja": "x: (B, T, E)", "ko": "x: (B, T, E)"},
+    "diagram_view_layout": {"ja": "view 後: (B, T, H, D)", "ko": "view 후: (B, T, H, D)"},
     "diagram_transpose_layout": {
-        "ja": "transpose 後: (H, T, D)　ヘッドごとに T × D の行列",
-        "ko": "transpose 후: (H, T, D)  헤드마다 T × D 행렬",
+        "ja": "transpose 後: (B, H, T, D)　ヘッドごとに T × D の行列",
+        "ko": "transpose 후: (B, H, T, D)  헤드마다 T × D 행렬",
     },
     "diagram_q": {"ja": "Q（E 列）", "ko": "Q(E열)"},
     "diagram_k": {"ja": "K（E 列）", "ko": "K(E열)"},
@@ -312,7 +312,7 @@ MESSAGES = {
     "diagram_c_attn_output": {"ja": "c_attn の出力：3E 列", "ko": "c_attn의 출력: 3E열"},
     "diagram_fused_heads_note": {
         "ja": "まず split(E) で Q・K・V に分け、それぞれをヘッド 0, 1, 2 の D 列ずつに分けます",
-        "ko": "먼저 split(E)로 Q·K·V로 나누고, 각각을 헤드 0, 1, 2의 D열씩으로 나눕니다",
+        "ko": "먼저 split(E)로 Q, K, V로 나누고, 각각을 헤드 0, 1, 2에 D열씩 나눕니다",
     },
     "diagram_fused_title": {"ja": "GPT-2 の QKV 一括射影の分け方", "ko": "GPT-2 QKV 통합 투영을 나누는 법"},
     "diagram_mask_causal": {"ja": "因果マスク", "ko": "인과 마스크"},

@@ -26,8 +26,8 @@ MESSAGES = {
         "ko": "head_dim을 생략하면 embed_dim // n_head를 써야 합니다(MultiHeadAttention({e}, {h})라면 {want}, 지금은 {got}).",
     },
     "hint_no_divisibility_error": {
-        "ja": "MultiHeadAttention({e}, {h}) がエラーになりませんでした。割り切れないときは course.checks.resolve_head_dim が ValueError を出すので、__init__ で使ってください。",
-        "ko": "MultiHeadAttention({e}, {h})에서 오류가 나지 않았습니다. 나누어떨어지지 않으면 course.checks.resolve_head_dim이 ValueError를 내므로 __init__에서 이 함수를 쓰세요.",
+        "ja": "MultiHeadAttention({e}, {h}) がエラーになりませんでした。割り切れないときは course.resolve_head_dim が ValueError を出します。__init__ に最初からある self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim) の行を消したり変えたりしていないか確認してください。",
+        "ko": "MultiHeadAttention({e}, {h})에서 오류가 나지 않았습니다. 나누어떨어지지 않으면 course.resolve_head_dim이 ValueError를 냅니다. __init__에 처음부터 들어 있던 self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim) 줄을 지우거나 바꾸지 않았는지 확인하세요.",
     },
     "hint_returns_torch_mha": {
         "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",

@@ -10,8 +10,8 @@ MESSAGES = {
         "ko": "{name}이(가) 반환한 {parts}이(가) c_attn 출력을 올바르게 나눈 것과 일치하지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_interleaved_qkv": {
-        "ja": "ヘッドが混ざっています。(B, T, H, 3·D) に reshape してから chunk すると、ヘッドごとに [q | k | v] が並んでいる前提になりますが、GPT-2 の c_attn の出力は [Q 全体 | K 全体 | V 全体] の順です。先に split(E, dim=2) で Q, K, V に分け、それぞれをヘッドに分けてください。",
-        "ko": "헤드가 섞였습니다. (B, T, H, 3·D)로 reshape한 다음 chunk하면 헤드마다 [q | k | v]가 놓여 있다고 가정하게 되지만, GPT-2의 c_attn 출력은 [Q 전체 | K 전체 | V 전체] 순서입니다. 먼저 split(E, dim=2)로 Q, K, V를 나눈 다음 각각을 헤드로 나누세요.",
+        "ja": "ヘッドと、Q, K, V の役割が混ざっています。(B, T, H, 3·D) に reshape してから chunk すると、ヘッドごとに [q | k | v] が並んでいる前提になりますが、GPT-2 の c_attn の出力は [Q 全体 | K 全体 | V 全体] の順です。先に split(E, dim=2) で Q, K, V に分け、それぞれをヘッドに分けてください。",
+        "ko": "헤드와 Q, K, V의 역할이 섞였습니다. (B, T, H, 3·D)로 reshape한 다음 chunk하면 헤드마다 [q | k | v]가 놓여 있다고 가정하게 되지만, GPT-2의 c_attn 출력은 [Q 전체 | K 전체 | V 전체] 순서입니다. 먼저 split(E, dim=2)로 Q, K, V를 나눈 다음 각각을 헤드로 나누세요.",
     },
     "hint_qkv_order": {
         "ja": "Q, K, V の順番が入れ替わっています。c_attn の出力は最初の E 個が Q、次の E 個が K、最後の E 個が V です。",
@@ -29,9 +29,17 @@ MESSAGES = {
         "ja": "Hugging Face の GPT-2 は Conv1D という層を使い、weight を (入力, 出力) の形で持っています。nn.Linear の weight は (出力, 入力) なので、コピーするときに .T で転置してください。c_proj は正方行列なので、転置を忘れてもエラーにならず、値だけが違ってしまいます。",
         "ko": "Hugging Face의 GPT-2는 Conv1D라는 층을 쓰고 weight를 (입력, 출력) 모양으로 가집니다. nn.Linear의 weight는 (출력, 입력)이므로 복사할 때 .T로 전치하세요. c_proj는 정사각 행렬이라서 전치를 잊어도 오류 없이 값만 달라집니다.",
     },
+    "hint_param_assign": {
+        "ja": "パラメータに = でテンソルを代入すると TypeError になります（nn.Parameter でないものは入れられません）。with torch.no_grad(): の中で mine.c_attn.weight.copy_(hf.c_attn.weight.T) のように copy_ でコピーしてください。",
+        "ko": "파라미터에 =로 텐서를 대입하면 TypeError가 납니다(nn.Parameter가 아닌 것은 넣을 수 없습니다). with torch.no_grad(): 안에서 mine.c_attn.weight.copy_(hf.c_attn.weight.T)처럼 copy_로 복사하세요.",
+    },
+    "hint_copy_no_grad": {
+        "ja": "勾配を記録するパラメータを、その場で書き換えようとしています。コピーは with torch.no_grad(): の中で行ってください。",
+        "ko": "기울기를 기록하는 파라미터를 제자리에서 바꾸려고 했습니다. 복사는 with torch.no_grad(): 안에서 하세요.",
+    },
     "hint_init_std": {
-        "ja": "{name} の標準偏差が {got:.4f} になっています。GPT-2 の初期化では、平均 0・標準偏差 {want:.4f} の正規分布を使います（c_proj だけは 0.02/√(2·n_layer)）。",
-        "ko": "{name}의 표준편차가 {got:.4f}입니다. GPT-2는 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화합니다(c_proj만 0.02/√(2·n_layer)).",
+        "ja": "{name} の標準偏差が {got:.4f} になっています。この重み行列は、平均 0・標準偏差 {want:.4f} の正規分布で初期化します（GPT-2 の初期化：重み行列は 0.02、c_proj だけは 0.02/√(2·n_layer)）。",
+        "ko": "{name}의 표준편차가 {got:.4f}입니다. 이 가중치 행렬은 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화해야 합니다(GPT-2 초기화: 가중치 행렬은 0.02, c_proj만 0.02/√(2·n_layer)).",
     },
     "hint_init_bias": {
         "ja": "{name} が 0 になっていません。GPT-2 の初期化ではバイアスを 0 にします。",

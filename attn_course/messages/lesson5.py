@@ -6,8 +6,8 @@ MESSAGES = {
         "ko": "{name}에서는 손실을 숫자(float)로 반환하세요. 반환된 값의 타입: {kind}",
     },
     "hint_loss_item": {
-        "ja": "`return loss.item()` と書くと、1要素のテンソルから float を取り出せます。テンソルの loss をそのまま返すと計算グラフがつながったまま残り、下の学習のセルが損失のグラフを描くところで止まります。",
-        "ko": "`return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다. 텐서인 loss를 그대로 반환하면 계산 그래프가 연결된 채로 남아서, 아래 학습 셀이 손실 그래프를 그리는 부분에서 멈춥니다.",
+        "ja": "`return loss.item()` と書くと、1要素のテンソルから float を取り出せます。テンソルの loss をそのまま返すと計算グラフがつながったまま残り、下の学習のセルで損失の曲線を描くところでエラー（RuntimeError）になります。",
+        "ko": "`return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다. 텐서인 loss를 그대로 반환하면 계산 그래프가 연결된 채로 남아서, 아래 학습 셀에서 손실 곡선을 그릴 때 오류(RuntimeError)가 납니다.",
     },
     "train_loss_differs": {
         "ja": "{step} 回目の呼び出しで返した損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
@@ -23,7 +23,7 @@ MESSAGES = {
     },
     "hint_zero_grad": {
         "ja": "2回目以降だけ合わないなら、前のステップの勾配に新しい勾配が足し込まれてしまっています。backward() の前に optimizer.zero_grad() を呼んでください。",
-        "ko": "두 번째 호출부터만 어긋난다면 이전 단계의 기울기가 계속 누적되고 있는 것입니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
+        "ko": "두 번째 호출부터만 어긋난다면 이전 스텝의 기울기가 계속 누적되고 있는 것입니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
     },
     "train_no_update": {
         "ja": "train_step を呼んでもパラメータが変わりません。",

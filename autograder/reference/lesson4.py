@@ -249,7 +249,7 @@ def _expect_state(case, state, want: nn.Module):
         expect_close(f"{case}: {n}", state[n], p.detach(), 1e-6, check_dtype=False)
 
 
-@judge("lesson4.load_from_hf", on_error="hint_conv1d_transpose")
+@judge("lesson4.load_from_hf", on_error=checks.hf_copy_error)
 def judge_load_from_hf(res):
     b, t, h, d = next(probe.configs(res))
     hf = hf_attention(h * d, h, seed=res.integer("hf"))
@@ -261,7 +261,7 @@ def judge_load_from_hf(res):
             expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
 
 
-@judge("lesson4.export_to_hf", on_error="hint_conv1d_transpose")
+@judge("lesson4.export_to_hf", on_error=checks.hf_copy_error)
 def judge_export_to_hf(res):
     b, t, h, d = next(probe.configs(res))
     mine = GPT2SelfAttention(h * d, h)
