@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde workspace bench bench-grading clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde workspace bench bench-grading hint-sweep clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -65,6 +65,10 @@ bench: $(STAMP)
 ## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions
 bench-grading: $(STAMP)
 	$(BIN)/python tools/bench_grading.py --out bench-grading.json
+
+## make hint-sweep: does the grader name each planted bug's mistake right on every grading seed?
+hint-sweep: $(STAMP)
+	PYTHONPATH=tools:tests $(BIN)/python tools/hint_sweep.py --seeds 40 --out hint-sweep.json
 
 clean-venv:
 	rm -rf $(VENV)

@@ -80,6 +80,8 @@ def test_learners_read_words_not_message_keys(stem, lang):
         if path.exists():
             code = "\n".join(c.source for c in _nb(folder, lang, f"{stem}.ipynb").cells if c.cell_type == "code")
             assert "course.t(" not in code, path
+            # "__LANG__", "__OTHER_LANG__", "__COURSE_PIP__", …: every placeholder is filled in.
+            assert not re.search(r"__[A-Z][A-Z_]*__", code), (path, re.findall(r"__[A-Z][A-Z_]*__", code))
 
 
 def test_a_message_call_becomes_its_text():

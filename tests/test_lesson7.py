@@ -138,9 +138,9 @@ def test_hidden_rope_inputs_leave_room_below_the_tolerance(seed):
 # --------------------------------------------------------------------------- exercise 4
 def test_interleaved_to_half_bugs_get_their_hints(lang, ref):
     checks.check_interleaved_to_half(ref.interleaved_to_half)
-    fails_with(checks.check_interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"],
+    fails_with(checks.check_interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_inverse"],
                "hint_layout_inverse")
-    fails_with(checks.check_interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_heads"],
+    fails_with(checks.check_interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_heads"],
                "hint_layout_heads")
     fails_with(checks.check_interleaved_to_half, lambda w, h: w, "hint_layout_unchanged")
     fails_with(checks.check_interleaved_to_half, _layout_columns, "hint_layout_columns")
@@ -155,7 +155,7 @@ def _layout_columns(weight, n_head):
 def test_layout_columns_are_named_when_they_split(ref):
     # Columns that split into heads of even width: no error, the values tell the mistake.
     w = torch.randn(12, 8, dtype=torch.float64)
-    assert torch.equal(checks._layout_variants(w, 2)["hint_layout_columns"], _layout_columns(w, 2))
+    assert torch.equal(checks.layout_variants(w, 2)["hint_layout_columns"], _layout_columns(w, 2))
 
 
 def test_converted_weights_give_the_interleaved_scores(ref):
@@ -358,13 +358,33 @@ def test_hidden_tests_pass_for_other_seeds(ref, seed):
     passes(probes.cross_attention, ref.CrossAttention, seed=seed)
 
 
+def test_the_hidden_permutation_is_one_cycle_on_every_seed():
+    """No token stays put and none swaps with another: on every row, the output left unpermuted, permuted
+    back and permuted right are different rows. (A 2-cycle once made "unpermuted" and "permuted back"
+    the same number on some seeds, and the class report counted the mistake under the wrong hint.)"""
+    from attn_course.probes import Draws
+    for seed in range(200):
+        _, perm, _ = probes.perm_setup(Draws(seed, "lesson7.permutation_error"))
+        seen, i = set(), 0
+        while i not in seen:
+            seen.add(i)
+            i = int(perm[i])
+        assert len(seen) == len(perm), (seed, perm)
+
+
+@pytest.mark.parametrize("compare, hint", [("inverse", "hint_perm_inverse"), ("output", "hint_perm_output")])
+def test_hidden_tests_name_the_permutation_mistake_on_every_seed(ref, compare, hint):
+    for seed in range(30):
+        assert fails(probes.permutation_error, _perm_error(compare=compare), seed=seed).hint == hint, seed
+
+
 def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.permutation_error, _perm_error(compare="inverse")).hint == "hint_perm_inverse"
     assert fails(probes.sinusoidal_positions, _pe(layout="halves")).hint == "hint_pe_halves"
     assert fails(probes.apply_rope, _rope("hint_rope_pairing")).hint == "hint_rope_pairing"
     assert fails(probes.apply_rope, _rope("hint_rope_positions")).hint == "hint_rope_positions"
     for seed in range(40):   # every head size the grader draws tells the two directions apart
-        assert fails(probes.interleaved_to_half, lambda w, h: checks._layout_variants(w, h)["hint_layout_inverse"],
+        assert fails(probes.interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_inverse"],
                      seed=seed).hint == "hint_layout_inverse"
     assert fails(probes.relative_score, _relative(sign=-1)).hint == "hint_relative_sign"
     # The rope's position axis kept (the query turned too, or [..., 0, :] forgotten): a score per key pair.

@@ -13,7 +13,7 @@ lessons/00_home.md becomes notebooks/LANG/00_home.ipynb.
 Source conventions (README.md, "For authors", has the details):
   +++ {"lang": "ja"} / +++ {"lang": "ko"}  a prose cell, always a ja cell followed by its ko twin
   ```{code-cell} with :kind: setup | solution | tests, :id: and, for tests, :points:
-  "__LANG__" and "__COURSE_PIP__" in code are filled in per notebook, and so is every
+  "__LANG__", "__OTHER_LANG__" and "__COURSE_PIP__" in code are filled in per notebook, and so is every
   course.t(<key>, ...) call: learners read the words, not a message key.
 
 A generated notebook that a person has edited since the last build is moved to
@@ -37,6 +37,7 @@ from attn_grader.release import generate_release
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("ja", "ko")
+OTHER_LANG = {"ja": "ko", "ko": "ja"}  # a cell that shows both languages side by side
 # Where Colab installs the helper package from. A fork changes this one line.
 GITHUB_REPO = "attention-head-by-head/attention-course"
 COURSE_PIP = f"attn-course @ git+https://github.com/{GITHUB_REPO}"
@@ -130,7 +131,8 @@ def language_notebook(nb, lang: str, stem: str):
             else:
                 continue
         else:
-            source = fill_messages(cell.source.replace("__LANG__", lang).replace("__COURSE_PIP__", COURSE_PIP), lang)
+            source = cell.source.replace("__OTHER_LANG__", OTHER_LANG[lang]).replace("__LANG__", lang)
+            source = fill_messages(source.replace("__COURSE_PIP__", COURSE_PIP), lang)
             if "course.t(" in source:
                 raise SourceError(f"{stem}: code cell {index} calls course.t with a key the build cannot read; "
                                   "write each key as a string literal in the call")

@@ -114,15 +114,18 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
 @judge("lesson7.permutation_error")
 def judge_permutation_error(res):
     x, perm, functions = probe.perm_setup(res)
+    answers, wrong = [], None
     for label, f in functions.items():
         got, want = res[label], permutation_error(f, x, perm)
         if isinstance(got, torch.Tensor):   # a 0-dim tensor, not the Python float the exercise asks for
             raise Mismatch("perm_not_float", hint="hint_perm_float", kind="Tensor")
-        if isinstance(got, bool) or not isinstance(got, (int, float)) or not checks.same_error(got, want):
-            variants = checks._perm_variants(f, x, perm)
-            hint = next((k for k, v in variants.items() if k and isinstance(got, (int, float))
-                         and not isinstance(got, bool) and checks.same_error(got, v)), None)
-            raise Mismatch("answer_wrong", hint=hint, name=f"permutation_error ({label})")
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            raise Mismatch("answer_wrong", name=f"permutation_error ({label})")
+        answers.append((got, checks.perm_variants(f, x, perm)))
+        if wrong is None and not checks.same_error(got, want):
+            wrong = label
+    if wrong:
+        raise Mismatch("answer_wrong", hint=checks.likely_perm_mistake(answers), name=f"permutation_error ({wrong})")
 
 
 def _on_device_error(hint: str):
@@ -184,7 +187,7 @@ def _on_layout_error(kind, message):
 def judge_interleaved_to_half(res):
     weight, n_head = probe.layout_setup(res)
     _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
-            interleaved_to_half(weight, n_head), 0.0, checks._layout_variants(weight, n_head))
+            interleaved_to_half(weight, n_head), 0.0, checks.layout_variants(weight, n_head))
 
 
 @judge("lesson7.relative_score")
@@ -192,7 +195,7 @@ def judge_relative_score(res):
     q, k, offsets, base = probe.relative_setup(res)
     for offset in offsets:
         want = relative_score(q, k, offset, probe.turn_with(base))
-        variants = {key: v for key, v in checks._relative_variants(q, k, offset, base).items()}
+        variants = {key: v for key, v in checks.relative_variants(q, k, offset, base).items()}
         try:
             _expect(f"relative_score(offset={offset}), base={base:g}", res[f"offset={offset}"], want, 1e-9, variants)
         except Mismatch as mismatch:
@@ -270,7 +273,7 @@ def judge_cross_attention(res):
                 got = res[case + suffix]
                 if not (isinstance(got, tuple) and len(got) == 2):
                     raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=type(got).__name__)
-                variants = checks._cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
+                variants = checks.cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
                 if checks.heads_averaged(got[1], tuple(want[1].shape)):
                     raise Mismatch("hidden_shape", hint="hint_cross_heads_averaged",
                                    case=f"CrossAttention {case}{suffix}: weights",
