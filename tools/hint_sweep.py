@@ -4,7 +4,8 @@
 depends on the inputs (two mistakes that happen to give the same number) is then named right on most
 seeds and wrong on a few: the class report's tests see it once in a while, an instructor sees a
 wrong count. This script judges every planted bug (tests/test_lessonN.py BUGS) on --seeds seeds and
-compares the hint with tests/test_report.py's NAMED.
+compares the hint with tests/test_report.py's NAMED; the solution itself must pass every grade cell on
+every seed.
 
 In process and fast: each lesson's solution notebook runs once; for a bug, only the solution cells
 from the edited one on run again, over a copy of that namespace. Objects a later demo cell built from
@@ -74,7 +75,7 @@ def judge_cell(grade_source: str, ns: dict, solution: str, seed: int):
     return "passed"
 
 
-def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int) -> dict:
+def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, others: bool = False) -> dict:
     solved = list(_cells(submission(assignment, stem, "ja")))
     base = {"__name__": "__main__"}
     for grade_id, source, _solution, grade in solved:
@@ -83,7 +84,13 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int) -> di
     # The release has no hidden tests: they are read from the source notebook, as the grader reads them.
     source = nbformat.read(ROOT / "autograder" / "source" / f"{assignment}-ja" / f"{stem}.ipynb", 4)
     grade_cells = {gid: src for gid, src, _s, grade in _cells(source) if grade}
+    solutions = {gid: src for gid, src, solution, _g in solved if solution}
     out = {}
+    for grade_id, grade_source in grade_cells.items():   # the right answer passes on every seed
+        if _probe_calls(grade_source):
+            exercise = grade_id.removesuffix("_tests")
+            got = Counter(judge_cell(grade_source, base, solutions.get(exercise, ""), seed) for seed in range(seeds))
+            out[f"solution / {exercise}"] = {"want": "passed", "got": dict(got)}
     for name, bug in bugs.items():
         cells = list(_cells(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new))))
         ns, edited = dict(base), False
@@ -92,10 +99,15 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int) -> di
             edited = edited or grade_id == bug.cell
             if edited and solution:
                 _run(source, ns)
-        for exercise, want in named.get(name, {}).items():
+        wants = {exercise: want or "unknown" for exercise, want in named.get(name, {}).items()}
+        if others:   # every later exercise the bug does not fail keeps its points on every seed
+            later = [gid for gid, _src, _sol, _g in cells if gid][[gid for gid, *_ in cells if gid].index(bug.cell):]
+            wants.update({g.removesuffix("_tests"): "passed" for g in later
+                          if g in grade_cells and _probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants})
+        for exercise, want in wants.items():
             got = Counter(judge_cell(grade_cells[f"{exercise}_tests"], ns, solutions.get(exercise, ""), seed)
                           for seed in range(seeds))
-            out[f"{name} / {exercise}"] = {"want": want or "unknown", "got": dict(got)}
+            out[f"{name} / {exercise}"] = {"want": want, "got": dict(got)}
     return out
 
 
@@ -104,6 +116,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=40)
     parser.add_argument("--lesson", action="append", help="a lesson stem; every graded lesson if none")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--others", action="store_true",
+                        help="also judge every later grade cell a bug should leave passing (slower)")
     args = parser.parse_args()
     import importlib
 
@@ -114,13 +128,13 @@ def main() -> None:
             continue
         start = time.perf_counter()
         bugs = importlib.import_module(f"test_lesson{lesson.number}").BUGS
-        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, bugs, NAMED[lesson.stem], args.seeds)
+        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, bugs, NAMED[lesson.stem], args.seeds, args.others)
         for key, r in results[lesson.stem].items():
             misses = sum(n for hint, n in r["got"].items() if hint != r["want"])
             wrong += misses
             if misses:
                 print(f"  {lesson.stem} {key}: want {r['want']}, got {r['got']}")
-        print(f"{lesson.stem}: {len(results[lesson.stem])} bug cells x {args.seeds} seeds "
+        print(f"{lesson.stem}: {len(results[lesson.stem])} cells x {args.seeds} seeds "
               f"in {time.perf_counter() - start:.0f} s")
     print(f"hints named wrong: {wrong}")
     if args.out:
