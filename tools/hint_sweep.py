@@ -101,7 +101,8 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, other
                 _run(source, ns)
         wants = {exercise: want or "unknown" for exercise, want in named.get(name, {}).items()}
         if others:   # every later exercise the bug does not fail keeps its points on every seed
-            later = [gid for gid, _src, _sol, _g in cells if gid][[gid for gid, *_ in cells if gid].index(bug.cell):]
+            ids = [gid for gid, *_ in cells if gid]
+            later = ids[ids.index(bug.cell):]
             wants.update({g.removesuffix("_tests"): "passed" for g in later
                           if g in grade_cells and _probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants})
         for exercise, want in wants.items():
