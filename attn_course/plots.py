@@ -7,6 +7,7 @@ copy) saved to PNG with a tight bounding box.
 from __future__ import annotations
 
 import io
+import math
 
 import matplotlib.ticker
 import torch
@@ -69,12 +70,20 @@ def draw_comparison(results: dict, embed_dim: int):
     ax = fig.subplots()
     labels = []
     for i, (n_head, losses) in enumerate(sorted(results.items())):
-        ax.scatter([i] * len(losses), losses, s=40, zorder=3)
-        ax.hlines(sum(losses) / len(losses), i - 0.2, i + 0.2, color="black")
+        xs = [i + 0.1 * (j - (len(losses) - 1) / 2) for j in range(len(losses))]   # seeds side by side
+        ax.scatter(xs, losses, s=40, zorder=3)
+        mean = sum(losses) / len(losses)
+        ax.hlines(mean, i - 0.2, i + 0.2, color="black")
+        ax.annotate(f"{mean:.3g}", (i + 0.2, mean), xytext=(4, 0), textcoords="offset points", fontsize=8, va="center")
         labels.append(t("fig_compare_label", h=n_head, d=embed_dim // n_head))
     ax.set_xticks(range(len(labels)), labels)
     ax.set_xlim(-0.6, len(labels) - 0.4)
     _plain_log_axis(ax)
+    flat = [v for losses in results.values() for v in losses if v > 0]
+    if flat:   # label every decade the points span (0.001, 0.01, 0.1), not just one
+        lo, hi = math.floor(math.log10(min(flat))), math.ceil(math.log10(max(flat)))
+        ax.set_ylim(10.0 ** lo, 10.0 ** max(hi, lo + 1))
+        ax.set_yticks([10.0 ** k for k in range(lo, max(hi, lo + 1) + 1)])
     ax.set_ylabel(t("fig_final_loss_axis"))
     wide = max(results)
     ax.set_title(t("fig_compare_title", w=embed_dim, d=embed_dim // wide, h=wide), fontsize=9)

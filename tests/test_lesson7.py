@@ -23,6 +23,28 @@ def ref():
     return reference("lesson7")
 
 
+# --------------------------------------------------------------------------- exercise 0
+def _own_mask(ref):
+    """Lesson 4's module with forward building its own causal mask: right until the buffer is opened."""
+    class OwnMask(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            saved = self.causal
+            self.causal = torch.ones_like(saved).tril()
+            try:
+                return super().forward(x, use_sdpa)
+            finally:
+                self.causal = saved
+    return OwnMask
+
+
+def test_pasted_module_must_mask_with_its_buffer(lang):
+    lesson4 = reference("lesson4")
+    checks.check_gpt2_module(lesson4.GPT2SelfAttention)
+    passes(probes.module_buffer, lesson4.GPT2SelfAttention)
+    fails_with(checks.check_gpt2_module, _own_mask(lesson4), "hint_mask_not_from_buffer")
+    assert fails(probes.module_buffer, _own_mask(lesson4)).hint == "hint_mask_not_from_buffer"
+
+
 # --------------------------------------------------------------------------- exercise 1
 def _perm_error(compare="right", reduce="max", axis=1):
     def permutation_error(fn, x, perm):
@@ -276,11 +298,20 @@ def _cross(ref, bug=None, check_inputs=True):
             if (key_padding_mask is not None or bug == "none_mask") and bug != "no_mask":
                 mask = ~key_padding_mask if bug == "inverted" else key_padding_mask
                 s = s.masked_fill(mask[:, None, None, :], 0.0 if bug == "zero" else float("-inf"))
-            if bug == "causal":
-                s = s.masked_fill(~torch.ones(s.size(-2), s.size(-1), dtype=torch.bool).tril(), float("-inf"))
+            if bug in ("causal", "causal_lower_right"):
+                shift = s.size(-1) - s.size(-2) if bug == "causal_lower_right" else 0
+                s = s.masked_fill(~torch.ones(s.size(-2), s.size(-1), dtype=torch.bool).tril(shift), float("-inf"))
             w = torch.softmax(s, -1)
-            y = self.out_proj((w @ v).transpose(1, 2).reshape(B, -1, E))
+            y = (w @ v).transpose(1, 2).reshape(B, -1, E)
+            y = y if bug == "no_out_proj" else self.out_proj(y)
             return y, (w.mean(1) if bug == "heads_averaged" else w)
+    if bug == "floor_head_dim":   # embed_dim // n_head: no error when E does not split into H heads
+        def __init__(self, embed_dim, n_head):
+            nn.Module.__init__(self)
+            self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+            for name in ("q_proj", "k_proj", "v_proj", "out_proj"):
+                setattr(self, name, nn.Linear(embed_dim, embed_dim))
+        Cross.__init__ = __init__
     return Cross
 
 
@@ -291,10 +322,18 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
                       ("zero", "hint_cross_mask_zero"), ("no_mask", "hint_cross_no_mask"),
                       ("no_scale", "hint_no_scale"), ("scale_e", "hint_cross_scale_e"),
                       ("q_from_memory", "hint_cross_q_from_memory"), ("heads_averaged", "hint_cross_heads_averaged"),
-                      ("none_mask", "hint_cross_none_mask")):
+                      ("none_mask", "hint_cross_none_mask"), ("no_out_proj", "hint_cross_out_proj"),
+                      ("causal_lower_right", "hint_cross_causal_lower_right")):
         fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
     fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
                shape=(3, 7, 11))
+
+
+def test_cross_attention_must_refuse_heads_that_do_not_divide(lang, ref):
+    fails_with(checks.check_cross_attention, _cross(ref, "floor_head_dim"), "hint_cross_head_dim", e=10, h=3)
+    assert fails(probes.cross_attention, _cross(ref, "floor_head_dim")).key == "hint_cross_head_dim"
+    assert fails(probes.cross_attention, _cross(ref, "no_out_proj")).hint == "hint_cross_out_proj"
+    assert fails(probes.cross_attention, _cross(ref, "causal_lower_right")).hint == "hint_cross_causal_lower_right"
 
 
 def test_cross_attention_keys_from_the_wrong_sequence(lang, ref):
@@ -445,6 +484,9 @@ BUGS = {
     "pasted_output_dropout": Bug("ex0_gpt2_attention", "        return self.c_proj(y), weights",
                                  "        return self.dropout(self.c_proj(y)), weights", {"ex0_gpt2_attention_tests"},
                                  "pasted module with dropout on the output too (Hugging Face's resid_dropout)"),
+    "mask_not_from_buffer": Bug("ex0_gpt2_attention", "scores.masked_fill(~self.causal[:T, :T]",
+                                "scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
+                                {"ex0_gpt2_attention_tests"}, "forward builds its own causal mask, not from the buffer"),
     "perm_returns_tensor": Bug("ex1_permutation_error", "return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())",
                                "return (fn(x[:, perm]) - fn(x)[:, perm]).abs().max()", {"ex1_permutation_error_tests"},
                                "a 0-dim tensor returned, not a Python float"),
@@ -514,6 +556,11 @@ BUGS = {
                                "padding mask inverted (True taken as keep)"),
     "cross_kv_from_x": Bug("ex8_cross_attention", "self.k_proj(memory).view(B, T_k, H, D)", "self.k_proj(x).view(B, T_q, H, D)",
                            {"ex8_cross_attention_tests"}, "keys from the decoder's sequence, not the encoder's"),
+    "cross_no_out_proj": Bug("ex8_cross_attention", "        return self.out_proj(y), weights",
+                             "        return y, weights", {"ex8_cross_attention_tests"}, "out_proj forgotten"),
+    "cross_floor_head_dim": Bug("ex8_cross_attention", "self.head_dim = course.resolve_head_dim(embed_dim, n_head)",
+                                "self.head_dim = embed_dim // n_head", {"ex8_cross_attention_tests"},
+                                "head_dim = embed_dim // n_head: no error when E does not divide into H heads"),
     "cross_scale_e": Bug("ex8_cross_attention", "scores = q @ k.transpose(-2, -1) / math.sqrt(D)",
                          "scores = q @ k.transpose(-2, -1) / math.sqrt(E)", {"ex8_cross_attention_tests"},
                          "scores divided by √E instead of √D"),

@@ -9,6 +9,7 @@ from attn_course.probes import lesson1 as probes
 from attn_grader.preprocessors import (
     DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts, StripSkipTags,
 )
+from attn_grader.preprocessors.decide_hidden_tests import tested_names as pass_line_names
 from attn_grader.preprocessors.forgive_warnings import only_warnings
 from attn_grader.preprocessors.record_verdicts import is_stub
 from conftest import REFERENCE, ROOT, reference
@@ -102,6 +103,16 @@ def _decide(cell, seed=7):
 def test_decide_passes_right_results_and_says_so_in_the_learners_language():
     outputs = _decide(_grade_cell(HIDDEN, [_bundle(reference("lesson1").attention_scores, 7)]))
     assert [o.output_type for o in outputs] == ["stream"] and "隠しテスト" in outputs[0].text
+
+
+def test_decide_names_what_the_learner_wrote_in_its_pass_line():
+    outputs = _decide(_grade_cell(HIDDEN, [_bundle(reference("lesson1").attention_scores, 7)]))
+    assert outputs[0].text.startswith("✔ attention_scores:")
+    # The probe's own name may differ ("rope_cache"); later arguments are what the lesson gave.
+    source = ("### BEGIN HIDDEN TESTS\ncourse.probes.lesson7.rope_cache(attend_rope_with_cache)\n"
+              "course.probes.lesson5.head_answers(model, answer_prev_head, answer_prev_weight)\n"
+              "course.probes.lesson4.init(gpt2_init, GPT2SelfAttention)\n### END HIDDEN TESTS\n")
+    assert pass_line_names(source) == ["attend_rope_with_cache", "answer_prev_head", "answer_prev_weight", "gpt2_init"]
 
 
 def test_decide_fails_wrong_results_first_so_the_cell_scores_zero():

@@ -118,6 +118,7 @@ NAMED = {
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
         "pasted_output_dropout": {"ex0_gpt2_attention": "hint_dropout_output"},
+        "mask_not_from_buffer": {"ex0_gpt2_attention": "hint_mask_not_from_buffer"},
         "perm_inverse": {"ex1_permutation_error": "hint_perm_inverse"},
         "perm_returns_tensor": {"ex1_permutation_error": "hint_perm_float"},
         "perm_output_not_permuted": {"ex1_permutation_error": "hint_perm_output"},
@@ -144,6 +145,8 @@ NAMED = {
         "cross_kv_from_x": {"ex8_cross_attention": "hint_cross_lengths"},
         "cross_mask_inverted": {"ex8_cross_attention": "hint_cross_mask_inverted"},
         "cross_scale_e": {"ex8_cross_attention": "hint_cross_scale_e"},
+        "cross_no_out_proj": {"ex8_cross_attention": "hint_cross_out_proj"},
+        "cross_floor_head_dim": {"ex8_cross_attention": "hint_cross_head_dim"},
     },
 }
 CATEGORIES = ("report_full_marks", "report_unknown", "report_not_attempted")

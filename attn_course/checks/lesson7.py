@@ -13,6 +13,7 @@ import torch.nn as nn
 
 from ..messages import t
 from ..validate import CheckFailed
+from . import lesson4
 from .engine import (
     close, expect_returned_pair, expect_shape, from_scratch, inputs, linear_problem, max_error, merge_heads,
     passed, run, split_heads,
@@ -23,6 +24,31 @@ B, T, H, D = 3, 7, 2, 6
 E = H * D
 PERM = torch.tensor([2, 0, 1, 5, 3, 6, 4])      # not its own inverse: the inverse permutation differs
 POSITIONS = torch.tensor([3, 0, 5, 1, 4, 2, 6])  # not 0, 1, 2, …: positions that are ignored show
+
+
+# --------------------------------------------------------------------------- the pasted module
+def open_variants(module, x) -> dict:
+    """The module's output once its `causal` buffer is all True: attention without a mask. Still masked is
+    a forward that builds its own mask instead of reading the buffer (section 1 opens the mask that way)."""
+    outputs = lesson4.gpt2_expected(module, x)
+    return {None: outputs["hint_missing_mask"], "hint_mask_not_from_buffer": outputs[None]}
+
+
+def check_gpt2_module(cls) -> None:
+    """Lesson 4's checks, then the one rule this lesson adds: forward masks with the `causal` buffer."""
+    lesson4.expect_gpt2_module(cls)
+    name = "GPT2SelfAttention"
+    module = run(name, cls, E, H).double().eval()
+    module.causal.fill_(True)                                  # what section 1 does to remove the mask
+    (x,) = inputs((B, T, E), seed=23)
+    with torch.no_grad():
+        y, _ = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
+        variants = open_variants(module, x)
+        if not close(y, variants[None], 1e-6):
+            masked = close(y, variants["hint_mask_not_from_buffer"], 1e-6)
+            raise CheckFailed(t("buffer_open_differs", err=max_error(y, variants[None])),
+                              t("hint_mask_not_from_buffer") if masked else None)
+    passed(name)
 
 
 # --------------------------------------------------------------------------- order-blindness
@@ -417,22 +443,26 @@ def cross_variants(module, x, memory, pad) -> dict:
     t_q, t_k = q.size(2), k.size(2)
     raw = q @ k.transpose(-2, -1)
 
-    def finish(scores, mask="pad", fill=float("-inf")):
+    def finish(scores, mask="pad", fill=float("-inf"), project=True):
         if mask == "pad":
             scores = scores.masked_fill(pad[:, None, None, :], fill)
         elif mask == "inverted":
             scores = scores.masked_fill(~pad[:, None, None, :], fill)
-        elif mask == "causal":
+        elif mask in ("causal", "causal_lower_right"):   # top-left as tril() is, or bottom-right as a KV cache's
             scores = scores.masked_fill(pad[:, None, None, :], fill)
-            scores = scores.masked_fill(~torch.ones(t_q, t_k, dtype=torch.bool).tril(), fill)
+            shift = t_k - t_q if mask == "causal_lower_right" else 0
+            scores = scores.masked_fill(~torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=shift), fill)
         w = torch.softmax(scores, -1)
-        return module.out_proj(merge_heads(w @ v)), w
+        y = merge_heads(w @ v)
+        return (module.out_proj(y) if project else y), w
 
     return {None: finish(raw / math.sqrt(d)), "hint_cross_causal": finish(raw / math.sqrt(d), "causal"),
+            "hint_cross_causal_lower_right": finish(raw / math.sqrt(d), "causal_lower_right"),
             "hint_cross_mask_inverted": finish(raw / math.sqrt(d), "inverted"),
             "hint_cross_mask_zero": finish(raw / math.sqrt(d), fill=0.0),
             "hint_cross_no_mask": finish(raw / math.sqrt(d), None), "hint_no_scale": finish(raw),
-            "hint_cross_scale_e": finish(raw / math.sqrt(h * d))}
+            "hint_cross_scale_e": finish(raw / math.sqrt(h * d)),
+            "hint_cross_out_proj": finish(raw / math.sqrt(d), project=False)}
 
 
 def same(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -496,4 +526,12 @@ def check_cross_attention(cls) -> None:
         except Exception:  # noqa: BLE001 - a torch error is not the clear message asked for
             pass
         raise CheckFailed(t("hint_cross_no_input_check", shape=tuple(bad[1].shape)))
+    try:                      # E = 10 does not split into 3 heads: the course's ValueError, not a later torch one
+        cls(10, 3)
+    except ValueError:
+        pass
+    except Exception:  # noqa: BLE001 - an AssertionError or a torch error is not the clear message asked for
+        raise CheckFailed(t("hint_cross_head_dim", e=10, h=3)) from None
+    else:
+        raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
     passed(name)

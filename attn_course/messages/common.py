@@ -11,7 +11,7 @@ MESSAGES = {
         "ko": "언어는 'ja' 또는 'ko'로 지정하세요(받은 값: {lang!r}).",
     },
     "probe_outside_grading": {
-        "ja": "これは隠しテストの一部で、採点のときだけ動きます（採点する側が入力の種を渡します）。",
+        "ja": "これは隠しテストの一部で、採点のときだけ動きます（採点する側が、入力を作る乱数のシードを渡します）。",
         "ko": "이것은 숨겨진 테스트의 일부로, 채점할 때만 동작합니다(채점하는 쪽이 입력의 시드를 넘깁니다).",
     },
     "check_failed": {"ja": "チェック不合格", "ko": "검사 실패"},
@@ -55,19 +55,19 @@ MESSAGES = {
     },
     "raised": {
         "ja": "{name} を呼ぶとエラーになりました: {error}",
-        "ko": "{name}을(를) 호출하자 오류가 났습니다: {error}",
+        "ko": "{name} 호출 중에 오류가 났습니다: {error}",
     },
     "not_implemented": {
         "ja": "{name} はまだ実装されていません。`raise NotImplementedError()` の行を消して、コードを書いてください。",
-        "ko": "{name}은(는) 아직 구현되지 않았습니다. `raise NotImplementedError()` 줄을 지우고 코드를 작성하세요.",
+        "ko": "{name}: 아직 구현되지 않았습니다. `raise NotImplementedError()` 줄을 지우고 코드를 작성하세요.",
     },
     "returned_not_tensor": {
         "ja": "{name} の戻り値は torch.Tensor のはずですが、{kind} が返ってきました。",
-        "ko": "{name}의 반환값은 torch.Tensor여야 하는데 {kind}이(가) 반환되었습니다.",
+        "ko": "{name}의 반환값은 torch.Tensor여야 합니다(지금은 {kind}).",
     },
     "returned_not_pair": {
         "ja": "{name} は (出力, 重み) の2つを返してください。返ってきたのは {kind} でした。",
-        "ko": "{name}은(는) (출력, 가중치) 두 개를 반환해야 합니다. 반환된 것은 {kind}입니다.",
+        "ko": "{name}의 반환값은 (출력, 가중치) 두 개여야 합니다. 반환된 것은 {kind}입니다.",
     },
     "wrong_ndim": {
         "ja": "{what}の次元数が合いません。{want} 次元 {layout} のはずが、{got} 次元（形状 {shape}）になっています。",
@@ -125,11 +125,11 @@ MESSAGES = {
     },
     "hint_missing_layer": {
         "ja": "self.{name} が見つかりません。__init__ で self.{name} = nn.Linear(...) を作ってください。",
-        "ko": "self.{name}이(가) 없습니다. __init__에서 self.{name} = nn.Linear(...)를 만드세요.",
+        "ko": "self.{name} 속성이 없습니다. __init__에서 self.{name} = nn.Linear(...)를 만드세요.",
     },
     "hint_not_linear": {
         "ja": "self.{name} は nn.Linear にしてください（いまは {kind}）。",
-        "ko": "self.{name}은(는) nn.Linear여야 합니다(지금은 {kind}).",
+        "ko": "self.{name}에는 nn.Linear가 들어가야 합니다(지금은 {kind}).",
     },
     "hint_layer_shape": {
         "ja": "self.{name} の形状が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
@@ -168,8 +168,8 @@ MESSAGES = {
         "ko": "n_head는 n_kv_head로 나누어떨어져야 합니다(지금 n_head={h}, n_kv_head={g}). KV 헤드 하나를 헤드 n_head / n_kv_head개가 함께 씁니다.",
     },
     "hint_head_dim_divides": {
-        "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。head_dim を指定するか、割り切れる組み合わせにしてください。",
-        "ko": "embed_dim = {e}, n_head = {h}: 나누어떨어지지 않아서 head_dim을 정할 수 없습니다. head_dim을 직접 지정하거나 나누어떨어지는 조합을 쓰세요.",
+        "ja": "embed_dim = {e} は n_head = {h} で割り切れないので、head_dim を決められません。割り切れる組み合わせにしてください（head_dim を引数に取るモジュールなら、head_dim を指定してもかまいません）。",
+        "ko": "embed_dim = {e}, n_head = {h}: 나누어떨어지지 않아서 head_dim을 정할 수 없습니다. 나누어떨어지는 조합을 쓰세요(head_dim을 인자로 받는 모듈이라면 head_dim을 직접 지정해도 됩니다).",
     },
     "torch_mha_incompatible": {
         "ja": "nn.MultiheadAttention はヘッドの次元を embed_dim // num_heads に固定しているので、n_head × head_dim = embed_dim のときしか重みを移せません（いまは {h} × {d} ≠ {e}）。",
@@ -197,15 +197,15 @@ MESSAGES = {
     },
     "answer_not_number": {
         "ja": "{name} は数値にしてください（いまは {kind}）。",
-        "ko": "{name}은(는) 숫자여야 합니다(지금은 {kind}).",
+        "ko": "{name}의 값은 숫자여야 합니다(지금은 {kind}).",
     },
     "answer_not_integer": {
         "ja": "{name} は整数になるはずです（いまは {got}）。",
-        "ko": "{name}은(는) 정수여야 합니다(지금은 {got}).",
+        "ko": "{name}의 값은 정수여야 합니다(지금은 {got}).",
     },
     "answer_disagrees_with_module": {
         "ja": "{name} = {got} は、あなたの {module} のパラメータ数と一致しません。",
-        "ko": "{name} = {got}은(는) 여러분의 {module}의 파라미터 수와 일치하지 않습니다.",
+        "ko": "{name} = {got}: 여러분의 {module}의 파라미터 수와 일치하지 않습니다.",
     },
     "hint_count_own_module": {
         "ja": "{module} の named_parameters() で、重み行列とバイアスの名前と形状を1つずつ確かめ、それぞれの要素数を数え直しましょう（形状の各軸の大きさを掛けたものが要素数です）。",
@@ -242,11 +242,11 @@ MESSAGES = {
 
     "tensor_subclass": {
         "ja": "{name} が torch.Tensor のサブクラスを返しました。ふつうの torch.Tensor を返してください。",
-        "ko": "{name}이(가) torch.Tensor의 하위 클래스를 반환했습니다. 일반 torch.Tensor를 반환하세요.",
+        "ko": "{name}의 반환값이 torch.Tensor의 하위 클래스입니다. 일반 torch.Tensor를 반환하세요.",
     },
     "hint_from_scratch": {
         "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。",
-        "ko": "{name}은(는) 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요.",
+        "ko": "{name}: 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요.",
     },
     "hint_cat_dim": {
         "ja": "torch.cat でつなぐテンソルは、つなぐ軸以外の大きさがそろっている必要があります。どの軸でつなぐか（dim=）を確かめてください。KV キャッシュなら系列の軸 dim=2 です。",

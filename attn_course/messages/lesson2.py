@@ -35,7 +35,7 @@ MESSAGES = {
     },
     "hint_torch_mha_setup": {
         "ja": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True) として作ってください（{what} が違います）。",
-        "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요({what}이(가) 다릅니다).",
+        "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요(다른 것: {what}).",
     },
     "hint_in_proj_order": {
         "ja": "in_proj_weight には W_q, W_k, W_v の weight をこの順に縦に連結（torch.cat(..., dim=0)）して入れます。順番が入れ替わっているようです。",

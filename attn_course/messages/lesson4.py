@@ -3,11 +3,11 @@
 MESSAGES = {
     "hint_returns_triple": {
         "ja": "{name} は (q, k, v) の3つを返してください（いまは {kind}）。",
-        "ko": "{name}은(는) (q, k, v) 세 개를 반환해야 합니다(지금은 {kind}).",
+        "ko": "{name}의 반환값은 (q, k, v) 세 개여야 합니다(지금은 {kind}).",
     },
     "split_differs": {
         "ja": "{name} が返した {parts} が、c_attn の出力を正しく分けたものと一致しません（最大誤差 {err:.3g}）。",
-        "ko": "{name}이(가) 반환한 {parts}이(가) c_attn 출력을 올바르게 나눈 것과 일치하지 않습니다(최대 오차 {err:.3g}).",
+        "ko": "{name}의 반환값 중 {parts}: c_attn 출력을 올바르게 나눈 것과 일치하지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_interleaved_qkv": {
         "ja": "ヘッドと、Q, K, V の役割が混ざっています。(B, T, H, 3·D) に reshape してから chunk すると、ヘッドごとに [q | k | v] が並んでいる前提になりますが、GPT-2 の c_attn の出力は [Q 全体 | K 全体 | V 全体] の順です。先に split(E, dim=2) で Q, K, V に分け、それぞれをヘッドに分けてください。",
@@ -34,7 +34,7 @@ MESSAGES = {
         "ko": "파라미터에 =로 텐서를 대입하면 TypeError가 납니다(nn.Parameter가 아닌 것은 넣을 수 없습니다). with torch.no_grad(): 안에서 mine.c_attn.weight.copy_(hf.c_attn.weight.T)처럼 copy_로 복사하세요.",
     },
     "hint_copy_no_grad": {
-        "ja": "勾配を記録するパラメータを、その場で書き換えようとしています。コピーは with torch.no_grad(): の中で行ってください。",
+        "ja": "勾配を記録するパラメータ（requires_grad=True）を、copy_ などでインプレースに書き換えようとしています。コピーは with torch.no_grad(): の中で行ってください。",
         "ko": "기울기를 기록하는 파라미터를 제자리에서 바꾸려고 했습니다. 복사는 with torch.no_grad(): 안에서 하세요.",
     },
     "hint_init_std": {
@@ -43,7 +43,7 @@ MESSAGES = {
     },
     "hint_init_bias": {
         "ja": "{name} が 0 になっていません。GPT-2 の初期化ではバイアスを 0 にします。",
-        "ko": "{name}이(가) 0이 아닙니다. GPT-2 초기화에서는 편향을 0으로 둡니다.",
+        "ko": "{name}의 값이 0이 아닙니다. GPT-2 초기화에서는 편향을 0으로 둡니다.",
     },
     "demo_hf_error": {
         "ja": "E = {e}, H = {h}: GPT2Attention との最大誤差は、マスクを使う計算で {a:.1e}、SDPA で {b:.1e}",

@@ -3,7 +3,7 @@
 MESSAGES = {
     "bad_even": {
         "ja": "{name} は正の偶数にしてください（指定された値：{value!r}）。位置の角度は2つの次元の組ごとに決まるので、次元の数は偶数です。",
-        "ko": "{name}은(는) 양의 짝수여야 합니다(받은 값: {value!r}). 위치의 각도는 두 차원의 쌍마다 정해지므로 차원 수는 짝수입니다.",
+        "ko": "{name}의 값은 양의 짝수여야 합니다(받은 값: {value!r}). 위치의 각도는 두 차원의 쌍마다 정해지므로 차원 수는 짝수입니다.",
     },
     # ---------------------------------------------------------------- exercise 1
     "perm_not_float": {
@@ -16,7 +16,7 @@ MESSAGES = {
     },
     "perm_differs": {
         "ja": "{fn}について、返した値 {got:.3g} が正しい値 {want:.3g} と違います。",
-        "ko": "{fn}에 대해 반환한 값 {got:.3g}이(가) 올바른 값 {want:.3g}과(와) 다릅니다.",
+        "ko": "{fn}에 대해 반환한 값이 올바르지 않습니다(반환한 값 {got:.3g}, 올바른 값 {want:.3g}).",
     },
     "perm_fn_rowwise": {
         "ja": "トークンごとに計算する関数（置換同変なので、正しい値はほぼ 0）",
@@ -57,8 +57,8 @@ MESSAGES = {
         "ko": "위치 임베딩의 자료형이 float32가 아닙니다(지금은 {got}).",
     },
     "hint_pe_dtype": {
-        "ja": "torch.arange(T) は整数のテンソルです。.float() で float32 にしてから計算してください。float64 で計算したなら、最後に .float() で float32 に直します。",
-        "ko": "torch.arange(T)는 정수 텐서입니다. .float()로 float32로 바꾼 뒤 계산하세요. float64로 계산했다면 마지막에 .float()로 float32로 바꿉니다.",
+        "ja": "途中のどこかが float64 です（dtype=torch.float64 で作ったテンソルや、torch.float64 の位置や周波数から計算した pe）。float64 で計算するのはかまいませんが、最後に .float() で float32 に直して返します。",
+        "ko": "계산 도중 어딘가가 float64입니다(dtype=torch.float64로 만든 텐서나 float64인 위치·주파수로 계산한 pe). float64로 계산해도 괜찮지만, 마지막에 .float()로 float32로 바꿔서 반환합니다.",
     },
     "hint_pe_halves": {
         "ja": "前半の列に sin、後半の列に cos を並べています。この演習では論文どおり、偶数の列 pe[:, 0::2] に sin、奇数の列 pe[:, 1::2] に cos を入れます。",
@@ -92,7 +92,7 @@ MESSAGES = {
     "what_rotated": {"ja": "回した {part}", "ko": "돌린 {part}"},
     "rope_not_pair": {
         "ja": "{name} は回した q と k の組 (q, k) を返してください。返ってきたのは {kind} です。",
-        "ko": "{name}은(는) 돌린 q와 k의 쌍 (q, k)를 반환해야 합니다. 반환된 것: {kind}",
+        "ko": "{name}의 반환값은 돌린 q와 k의 쌍 (q, k)여야 합니다. 반환된 것: {kind}",
     },
     "rope_differs": {
         "ja": "回した {part} の値が正しくありません（base={base:g}、最大誤差 {err:.3g}）。",
@@ -135,8 +135,8 @@ MESSAGES = {
         "ko": "float64로 계산한 cos과 sin을 곱하면 결과도 float64가 됩니다. cos과 sin을 .to(q.dtype)로 q와 같은 자료형으로 바꾼 뒤 곱하세요.",
     },
     "hint_rope_device": {
-        "ja": "cos と sin が q と別のデバイスに作られています。torch.arange(..., device=q.device) のように q のデバイスに作り、positions も .to(q.device) してください（GPU の入力で動かなくなります）。",
-        "ko": "cos과 sin이 q와 다른 장치에 만들어졌습니다. torch.arange(..., device=q.device)처럼 q의 장치에 만들고 positions도 .to(q.device)로 옮기세요(GPU 입력에서 동작하지 않게 됩니다).",
+        "ja": "cos と sin が q と別のデバイスに作られています。torch.arange(..., device=q.device) のように q のデバイスに作り、positions も .to(q.device) してください。そうしないと、q と k が GPU にあるときにエラーになります。",
+        "ko": "cos과 sin이 q와 다른 장치에 만들어졌습니다. torch.arange(..., device=q.device)처럼 q의 장치에 만들고 positions도 .to(q.device)로 옮기세요. 그렇지 않으면 q와 k가 GPU에 있을 때 오류가 납니다.",
     },
     # ---------------------------------------------------------------- exercise 4
     "what_weight": {"ja": "変換した重み行列", "ko": "변환한 가중치 행렬"},
@@ -236,6 +236,15 @@ MESSAGES = {
         "ja": "device= で指定したデバイスに作られていません。傾きのテンソルと torch.arange の両方に device=device を渡してください。",
         "ko": "device=로 지정한 장치에 만들어지지 않았습니다. 기울기 텐서와 torch.arange 모두에 device=device를 넘기세요.",
     },
+    # ---------------------------------------------------------------- exercise 0
+    "buffer_open_differs": {
+        "ja": "バッファ causal を全部 True にしても、出力がマスクなしのアテンションの値になりません（最大誤差 {err:.3g}）。",
+        "ko": "버퍼 causal을 모두 True로 바꿔도 출력이 마스크 없는 어텐션의 값이 되지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_mask_not_from_buffer": {
+        "ja": "バッファを全部 True にしても、出力は因果マスクをかけたときの値のままです。forward がバッファ self.causal ではなく、その場で作ったマスク（torch.ones(T, T).tril() など）を使っています。マスクは self.causal[:T, :T] から作ってください。この回の第1節は、このバッファを全部 True にしてマスクを外します。",
+        "ko": "버퍼를 모두 True로 바꿔도 출력은 인과 마스크를 적용했을 때의 값 그대로입니다. forward가 버퍼 self.causal이 아니라 그 자리에서 만든 마스크(torch.ones(T, T).tril() 등)를 쓰고 있습니다. 마스크는 self.causal[:T, :T]로 만드세요. 이번 강의 1절에서는 이 버퍼를 모두 True로 바꿔 마스크를 없앱니다.",
+    },
     # ---------------------------------------------------------------- exercise 8
     "hint_cross_q_from_memory": {
         "ja": "出力の系列長はクエリの系列 x の長さ T_q です。q を memory から作っていませんか。q は q_proj(x)、k と v は k_proj(memory)、v_proj(memory) です。",
@@ -257,6 +266,10 @@ MESSAGES = {
         "ja": "因果マスクがかかっています。クロスアテンションのキーは原文（エンコーダの出力）で、全部そろっているので、どのクエリも全部のキーを見てかまいません。かけるのはパディングマスクだけです。",
         "ko": "인과 마스크가 적용되었습니다. 크로스 어텐션의 키는 원문(인코더의 출력)이고 이미 다 갖춰져 있으므로, 어느 쿼리든 모든 키를 봐도 됩니다. 적용할 것은 패딩 마스크뿐입니다.",
     },
+    "hint_cross_causal_lower_right": {
+        "ja": "右下に合わせた因果マスク（tril(diagonal=T_k − T_q)、第6回の KV キャッシュと同じ形）がかかっています。クロスアテンションのキーは原文（エンコーダの出力）で、全部そろっているので、どのクエリも全部のキーを見てかまいません。かけるのはパディングマスクだけです。",
+        "ko": "오른쪽 아래에 맞춘 인과 마스크(tril(diagonal=T_k − T_q), 6강의 KV 캐시와 같은 모양)가 적용되었습니다. 크로스 어텐션의 키는 원문(인코더의 출력)이고 이미 다 갖춰져 있으므로, 어느 쿼리든 모든 키를 봐도 됩니다. 적용할 것은 패딩 마스크뿐입니다.",
+    },
     "hint_cross_mask_inverted": {
         "ja": "マスクが逆です。key_padding_mask は True がパディング（nn.MultiheadAttention と同じ約束）なので、masked_fill(key_padding_mask[:, None, None, :], -inf) です。~ は付けません。",
         "ko": "마스크가 반대입니다. key_padding_mask는 True가 패딩이므로(nn.MultiheadAttention과 같은 약속) masked_fill(key_padding_mask[:, None, None, :], -inf)입니다. ~를 붙이지 않습니다.",
@@ -272,6 +285,14 @@ MESSAGES = {
     "hint_cross_scale_e": {
         "ja": "√E で割っています。割るのはヘッドの次元 D = E / H の平方根 √D です。",
         "ko": "√E로 나눴습니다. 나눠야 하는 값은 헤드 차원 D = E / H의 제곱근 √D입니다.",
+    },
+    "hint_cross_out_proj": {
+        "ja": "重みは正しく、出力だけが違います。ヘッドをつなぎ直した (B, T_q, E) を、そのまま返していませんか。最後に self.out_proj を通します（return self.out_proj(y), weights）。",
+        "ko": "가중치는 맞고 출력만 다릅니다. 헤드를 다시 이어 붙인 (B, T_q, E)를 그대로 반환한 것 같습니다. 마지막에 self.out_proj를 거쳐야 합니다(return self.out_proj(y), weights).",
+    },
+    "hint_cross_head_dim": {
+        "ja": "CrossAttention({e}, {h}) で、コースのエラー（ValueError）が出ませんでした。E = {e} は H = {h} で割り切れないので、head_dim を決められません。__init__ で self.head_dim = course.resolve_head_dim(embed_dim, n_head) としてください（embed_dim // n_head では、割り切れなくても黙って切り捨てられます）。",
+        "ko": "CrossAttention({e}, {h})에서 강좌의 오류(ValueError)가 나지 않았습니다. E = {e}는 H = {h}로 나누어떨어지지 않으므로 head_dim을 정할 수 없습니다. __init__에서 self.head_dim = course.resolve_head_dim(embed_dim, n_head)로 정하세요(embed_dim // n_head는 나누어떨어지지 않아도 아무 말 없이 나머지를 버립니다).",
     },
     "hint_cross_nan": {
         "ja": "マスクの形が (B, 1, 1, T_k) になっているか確かめてください。キーの軸（最後の軸）以外にマスクをかけると、行全体が −∞ になって NaN が出ます。",
@@ -328,8 +349,8 @@ MESSAGES = {
     "row_converted": {"ja": "interleaved_to_half で変換", "ko": "interleaved_to_half로 변환"},
     "table_score_two_positions": {"ja": "(R_m q) · (R_n k)", "ko": "(R_m q) · (R_n k)"},
     "rope_cache_check": {
-        "ja": "1トークンずつ計算した出力と一度に計算した出力の差（最大）: 正しい位置 {right:.1e}、毎回 0 から数えた位置 {wrong:.2f}",
-        "ko": "토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 올바른 위치 {right:.1e}, 매번 0부터 센 위치 {wrong:.2f}",
+        "ja": "1トークンずつ計算した出力と一度に計算した出力の差（最大）: あなたの attend_rope_with_cache {right:.1e}（ほぼ 0 になるはずです）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}",
+        "ko": "토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 여러분의 attend_rope_with_cache {right:.1e}(거의 0이어야 합니다), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}",
     },
     "table_n_head": {"ja": "ヘッドの数 H", "ko": "헤드 수 H"},
     "table_slopes": {"ja": "あなたの傾き m_h", "ko": "여러분의 기울기 m_h"},
@@ -345,7 +366,7 @@ MESSAGES = {
     "fig_accuracy_axis": {"ja": "正解率", "ko": "정확도"},
     "length_best": {
         "ja": "あなたの実行では、学習で見ていない位置の{question}の問いにいちばんよく答えたのは {best}（正解率 {best_acc:.3f}）、いちばん答えられなかったのは {worst}（{worst_acc:.3f}）でした。",
-        "ko": "여러분의 실행에서 학습에서 보지 못한 위치의 {question} 질문에 가장 잘 답한 것은 {best}(정확도 {best_acc:.3f}), 가장 못 답한 것은 {worst}({worst_acc:.3f})였습니다.",
+        "ko": "학습에서 보지 못한 위치의 {question} 질문(여러분의 실행 결과): 가장 잘 답한 방법은 {best}(정확도 {best_acc:.3f}), 가장 못 답한 방법은 {worst}(정확도 {worst_acc:.3f})입니다.",
     },
     "question_prev": {"ja": "「直前」", "ko": "'바로 앞'"},
     "question_first": {"ja": "「先頭」", "ko": "'첫 토큰'"},

@@ -9,8 +9,8 @@ import torch
 import torch.nn as nn
 
 from ..checks.lesson7 import rope
-from . import probe
-from .cases import DTYPE_CASES, backward_with_probe, differentiable
+from . import lesson4, probe
+from .cases import DTYPE_CASES, backward_with_probe, differentiable, raised
 
 BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
 
@@ -119,6 +119,19 @@ def cross_setup(draws, case, dtype):
     return (h * d, h), x, memory, pad
 
 
+@probe("lesson7.module_buffer")
+def module_buffer(rec, cls):
+    """Section 1 removes the mask by setting the `causal` buffer all True: forward must read that buffer."""
+    name = "GPT2SelfAttention"
+    b, t, h, d = next(lesson4.configs(rec))
+    module, layout = lesson4.build(rec, cls, name, h, d, max_len=32)
+    rec.put("layout", layout)
+    module = module.double().eval()
+    rec.call(f"{name}.causal", lambda: module.causal.fill_(True))
+    with torch.no_grad():
+        rec.put("open", rec.call(name, module, rec.randn("x", b, t, h * d), scratch=True))
+
+
 @probe("lesson7.permutation_error")
 def permutation_error(rec, fn):
     x, perm, functions = perm_setup(rec)
@@ -198,6 +211,7 @@ def cross_attention(rec, cls):
         with torch.no_grad():
             rec.put(case, rec.call(f"{name}.forward", module, x, memory, pad, scratch=True))
             rec.put(f"{case}.no_mask", rec.call(f"{name}.forward", module, x, memory, scratch=True))
+    rec.put("error_on_10_3", raised(cls, 10, 3))
     module.double()
     _, x, memory, pad = cross_setup(rec, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)

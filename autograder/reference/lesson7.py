@@ -15,7 +15,10 @@ from attn_course.probes import lesson7 as probe
 from attn_course.probes.cases import DTYPE_CASES, backward_with_probe, differentiable
 from attn_course.probes.codec import NoValues
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
-from attn_grader.judge import Mismatch, expect_close, expect_device, expect_layout, judge, max_error
+from attn_course.probes import lesson4 as probe4
+from attn_grader.judge import Mismatch, expect_close, expect_device, expect_layout, judge, max_error, sibling
+
+GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 
@@ -109,6 +112,22 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
     except Mismatch as mismatch:
         mismatch.hint = _likely(got, variants or {}, max(tol, 1e-6), view)
         raise
+
+
+@judge("lesson7.module_buffer")
+def judge_module_buffer(res):
+    b, t, h, d = next(probe4.configs(res))
+    ref = GPT2SelfAttention(h * d, h, max_len=32)
+    expect_layout(res, ref)
+    res.fill_parameters(ref, f"params.{h}.{d}")
+    ref = ref.double().eval()
+    x = res.randn("x", b, t, h * d)
+    got = res["open"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="GPT2SelfAttention.forward", kind=type(got).__name__)
+    with torch.no_grad():
+        variants = checks.open_variants(ref, x)
+    _expect("GPT2SelfAttention (causal = True)", got[0], variants[None], 1e-9, variants)
 
 
 @judge("lesson7.permutation_error")
@@ -281,6 +300,8 @@ def judge_cross_attention(res):
                 for what, g, w in zip(("out", "weights"), got, want):
                     _expect(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case],
                             {key: v[what == "weights"] for key, v in variants.items()})
+    if res["error_on_10_3"] != "ValueError":
+        raise Mismatch("hint_cross_head_dim", e=10, h=3)
     ref.double()
     _, x, memory, pad = probe.cross_setup(res, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)

@@ -74,7 +74,7 @@ MESSAGES = {
     },
     "hidden_raised": {
         "ja": "隠しテスト: {name} を呼ぶとエラーになりました（{error}）。",
-        "ko": "숨겨진 테스트: {name}을(를) 호출하자 오류가 났습니다({error}).",
+        "ko": "숨겨진 테스트: {name} 호출 중에 오류가 났습니다({error}).",
     },
     "why_no_results": {"ja": "結果が届いていません", "ko": "결과가 도착하지 않았습니다"},
     "why_extra_results": {
@@ -89,7 +89,7 @@ MESSAGES = {
     },
     "hidden_not_tensor": {
         "ja": "隠しテスト（{case}）: torch.Tensor が返るはずのところに {kind} が返りました。",
-        "ko": "숨겨진 테스트({case}): torch.Tensor가 반환되어야 하는데 {kind}이(가) 반환되었습니다.",
+        "ko": "숨겨진 테스트({case}): 반환값은 torch.Tensor여야 합니다(지금은 {kind}).",
     },
     "hidden_shape": {
         "ja": "隠しテスト（{case}）: 形状が違います。参照 {want} に対して {got} です。",

@@ -10,8 +10,11 @@ from pathlib import Path
 def nbgrader_env(**extra: str) -> dict:
     """The environment for running nbgrader: it calls `alembic` for its gradebook, so our
     interpreter's bin/ must come first on PATH."""
+    # nbgrader's own gradebook code warns "Object of type <SubmittedAssignment> not in session" on every
+    # submission it adds; nothing an instructor can act on, and it buried the lines that matter.
+    quiet = ",".join(w for w in (os.environ.get("PYTHONWARNINGS"), "ignore:Object of type") if w)
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            **extra}
+            "PYTHONWARNINGS": quiet, **extra}
 
 
 def generate_release(course_root: Path, assignment: str, lang: str) -> None:

@@ -13,7 +13,21 @@ from ..verdict import decide, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
+PROBE_ARGS = re.compile(r"course\.probes\.lesson\d+\.\w+\(([^)]*)\)")
 TESTS_SUFFIX = "_tests"  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
+
+
+def tested_names(source: str) -> list[str]:
+    """What a grade cell's hidden part tests, as the learner named it: the function or class handed to its
+    probes ("GPT2SelfAttention", "attend_rope_with_cache"), or its answer variables (answer_*), each once, in
+    order, as the visible check names them. Later arguments are what the lesson gave (a model, a class)."""
+    names = []
+    for part in HIDDEN.findall(source):
+        for args in PROBE_ARGS.findall(part):
+            args = [a.strip() for a in args.split(",") if a.strip()]
+            answers = [a for a in args if a.startswith("answer_")]
+            names += answers or args[:1]
+    return list(dict.fromkeys(names))
 
 
 def expected_tests(source: str) -> list[str]:
@@ -73,7 +87,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         if any(o.output_type == "error" for o in cell.outputs):
             return cell, resources  # the cell failed already: its outputs and its score stay as they are
         if failure is None:
-            names = ", ".join(t.split(".", 1)[1] for t in tests)
+            names = ", ".join(tested_names(cell.source))
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout",
                                                        text=text("hidden_passed", self._lang, name=names) + "\n"))
         else:
