@@ -81,9 +81,10 @@ def draw_comparison(results: dict, embed_dim: int):
     _plain_log_axis(ax)
     flat = [v for losses in results.values() for v in losses if v > 0]
     if flat:   # label every decade the points span (0.001, 0.01, 0.1), not just one
-        lo, hi = math.floor(math.log10(min(flat))), math.ceil(math.log10(max(flat)))
-        ax.set_ylim(10.0 ** lo, 10.0 ** max(hi, lo + 1))
-        ax.set_yticks([10.0 ** k for k in range(lo, max(hi, lo + 1) + 1)])
+        lo = math.floor(math.log10(min(flat)))
+        top = max(math.ceil(math.log10(max(flat))), lo + 1)
+        ax.set_ylim(10.0 ** lo, 10.0 ** top)
+        ax.set_yticks([10.0 ** k for k in range(lo, top + 1)])
     ax.set_ylabel(t("fig_final_loss_axis"))
     wide = max(results)
     ax.set_title(t("fig_compare_title", w=embed_dim, d=embed_dim // wide, h=wide), fontsize=9)

@@ -231,6 +231,17 @@ def inputs(*shape_lists, seed: int = 0, dtype=torch.float64):
     return [torch.randn(*s, generator=g, dtype=dtype) for s in shape_lists]
 
 
+def raised(fn, *args) -> str | None:
+    """"ValueError" when fn(*args) raises one (the course's InputError is one), else the exception's name or None."""
+    try:
+        fn(*args)
+    except ValueError:
+        return "ValueError"
+    except Exception as error:  # noqa: BLE001 - a torch error is not the clear error asked for
+        return type(error).__name__
+    return None
+
+
 def passed(name: str) -> None:
     print(t("passed", name=name))
 

@@ -80,12 +80,3 @@ def scalar(value):
     return value
 
 
-def raised(fn, *args) -> str | None:
-    """"ValueError" when fn(*args) raises one (the course's InputError is one), else the exception's name or None."""
-    try:
-        fn(*args)
-    except ValueError:
-        return "ValueError"
-    except Exception as error:  # noqa: BLE001 - a torch error is not the clear error asked for
-        return type(error).__name__
-    return None

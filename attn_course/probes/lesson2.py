@@ -2,8 +2,9 @@
 import torch
 import torch.nn as nn
 
+from ..checks.engine import raised
 from . import probe
-from .cases import function_cases, module_cases, raised, scalar
+from .cases import function_cases, module_cases, scalar
 
 
 class Weights(nn.Module):

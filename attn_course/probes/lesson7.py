@@ -8,9 +8,10 @@ import math
 import torch
 import torch.nn as nn
 
+from ..checks.engine import raised
 from ..checks.lesson7 import rope
 from . import lesson4, probe
-from .cases import DTYPE_CASES, backward_with_probe, differentiable, raised
+from .cases import DTYPE_CASES, backward_with_probe, differentiable
 
 BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
 
