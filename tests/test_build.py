@@ -57,9 +57,10 @@ def test_build_rejects_a_prose_cell_without_its_twin(tmp_path):
 
 
 def _strings_out(source: str) -> str:
-    """The code with every string literal replaced by one placeholder: ja and ko differ only in those."""
+    """The code with every string literal and comment replaced by a placeholder: ja and ko differ only there."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return tokenize.untokenize((tok.type, "S" if tok.type == tokenize.STRING else tok.string) for tok in tokens)
+    blank = {tokenize.STRING: "S", tokenize.COMMENT: "#"}
+    return tokenize.untokenize((tok.type, blank.get(tok.type, tok.string)) for tok in tokens)
 
 
 @pytest.mark.parametrize("stem", GRADED)
@@ -84,8 +85,35 @@ def test_learners_read_words_not_message_keys(stem, lang):
             assert not re.search(r"__[A-Z][A-Z_]*__", code), (path, re.findall(r"__[A-Z][A-Z_]*__", code))
 
 
+# Two English words in a comment: a sentence a learner would read in English. Shapes "(B, H, T, D)", symbols
+# and code in a comment ("x[:, perm]", "E // H") are not words to translate; nor are nbgrader's markers.
+ENGLISH_WORD = re.compile(r"(?<![\w.])[A-Za-z][a-z]{2,}(?![\w(.\[])")
+NOT_PROSE = re.compile(r"BEGIN SOLUTION|END SOLUTION|noqa")
+TRANSLATED = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")  # names like Llama sit in ja or ko text
+CODE_WORDS = {"sin", "cos", "exp", "log", "max", "min", "sum", "cpu", "cuda", "meta"}
+
+
+def english_comments(source: str) -> list[str]:
+    """Comments and docstrings (a triple-quoted string is one in these cells) that read as English prose."""
+    comments = [tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                if tok.type == tokenize.COMMENT or (tok.type == tokenize.STRING and tok.string[:3] in ('"""', "'''"))]
+    return [c for c in comments if not NOT_PROSE.search(c) and not TRANSLATED.search(c)
+            and len([w for w in ENGLISH_WORD.findall(c) if w not in CODE_WORDS]) >= 2]
+
+
+@pytest.mark.parametrize("stem", LESSONS)
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_learners_read_comments_in_their_language(stem, lang):
+    for folder in ("notebooks", "solutions"):
+        path = ROOT / folder / lang / f"{stem}.ipynb"
+        found = [c for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"
+                 for c in english_comments(cell.source)] if path.exists() else []
+        assert not found, (path, found)
+
+
 def test_a_message_call_becomes_its_text():
     assert build.fill_messages('print(course.t("table_loss"))', "ja") == "print('損失')"
+    assert build.fill_messages('y = f(x)  # t("table_loss")', "ko") == "y = f(x)  # 손실"
     filled = build.fill_messages('course.t("fig_head", h=2)', "ko")
     assert filled.endswith(".format(h=2)") and eval(filled) == course_text("fig_head", "ko", h=2)
 

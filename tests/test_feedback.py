@@ -40,3 +40,20 @@ def test_the_summary_names_each_exercise_in_the_learners_language(tmp_path, lang
     for english in ("Test cell", "Score:", "Grade cell:", "(Top)"):
         assert english not in html, english
     assert f'<html lang="{lang}">' in html
+
+
+def test_an_exercise_is_named_as_the_learner_wrote_it(tmp_path):
+    """The grade id says rope_cache; the learner wrote attend_rope_with_cache, and reads that name."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    page = tmp_path / "feedback" / "07_positions.html"
+    page.parent.mkdir()
+    page.write_text('<html><a href="#ex6_rope_cache_tests">Test cell</a></html>', encoding="utf-8")
+    cell = new_code_cell("### BEGIN HIDDEN TESTS\ncourse.probes.lesson7.rope_cache(attend_rope_with_cache)\n"
+                         "### END HIDDEN TESTS\ncourse.checks.lesson7.check_rope_cache(attend_rope_with_cache)\n")
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "ex6_rope_cache_tests"}
+    (tmp_path / "autograded").mkdir()
+    nbformat.write(new_notebook(cells=[cell]), tmp_path / "autograded" / "07_positions.ipynb")
+    localize_feedback(page.parent, "07-positions-ko", tmp_path / "autograded")
+    expected = text("feedback_exercise", "ko", n=6, name="attend_rope_with_cache")
+    assert f'<a href="#ex6_rope_cache_tests">{expected}</a>' in page.read_text(encoding="utf-8")

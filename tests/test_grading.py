@@ -72,7 +72,7 @@ def test_feedback_is_localized_and_hides_the_hidden_tests(graded, lang, score_la
 def test_hidden_verdicts_are_written_in_the_learners_language(graded):
     course, _ = graded
     html = (course / "feedback" / "prev_head_wrong-ja" / "05-heads-ja" / "05_heads.html").read_text("utf-8")
-    assert "隠しテスト" in html and "HiddenTestFailed" in html
+    assert "✘ 隠しテスト不合格" in html and "HiddenTestFailed" not in html
 
 
 def test_no_honest_submission_is_flagged(graded):

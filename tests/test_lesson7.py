@@ -2,8 +2,8 @@
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
 hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+and BUGS (kept in tests/bugs_lesson7.py, for length): one graded submission per classic bug, which
+tests/test_grading.py grades with `make autograde`'s own code and README's grade table shows.
 """
 import math
 
@@ -15,7 +15,8 @@ import attn_course as course
 from attn_course.checks import lesson7 as checks
 from attn_course.hf import llama_rotary
 from attn_course.probes import lesson7 as probes
-from conftest import Bug, fails, fails_with, passes, reference
+from bugs_lesson7 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
+from conftest import fails, fails_with, judged, passes, reference
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,8 @@ def _perm_error(compare="right", reduce="max", axis=1):
             y = fn(x)
             other = {"right": y[:, perm], "inverse": y[:, perm.argsort()], "output": y}[compare]
             diff = moved - other
-            return float({"max": diff.abs().max(), "signed": diff.max(), "mean": diff.abs().mean()}[reduce])
+            return float({"max": diff.abs().max(), "signed": diff.max(), "mean": diff.abs().mean(),
+                          "first_batch": diff[0].abs().max()}[reduce])
     return permutation_error
 
 
@@ -66,6 +68,7 @@ def test_permutation_error_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_permutation_error, _perm_error(compare="output"), "hint_perm_output")
     fails_with(checks.check_permutation_error, _perm_error(reduce="signed"), "hint_perm_abs")
     fails_with(checks.check_permutation_error, _perm_error(reduce="mean"), "hint_perm_mean")
+    fails_with(checks.check_permutation_error, _perm_error(reduce="first_batch"), "hint_perm_first_batch")
     fails_with(checks.check_permutation_error, _perm_error(axis=0), "hint_perm_axis")
     fails_with(checks.check_permutation_error, lambda fn, x, perm: "small", "perm_not_float", kind="str")
 
@@ -79,7 +82,21 @@ def _pe(**bug):
     return sinusoidal_positions
 
 
+def _pe_float32(sign=-1):
+    """As learners write it, in float32 throughout: a positive exponent's large angles lose precision."""
+    def sinusoidal_positions(T, E, base=10000.0, device=None):
+        position = torch.arange(T, device=device).float()[:, None]
+        omega = base ** (sign * torch.arange(0, E, 2, device=device).float() / E)
+        pe = torch.zeros(T, E, device=device)
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(position * omega), torch.cos(position * omega)
+        return pe
+    return sinusoidal_positions
+
+
 def test_sinusoidal_positions_bugs_get_their_hints(lang, ref):
+    checks.check_sinusoidal_positions(_pe_float32())
+    fails_with(checks.check_sinusoidal_positions, _pe_float32(sign=1), "hint_pe_sign")
+    fails_with(checks.check_sinusoidal_positions, _pe(sin_only=True), "hint_pe_sin_only")
     checks.check_sinusoidal_positions(ref.sinusoidal_positions)
     checks.check_sinusoidal_positions(_pe())
     fails_with(checks.check_sinusoidal_positions, _pe(layout="halves"), "hint_pe_halves")
@@ -228,15 +245,22 @@ def _rope_cache(**bug):
         q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
         past = 0 if cache is None else cache[0].size(2)
         positions = torch.arange(T_new) if bug.get("restart") else torch.arange(past, past + T_new)
-        if bug.get("rotate", True):
-            q, k = rope(q, k, positions)
-        if cache is not None:
-            old = rope(cache[0], cache[0], torch.arange(past))[1] if bug.get("twice") else cache[0]
-            k, v = torch.cat([old, k], dim=2), torch.cat([cache[1], v], dim=2)
+        if bug.get("unrotated_cache"):   # raw keys cached; the whole cache turned again on every call
+            raw = k if cache is None else torch.cat([cache[0], k], dim=2)
+            q = rope(q, q, positions)[0]
+            k, v = rope(raw, raw, torch.arange(past + T_new))[1], v if cache is None else torch.cat([cache[1], v], dim=2)
+        else:
+            if bug.get("rotate", True):
+                q_turned, k = rope(q, k, positions)
+                q = q if bug.get("q_not_rotated") else q_turned
+            if cache is not None:
+                old = rope(cache[0], cache[0], torch.arange(past))[1] if bug.get("twice") else cache[0]
+                k = torch.cat([old, k], dim=2)
+                v = v if bug.get("v_not_joined") else torch.cat([cache[1], v], dim=2)
         keep = torch.ones(T_new, past + T_new, dtype=torch.bool).tril(diagonal=0 if bug.get("offset") is False else past)
-        s = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
+        s = (q @ k.transpose(-2, -1) / math.sqrt(E if bug.get("scale_by_e") else E // H)).masked_fill(~keep, float("-inf"))
         y = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T_new, E)
-        return attn.c_proj(y), (k, v)
+        return (y if bug.get("no_proj") else attn.c_proj(y)), ((raw if bug.get("unrotated_cache") else k), v)
     return attend_rope_with_cache
 
 
@@ -246,6 +270,12 @@ def test_rope_cache_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_rope_cache, _rope_cache(twice=True), "hint_rope_cache_twice")
     fails_with(checks.check_rope_cache, _rope_cache(offset=False), "hint_cache_mask_offset")
     fails_with(checks.check_rope_cache, _rope_cache(rotate=False), "hint_rope_cache_no_rope")
+    fails_with(checks.check_rope_cache, _rope_cache(q_not_rotated=True), "hint_rope_cache_q_not_rotated")
+    fails_with(checks.check_rope_cache, _rope_cache(scale_by_e=True), "hint_scale_head_dim")
+    fails_with(checks.check_rope_cache, _rope_cache(no_proj=True), "hint_rope_cache_no_proj")
+    fails_with(checks.check_rope_cache, _rope_cache(unrotated_cache=True), "hint_rope_cache_unrotated")
+    # Values not joined: the product fails in the second call, the first (no cache) ran the same code.
+    fails_with(checks.check_rope_cache, _rope_cache(v_not_joined=True), "hint_rope_cache_concat")
     fails_with(checks.check_rope_cache, lambda a, x, c, r: _rope_cache()(a, x, c, r)[0],
                "returned_not_cache_pair", name="attend_rope_with_cache", kind="Tensor")
 
@@ -419,7 +449,14 @@ def test_hidden_tests_name_the_permutation_mistake_on_every_seed(ref, compare, h
 
 def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.permutation_error, _perm_error(compare="inverse")).hint == "hint_perm_inverse"
+    # Batch element 0 alone: right by chance when it holds the largest error, named whenever it is wrong.
+    verdicts = [judged(probes.permutation_error, _perm_error(reduce="first_batch"), seed=seed) for seed in range(12)]
+    named = [failure.hint for failure in verdicts if failure is not None]
+    assert named and set(named) == {"hint_perm_first_batch"}, named
     assert fails(probes.sinusoidal_positions, _pe(layout="halves")).hint == "hint_pe_halves"
+    assert fails(probes.sinusoidal_positions, _pe(sin_only=True)).hint == "hint_pe_sin_only"
+    for seed in range(10):   # the grader's sizes reach angles of 10^5 and more
+        assert fails(probes.sinusoidal_positions, _pe_float32(sign=1), seed=seed).hint == "hint_pe_sign", seed
     assert fails(probes.apply_rope, _rope("hint_rope_pairing")).hint == "hint_rope_pairing"
     assert fails(probes.apply_rope, _rope("hint_rope_positions")).hint == "hint_rope_positions"
     for seed in range(40):   # every head size the grader draws tells the two directions apart
@@ -431,8 +468,17 @@ def test_hidden_tests_name_the_likely_mistake(ref):
                                              * rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))[1][..., 0, :]).sum(-1)
     assert fails(probes.relative_score, keeps_axis, key="hidden_shape").hint == "hint_relative_shape"
     fails_with(checks.check_relative_score, keeps_axis, "hint_relative_shape")
+    # A position made with arange: fine for offset 3, an error for -2.
+    by_arange = lambda q, k, offset, rope: (q * rope(k[..., None, :], k[..., None, :],  # noqa: E731
+                                                     torch.arange(offset, offset + 1) if offset >= 0 else torch.arange(offset))[1][..., 0, :]).sum(-1)
+    fails_with(checks.check_relative_score, by_arange, "hint_relative_negative")
+    assert fails(probes.relative_score, by_arange, key="hidden_raised").hint == "hint_relative_negative"
     assert fails(probes.rope_cache, _rope_cache(restart=True)).hint == "hint_rope_cache_restart"
     assert fails(probes.rope_cache, _rope_cache(twice=True)).hint == "hint_rope_cache_twice"
+    for bug, hint in (("q_not_rotated", "hint_rope_cache_q_not_rotated"), ("scale_by_e", "hint_scale_head_dim"),
+                      ("no_proj", "hint_rope_cache_no_proj"), ("unrotated_cache", "hint_rope_cache_unrotated")):
+        assert fails(probes.rope_cache, _rope_cache(**{bug: True})).hint == hint, bug
+    assert fails(probes.rope_cache, _rope_cache(v_not_joined=True), key="hidden_raised").hint == "hint_rope_cache_concat"
     assert fails(probes.alibi_bias, _alibi(rule="hint_alibi_power_of_two")).hint == "hint_alibi_power_of_two"
     assert fails(probes.cross_attention, _cross(ref, "causal")).hint == "hint_cross_causal"
 
@@ -473,95 +519,3 @@ def test_hidden_tests_catch_the_rest(ref):
     assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
     assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
-
-
-# --------------------------------------------------------------------------- graded submissions
-BUGS = {
-    "module_missing_mask": Bug("ex0_gpt2_attention",
-                               'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
-                               "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"},
-                               "pasted module without the causal mask"),
-    "pasted_output_dropout": Bug("ex0_gpt2_attention", "        return self.c_proj(y), weights",
-                                 "        return self.dropout(self.c_proj(y)), weights", {"ex0_gpt2_attention_tests"},
-                                 "pasted module with dropout on the output too (Hugging Face's resid_dropout)"),
-    "mask_not_from_buffer": Bug("ex0_gpt2_attention", "scores.masked_fill(~self.causal[:T, :T]",
-                                "scores.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
-                                {"ex0_gpt2_attention_tests"}, "forward builds its own causal mask, not from the buffer"),
-    "perm_returns_tensor": Bug("ex1_permutation_error", "return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())",
-                               "return (fn(x[:, perm]) - fn(x)[:, perm]).abs().max()", {"ex1_permutation_error_tests"},
-                               "a 0-dim tensor returned, not a Python float"),
-    "perm_inverse": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)[:, perm.argsort()]",
-                        {"ex1_permutation_error_tests"}, "outputs put back with the inverse permutation"),
-    "perm_output_not_permuted": Bug("ex1_permutation_error", "fn(x)[:, perm]", "fn(x)",
-                                    {"ex1_permutation_error_tests"}, "outputs compared without permuting them"),
-    "pe_halves": Bug("ex2_sinusoidal_positions",
-                     "pe[:, 0::2] = torch.sin(position * omega)\n    pe[:, 1::2] = torch.cos(position * omega)",
-                     "pe = torch.cat([torch.sin(position * omega), torch.cos(position * omega)], dim=-1)",
-                     {"ex2_sinusoidal_positions_tests"}, "sin in the first half, cos in the second"),
-    "pe_exponent": Bug("ex2_sinusoidal_positions", "torch.arange(0, E, 2, device=device).float() / E",
-                       "torch.arange(E // 2, device=device).float() / E", {"ex2_sinusoidal_positions_tests"},
-                       "frequencies 10000^(−i/E) instead of 10000^(−2i/E)"),
-    "pe_device": Bug("ex2_sinusoidal_positions", "torch.arange(T, device=device)", "torch.arange(T)",
-                     {"ex2_sinusoidal_positions_tests"}, "positions made on the CPU whatever `device=` says"),
-    "rope_direction": Bug("ex3_apply_rope", "torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)",
-                          "torch.cat([x[..., D // 2:], -x[..., :D // 2]], dim=-1)", {"ex3_apply_rope_tests"},
-                          "rotate_half turning the other way"),
-    "rope_pairing": Bug("ex3_apply_rope", "torch.cat([angles, angles], dim=-1)", "angles.repeat_interleave(2, dim=-1)",
-                        {"ex3_apply_rope_tests"}, "angles repeated pairwise (interleaved) with rotate_half"),
-    "rope_positions_ignored": Bug("ex3_apply_rope", "positions.to(q.device, torch.float64)",
-                                  "torch.arange(q.size(-2), device=q.device, dtype=torch.float64)",
-                                  {"ex3_apply_rope_tests"}, "RoPE at 0, 1, 2, … whatever `positions` says"),
-    "rope_device": Bug("ex3_apply_rope", "dtype=torch.float64, device=q.device) / D)", "dtype=torch.float64) / D)",
-                       {"ex3_apply_rope_tests"}, "frequencies made on the CPU, not on q's device"),
-    "layout_inverse": Bug("ex4_interleaved_to_half", "weight.view(n_head, D // 2, 2, E)",
-                          "weight.view(n_head, 2, D // 2, E)", {"ex4_interleaved_to_half_tests"},
-                          "the conversion the other way (half to interleaved)"),
-    "layout_no_heads": Bug("ex4_interleaved_to_half", "weight.view(n_head, D // 2, 2, E).transpose(1, 2)",
-                           "weight.view(rows // 2, 2, E).transpose(0, 1)", {"ex4_interleaved_to_half_tests"},
-                           "rows reordered across heads"),
-    "relative_sign": Bug("ex5_relative_score", "torch.tensor([offset], device=k.device)",
-                         "torch.tensor([-offset], device=k.device)", {"ex5_relative_score_tests"},
-                         "the key turned by m − n instead of n − m"),
-    "relative_both_turned": Bug("ex5_relative_score",
-                                "_, k_turned = rope(k[..., None, :], k[..., None, :],",
-                                "q, k_turned = rope(q[..., None, :], k[..., None, :],",
-                                {"ex5_relative_score_tests"}, "query and key both turned by the offset"),
-    "cache_positions_restart": Bug("ex6_rope_cache", "torch.arange(T_past, T_past + T_new, device=x_new.device)",
-                                   "torch.arange(T_new, device=x_new.device)", {"ex6_rope_cache_tests"},
-                                   "positions restart at 0 on every call"),
-    "cache_mask_offset": Bug("ex6_rope_cache", ".tril(diagonal=T_past)", ".tril()", {"ex6_rope_cache_tests"},
-                             "cache mask `tril()` without the `T_past` offset"),
-    "alibi_sign": Bug("ex7_alibi_bias", "return -m[:, None, None] * distance", "return m[:, None, None] * distance",
-                      {"ex7_alibi_bias_tests"}, "bias +m·(i − j): far keys favoured"),
-    "alibi_slope_start": Bug("ex7_alibi_bias", "2 ** (-8 * (h + 1) / n) for h in range(n)",
-                             "2 ** (-8 * h / n) for h in range(n)", {"ex7_alibi_bias_tests"},
-                             "slopes from 2⁰ = 1 (exponent h, not h + 1)"),
-    "alibi_not_power_of_two": Bug(
-        "ex7_alibi_bias",
-        "slopes = [2 ** (-8 * (h + 1) / n) for h in range(n)]\n"
-        "    slopes += [2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2)]",
-        "slopes = [2 ** (-8 * (h + 1) / n_head) for h in range(n_head)]", {"ex7_alibi_bias_tests"},
-        "2^(−8(h+1)/H) when H is not a power of 2"),
-    "alibi_float64": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)",
-                         "m = torch.tensor(slopes, dtype=torch.float64, device=device)", {"ex7_alibi_bias_tests"},
-                         "slopes in float64: a float64 bias"),
-    "alibi_device": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)", "m = torch.tensor(slopes)",
-                        {"ex7_alibi_bias_tests"}, "slopes made on the CPU whatever `device=` says"),
-    "cross_causal": Bug("ex8_cross_attention", "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
-                        "        scores = scores.masked_fill(~torch.ones(T_q, T_k, dtype=torch.bool).tril(), float(\"-inf\"))\n"
-                        "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
-                        {"ex8_cross_attention_tests"}, "a causal mask in cross-attention"),
-    "cross_mask_inverted": Bug("ex8_cross_attention", "scores.masked_fill(key_padding_mask[:, None, None, :]",
-                               "scores.masked_fill(~key_padding_mask[:, None, None, :]", {"ex8_cross_attention_tests"},
-                               "padding mask inverted (True taken as keep)"),
-    "cross_kv_from_x": Bug("ex8_cross_attention", "self.k_proj(memory).view(B, T_k, H, D)", "self.k_proj(x).view(B, T_q, H, D)",
-                           {"ex8_cross_attention_tests"}, "keys from the decoder's sequence, not the encoder's"),
-    "cross_no_out_proj": Bug("ex8_cross_attention", "        return self.out_proj(y), weights",
-                             "        return y, weights", {"ex8_cross_attention_tests"}, "out_proj forgotten"),
-    "cross_floor_head_dim": Bug("ex8_cross_attention", "self.head_dim = course.resolve_head_dim(embed_dim, n_head)",
-                                "self.head_dim = embed_dim // n_head", {"ex8_cross_attention_tests"},
-                                "head_dim = embed_dim // n_head: no error when E does not divide into H heads"),
-    "cross_scale_e": Bug("ex8_cross_attention", "scores = q @ k.transpose(-2, -1) / math.sqrt(D)",
-                         "scores = q @ k.transpose(-2, -1) / math.sqrt(E)", {"ex8_cross_attention_tests"},
-                         "scores divided by √E instead of √D"),
-}

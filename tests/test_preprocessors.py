@@ -115,7 +115,16 @@ def test_decide_names_what_the_learner_wrote_in_its_pass_line():
     assert pass_line_names(source) == ["attend_rope_with_cache", "answer_prev_head", "answer_prev_weight", "gpt2_init"]
 
 
-def test_decide_fails_wrong_results_first_so_the_cell_scores_zero():
+def test_decide_fails_wrong_results_after_the_visible_line_and_says_which_passed():
+    from nbformat.v4 import new_output as out
+    wrong = _bundle(lambda Q, K: Q @ K.mT, 7)
+    visible = out("stream", name="stdout", text="✔ attention_scores\n")
+    outputs = _decide(_grade_cell(HIDDEN, [wrong, visible]))
+    assert [o.output_type for o in outputs] == ["stream", "error"]
+    assert outputs[1].evalue.startswith("上の確認には合格しましたが") and "参照実装と一致しません" in outputs[1].evalue
+
+
+def test_decide_fails_wrong_results_so_the_cell_scores_zero():
     wrong = _bundle(lambda Q, K: Q @ K.mT, 7)
     forged = new_output("execute_result", data={"text/plain": "3.0"}, execution_count=1)
     outputs = _decide(_grade_cell(HIDDEN, [forged, wrong]))
@@ -167,7 +176,8 @@ def test_feedback_hides_the_hidden_part_and_cuts_tracebacks(lang, note):
                                           _resources(assignment=f"01-attention-{lang}"))
     cell = nb.cells[0]
     assert "course.probes" not in cell.source and note in cell.source
-    assert "check_attention_scores" in cell.source and cell.outputs[0].traceback == ["HiddenTestFailed: x"]
+    failed = {"ja": "✘ 隠しテスト不合格: x", "ko": "✘ 숨겨진 테스트 실패: x"}[lang]
+    assert "check_attention_scores" in cell.source and cell.outputs[0].traceback == [failed]
 
 
 # --------------------------------------------------------------------------- RecordVerdicts

@@ -14,7 +14,7 @@ Source conventions (README.md, "For authors", has the details):
   +++ {"lang": "ja"} / +++ {"lang": "ko"}  a prose cell, always a ja cell followed by its ko twin
   ```{code-cell} with :kind: setup | solution | tests, :id: and, for tests, :points:
   "__LANG__", "__OTHER_LANG__" and "__COURSE_PIP__" in code are filled in per notebook, and so is every
-  course.t(<key>, ...) call: learners read the words, not a message key.
+  course.t(<key>, ...) call and every comment written `# t(<key>)`: learners read the words, not a message key.
 
 A generated notebook that a person has edited since the last build is moved to
 workspace/rescued/ before it is replaced, so no build ever loses a learner's work.
@@ -92,13 +92,16 @@ def read_lesson(path: Path):
 
 
 MESSAGE_CALL = re.compile(r"""course\.t\(\s*(["'])(\w+)\1\s*(\)|,\s*)""")
+COMMENT_CALL = re.compile(r"""#\s*t\(\s*(["'])(\w+)\1\s*\)""")
 
 
 def fill_messages(source: str, lang: str) -> str:
-    """course.t(<key>) becomes the text itself; course.t(<key>, n=3) becomes "text {n}".format(n=3)."""
+    """course.t(<key>) becomes the text itself; course.t(<key>, n=3) becomes "text {n}".format(n=3);
+    a comment `# t(<key>)` becomes the comment in the notebook's language."""
     def literal(match):
         text = MESSAGES[match.group(2)][lang]
         return repr(text) if match.group(3) == ")" else f"{text!r}.format("
+    source = COMMENT_CALL.sub(lambda match: "# " + MESSAGES[match.group(2)][lang], source)
     return MESSAGE_CALL.sub(literal, source)
 
 

@@ -64,8 +64,9 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
     """Run the learner's code; turn its failure into a message with a hint.
 
     on_error: the hint for any exception, where the exercise knows better than the error text;
-    or a function (kind, message) -> hint key or None, where the error's text tells mistakes apart
-    (the grader's judges take the same function, so both name the mistake alike).
+    or a function (kind, message, call) -> hint key or None, where the error's text, or which call
+    raised (name), tells mistakes apart (the grader's judges take the same function, given the call
+    the probe recorded, so both name the mistake alike).
     A result holding a subclass of Tensor is refused: its __torch_function__ could make
     torch.equal or torch.allclose answer True for anything.
     """
@@ -77,7 +78,7 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
             if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
                 hint = on_error
                 if callable(on_error):
-                    key = on_error("NotImplementedError", str(error))
+                    key = on_error("NotImplementedError", str(error), name)
                     hint = t(key) if key else None
                 raise _failed(CheckFailed(t("raised", name=name, error=f"NotImplementedError: {error}"), hint),
                               "NotImplementedError", error) from None
@@ -89,7 +90,7 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
             warned = any("x.T" in str(w.message) for w in caught)
             hint = on_error
             if callable(on_error):
-                key = on_error(kind, str(error))
+                key = on_error(kind, str(error), name)
                 hint = t(key) if key else None
             if not hint:
                 key = error_hint(kind, str(error), warned or _uses_dot_T(fn))

@@ -133,7 +133,7 @@ def _hf_pair_hint(mine, hf) -> str | None:
     return t(key) if key else None
 
 
-def hf_copy_error(kind: str, message: str) -> str:
+def hf_copy_error(kind: str, message: str, call: str = "") -> str:
     """The hint key for an error raised while copying between the two modules (the grader uses it too).
 
     Assigning a tensor to a parameter and copy_ outside no_grad are mistakes in how to copy,

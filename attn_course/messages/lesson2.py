@@ -66,7 +66,7 @@ MESSAGES = {
         "ko": "넓은 헤드 하나(왼쪽)와 헤드 {h}개(오른쪽)의 가중치",
     },
     "demo_wide_vs_heads": {
-        "ja": "パラメータ数: ヘッド {h} 個 = {a}、幅広のヘッド1つ = {b}。出力の相対差 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
+        "ja": "パラメータ数：ヘッド {h} 個 = {a}、幅広のヘッド1つ = {b}。出力の相対差 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
         "ko": "파라미터 수: 헤드 {h}개 = {a}, 넓은 헤드 하나 = {b}. 출력의 상대 차이 |y_heads − y_wide| / |y_heads| = {rel:.3f}",
     },
     "demo_seeds": {

@@ -66,4 +66,8 @@ MESSAGES = {
         "ko": "{what}의 값이 {total}곳 중 {n}곳에서 올바르지 않습니다.",
     },
     "fig_pad_token": {"ja": "〈パッド〉", "ko": "〈패드〉"},
+    "demo_mult_mask": {
+        "ja": "softmax(s * keep)（バッチ 0・ヘッド 0 の 4×4。行がクエリ）=\n",
+        "ko": "softmax(s * keep)(배치 0·헤드 0의 4×4, 행이 쿼리) =\n",
+    },
 }

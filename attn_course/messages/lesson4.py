@@ -55,4 +55,13 @@ MESSAGES = {
     },
     "fig_in_features": {"ja": "入力の次元（E）", "ko": "입력 차원(E)"},
     "fig_out_features": {"ja": "出力の次元（3E = Q | K | V）", "ko": "출력 차원(3E = Q | K | V)"},
+    # ---------------------------------------------------------------- code comments
+    "c4_chunk_columns": {
+        "ja": "view(B, T, H, 3D).chunk(3) では、各ヘッドの q, k, v が qkv のどの列になるか",
+        "ko": "view(B, T, H, 3D).chunk(3)에서는 각 헤드의 q, k, v가 qkv의 어느 열이 되는가",
+    },
+    "c4_proj_transposed": {
+        "ja": "Conv1D (E, E) -> Linear (E, E)：形状が同じでも転置する",
+        "ko": "Conv1D (E, E) -> Linear (E, E): 모양이 같아도 전치",
+    },
 }

@@ -111,7 +111,7 @@ MESSAGES = {
         "ko": "캐시는 (B, H, 지금까지의 토큰 수, D)입니다. 이전 캐시와 새 키·밸류를 torch.cat(..., dim=2)(시퀀스 축)로 이어 붙이고, 새 k, v만이 아니라 이어 붙인 (k, v)를 캐시로 반환하세요.",
     },
     "cache_differs": {
-        "ja": "位置 {lo} 〜 {last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ja": "位置 {lo}〜{last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
         "ko": "위치 {lo} ~ {last}의 토큰({n}개) 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "cache_differs_token": {
@@ -218,4 +218,31 @@ MESSAGES = {
     "fig_seconds_axis": {"ja": "秒（対数目盛）", "ko": "초(로그 눈금)"},
     "fig_mib_axis": {"ja": "MiB（対数目盛）", "ko": "MiB(로그 눈금)"},
     "fig_slope": {"ja": "傾き {k}", "ko": "기울기 {k}"},
+    # ---------------------------------------------------------------- code comments
+    "c6_per_head_scores": {"ja": "ヘッドごとに (T, D) @ (D, T)", "ko": "헤드마다 (T, D) @ (D, T)"},
+    "c6_per_head_weighted_sum": {"ja": "ヘッドごとに (T, T) @ (T, D)", "ko": "헤드마다 (T, T) @ (T, D)"},
+    "c6_compute_dtype": {
+        "ja": "CPU は float32、GPU は sm80 以上で bfloat16、未満で float16",
+        "ko": "CPU는 float32, GPU는 sm80 이상이면 bfloat16, 미만이면 float16",
+    },
+    "c6_as_attn_passes": {"ja": "attn が SDPA に渡すのと同じ入力", "ko": "attn이 SDPA에 넘기는 것과 같은 입력"},
+    "c6_ones_as_values": {
+        "ja": "バリューにすると、出力は各行の重みの和",
+        "ko": "밸류로 쓰면 출력은 각 행의 가중치 합",
+    },
+    "c6_running_max": {"ja": "これまでの最大値", "ko": "지금까지의 최댓값"},
+    "c6_running_sum": {"ja": "これまでの指数の和", "ko": "지금까지의 지수 합"},
+    "c6_query_positions": {"ja": "(T, 1)：クエリの位置", "ko": "(T, 1): 쿼리 위치"},
+    "c6_key_positions": {"ja": "キーの位置", "ko": "키 위치"},
+    "c6_rebase_sums": {"ja": "これまでの和を m_new 基準に直す", "ko": "지금까지의 합을 m_new 기준으로 맞춤"},
+    "c6_heads_per_group": {"ja": "KV ヘッド1つにクエリヘッド H / G 個", "ko": "KV 헤드 하나에 쿼리 헤드 H / G개"},
+    "c6_keys_and_values": {"ja": "2：キーとバリュー", "ko": "2: 키와 밸류"},
+    "c6_meta_device": {"ja": "形状だけでメモリは確保しない", "ko": "모양만 만들고 메모리는 잡지 않음"},
+    "c6_eye_as_values": {
+        "ja": "バリューにすると、出力は重みの行そのもの",
+        "ko": "밸류로 쓰면 출력은 가중치 행 그대로",
+    },
+    "c6_cpu_autocast": {"ja": "CPU の autocast は bfloat16 で計算する", "ko": "CPU의 autocast는 bfloat16으로 계산한다"},
+    "c6_residual_block": {"ja": "残差接続つきのブロック", "ko": "잔차 연결이 있는 블록"},
+    "c6_blockwise_wrong_doc": {"ja": "FlashAttention の考え方としてよく見かけるブロックごとの計算：ブロックごとのソフトマックスを足すだけ。誤り", "ko": "FlashAttention의 아이디어로 흔히 소개되는 블록별 계산: 블록마다 소프트맥스를 더하기만 함. 틀림"},
 }

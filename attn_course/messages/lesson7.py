@@ -18,6 +18,18 @@ MESSAGES = {
         "ja": "{fn}について、返した値 {got:.3g} が正しい値 {want:.3g} と違います。",
         "ko": "{fn}에 대해 반환한 값이 올바르지 않습니다(반환한 값 {got:.3g}, 올바른 값 {want:.3g}).",
     },
+    "perm_hidden_differs": {
+        "ja": "{fn}について、permutation_error の値が正しくありません。",
+        "ko": "{fn}에 대해 permutation_error의 값이 올바르지 않습니다.",
+    },
+    "perm_fn_attention": {
+        "ja": "マスクのないアテンション（置換同変なので、正しい値はほぼ 0）",
+        "ko": "마스크 없는 어텐션(순열 등변이므로 올바른 값은 거의 0)",
+    },
+    "perm_fn_positions": {
+        "ja": "位置ベクトルを足してからのアテンション（置換同変ではない）",
+        "ko": "위치 벡터를 더한 뒤의 어텐션(순열 등변이 아님)",
+    },
     "perm_fn_rowwise": {
         "ja": "トークンごとに計算する関数（置換同変なので、正しい値はほぼ 0）",
         "ko": "토큰마다 따로 계산하는 함수(순열 등변이므로 올바른 값은 거의 0)",
@@ -29,6 +41,10 @@ MESSAGES = {
     "hint_perm_axis": {
         "ja": "並べ替えるのは系列の軸（軸 1）です。x[:, perm] と書きます。x[perm] はバッチの軸（軸 0）を並べ替えてしまいます。",
         "ko": "재배열하는 것은 시퀀스 축(축 1)입니다. x[:, perm]이라고 씁니다. x[perm]은 배치 축(축 0)을 재배열해 버립니다.",
+    },
+    "hint_perm_first_batch": {
+        "ja": "バッチの要素 0 だけで差をとっています。[0] で取り出さずに、バッチのすべての要素を含めて .abs().max() をとります。",
+        "ko": "배치의 요소 0에서만 차이를 구했습니다. [0]으로 꺼내지 말고 배치의 모든 요소를 포함해 .abs().max()를 구합니다.",
     },
     "hint_perm_inverse": {
         "ja": "出力を逆の並べ替え（perm.argsort()）で並べ替えています。f(x[:, perm]) と比べるのは、入力と同じ perm で並べ替えた f(x)[:, perm] です。",
@@ -63,6 +79,10 @@ MESSAGES = {
     "hint_pe_halves": {
         "ja": "前半の列に sin、後半の列に cos を並べています。この演習では論文どおり、偶数の列 pe[:, 0::2] に sin、奇数の列 pe[:, 1::2] に cos を入れます。",
         "ko": "앞쪽 절반 열에 sin, 뒤쪽 절반 열에 cos을 놓았습니다. 이 연습 문제에서는 논문대로 짝수 열 pe[:, 0::2]에 sin, 홀수 열 pe[:, 1::2]에 cos을 넣습니다.",
+    },
+    "hint_pe_sin_only": {
+        "ja": "偶数列にも奇数列にも sin を入れています。偶数列（0, 2, 4, …）が sin、奇数列（1, 3, 5, …）が cos です。",
+        "ko": "짝수 열과 홀수 열에 모두 sin을 넣었습니다. 짝수 열(0, 2, 4, …)은 sin, 홀수 열(1, 3, 5, …)은 cos입니다.",
     },
     "hint_pe_swapped": {
         "ja": "sin と cos が入れ替わっています。偶数の列（0, 2, 4, …）が sin、奇数の列が cos です。",
@@ -115,8 +135,8 @@ MESSAGES = {
         "ko": "각도를 repeat_interleave(2)로 늘어놓았습니다. 그것은 번갈아 놓는 배치의 각도(θ0, θ0, θ1, θ1, …)입니다. 반씩 나누는 배치에서는 i번째와 i + D/2번째가 같은 각도이므로 torch.cat([angles, angles], dim=-1)로 만듭니다.",
     },
     "hint_rope_positions": {
-        "ja": "引数の positions を使わずに、0, 1, 2, … で回しています。角度は positions[:, None] * inv_freq です（KV キャッシュでは、位置は途中から始まります）。",
-        "ko": "인자 positions를 쓰지 않고 0, 1, 2, …로 돌렸습니다. 각도는 positions[:, None] * inv_freq입니다(KV 캐시에서는 위치가 중간부터 시작합니다).",
+        "ja": "引数の positions を使わずに、0, 1, 2, … で回しています。角度は、位置と周波数 θ_i = base^(−2i/D) の積 positions[:, None] * θ です（KV キャッシュでは、位置は途中から始まります）。",
+        "ko": "인자 positions를 쓰지 않고 0, 1, 2, …로 돌렸습니다. 각도는 위치와 주파수 θ_i = base^(−2i/D)의 곱 positions[:, None] * θ입니다(KV 캐시에서는 위치가 중간부터 시작합니다).",
     },
     "hint_rope_base": {
         "ja": "引数の base を使わずに 10000 で計算しています。Llama 3 の base は 500000 です。",
@@ -177,6 +197,10 @@ MESSAGES = {
         "ja": "回していない q · k と同じ値です。q と k を同じ角度で回すと内積は変わりません。回すのはキーだけです。",
         "ko": "돌리지 않은 q · k와 같은 값입니다. q와 k를 같은 각도로 돌리면 내적은 바뀌지 않습니다. 돌리는 것은 키뿐입니다.",
     },
+    "hint_relative_negative": {
+        "ja": "offset は負にもなります。torch.arange(offset) は offset < 0 のときエラーになります。回す位置は torch.tensor([offset]) のように、offset 1つだけを入れて作ります。",
+        "ko": "offset은 음수일 수도 있습니다. torch.arange(offset)은 offset < 0일 때 오류가 납니다. 돌릴 위치는 torch.tensor([offset])처럼 offset 하나만 넣어 만듭니다.",
+    },
     "hint_relative_rope_arg": {
         "ja": "引数の rope ではない関数（base 10000 の RoPE）で回しているようです。引数で渡された rope を使ってください。",
         "ko": "인자 rope가 아닌 함수(base 10000인 RoPE)로 돌린 것 같습니다. 인자로 받은 rope를 쓰세요.",
@@ -193,6 +217,26 @@ MESSAGES = {
     "hint_rope_cache_no_rope": {
         "ja": "回していません。rope(q, k, positions) で新しいクエリとキーを回してから、スコアを計算します。",
         "ko": "돌리지 않았습니다. rope(q, k, positions)로 새 쿼리와 키를 돌린 다음 점수를 계산합니다.",
+    },
+    "hint_rope_cache_q_not_rotated": {
+        "ja": "キーは回していますが、クエリを回していません。q, k = rope(q, k, positions) のように、返ってきたクエリも使います。",
+        "ko": "키는 돌렸지만 쿼리를 돌리지 않았습니다. q, k = rope(q, k, positions)처럼 반환된 쿼리도 써야 합니다.",
+    },
+    "hint_rope_cache_no_proj": {
+        "ja": "最後に attn.c_proj を通していません。ヘッドをつなげて (B, T_new, E) に戻したら、attn.c_proj に通してから返します。",
+        "ko": "마지막에 attn.c_proj를 거치지 않았습니다. 헤드를 이어 붙여 (B, T_new, E)로 되돌린 뒤 attn.c_proj를 거쳐 반환합니다.",
+    },
+    "hint_rope_cache_concat": {
+        "ja": "キャッシュがあるときの呼び出しで形状が合いません。キーだけでなくバリューも、古いキャッシュと torch.cat([cache[0], k], dim=2)、torch.cat([cache[1], v], dim=2) のように系列の軸でつなげてから、スコアとバリューの積を計算します。",
+        "ko": "캐시가 있을 때의 호출에서 모양이 맞지 않습니다. 키뿐 아니라 밸류도 torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)처럼 이전 캐시와 시퀀스 축으로 이어 붙인 다음, 점수와 밸류를 곱합니다.",
+    },
+    "hint_rope_cache_unrotated": {
+        "ja": "キャッシュに、回す前のキーを入れています。本文のとおり、キャッシュには回したあとのキーを入れます。回す前のキーを入れて毎回キャッシュ全体を回し直すと、出力は同じでも、1ステップごとに T_past 個のキーを回す手間がかかります。",
+        "ko": "캐시에 돌리기 전의 키를 넣었습니다. 본문대로 캐시에는 돌린 뒤의 키를 넣습니다. 돌리기 전의 키를 넣고 매번 캐시 전체를 다시 돌리면, 출력은 같아도 스텝마다 T_past개의 키를 돌리는 수고가 듭니다.",
+    },
+    "cache_part_differs": {
+        "ja": "{n} 個のトークンを渡したあとのキャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "토큰 {n}개를 넘긴 뒤 캐시의 {part} 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     # ---------------------------------------------------------------- exercise 7
     "what_bias": {"ja": "バイアス", "ko": "편향"},
@@ -332,8 +376,8 @@ MESSAGES = {
     "table_positions": {"ja": "位置", "ko": "위치"},
     "kind_learned": {"ja": "学習する位置埋め込み（learned）", "ko": "학습하는 위치 임베딩(learned)"},
     "kind_sinusoidal": {"ja": "正弦波（sinusoidal）", "ko": "사인파(sinusoidal)"},
-    "kind_rope": {"ja": "RoPE（rope）", "ko": "RoPE(rope)"},
-    "kind_alibi": {"ja": "ALiBi（alibi）", "ko": "ALiBi(alibi)"},
+    "kind_rope": {"ja": "RoPE", "ko": "RoPE"},
+    "kind_alibi": {"ja": "ALiBi", "ko": "ALiBi"},
     "kind_none": {"ja": "位置の情報なし（none）", "ko": "위치 정보 없음(none)"},
     "table_llama_error": {
         "ja": "Llama（transformers）との差（最大、float64）",
@@ -349,8 +393,8 @@ MESSAGES = {
     "row_converted": {"ja": "interleaved_to_half で変換", "ko": "interleaved_to_half로 변환"},
     "table_score_two_positions": {"ja": "(R_m q) · (R_n k)", "ko": "(R_m q) · (R_n k)"},
     "rope_cache_check": {
-        "ja": "1トークンずつ計算した出力と一度に計算した出力の差（最大）: あなたの attend_rope_with_cache {right:.1e}（ほぼ 0 になるはずです）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}",
-        "ko": "토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 여러분의 attend_rope_with_cache {right:.1e}(거의 0이어야 합니다), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}",
+        "ja": "RoPE で回さずに一度に計算した出力と、あなたの GPT2SelfAttention の出力の差（最大）: {plain:.1e}（ほぼ 0 になるはずです）\n1トークンずつ計算した出力と一度に計算した出力の差（最大）: あなたの attend_rope_with_cache {right:.1e}（ほぼ 0 になるはずです）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}",
+        "ko": "RoPE로 돌리지 않고 한 번에 계산한 출력과 여러분의 GPT2SelfAttention 출력의 차이(최대): {plain:.1e}(거의 0이어야 합니다)\n토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 여러분의 attend_rope_with_cache {right:.1e}(거의 0이어야 합니다), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}",
     },
     "table_n_head": {"ja": "ヘッドの数 H", "ko": "헤드 수 H"},
     "table_slopes": {"ja": "あなたの傾き m_h", "ko": "여러분의 기울기 m_h"},
@@ -365,8 +409,8 @@ MESSAGES = {
     "fig_position_axis": {"ja": "位置（破線より右は学習で見ていない）", "ko": "위치(점선 오른쪽은 학습에서 보지 못함)"},
     "fig_accuracy_axis": {"ja": "正解率", "ko": "정확도"},
     "length_best": {
-        "ja": "あなたの実行では、学習で見ていない位置の{question}の問いにいちばんよく答えたのは {best}（正解率 {best_acc:.3f}）、いちばん答えられなかったのは {worst}（{worst_acc:.3f}）でした。",
-        "ko": "학습에서 보지 못한 위치의 {question} 질문(여러분의 실행 결과): 가장 잘 답한 방법은 {best}(정확도 {best_acc:.3f}), 가장 못 답한 방법은 {worst}(정확도 {worst_acc:.3f})입니다.",
+        "ja": "あなたの実行では、学習で見ていない位置の{question}の問いにいちばんよく答えたのは「{best}」で、正解率は {best_acc:.3f} でした。いちばん答えられなかったのは「{worst}」で、正解率は {worst_acc:.3f} でした。",
+        "ko": "여러분의 실행에서 학습 때 보지 못한 위치의 {question} 질문에 가장 잘 답한 방법은 '{best}'이고, 정확도는 {best_acc:.3f}였습니다. 가장 못 답한 방법은 '{worst}'이고, 정확도는 {worst_acc:.3f}였습니다.",
     },
     "question_prev": {"ja": "「直前」", "ko": "'바로 앞'"},
     "question_first": {"ja": "「先頭」", "ko": "'첫 토큰'"},
@@ -379,4 +423,34 @@ MESSAGES = {
         "ja": "重みの形状: {shape}（B, H, T_q, T_k）。クエリ 6 トークン、キー 8 トークン（うち 2 つはパディング）",
         "ko": "가중치의 모양: {shape}(B, H, T_q, T_k). 쿼리 토큰 6개, 키 토큰 8개(그중 2개는 패딩)",
     },
+    # ---------------------------------------------------------------- comments in code cells
+    "c7_open_mask": {"ja": "どのクエリもすべてのキーを見る", "ko": "모든 쿼리가 모든 키를 본다"},
+    "c7_position_table": {"ja": "位置ごとに1本のベクトル。学習前の wpe と同じ", "ko": "위치마다 벡터 하나. 학습 전의 wpe와 같음"},
+    "c7_shuffle_but_last": {"ja": "前のトークンを並べ替え、最後のトークンはそのまま", "ko": "앞쪽 토큰은 섞고 마지막 토큰은 그대로"},
+    "c7_each_token_itself": {"ja": "各トークンを、並べ替える前の自分と比べる", "ko": "각 토큰을 섞기 전의 자기 자신과 비교"},
+    "c7_spread": {"ja": "(T,)：位置 t の出力が入力によってどれだけ変わるか", "ko": "(T,): 위치 t의 출력이 입력에 따라 얼마나 달라지는가"},
+    "c7_sin_cos_pairs": {"ja": "sin と cos が対になるので E は偶数", "ko": "sin과 cos가 짝을 이루므로 E는 짝수"},
+    "c7_bands": {"ja": "(4, T, 8)：速く回る対から順に", "ko": "(4, T, 8): 빨리 도는 쌍부터 차례로"},
+    "c7_wpe_room": {"ja": "16 位置分の表（GPT-2 small は 1,024）", "ko": "위치 16개분의 표(GPT-2 small은 1,024)"},
+    "c7_pairs_of_dims": {"ja": "次元を2つずつ対にするので D は偶数", "ko": "차원을 둘씩 짝지으므로 D는 짝수"},
+    "c7_head_axis": {"ja": "cos と sin にヘッドの軸が足される：(1, 1, T, D)", "ko": "cos와 sin에 헤드 축이 더해짐: (1, 1, T, D)"},
+    "c7_even_then_odd": {"ja": "ヘッドごとに、偶数行のあとに奇数行", "ko": "헤드마다 짝수 행 다음에 홀수 행"},
+    "c7_trained_interleaved": {"ja": "interleaved の並びで「学習した」重み", "ko": "interleaved 배치로 ‘학습한’ 가중치"},
+    "c7_q_at_m": {"ja": "位置 m の q", "ko": "위치 m의 q"},
+    "c7_k_at_n": {"ja": "位置 n の k", "ko": "위치 n의 k"},
+    "c7_same_query": {"ja": "(H, T, D)：ヘッドごとに同じクエリを全位置に", "ko": "(H, T, D): 헤드마다 같은 쿼리를 모든 위치에"},
+    "c7_absolute_positions": {"ja": "系列の中での本当の位置", "ko": "시퀀스 안에서의 실제 위치"},
+    "c7_prefill": {"ja": "プリフィル", "ko": "프리필"},
+    "c7_largest_power": {"ja": "H 以下で最大の 2 のべき乗", "ko": "H 이하에서 가장 큰 2의 거듭제곱"},
+    "c7_lesson5_task": {"ja": "第5回と同じタスクと長さ", "ko": "5강과 같은 과제와 길이"},
+    "c7_one_thread": {"ja": "この大きさの行列では2スレッド目は速くならず、混んだ CPU では待ちで 10 倍遅くなる", "ko": "이 크기의 행렬에서는 두 번째 스레드로 빨라지지 않고, 바쁜 CPU에서는 기다리느라 10배 느려짐"},
+    "c7_second_source": {"ja": "2つ目の入力文は 4 トークン", "ko": "두 번째 입력 문장은 토큰 4개"},
+    "c7_this_language_asks": {"ja": "このノートブックの言語がクエリ側", "ko": "이 노트북의 언어가 쿼리 쪽"},
+    "c7_twin_padded": {"ja": "対になる文。バッチにするため 8 まで埋める", "ko": "짝이 되는 문장. 배치로 묶으려고 8까지 채움"},
+    "c7_same_features": {"ja": "(6, 8)：両言語で同じ特徴量", "ko": "(6, 8): 두 언어에서 같은 특징"},
+    "c7_features_as_is": {"ja": "Q と K は特徴量をそのまま読む", "ko": "Q와 K는 특징을 그대로 읽음"},
+    "c7_shift_matrix_doc": {"ja": "M_k：t によらず PE(t) を PE(t + k) に移す (E, E) の回転", "ko": "M_k: t와 상관없이 PE(t)를 PE(t + k)로 옮기는 (E, E) 회전"},
+    "c7_interleaved_doc": {"ja": "組 (0, 1), (2, 3), … を回す RoPE。Meta の Llama のコードと同じく複素数で。x：(…, T, D)", "ko": "쌍 (0, 1), (2, 3), …을 돌리는 RoPE. Meta의 Llama 코드처럼 복소수로. x: (…, T, D)"},
+    "c7_make_batch_doc": {"ja": "任意の長さの第5回のタスク：y[:, t] = (先頭のトークン, 直前のトークン)。位置 0 には答えがない", "ko": "임의 길이의 5강 과제: y[:, t] = (첫 토큰, 바로 앞 토큰). 위치 0에는 답이 없음"},
+    "c7_positional_attention_doc": {"ja": "GPT-2 のアテンション（c_attn, c_proj）。kind に応じて中で RoPE か ALiBi を使う", "ko": "GPT-2의 어텐션(c_attn, c_proj). kind에 따라 안에서 RoPE나 ALiBi를 씀"},
 }

@@ -175,7 +175,7 @@ def _expect_pair(case, got, want, tol):
         expect_close(case, g, w, tol)
 
 
-def _on_module_error(kind, message):
+def _on_module_error(kind, message, call=""):
     """A broadcast between two sizes in the module's forward is the causal buffer used without [:T, :T]
     (matrix-product errors read differently): named with both sizes, as the visible check names it."""
     sizes = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", message)

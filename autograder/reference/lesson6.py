@@ -208,7 +208,8 @@ def judge_attend_with_cache(res):
     with naming(lambda: _cache_bug(res)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
             if shape != [[b, h, hi, d], [b, h, hi, d]]:
-                raise Mismatch("hidden_mismatch", case=f"attend_with_cache: cache after {hi} tokens", err=float("inf"))
-            tokens = f"token {lo}" if hi - lo == 1 else f"tokens {lo}..{hi - 1}"
-            expect_close(f"attend_with_cache B={b}, H={h}, D={d}, T={t}, {tokens}", got,
+                raise Mismatch("hidden_cache_shape", hint="hint_cache_concat", name="attend_with_cache", n=hi,
+                               want=(b, h, hi, d), got=shape)
+            fields = {"name": "attend_with_cache", "sizes": f"B={b}, H={h}, D={d}, T={t}", "lo": lo, "last": hi - 1}
+            expect_close(("case_cache_token" if hi - lo == 1 else "case_cache_tokens", fields), got,
                          full[:, lo:hi], 1e-9)

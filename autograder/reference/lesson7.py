@@ -106,11 +106,11 @@ def _likely(got, variants: dict, tol: float, view=lambda z: z):
                  and max_error(*(torch.nan_to_num(view(z)) for z in (got, value))) <= tol), None)
 
 
-def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z):
+def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z, hint_tol=None):
     try:
         expect_close(case, view(got) if isinstance(got, torch.Tensor) else got, view(want), tol, check_dtype)
     except Mismatch as mismatch:
-        mismatch.hint = _likely(got, variants or {}, max(tol, 1e-6), view)
+        mismatch.hint = _likely(got, variants or {}, hint_tol or max(tol, 1e-6), view)
         raise
 
 
@@ -130,6 +130,11 @@ def judge_module_buffer(res):
     _expect("GPT2SelfAttention (causal = True)", got[0], variants[None], 1e-9, variants)
 
 
+# The hidden functions, as a failure names them to the learner.
+PERM_NAMES = {"rowwise": "perm_fn_rowwise", "attention": "perm_fn_attention", "causal": "perm_fn_causal",
+              "positions": "perm_fn_positions"}
+
+
 @judge("lesson7.permutation_error")
 def judge_permutation_error(res):
     x, perm, functions = probe.perm_setup(res)
@@ -144,13 +149,13 @@ def judge_permutation_error(res):
         if wrong is None and not checks.same_error(got, want):
             wrong = label
     if wrong:
-        raise Mismatch("answer_wrong", hint=checks.likely_perm_mistake(answers), name=f"permutation_error ({wrong})")
+        raise Mismatch("perm_hidden_differs", hint=checks.likely_perm_mistake(answers), fn=(PERM_NAMES[wrong],))
 
 
 def _on_device_error(hint: str):
     """A probe call that raised about a device: a tensor made without device= (the visible check's hint).
     Only the meta-device case puts meta tensors in, so an error naming meta comes from that case."""
-    return lambda kind, message: hint if "device" in message or "meta" in message else None
+    return lambda kind, message, call="": hint if "device" in message or "meta" in message else None
 
 
 @judge("lesson7.sinusoidal_positions", on_error=_on_device_error("hint_pe_device"))
@@ -158,7 +163,8 @@ def judge_sinusoidal_positions(res):
     for t, e in probe.pe_sizes(res):
         want = sinusoidal_positions(t, e)
         variants = {k: v.float() for k, v in checks.sinusoid_variants(t, e).items()}
-        _expect(f"sinusoidal_positions(T={t}, E={e})", res[f"T={t}, E={e}"], want, 1e-4, variants)
+        _expect(f"sinusoidal_positions(T={t}, E={e})", res[f"T={t}, E={e}"], want, 1e-4, variants,
+                hint_tol=checks.PE_HINT_TOL)
     _expect("sinusoidal_positions(T=7, E=6, base=100)", res["base=100"], sinusoidal_positions(7, 6, 100.0), 1e-4,
             {"hint_pe_base": sinusoidal_positions(7, 6)})
     expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta", "hint_pe_device")
@@ -197,7 +203,7 @@ def judge_apply_rope(res):
         expect_device(f"apply_rope (device=meta), {part}", g, "meta", "hint_rope_device")
 
 
-def _on_layout_error(kind, message):
+def _on_layout_error(kind, message, call=""):
     """A view that does not fit the weight: sizes taken from its columns, as the visible check says."""
     return "hint_layout_columns" if checks.layout_axis_error(message) else None
 
@@ -209,7 +215,7 @@ def judge_interleaved_to_half(res):
             interleaved_to_half(weight, n_head), 0.0, checks.layout_variants(weight, n_head))
 
 
-@judge("lesson7.relative_score")
+@judge("lesson7.relative_score", on_error=checks.relative_error)
 def judge_relative_score(res):
     q, k, offsets, base = probe.relative_setup(res)
     for offset in offsets:
@@ -223,7 +229,7 @@ def judge_relative_score(res):
             raise
 
 
-@judge("lesson7.rope_cache")
+@judge("lesson7.rope_cache", on_error=checks.rope_cache_error)
 def judge_rope_cache(res):
     host, x, chunks, base = probe.cache_setup(res)
     if "result" in res:
@@ -233,17 +239,25 @@ def judge_rope_cache(res):
     turn = probe.turn_with(base)
     with torch.no_grad():
         full = rope_attention(host, x, turn)
-        bugs = {"hint_rope_cache_restart": dict(restart=True), "hint_rope_cache_twice": dict(twice=True),
-                "hint_cache_mask_offset": dict(offset=False), "hint_rope_cache_no_rope": dict(rotate=False)}
-        variants = {key: checks.rope_cache_run(host, x, chunks, turn, **flags) for key, flags in bugs.items()}
+        variants = {key: checks.rope_cache_run(host, x, chunks, turn, **flags) for key, flags in checks.CACHE_BUGS.items()}
+        contents = checks.cache_contents(host, x, turn)
     outputs, shapes = res["outputs"], res["cache_shapes"]
     if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
     for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
         if shape != [[b, h, hi, d], [b, h, hi, d]]:
-            raise Mismatch("hidden_mismatch", case=f"attend_rope_with_cache: cache after {hi} tokens", err=float("inf"))
-        _expect(f"attend_rope_with_cache B={b}, H={h}, D={d}, base={base:g}, tokens {lo}..{hi - 1}", got,
+            raise Mismatch("hidden_cache_shape", hint="hint_cache_concat", name="attend_rope_with_cache", n=hi,
+                           want=(b, h, hi, d), got=shape)
+        fields = {"name": "attend_rope_with_cache", "sizes": f"B={b}, H={h}, D={d}, base={base:g}", "lo": lo,
+                  "last": hi - 1}
+        _expect(("case_cache_token" if hi - lo == 1 else "case_cache_tokens", fields), got,
                 full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
+    cache = res["cache"]   # after the last call: every token's key, rotated once, and its value
+    if not isinstance(cache, tuple) or len(cache) != 2:
+        raise Mismatch("cache_not_pair", kind=type(cache).__name__)
+    for part, got, want, bug in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"]):
+        _expect(("case_cache_part", {"name": "attend_rope_with_cache", "n": t, "part": part}), got, want, 1e-9,
+                {"hint_rope_cache_unrotated": bug} if part == "K" else {})
 
 
 @judge("lesson7.alibi_bias", on_error=_on_device_error("hint_alibi_device"))
@@ -268,7 +282,7 @@ def _torch_reference(module, x, memory, pad):
     return out, weights
 
 
-def _on_cross_error(kind, message):
+def _on_cross_error(kind, message, call=""):
     """T_q ≠ T_k in every case: a shape error is the two lengths mixed up, as the visible check says."""
     if checks.none_mask_error(message):   # only the key_padding_mask=None cases pass a None
         return "hint_cross_none_mask"

@@ -4,7 +4,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import nbformat
+
 from .messages import assignment_language, text
+from .preprocessors.decide_hidden_tests import tested_names
 
 # nbgrader's labels (nbgrader 0.9, formgrader/templates/feedback) and the message that replaces each.
 _LABELS = [
@@ -27,11 +30,24 @@ def exercise_label(number: str, name: str, lang: str) -> str:
     return text("feedback_exercise", lang, n=int(number), name=name)
 
 
-def localize_feedback(folder: Path, assignment: str) -> None:
+def learner_names(notebook: Path) -> dict[str, str]:
+    """grade id -> what its hidden tests test, as the learner named it ("attend_rope_with_cache"), read from
+    the autograded notebook: the grade id's own words ("rope_cache") are the course's, not the learner's."""
+    if not notebook.exists():
+        return {}
+    cells = nbformat.read(notebook, 4).cells
+    names = {c.metadata.get("nbgrader", {}).get("grade_id"): ", ".join(tested_names(c.source))
+             for c in cells if c.cell_type == "code"}
+    return {grade_id: name for grade_id, name in names.items() if grade_id and name}
+
+
+def localize_feedback(folder: Path, assignment: str, autograded: Path | None = None) -> None:
+    """autograded: the learner's autograded notebooks, whose grade cells name each exercise."""
     lang = assignment_language(assignment)
     for page in Path(folder).glob("*.html"):
         html = page.read_text(encoding="utf-8")
-        html = _TOC_TEST_CELL.sub(lambda m: m[1] + exercise_label(m[3], m[4], lang) + m[5], html)
+        names = learner_names(Path(autograded) / f"{page.stem}.ipynb") if autograded else {}
+        html = _TOC_TEST_CELL.sub(lambda m: m[1] + exercise_label(m[3], names.get(m[2], m[4]), lang) + m[5], html)
         # Only the template's own markup is touched: labels sit between tags, not in notebook text.
         for english, key, form in sorted(_LABELS, key=lambda x: -len(x[0])):
             label = form.format(text(key, lang))

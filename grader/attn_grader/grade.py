@@ -153,7 +153,8 @@ def _run_for_one(job: tuple[str, str], step: str) -> dict:
             Autograde(coursedir=coursedir, config=config).start()
         else:
             GenerateFeedback(coursedir=coursedir, config=config).start()
-            localize_feedback(_COURSE / "feedback" / student / assignment, assignment)
+            localize_feedback(_COURSE / "feedback" / student / assignment, assignment,
+                              _COURSE / "autograded" / student / assignment)
         return {"job": job, "ok": True}
     except BaseException:  # noqa: BLE001 - one learner's failure must not stop the class
         return {"job": job, "ok": False, "error": errors.getvalue()[-4000:] or traceback.format_exc(limit=3)}

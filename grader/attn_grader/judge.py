@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 def judge(test: str, on_error=None):
     """Register a judge. on_error: the hint key for any error the learner's code raised in the probe,
     where the exercise knows better than the error's text (as the visible check's run(on_error=...));
-    or a function (kind, message) -> hint key or None, for an exercise where only some errors say it."""
+    or a function (kind, message, call) -> hint key or None, for an exercise where only some errors say it
+    (call: what the probe called, as it named it, e.g. which step of a loop)."""
     def register(fn):
         fn.on_error = on_error
         JUDGES[test] = fn

@@ -23,6 +23,11 @@ MESSAGES = {
     "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
     "feedback_answer": {"ja": "あなたの解答", "ko": "내 답안"},
     "feedback_grade_cell": {"ja": "採点セル", "ko": "채점 셀"},
+    "hidden_failed_label": {"ja": "隠しテスト不合格", "ko": "숨겨진 테스트 실패"},
+    "hidden_failed_after_visible": {
+        "ja": "上の確認には合格しましたが、採点用の隠しテスト（別の入力）には合格しませんでした。",
+        "ko": "위의 확인은 통과했지만, 채점용 숨겨진 테스트(다른 입력)는 통과하지 못했습니다.",
+    },
     "hidden_passed": {
         "ja": "✔ {name}: 隠しテストに合格しました。",
         "ko": "✔ {name}: 숨겨진 테스트를 통과했습니다.",
@@ -55,6 +60,22 @@ MESSAGES = {
     "hidden_dtype": {
         "ja": "隠しテスト（{case}）: 入力が {want} なのに出力が {got} になりました。途中で型を変えないでください。",
         "ko": "숨겨진 테스트({case}): 입력이 {want}인데 출력이 {got}입니다. 중간에 자료형을 바꾸지 마세요.",
+    },
+    "case_cache_tokens": {
+        "ja": "{name}（{sizes}）の、位置 {lo}〜{last} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo}~{last} 토큰 출력",
+    },
+    "case_cache_token": {
+        "ja": "{name}（{sizes}）の、位置 {lo} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo} 토큰 출력",
+    },
+    "case_cache_part": {
+        "ja": "{name} に {n} 個のトークンを渡したあとのキャッシュの {part}",
+        "ko": "{name}에 토큰 {n}개를 넘긴 뒤 캐시의 {part}",
+    },
+    "hidden_cache_shape": {
+        "ja": "隠しテスト：{name} に {n} 個のトークンを渡したあとのキャッシュ (k, v) の形状が、どちらも (B, H, {n}, D) = {want} になっていません（いまは {got}）。",
+        "ko": "숨겨진 테스트: {name}에 토큰 {n}개를 넘긴 뒤 캐시 (k, v)의 모양이 둘 다 (B, H, {n}, D) = {want}가 아닙니다(지금은 {got}).",
     },
     "case_float64": {"ja": "float64 の入力", "ko": "float64 입력"},
     "case_float32": {"ja": "float32 の入力", "ko": "float32 입력"},

@@ -44,12 +44,13 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     the rules the visible checks use for an error (attn_course.checks.engine.error_hint)."""
     kind, message = str(raised.get("kind", "")), str(raised.get("message", ""))
     on_error = getattr(judge, "on_error", None)
-    hint = (on_error(kind, message) if callable(on_error) else on_error) or error_hint(
+    call = str(raised.get("call", "?"))[:80]
+    hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
         kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
     if hint == "hint_from_scratch":
-        hint = (hint, {"name": str(raised.get("call", "?"))[:80]})
+        hint = (hint, {"name": call})
     error = f"{kind}: {message}" if message else kind
-    return Mismatch("hidden_raised", hint=hint, name=str(raised.get("call", "?"))[:80], error=error[:300])
+    return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
 
 
 def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mismatch | None:

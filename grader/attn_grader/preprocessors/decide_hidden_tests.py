@@ -42,7 +42,9 @@ class DecideHiddenTests(NbGraderPreprocessor):
 
     - right: a line on stdout that the hidden tests passed;
     - wrong, unreadable, missing, or more results than the cell's probes send: an error
-      output with the reason in the assignment's language, first, so the cell scores 0.
+      output with the reason in the assignment's language, so the cell scores 0. It comes
+      last, after the visible check's "passed" line, and says that the visible check passed:
+      printed above that line, a failure read as a contradiction.
 
     A cell that already failed (its visible check, say) keeps its outputs and its score,
     but is judged all the same: every verdict, with the classic mistake it matches (the
@@ -92,8 +94,10 @@ class DecideHiddenTests(NbGraderPreprocessor):
                                                        text=text("hidden_passed", self._lang, name=names) + "\n"))
         else:
             message = localize(failure, self._lang)
-            cell.outputs.insert(0, nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=message,
-                                                          traceback=[f"HiddenTestFailed: {message}"]))
+            if any(o.output_type == "stream" for o in cell.outputs):  # the visible check printed its "passed" line
+                message = text("hidden_failed_after_visible", self._lang) + "\n" + message
+            cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=message,
+                                                       traceback=[f"HiddenTestFailed: {message}"]))
         return cell, resources
 
     def _verdict(self, tests: list[str], bundles: list, source: str) -> Mismatch | None:
