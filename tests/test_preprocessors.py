@@ -121,7 +121,7 @@ def test_decide_fails_wrong_results_after_the_visible_line_and_says_which_passed
     visible = out("stream", name="stdout", text="✔ attention_scores\n")
     outputs = _decide(_grade_cell(HIDDEN, [wrong, visible]))
     assert [o.output_type for o in outputs] == ["stream", "error"]
-    assert outputs[1].evalue.startswith("上の確認には合格しましたが") and "参照実装と一致しません" in outputs[1].evalue
+    assert outputs[1].evalue.startswith("上のチェックには合格しましたが") and "参照実装と一致しません" in outputs[1].evalue
 
 
 def test_decide_fails_wrong_results_so_the_cell_scores_zero():

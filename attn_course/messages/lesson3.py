@@ -68,6 +68,6 @@ MESSAGES = {
     "fig_pad_token": {"ja": "〈パッド〉", "ko": "〈패드〉"},
     "demo_mult_mask": {
         "ja": "softmax(s * keep)（バッチ 0・ヘッド 0 の 4×4。行がクエリ）=\n",
-        "ko": "softmax(s * keep)(배치 0·헤드 0의 4×4, 행이 쿼리) =\n",
+        "ko": "softmax(s * keep) (배치 0, 헤드 0의 4×4 부분, 행은 쿼리) =\n",
     },
 }

@@ -57,8 +57,8 @@ MESSAGES = {
     "fig_out_features": {"ja": "出力の次元（3E = Q | K | V）", "ko": "출력 차원(3E = Q | K | V)"},
     # ---------------------------------------------------------------- code comments
     "c4_chunk_columns": {
-        "ja": "view(B, T, H, 3D).chunk(3) では、各ヘッドの q, k, v が qkv のどの列になるか",
-        "ko": "view(B, T, H, 3D).chunk(3)에서는 각 헤드의 q, k, v가 qkv의 어느 열이 되는가",
+        "ja": "view(B, T, H, 3D).chunk(3) で、各ヘッドの q, k, v が qkv のどの列から来るか",
+        "ko": "view(B, T, H, 3D).chunk(3)에서는 각 헤드의 q, k, v가 qkv의 어느 열에서 오는가",
     },
     "c4_proj_transposed": {
         "ja": "Conv1D (E, E) -> Linear (E, E)：形状が同じでも転置する",
