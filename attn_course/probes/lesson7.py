@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..checks.lesson7 import cache_call, rope
+from ..checks.lesson7 import cache_call, largest_error_last, rope
 from . import lesson4, probe
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
 
@@ -41,11 +41,7 @@ def perm_setup(draws):
         "causal": lambda z: attend(z, True),                          # not
         "positions": lambda z: attend(z + table, False),              # not
     }
-    # Batch elements in order of the causal function's error, largest last: a maximum over element 0 alone,
-    # or over any one element but the last, is then wrong on every seed.
-    with torch.no_grad():
-        errors = (functions["causal"](x[:, perm]) - functions["causal"](x)[:, perm]).abs().amax(dim=(1, 2))
-    return x[errors.argsort()], perm, functions
+    return largest_error_last(x, perm, functions["causal"]), perm, functions
 
 
 def pe_sizes(draws):

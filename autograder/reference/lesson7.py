@@ -16,7 +16,7 @@ from attn_course.probes.cases import DTYPE_CASES, backward_with_probe, different
 from attn_course.probes.codec import NoValues
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_course.probes import lesson4 as probe4
-from attn_grader.judge import Mismatch, expect_close, expect_device, expect_layout, judge, max_error, sibling
+from attn_grader.judge import Mismatch, cache_step, expect_close, expect_device, expect_layout, judge, max_error, sibling
 
 GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
 
@@ -245,13 +245,8 @@ def judge_rope_cache(res):
     if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
     for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
-        if shape != [[b, h, hi, d], [b, h, hi, d]]:
-            raise Mismatch("hidden_cache_shape", hint="hint_cache_concat", name="attend_rope_with_cache", n=hi,
-                           want=(b, h, hi, d), got=shape)
-        fields = {"name": "attend_rope_with_cache", "sizes": f"B={b}, H={h}, D={d}, base={base:g}", "lo": lo,
-                  "last": hi - 1}
-        _expect(("case_cache_token" if hi - lo == 1 else "case_cache_tokens", fields), got,
-                full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
+        case = cache_step("attend_rope_with_cache", f"B={b}, H={h}, D={d}, base={base:g}", lo, hi, shape, (b, h, hi, d))
+        _expect(case, got, full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
     cache = res["cache"]   # after the last call: every token's key, rotated once, and its value
     if not isinstance(cache, tuple) or len(cache) != 2:
         raise Mismatch("cache_not_pair", kind=type(cache).__name__)

@@ -185,6 +185,15 @@ def expect_answer(name: str, got, want: float, rel: float = 0.0) -> None:
         raise Mismatch("answer_wrong", name=name)
 
 
+def cache_step(name: str, sizes: str, lo: int, hi: int, shape, want_shape: tuple) -> tuple:
+    """One call of a learner's KV cache (lessons 6 and 7), fed tokens lo..hi-1: its cache must hold hi tokens in
+    both parts (else a Mismatch naming the concatenation); returns the case that names its output."""
+    if shape != [list(want_shape)] * 2:
+        raise Mismatch("hidden_cache_shape", hint="hint_cache_concat", name=name, n=hi, want=want_shape, got=shape)
+    fields = {"name": name, "sizes": sizes, "lo": lo, "last": hi - 1}
+    return ("case_cache_token" if hi - lo == 1 else "case_cache_tokens", fields)
+
+
 def expect_layout(res: Results, module: torch.nn.Module, key: str = "layout") -> None:
     """The learner's parameters must have the reference's names and shapes."""
     want = [(n, tuple(p.shape)) for n, p in module.named_parameters()]
