@@ -2,7 +2,7 @@
 
     python tools/build.py              # write into the repository
     python tools/build.py --out DIR    # write into DIR instead (tests compare it with the repository)
-    python tools/build.py --assignments  # release every assignment into autograder/ for an instructor
+    python tools/build.py --assignments [ID …]  # release every assignment (or those named) into autograder/
 
 For each lesson lessons/NN_name.md (MyST, read by jupytext), and each language:
   autograder/source/NN-name-LANG/NN_name.ipynb   nbgrader source: solutions and hidden tests
@@ -34,6 +34,7 @@ import jupytext
 import nbformat
 from attn_course.messages import MESSAGES
 from attn_grader.release import generate_release
+from grading_marks import check as check_grading_marks
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("ja", "ko")
@@ -93,6 +94,11 @@ def read_lesson(path: Path):
                 raise SourceError(f"{path.name}: tests cell {cell.metadata['id']} must start with its hidden tests")
             by_hand_rule(path.name, cell)
         i += 1
+    # `:grading: skip` only where nothing that still runs while grading depends on the cell (tools/grading_marks.py).
+    code = [(c.metadata.get("kind", ""), c.source, c.metadata.get("grading")) for c in cells if c.cell_type == "code"]
+    problems = check_grading_marks(code)
+    if problems:
+        raise SourceError(f"{path.name}: " + "; ".join(problems))
     return nb, meta
 
 
@@ -205,6 +211,8 @@ def language_notebook(nb, lang: str, stem: str):
                 raise SourceError(f"{stem}: code cell {index} calls course.t with a key the build cannot read; "
                                   "write each key as a string literal in the call")
             new = nbformat.v4.new_code_cell(source)
+            if cell.metadata.get("grading"):  # read by the grader from autograder/source (SkipDemoCells)
+                new.metadata["attn_course"] = {"grading": cell.metadata["grading"]}
             meta = nbgrader_meta(cell)
             if meta:
                 new.metadata["nbgrader"] = meta
@@ -283,16 +291,27 @@ def rescue_edited(manifest: dict) -> None:
             print(f"edited by hand, kept a copy: {rel} -> {target.relative_to(ROOT)}")
 
 
+def release_assignments(names: list[str]) -> None:
+    """nbgrader generate_assignment for each assignment named (all when none is), as `make assignments` does."""
+    sources = sorted(p.name for p in (ROOT / "autograder" / "source").iterdir() if p.is_dir())
+    chosen = [a for a in sources if not names or a in names or a.rsplit("-", 1)[0] in names]
+    unknown = [n for n in names if not any(a == n or a.rsplit("-", 1)[0] == n for a in sources)]
+    if unknown:
+        raise SystemExit(f"no assignment {', '.join(unknown)}; there are: {', '.join(sources)}")
+    for assignment in chosen:
+        generate_release(ROOT / "autograder", assignment, assignment.rsplit("-", 1)[1])
+        print(f"released {assignment}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, help="write here instead of the repository")
-    parser.add_argument("--assignments", action="store_true",
-                        help="run generate_assignment in autograder/ (fills its gradebook and release/)")
+    parser.add_argument("--assignments", nargs="*", metavar="ASSIGNMENT",
+                        help="run generate_assignment in autograder/ (fills its gradebook and release/): every "
+                             "assignment, or those named (03-masks-ja; 03-masks for both languages)")
     args = parser.parse_args()
-    if args.assignments:
-        for source in sorted((ROOT / "autograder" / "source").iterdir()):
-            generate_release(ROOT / "autograder", source.name, source.name.rsplit("-", 1)[1])
-            print(f"released {source.name}")
+    if args.assignments is not None:
+        release_assignments(args.assignments)
         return
     if args.out:
         out = args.out.resolve()

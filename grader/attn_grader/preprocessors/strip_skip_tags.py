@@ -1,7 +1,10 @@
 """Remove the tags that change how a cell executes, in every cell of a submission."""
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-EXECUTION_TAGS = {"skip-execution", "raises-exception"}
+from .skip_demo_cells import SKIP_TAG
+
+# nbclient's own, and the one the course's SkipDemoCells sets: a learner who sets that would skip a cell.
+EXECUTION_TAGS = {"skip-execution", "raises-exception", SKIP_TAG}
 
 
 class StripSkipTags(NbGraderPreprocessor):
