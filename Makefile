@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde workspace bench bench-grading hint-sweep clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde export workspace bench bench-grading hint-sweep clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -50,21 +50,33 @@ build: $(STAMP)
 readme: $(STAMP)
 	PYTHONPATH=tools:tests $(BIN)/python tools/readme.py
 
-## make assignments: release every assignment in autograder/ (gradebook and release/ for nbgrader)
+## make assignments: release every assignment in autograder/ (gradebook and release/ for nbgrader);
+## make assignments ASSIGNMENT=03-masks-ja releases that one (03-masks: both languages)
 assignments: $(STAMP)
-	$(BIN)/python tools/build.py --assignments
+	$(BIN)/python tools/build.py --assignments $(ASSIGNMENT)
 
-## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv
+## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv;
+## STUDENT=… and/or ASSIGNMENT=… grade only those (a late learner); the class's files are redrawn all the same
 autograde: $(STAMP)
-	$(BIN)/python -m attn_grader.grade --course autograder
+	$(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
+		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+
+## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/
+LMS ?= grades
+EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
+export: $(STAMP)
+	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
+		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
+		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv)
 
 ## make bench: time every solution notebook on a fresh kernel
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py --out bench.json
 
-## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions
+## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions; lessons 5 and 7
+## graded with their demonstration cells skipped and run (PART=demo for those only)
 bench-grading: $(STAMP)
-	$(BIN)/python tools/bench_grading.py --out bench-grading.json
+	PYTHONPATH=tools $(BIN)/python tools/bench_grading.py --out bench-grading.json $(if $(PART),--part $(PART))
 
 ## make hint-sweep: does the grader name each planted bug's mistake right on every grading seed?
 hint-sweep: $(STAMP)

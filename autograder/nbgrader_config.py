@@ -5,8 +5,11 @@
 import os
 
 from attn_grader.preprocessors import (
-    DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts, StripSkipTags,
+    DecideHiddenTests, ExplainUnattempted, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts,
+    SkipDemoCells, StripSkipTags,
 )
+from attn_grader.late_penalty import LatePenalty
+from attn_grader.preprocessors.skip_demo_cells import SKIP_TAG
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, IgnorePattern,
@@ -41,8 +44,14 @@ c.Execute.raise_on_iopub_timeout = False
 c.Execute.iopub_timeout = 15
 # nbclient skips cells tagged "skip-execution"; OverwriteCells restores a locked
 # cell's source but keeps the learner's tags, so a test cell could be skipped and
-# score full marks. No real tag equals this one; StripSkipTags removes the rest.
-c.Execute.skip_cells_with_tag = "attn-course-no-cell-is-ever-skipped"
+# score full marks. StripSkipTags removes that tag and this one from every cell; only
+# SkipDemoCells then sets this one, on the course's unchanged demonstration cells.
+c.Execute.skip_cells_with_tag = SKIP_TAG
+# Cells marked `:grading: skip` in the lesson source (a training run for a plot, a timing table) are
+# not run while grading: nothing graded depends on them (tools/grading_marks.py, tests/test_grading_marks.py).
+# ATTN_DEMO_CELLS=run (python -m attn_grader.grade --run-demo-cells) runs them all the same.
+c.SkipDemoCells.enabled = os.environ.get("ATTN_DEMO_CELLS", "skip") != "run"
+c.SkipDemoCells.source_dir = os.path.join(ROOT, "source")
 # The hidden tests' verdicts are computed in this process, against these references.
 c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
 # Each learner's verdicts (score, status, the classic mistake named) for the class report:
@@ -50,11 +59,23 @@ c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
 c.RecordVerdicts.verdict_dir = os.path.join(ROOT, "verdicts")
 c.RecordVerdicts.source_dir = os.path.join(ROOT, "source")
 
+# Late work: a submission's timestamp (the exchange's, or a timestamp.txt written beside a notebook copied by
+# hand) after its assignment's due date (`nbgrader db assignment add 03-masks-ja --duedate="2026-12-08 23:59
+# Asia/Tokyo"`) loses percent_per_day of its score per day started, never below 0. penalty_method "none"
+# turns it off; "zero" is nbgrader's own (a late notebook scores 0).
+c.AssignLatePenalties.plugin_class = LatePenalty
+c.LatePenalty.penalty_method = "per_day"
+c.LatePenalty.percent_per_day = 10.0
+c.LatePenalty.grace_minutes = 0.0
+
 c.Autograde.sanitize_preprocessors = [
     ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, StripSkipTags, CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
-    GuardedExecute, DecideHiddenTests, ForgiveWarnings, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SkipDemoCells, GuardedExecute, DecideHiddenTests, ForgiveWarnings, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, RecordVerdicts, AssignLatePenalties, CheckCellMetadata,
 ]
-c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+# Feedback: hidden tests' code hidden; a cell that failed only because an exercise was left undone says so
+# in one line (ExplainUnattempted); feedback.py then puts the page in the learner's language, offline.
+c.ExplainUnattempted.source_dir = os.path.join(ROOT, "source")
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, ExplainUnattempted, CSSHTMLHeaderPreprocessor]

@@ -1,6 +1,7 @@
-"""Serial nbgrader against `make autograde` (attn_grader.grade) on the same class of generated submissions.
+"""Serial nbgrader against `make autograde` (attn_grader.grade) on the same class of generated submissions;
+then lessons 5 and 7 graded with their `:grading: skip` cells skipped and run.
 
-    python tools/bench_grading.py [--students 40] [--out bench-grading.json]
+    python tools/bench_grading.py [--students 40] [--out bench-grading.json] [--part serial|demo|all]
 
 Both runs grade identical copies of one class: each student submits one
 assignment (lessons 1 to 4 in turn, ja and ko alternating), some right, some with
@@ -13,6 +14,10 @@ Two ratios: serial autograde against our autograde phase (fork server start incl
 and against the whole of `make autograde` (feedback, export, flags and the class report included);
 and the class report's own time within that run.
 The two gradebooks must agree cell by cell, or the ratio means nothing.
+
+Lessons 5 and 7 (--part demo): a class of --students learners of each (tools/classroom.py: ja and ko,
+right, with a classic bug, untouched), graded by `make autograde` as it is (the marked demonstration
+cells skipped) and with --run-demo-cells; both gradebooks must agree cell by cell here too.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import time
 from pathlib import Path
 
 from attn_grader.release import generate_release
+import classroom
 from classroom import course_skeleton, submission, submit
 from nbgrader.api import Gradebook
 
@@ -72,11 +78,38 @@ def run(course: Path, *args: str) -> float:
     return time.perf_counter() - start
 
 
+def bench_demo_cells(lesson: str, students: int) -> dict:
+    """One lesson's class graded twice: the marked cells skipped (as `make autograde` does) and run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        times = {}
+        for name, flags in (("skipped", ()), ("run", ("--run-demo-cells",))):
+            course = Path(tmp) / name
+            course_skeleton(course)
+            classroom.make_class(course, lesson, students)
+            times[name] = round(run(course, *flags), 1)
+            times[f"{name}_autograde_phase_s"] = json.loads((course / "grading-times.json").read_text())["autograde_s"]
+        same = scores(Path(tmp) / "skipped") == scores(Path(tmp) / "run")
+    return {"lesson": lesson, "students": students, "make_autograde_skipped_s": times["skipped"],
+            "make_autograde_run_demo_cells_s": times["run"], "autograde_phase_skipped_s": times["skipped_autograde_phase_s"],
+            "autograde_phase_run_s": times["run_autograde_phase_s"], "same_grades": same,
+            "load_average": os.getloadavg()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--out", type=Path, default=ROOT / "bench-grading.json")
+    parser.add_argument("--part", choices=("serial", "demo", "all"), default="all")
     args = parser.parse_args()
+    results = {}
+    if args.part in ("demo", "all"):
+        results["demo_cells"] = [bench_demo_cells(lesson, args.students) for lesson in ("05-heads", "07-positions")]
+        print(json.dumps(results["demo_cells"], indent=1))
+    if args.part == "demo":
+        args.out.write_text(json.dumps(results, indent=1) + "\n")
+        if not all(r["same_grades"] for r in results["demo_cells"]):
+            sys.exit("skipping the demonstration cells changed some grade")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         serial, parallel = Path(tmp) / "serial", Path(tmp) / "parallel"
         make_class(serial, args.students)
@@ -98,10 +131,10 @@ def main() -> None:
                   # The class report, timed within the same run: its share of the whole must stay under 10%.
                   "make_autograde_report_s": phases.get("report_s"),
                   "report_share_of_whole": round(phases.get("report_s", 0) / t_parallel, 3),
-                  "same_grades": same}
+                  "same_grades": same, "load_average": os.getloadavg()}
     print(json.dumps(result, indent=1))
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    if not same:
+    args.out.write_text(json.dumps({**result, **results}, indent=1) + "\n")
+    if not same or not all(r["same_grades"] for r in results.get("demo_cells", [])):
         sys.exit("the two runs disagree on some grade")
 
 

@@ -1,4 +1,7 @@
-"""Make a throwaway nbgrader course and fake learners' submissions, for tests and benchmarks."""
+"""Make a throwaway nbgrader course and fake learners' submissions, for tests, benchmarks and trying the grader.
+
+    python tools/classroom.py --lesson 03-masks --students 40     # into autograder/submitted/
+"""
 from __future__ import annotations
 
 import re
@@ -45,3 +48,43 @@ def submit(course: Path, student: str, assignment: str, stem: str, nb) -> None:
     folder = course / "submitted" / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / f"{stem}.ipynb")
+
+
+def make_class(course: Path, lesson: str, students: int, start: int = 0, prefix: str = "student") -> list[str]:
+    """students generated learners of one lesson ("03-masks") under course/submitted/: ja and ko in turn, each
+    fifth one's notebook untouched, every other one with a classic bug of the lesson (BUGS of
+    tests/test_lessonN.py, in turn), the rest right. Returns their ids."""
+    import importlib
+    import sys
+    stem = next(p.stem for p in (ROOT / "autograder" / "source" / f"{lesson}-ja").glob("*.ipynb"))
+    sys.path.insert(0, str(ROOT / "tests"))
+    bugs = list(importlib.import_module(f"test_lesson{int(stem[:2])}").BUGS.values())
+    ids = []
+    for i in range(start, start + students):
+        lang = ("ja", "ko")[i % 2]
+        kind = i % 5
+        edit = None if kind in (0, 2) else bugs[(i // 5) % len(bugs)] if kind in (1, 3) else None
+        nb = submission(lesson, stem, lang, untouched=kind == 4,
+                        edit=(edit.cell, edit.old, edit.new) if edit else None)
+        student = f"{prefix}{i:02d}"
+        submit(course, student, f"{lesson}-{lang}", stem, nb)
+        ids.append(student)
+    return ids
+
+
+def main() -> None:
+    import argparse
+    parser = argparse.ArgumentParser(description="Put generated submissions into an nbgrader course, as learners "
+                                                 "would hand them in (for trying the grader, and benchmarks).")
+    parser.add_argument("--course", type=Path, default=ROOT / "autograder")
+    parser.add_argument("--lesson", required=True, help="03-masks, 07-positions, …")
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--start", type=int, default=0, help="number the learners from here")
+    parser.add_argument("--prefix", default="student")
+    args = parser.parse_args()
+    ids = make_class(args.course, args.lesson, args.students, args.start, args.prefix)
+    print(f"{len(ids)} submissions of {args.lesson} in {args.course / 'submitted'}: {ids[0]} … {ids[-1]}")
+
+
+if __name__ == "__main__":
+    main()

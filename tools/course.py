@@ -40,8 +40,12 @@ def setup(folder: Path = VENV) -> Path:
     pip = [python, "-m", "pip", "install", "-q"]
     subprocess.run(pip + ["--upgrade", "pip"], check=True)
     subprocess.run(pip + ["-r", str(ROOT / "requirements.txt")], check=True)
-    # The learner package and the grading package, both editable: the course's own code.
-    subprocess.run(pip + ["--no-deps", "-e", str(ROOT), "-e", str(ROOT / "grader")], check=True)
+    # The learner package and the grading package, both editable: the course's own code. setuptools warns
+    # about every editable install ("Please be careful with folders in your working directory with the same
+    # name as your package"), which says nothing about this course; the filter reaches its build process.
+    quiet = ",".join(w for w in (os.environ.get("PYTHONWARNINGS"), "ignore:Editable installation") if w)
+    subprocess.run(pip + ["--no-deps", "-e", str(ROOT), "-e", str(ROOT / "grader")], check=True,
+                   env={**os.environ, "PYTHONWARNINGS": quiet})
     stamp.touch()
     return venv_python(folder)
 

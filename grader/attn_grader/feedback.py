@@ -1,4 +1,4 @@
-"""Feedback pages in the assignment's language: nbgrader's feedback template is English."""
+"""Feedback pages in the assignment's language (nbgrader's feedback template is English), readable offline."""
 from __future__ import annotations
 
 import re
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 
+from .feedback_offline import offline
 from .messages import assignment_language, text
 from .preprocessors.decide_hidden_tests import tested_names
 
@@ -18,6 +19,8 @@ _LABELS = [
     ("Grade cell:", "feedback_grade_cell", "{}:"), ("Task:", "feedback_task", "{}:"),
     ("Comments:", "feedback_comment", "{}:"), ("Comment", "feedback_comment", "{}"),
     ("(Top)", "feedback_top", "({})"),
+    # nbgrader's SaveAutoGrades writes this as the comment on an answer no one commented on.
+    ("No response.", "feedback_no_comment", "{}"),
 ]
 
 
@@ -53,4 +56,4 @@ def localize_feedback(folder: Path, assignment: str, autograded: Path | None = N
             label = form.format(text(key, lang))
             html = re.sub(r"(?<=[>\s(])" + re.escape(english) + r"(?=[\s<])", label, html)
         html = html.replace("<html>", f'<html lang="{lang}">', 1)
-        page.write_text(html, encoding="utf-8")
+        page.write_text(offline(html), encoding="utf-8")

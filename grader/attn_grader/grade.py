@@ -1,11 +1,14 @@
 """Grade every submission in autograder/submitted/<student>/<assignment>/, a whole class at once.
 
     python -m attn_grader.grade [--course DIR] [--jobs N] [--serial] [--names]    (what `make autograde` runs)
+        [--student ID …] [--assignment ID …]     grade only these (a late learner): `make autograde STUDENT=… ASSIGNMENT=…`
+        [--run-demo-cells]                       also run the cells marked `:grading: skip`
 
 For each assignment: release it into the gradebook if needed; then autograde every
-learner, N at a time (default: one per core), then write every learner's feedback
-the same way, each with a progress bar; then export grades.csv, write flags.csv
-(tools/scan.py), the class report (report.py: report/index.html; learners' ids only
+learner (or only those asked for), N at a time (default: one per core), then write their
+feedback the same way, each with a progress bar; then, for the whole class whoever was
+graded this time, export grades.csv and grades-exercises.csv (exports/), write flags.csv
+(flags.py, scan.py), the class report (report.py: report/index.html; learners' ids only
 with --names) and grading-times.json.
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
@@ -26,7 +29,6 @@ replaced by a note (HideHiddenTests in nbgrader_config.py).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import multiprocessing
 import os
@@ -36,13 +38,22 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 from . import forkserver
 from .feedback import localize_feedback
+from .flags import forget_not_graded, not_graded, remember_not_graded, write_flags
 from .release import generate_release, nbgrader_env
 from .report import report
-from .scan import scan_notebook
+
+
+def quiet() -> None:
+    """nbgrader's gradebook code makes SQLAlchemy warn (SAWarning: "Object of type <SubmittedNotebook> not in
+    session …") on every submission it adds while several processes share the gradebook: nothing about the
+    class, and it broke into the progress bar. Set before the workers fork, so they inherit it."""
+    from sqlalchemy.exc import SAWarning
+    warnings.filterwarnings("ignore", category=SAWarning)
 
 
 def nbgrader(course: Path, *args: str) -> None:
@@ -50,9 +61,13 @@ def nbgrader(course: Path, *args: str) -> None:
                    env=nbgrader_env())
 
 
-def submissions(course: Path) -> list[tuple[str, str]]:
-    """(assignment, student) for every submitted folder."""
-    return sorted((p.name, p.parent.name) for p in (course / "submitted").glob("*/*") if p.is_dir())
+def submissions(course: Path, students: list[str] | None = None,
+                assignments: list[str] | None = None) -> list[tuple[str, str]]:
+    """(assignment, student) for every submitted folder, or only those of the students and assignments asked
+    for (an assignment may be named with its language, 03-masks-ja, or without, 03-masks: both)."""
+    found = sorted((p.name, p.parent.name) for p in (course / "submitted").glob("*/*") if p.is_dir())
+    return [(a, s) for a, s in found if (not students or s in students)
+            and (not assignments or a in assignments or a.rpartition("-")[0] in assignments)]
 
 
 def needs_release(course: Path, assignment: str) -> bool:
@@ -146,10 +161,11 @@ def _run_for_one(job: tuple[str, str], step: str) -> dict:
         coursedir = CourseDirectory(config=config)
         if step == "autograde":
             # A learner graded again starts without a verdict: if this grading fails, the class
-            # report counts them as not graded rather than keeping an older verdict.
+            # report and the exports count them as not graded rather than keeping an older verdict.
             verdicts = config.RecordVerdicts.get("verdict_dir")
             if isinstance(verdicts, str) and verdicts:
                 (Path(verdicts) / assignment / f"{student}.json").unlink(missing_ok=True)
+            forget_not_graded(_COURSE, assignment, student)
             Autograde(coursedir=coursedir, config=config).start()
         else:
             GenerateFeedback(coursedir=coursedir, config=config).start()
@@ -185,50 +201,35 @@ def _worker_init(course: Path) -> None:
 
 
 def export_grades(course: Path) -> None:
-    """grades.csv, as `nbgrader export` writes it, without starting another Python."""
+    """grades.csv and grades-exercises.csv for the whole class, as `nbgrader export` writes them with the
+    course's exporter (exports/course_grades.py), without starting another Python."""
     from nbgrader.api import Gradebook
-    from nbgrader.plugins import CsvExportPlugin
+
+    from .exports import CourseGradesExport
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        CsvExportPlugin(to=str(course / "grades.csv")).export(gb)
+        plugin = CourseGradesExport(to=str(course / "grades.csv"), course=str(course))
+        plugin.export(gb)
 
 
-def blank_failed(course: Path, failed: set[tuple[str, str]]) -> None:
-    """nbgrader keeps a submission whose grading failed, with every cell at 0: in grades.csv that
-    reads as a learner who scored 0. Blank its scores, so no one mistakes it for a grade."""
-    path = course / "grades.csv"
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        return
-    for row in rows:
-        if (row.get("assignment"), row.get("student_id")) in failed:
-            row["raw_score"] = row["score"] = ""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "",
-                failed: dict | None = None) -> int:
-    """Scan every submission; write flags.csv; return how many submissions were flagged.
-
-    A class graded without sandboxes gets one row that says so, first; a submission that could
-    not be graded gets a row of its own with the end of the error.
-    """
-    rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
-    for (assignment, student), error in sorted((failed or {}).items()):
-        rows.append((student, assignment, "*", "-", "not_graded", 0, " ".join(error.split())[-300:]))
-    for assignment, student in work:
-        for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
-            source = course / "source" / assignment / notebook.name
-            if source.exists():
-                rows += [(student, assignment, notebook.name, *flag) for flag in scan_notebook(notebook, source)]
-    with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "assignment", "notebook", "cell", "rule", "line", "code"])
-        writer.writerows(rows)
-    return len({(r[0], r[1]) for r in rows if r[0] != "*"})
+def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]]]:
+    """What to tell the instructor about due dates: a line per late submission graded now (with its penalty),
+    and the submissions of an assignment with a due date that have no timestamp.txt (copied by hand)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    late, untimed = [], []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for assignment, student in work:
+            try:
+                submission = gb.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            if submission.duedate is None:
+                continue
+            if submission.timestamp is None:
+                untimed.append((assignment, student))
+            elif submission.total_seconds_late > 0:
+                late.append(f"{student}/{assignment}: {submission.total_seconds_late / 86400:.2f} days late, "
+                            f"penalty {submission.late_submission_penalty or 0:g} of {submission.score:g} points")
+    return late, untimed
 
 
 def write_report(course: Path, names: bool, timings: dict) -> None:
@@ -241,12 +242,11 @@ def write_report(course: Path, names: bool, timings: dict) -> None:
 
 
 # --------------------------------------------------------------------------- main
-def grade_parallel(course: Path, jobs: int) -> tuple[list[dict], dict, str]:
-    """Autograde every learner, then write every learner's feedback; return results, timings and
+def grade_parallel(course: Path, jobs: int, work: list[tuple[str, str]]) -> tuple[list[dict], dict, str]:
+    """Autograde every learner in work, then write their feedback; return results, timings and
     what the kernels could see (an empty string when each had a sandbox of its own)."""
     from nbgrader.converters import Autograde, GenerateFeedback  # noqa: F401 - imported once, shared by the workers
     from tqdm import tqdm
-    work = submissions(course)
     timings = {}
     start = time.perf_counter()
     server = ForkServer(course)
@@ -278,32 +278,49 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--serial", action="store_true", help="plain nbgrader autograde, one learner at a time")
     parser.add_argument("--names", action="store_true", help="the class report lists learners' ids (default: counts)")
+    parser.add_argument("--student", nargs="+", default=[], help="grade only these learners (ids under submitted/)")
+    parser.add_argument("--assignment", nargs="+", default=[],
+                        help="grade only these assignments (03-masks-ja, or 03-masks for both languages)")
+    parser.add_argument("--run-demo-cells", action="store_true",
+                        help="also run the cells marked `:grading: skip` (the same verdicts, slower)")
     args = parser.parse_args()
+    quiet()
+    if args.run_demo_cells:
+        os.environ["ATTN_DEMO_CELLS"] = "run"  # read by nbgrader_config.py, in the workers too
     course = args.course.resolve()
-    work = submissions(course)
+    work = submissions(course, args.student, args.assignment)
     if not work:
-        sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/")
+        asked = " ".join(args.student + args.assignment)
+        sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/" + (f" for {asked}" if asked else ""))
     for assignment in sorted({a for a, _ in work}):
         if needs_release(course, assignment):
             generate_release(course, assignment, assignment.rsplit("-", 1)[1])
     if args.serial:
         for assignment in sorted({a for a, _ in work}):
-            nbgrader(course, "autograde", assignment, "--force")
+            nbgrader(course, "autograde", assignment, "--force",
+                     *([f"--student={','.join(sorted({s for a, s in work if a == assignment}))}"] if args.student else []))
         write_report(course, args.names, {})
         return
     start = time.perf_counter()
-    results, timings, isolation = grade_parallel(course, args.jobs)
+    results, timings, isolation = grade_parallel(course, args.jobs, work)
     failed = {tuple(r["job"]): r["error"] for r in results if not r["ok"]}
     for (assignment, student), error in failed.items():
         print(f"could not grade {student}/{assignment}:\n{error}", file=sys.stderr)
+    remember_not_graded(course, failed)
+    # The files below are the whole class's, whoever was graded this time.
     export_grades(course)
-    blank_failed(course, set(failed))
-    flagged = write_flags(course, work, isolation, failed)
+    late, untimed = lateness(course, work)
+    flagged = write_flags(course, submissions(course), isolation, not_graded(course), untimed)
     write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
     print(f"graded {len(work) - len(failed)}/{len(work)}; grades: {course / 'grades.csv'}; "
           f"feedback: {course / 'feedback'}; flagged for a look: {flagged} ({course / 'flags.csv'}); times: {timings}")
+    for line in late:
+        print(f"late: {line}")
+    if untimed:
+        print(f"no timestamp.txt, so lateness was not judged (flags.csv, rule no_timestamp): "
+              f"{', '.join(f'{s}/{a}' for a, s in untimed)}")
     if failed:
         # The class's other grades stand (a learner whose code kills its kernel is one of these), so
         # this is said loudly rather than failing the whole run.

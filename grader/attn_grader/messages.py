@@ -19,10 +19,23 @@ MESSAGES = {
     "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
     "feedback_task": {"ja": "課題", "ko": "과제"},
     "feedback_comment": {"ja": "コメント", "ko": "코멘트"},
+    "feedback_no_comment": {"ja": "（なし）", "ko": "(없음)"},
     "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
     "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
     "feedback_answer": {"ja": "あなたの解答", "ko": "내 답안"},
     "feedback_grade_cell": {"ja": "採点セル", "ko": "채점 셀"},
+    "demo_skipped": {
+        "ja": "（このセルは説明のためのもので、採点のときは実行していません。結果は自分のノートブックで確かめてください。）",
+        "ko": "(이 셀은 설명을 위한 것이어서 채점할 때는 실행하지 않았습니다. 결과는 자기 노트북에서 확인하세요.)",
+    },
+    "demo_needs_exercise": {
+        "ja": "このセルは、まだ手をつけていない演習 {n}（{name}）を使うので、実行できませんでした。",
+        "ko": "이 셀은 아직 손대지 않은 연습 문제 {n}({name})의 코드를 쓰기 때문에 실행되지 않았습니다.",
+    },
+    "exercise_not_attempted": {
+        "ja": "この演習には、まだ手がつけられていません（配布したときのままです）。",
+        "ko": "이 연습 문제는 아직 손대지 않은 상태입니다(배포한 그대로입니다).",
+    },
     "hidden_failed_label": {"ja": "隠しテスト不合格", "ko": "숨겨진 테스트 실패"},
     "hidden_failed_after_visible": {
         "ja": "上のチェックには合格しましたが、採点用の隠しテスト（別の入力）には合格しませんでした。",
@@ -164,9 +177,17 @@ MESSAGES = {
     "report_none": {"ja": "（なし）", "ko": "(없음)"},
     "report_lesson": {"ja": "回", "ko": "회차"},
     "report_language": {"ja": "日本語", "ko": "한국어"},
-    "report_people": {"ja": "{n} 人", "ko": "{n}명"},
     "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})"},
     "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키"},
+    "report_class_size": {"ja": "採点した人数", "ko": "채점한 인원"},
+    "report_of_n": {"ja": "（{n} 人）", "ko": "({n}명)"},
+    "report_people_of": {"ja": "{size} 人中 {n} 人", "ko": "{size}명 중 {n}명"},
+    "report_most_common_tied": {"ja": "最も多かった誤り（同数）", "ko": "가장 많았던 실수(같은 수)"},
+    "report_learners_heading": {"ja": "受講者ごとの結果", "ko": "수강생별 결과"},
+    "report_learner": {"ja": "受講者 {k}", "ko": "수강생 {k}"},
+    "report_score": {"ja": "得点", "ko": "점수"},
+    "report_named_mistake": {"ja": "既知の誤り", "ko": "알려진 실수"},
+    "report_not_graded_cell": {"ja": "採点されていません", "ko": "채점되지 않음"},
 }
 
 

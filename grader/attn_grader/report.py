@@ -6,8 +6,9 @@ For every assignment graded so far, report/<assignment>.html and .csv, in the as
 language: the class's score distribution, then per exercise the learners with full marks,
 with each classic mistake (named by the same diagnosis the visible checks use, run in the
 grader on each learner's results: DecideHiddenTests), with a mistake no known bug explains,
-and who left the stub in. report/index.html: every lesson × language, with the median score
-and the most common mistake.
+and who left the stub in, each count out of the learners graded; then a page per learner
+(report_learners.py). report/index.html: every lesson × language, with the median score
+and the most common mistake (every one of them when several tie).
 
 It reads only the grader's own records, verdicts/<assignment>/<student>.json (RecordVerdicts),
 one per learner, replaced whenever that learner is graded again: a class graded in several
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import report_learners
 from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, text
 
 VERDICTS, REPORT = "verdicts", "report"
@@ -63,16 +65,16 @@ class Summary:
     exercises: list[Exercise]
     totals: dict[str, float]   # student -> score
     not_graded: int
+    records: dict = field(default_factory=dict)   # student -> their verdicts (RecordVerdicts), for their own page
 
     def median(self) -> float | None:
         return statistics.median(self.totals.values()) if self.totals else None
 
-    def most_common(self) -> tuple[str, int, Exercise] | None:
-        named = [(n, -i, key, ex) for i, ex in enumerate(self.exercises) for key, n in ex.mistakes()]
-        if not named:
-            return None
-        n, _, key, ex = max(named, key=lambda row: row[:2])
-        return key, n, ex
+    def most_common(self) -> list[tuple[str, int, Exercise]]:
+        """The mistakes made most often, all of them when several tie (exercise order), or []."""
+        named = [(n, key, ex) for ex in self.exercises for key, n in ex.mistakes()]
+        top = max((n for n, _, _ in named), default=0)
+        return [(key, n, ex) for n, key, ex in named if n == top and top > 0]
 
 
 # --------------------------------------------------------------------------- reading
@@ -145,7 +147,7 @@ def summarize(course: Path, assignment: str) -> Summary:
         totals[student] = total
     submitted = {p.parent.name for p in (course / "submitted").glob(f"*/{assignment}")}
     return Summary(assignment, lang, title, sum(ex.points for ex in exercises), exercises, totals,
-                   len(submitted - set(records)))
+                   len(submitted - set(records)), records)
 
 
 def hint_text(key: str, lang: str, fields: dict) -> str:
@@ -155,6 +157,10 @@ def hint_text(key: str, lang: str, fields: dict) -> str:
     except (KeyError, ValueError, IndexError):
         entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
         return entry.get(lang, key)
+
+
+def _learner_hint(key: str | None, lang: str, fields: dict) -> str:
+    return hint_text(key, lang, fields) if key else ""
 
 
 # --------------------------------------------------------------------------- pictures
@@ -250,7 +256,8 @@ def page(summary: Summary, charts: Charts, names: bool) -> str:
              f'<p class="summary"><span>{esc(text("report_learners", lang, n=len(summary.totals)))}</span>']
     if median is not None:
         parts.append(f"<span>{esc(text('report_median', lang))}: "
-                     f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}</span>"
+                     f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}"
+                     f"{esc(text('report_of_n', lang, n=len(summary.totals)))}</span>"
                      f"<span>{esc(text('report_mean', lang))}: "
                      f"{esc(text('report_out_of', lang, score=f'{statistics.mean(summary.totals.values()):.1f}', total=_num(summary.total)))}</span>")
     if summary.not_graded:
@@ -266,15 +273,18 @@ def page(summary: Summary, charts: Charts, names: bool) -> str:
         parts.append(f"<table><tr><th>{esc(text('report_outcome', lang))}</th><th>{esc(text('report_count_axis', lang))}"
                      f"</th><th>{esc(text('report_hint_shown', lang))}</th>"
                      + (f"<th>{esc(text('report_names', lang))}</th>" if names else "") + "</tr>")
+        size = len(summary.totals)
         for outcome, _, label, hint, _ in rows:
             who = ", ".join(sorted(ex.names.get(outcome, [])))
-            parts.append(f'<tr><td>{esc(label)}</td><td class="n">{ex.outcomes.get(outcome, 0)}</td><td>{esc(hint)}</td>'
-                         + (f'<td class="names">{esc(who)}</td>' if names else "") + "</tr>")
+            parts.append(f'<tr><td>{esc(label)}</td><td class="n">{ex.outcomes.get(outcome, 0)} / {size}</td>'
+                         f"<td>{esc(hint)}</td>" + (f'<td class="names">{esc(who)}</td>' if names else "") + "</tr>")
         parts.append("</table>")
         if summary.totals:
             chart = charts.exercise([r[1] for r in rows], [ex.outcomes.get(r[0], 0) for r in rows],
                                     [r[4] for r in rows], lang)
             parts.append(f'<img alt="" src="{chart}">')
+    if summary.totals:
+        parts.append(report_learners.index_table(summary, names))
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -282,14 +292,15 @@ def page(summary: Summary, charts: Charts, names: bool) -> str:
 def write_csv(summary: Summary, path: Path, names: bool) -> None:
     lang = summary.lang
     header = [text(k, lang) for k in ("report_exercise", "report_outcome", "report_hint_key", "report_hint_shown",
-                                      "report_count_axis")]
+                                      "report_count_axis", "report_class_size")]
     with open(path, "w", newline="", encoding="utf-8-sig") as f:  # with a BOM, so spreadsheet programs read CJK
         writer = csv.writer(f)
         writer.writerow(header + ([text("report_names", lang)] if names else []))
         for ex in summary.exercises:
             for outcome, _, label, hint, _ in _rows(ex, lang):
                 key = outcome if outcome not in COLORS else ""
-                row = [ex.grade_id.removesuffix("_tests"), label, key, hint, ex.outcomes.get(outcome, 0)]
+                row = [ex.grade_id.removesuffix("_tests"), label, key, hint, ex.outcomes.get(outcome, 0),
+                       len(summary.totals)]
                 writer.writerow(row + ([" ".join(sorted(ex.names.get(outcome, [])))] if names else []))
 
 
@@ -311,18 +322,24 @@ def index(summaries: dict[str, Summary]) -> str:
                 parts.append("<td></td>")
                 continue
             median, common = summary.median(), summary.most_common()
+            size = len(summary.totals)
             cell = [f'<a href="{esc(summary.assignment)}.html">{esc(summary.title)}</a>',
-                    esc(text("report_learners", lang, n=len(summary.totals)))]
+                    esc(text("report_learners", lang, n=size))]
             if median is not None:
                 cell.append(f"{esc(text('report_median', lang))}: "
-                            f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}")
+                            f"{esc(text('report_out_of', lang, score=_num(median), total=_num(summary.total)))}"
+                            f"{esc(text('report_of_n', lang, n=size))}")
             if common:
-                key, n, ex = common
-                hint = hint_text(key, lang, ex.fields.get(key, {}))
-                short = hint if len(hint) <= 3 * SHORT else hint[:3 * SHORT - 1] + "…"
-                cell.append(f'{esc(text("report_most_common", lang))}: <span title="{esc(hint)}">{esc(short)}</span>'
-                            f" {esc(text('report_in_exercise', lang, exercise=ex.grade_id.removesuffix('_tests')))}"
-                            f" — {esc(text('report_people', lang, n=n))}")
+                # Tied mistakes are all shown: picking one would hide what the class did as often.
+                head = text("report_most_common" if len(common) == 1 else "report_most_common_tied", lang)
+                items = []
+                for key, n, ex in common:
+                    hint = hint_text(key, lang, ex.fields.get(key, {}))
+                    short = hint if len(hint) <= 3 * SHORT else hint[:3 * SHORT - 1] + "…"
+                    items.append(f'<li><span title="{esc(hint)}">{esc(short)}</span>'
+                                 f" {esc(text('report_in_exercise', lang, exercise=ex.grade_id.removesuffix('_tests')))}"
+                                 f" — {esc(text('report_people_of', lang, n=n, size=size))}</li>")
+                cell.append(f"{esc(head)}:<ul>{''.join(items)}</ul>")
             else:
                 cell.append(f"{esc(text('report_most_common', lang))}: {esc(text('report_none', lang))}")
             parts.append(f'<td lang="{lang}">' + "<br>".join(cell) + "</td>")
@@ -339,6 +356,7 @@ def _render(assignment: str) -> None:
     out = course / REPORT
     (out / f"{assignment}.html").write_text(page(summary, _JOB["charts"], names), encoding="utf-8")
     write_csv(summary, out / f"{assignment}.csv", names)
+    report_learners.write_pages(summary, out, names, STYLE, _learner_hint)
 
 
 def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:

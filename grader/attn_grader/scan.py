@@ -54,6 +54,8 @@ NAMES = {
 }
 ATTRIBUTES = {"_exit": "process", "fork": "process", "kill": "process", "system": "process", "popen": "process",
               "listdir": "files", "scandir": "files", "walk": "files", "chmod": "files", "remove": "files"}
+# A test cell's hidden part, as nbgrader's ClearHiddenTests removes it from the release.
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*$\n?", re.S | re.M)
 STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source/|\.db\b|\.ipynb|attn-course\.results|"
                      r"ATTN_GRADING", re.I)
 DYNAMIC_CALLS = {"getattr", "setattr", "delattr", "__import__", "import_module", "hasattr"}
@@ -223,7 +225,9 @@ def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
     attention are collected from every learner-written cell first: a cell of the learner's
     own may import it, and an exercise's cell call it.
     """
-    ours = {c.source.strip() for c in nbformat.read(source, 4).cells if c.cell_type == "code"}
+    # A test cell reaches learners without its hidden tests (nbgrader's ClearHiddenTests): that is ours too.
+    ours = {form.strip() for c in nbformat.read(source, 4).cells if c.cell_type == "code"
+            for form in (c.source, _HIDDEN.sub("", c.source))}
     rules = by_hand_cells(Path(source).stem)
     mine = [(index, cell) for index, cell in enumerate(nbformat.read(submitted, 4).cells)
             if cell.cell_type == "code" and cell.source.strip() not in ours]

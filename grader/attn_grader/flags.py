@@ -1,0 +1,64 @@
+"""flags.csv, and what grade.py keeps between runs about submissions it could not grade or time.
+
+flags.csv is written for the whole class on every run, also when only one learner was graded: a submission
+that could not be graded keeps its row (verdicts/<assignment>/<student>.not-graded.txt holds why, on the
+grader's side) until it is graded.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .scan import scan_notebook
+
+NOT_GRADED_SUFFIX = ".not-graded.txt"
+
+
+def not_graded_path(course: Path, assignment: str, student: str) -> Path:
+    return course / "verdicts" / assignment / f"{student}{NOT_GRADED_SUFFIX}"
+
+
+def remember_not_graded(course: Path, failed: dict) -> None:
+    """failed: {(assignment, student): error}. Kept beside the verdicts, which only the grader's user reads."""
+    for (assignment, student), error in failed.items():
+        path = not_graded_path(course, assignment, student)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(error, encoding="utf-8")
+
+
+def forget_not_graded(course: Path, assignment: str, student: str) -> None:
+    not_graded_path(course, assignment, student).unlink(missing_ok=True)
+
+
+def not_graded(course: Path) -> dict:
+    """{(assignment, student): the end of the error} for every submission whose last grading failed."""
+    found = {}
+    for path in sorted((course / "verdicts").glob(f"*/*{NOT_GRADED_SUFFIX}")):
+        found[path.parent.name, path.name.removesuffix(NOT_GRADED_SUFFIX)] = path.read_text(encoding="utf-8")
+    return found
+
+
+def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", failed: dict | None = None,
+                untimed: list[tuple[str, str]] = ()) -> int:
+    """Scan every submission in work; write flags.csv; return how many submissions were flagged.
+
+    A class graded without sandboxes gets one row that says so, first; a submission that could not be graded
+    gets a row of its own with the end of the error; one whose assignment has a due date but that has no
+    timestamp.txt (copied by hand) gets a row saying its lateness could not be judged.
+    """
+    rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
+    for (assignment, student), error in sorted((failed or {}).items()):
+        rows.append((student, assignment, "*", "-", "not_graded", 0, " ".join(error.split())[-300:]))
+    for assignment, student in untimed:
+        rows.append((student, assignment, "*", "-", "no_timestamp", 0,
+                     f"no submitted/{student}/{assignment}/timestamp.txt: lateness not judged"))
+    for assignment, student in work:
+        for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
+            source = course / "source" / assignment / notebook.name
+            if source.exists():
+                rows += [(student, assignment, notebook.name, *flag) for flag in scan_notebook(notebook, source)]
+    with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", "assignment", "notebook", "cell", "rule", "line", "code"])
+        writer.writerows(rows)
+    return len({(r[0], r[1]) for r in rows if r[0] != "*"})

@@ -1,0 +1,135 @@
+"""The course's nbgrader exporters (attn_grader.exports): grades.csv, grades-exercises.csv, Canvas, Moodle.
+
+The gradebook is made here with nbgrader's own API (no kernel runs), so every number is known: each
+export's header is checked against the format its LMS documents, and its numbers are read back.
+"""
+import csv
+import datetime
+import json
+import subprocess
+import sys
+
+import pytest
+from attn_grader.exports import CanvasExport, CourseGradesExport, MoodleExport
+from attn_grader.exports.course_grades import COLUMNS, exercises_path
+from nbgrader.api import Gradebook
+
+CELLS = {"ex1_causal_mask_tests": 2.0, "ex2_apply_mask_tests": 3.0}   # a lesson of 5 points
+DUE = datetime.datetime(2026, 12, 8, 14, 59)                          # UTC
+# student -> (first, last, email, lms id, {assignment: (scores per cell, penalty)}) ; no verdict: not graded
+CLASS = {
+    "aiko": ("愛子", "佐藤", "aiko@example.jp", "1001", {"03-masks-ja": ((2.0, 3.0), 0.0)}),
+    "bora": ("보라", "김", "bora@example.kr", "1002", {"03-masks-ko": ((2.0, 1.0), 0.6)}),  # late
+    "chen": ("", "", "", "", {"03-masks-ja": ((0.0, 0.0), 0.0)}),                          # not in the table
+    "dana": ("Dana", "Kim", "dana@example.kr", "1004", {}),                                # handed in nothing
+    "eri": ("絵里", "田中", "eri@example.jp", "1005", {"03-masks-ja": ((2.0, 0.0), 0.0)}),  # not graded
+    # both languages: the better one counts
+    "fumi": ("史", "山本", "fumi@example.jp", "1006", {"03-masks-ja": ((2.0, 0.0), 0.0),
+                                                       "03-masks-ko": ((2.0, 3.0), 0.0)}),
+}
+NOT_GRADED = {("eri", "03-masks-ja")}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("exports")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for name in ("03-masks-ja", "03-masks-ko", "04-gpt2-ja", "04-gpt2-ko"):
+            gb.add_assignment(name, duedate=DUE if name.startswith("03") else None)
+            gb.add_notebook(name.split("-")[0] + "_nb", name)
+            for cell, points in CELLS.items():
+                gb.add_grade_cell(cell, name.split("-")[0] + "_nb", name, max_score=points, cell_type="code")
+        for student, (first, last, email, lms, handed_in) in CLASS.items():
+            gb.add_student(student, first_name=first, last_name=last, email=email, lms_user_id=lms)
+            for assignment, (scores, penalty) in handed_in.items():
+                late = datetime.timedelta(days=1) if penalty else datetime.timedelta(hours=-1)
+                gb.add_submission(assignment, student, timestamp=DUE + late)
+                notebook = gb.find_submission_notebook("03_nb", assignment, student)
+                for grade, score in zip(sorted(notebook.grades, key=lambda g: g.name), scores):
+                    grade.auto_score = score
+                notebook.late_submission_penalty = penalty
+                gb.db.commit()
+                if (student, assignment) not in NOT_GRADED:
+                    folder = course / "verdicts" / assignment
+                    folder.mkdir(parents=True, exist_ok=True)
+                    (folder / f"{student}.json").write_text(json.dumps({"student": student}), encoding="utf-8")
+        for exporter, to in ((CourseGradesExport, "grades.csv"), (CanvasExport, "canvas.csv"), (MoodleExport, "moodle.csv")):
+            exporter(to=str(course / to), course=str(course),
+                     **({"assignment_ids": {"03-masks": 777}} if exporter is CanvasExport else {})).export(gb)
+    return course
+
+
+def read(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def expected_score(student):
+    """What the learner gets for 03-masks: the better language, less its penalty; None when not graded."""
+    options = [(sum(scores) - penalty) for a, (scores, penalty) in CLASS[student][4].items()
+               if (student, a) not in NOT_GRADED]
+    if not CLASS[student][4]:
+        return 0.0
+    return max(options) if options else None
+
+
+def test_grades_csv_has_a_row_per_learner_and_lesson_given_in_their_language(course):
+    rows = read(course / "grades.csv")
+    assert rows[0] == COLUMNS
+    table = {r[3]: dict(zip(COLUMNS, r)) for r in rows[1:]}
+    # 04-gpt2 has neither a due date nor a submission: not given, no row. One row per learner.
+    assert len(rows) - 1 == len(CLASS) and all(r["lesson"] == "03-masks" for r in table.values())
+    assert (table["aiko"]["assignment"], table["aiko"]["language"], table["aiko"]["score"]) == ("03-masks-ja", "ja", "5")
+    assert (table["bora"]["raw_score"], table["bora"]["late_submission_penalty"], table["bora"]["score"]) == \
+        ("3", "0.6", "2.4")
+    assert (table["dana"]["assignment"], table["dana"]["status"], table["dana"]["score"]) == ("03-masks", "missing", "0")
+    assert (table["eri"]["status"], table["eri"]["raw_score"], table["eri"]["score"]) == ("not_graded", "", "")
+    assert (table["fumi"]["assignment"], table["fumi"]["score"]) == ("03-masks-ko", "5")
+    assert table["aiko"]["email"] == "aiko@example.jp" and table["aiko"]["last_name"] == "佐藤"
+
+
+def test_grades_exercises_csv_has_a_column_per_exercise(course):
+    rows = read(exercises_path(course / "grades.csv"))
+    assert rows[0] == ["student_id", "03-masks ex1_causal_mask (2)", "03-masks ex2_apply_mask (3)"]
+    table = {r[0]: r[1:] for r in rows[1:]}
+    assert table["aiko"] == ["2", "3"] and table["bora"] == ["2", "1"] and table["eri"] == ["", ""]
+    assert table["dana"] == ["0", "0"]
+
+
+def test_canvas_file_is_what_canvas_imports_and_its_numbers_read_back(course):
+    rows = read(course / "canvas.csv")
+    # Canvas's importer: row 0 starts Student, ID; SIS User ID then SIS Login ID; the last student column is
+    # Section; an assignment column is "Title (id)"; row 1 starting "Points Possible" gives the points.
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "03-masks (777)"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "5"]
+    table = {r[3]: r for r in rows[2:]}
+    assert set(table) == set(CLASS)
+    assert table["aiko"][:2] == ["佐藤, 愛子", "1001"] and table["chen"][0] == "chen"
+    for student in CLASS:
+        got = table[student][5]
+        want = expected_score(student)
+        assert (float(got) if got else None) == (None if want is None else pytest.approx(want)), student
+
+
+def test_moodle_file_is_what_moodle_imports_and_its_numbers_read_back(course, capsys):
+    rows = read(course / "moodle.csv")
+    assert rows[0] == ["First name", "Last name", "ID number", "Email address", "03-masks"]
+    table = {r[3]: r for r in rows[1:]}
+    # Moodle stops an import at a user it cannot find: no row without the e-mail it is mapped by.
+    assert "" not in table and len(table) == len(CLASS) - 1
+    by_email = {CLASS[s][2]: s for s in CLASS if CLASS[s][2]}
+    for email, row in table.items():
+        want = expected_score(by_email[email])
+        assert (None if row[4] == "-" else float(row[4])) == (None if want is None else pytest.approx(want)), email
+
+
+def test_nbgrader_export_runs_the_course_exporters(course):
+    """Through nbgrader's own command line and its plugin mechanism, from the course folder."""
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.root = "
+                                               f"{str(course)!r}\n", encoding="utf-8")
+    for exporter, to in (("CanvasExport", "via-nbgrader.csv"), ("CourseGradesExport", "grades-cli.csv")):
+        subprocess.run([sys.executable, "-m", "nbgrader", "export", f"--exporter=attn_grader.exports.{exporter}",
+                        f"--to={to}", "--log-level=WARN"], cwd=course, check=True)
+    # The same learners and numbers; the header has no Canvas id (none configured for this run).
+    assert read(course / "via-nbgrader.csv")[2:] == read(course / "canvas.csv")[2:]
+    assert read(course / "grades-cli.csv") == read(course / "grades.csv")
