@@ -8,6 +8,7 @@ from attn_grader.preprocessors import (
     DecideHiddenTests, ExplainUnattempted, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts,
     SkipDemoCells, StripSkipTags,
 )
+from attn_grader.exports import CourseGradesExport
 from attn_grader.late_penalty import LatePenalty
 from attn_grader.preprocessors.skip_demo_cells import SKIP_TAG
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -67,6 +68,10 @@ c.AssignLatePenalties.plugin_class = LatePenalty
 c.LatePenalty.penalty_method = "per_day"
 c.LatePenalty.percent_per_day = 10.0
 c.LatePenalty.grace_minutes = 0.0
+
+# `nbgrader export` writes grades.csv with a row per learner and lesson given, not per assignment in the
+# gradebook; `--exporter=attn_grader.exports.CanvasExport` (or MoodleExport) writes an LMS's import file.
+c.ExportApp.plugin_class = CourseGradesExport
 
 c.Autograde.sanitize_preprocessors = [
     ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, StripSkipTags, CheckCellMetadata,
