@@ -83,19 +83,13 @@ def test_no_honest_submission_is_flagged(graded):
 
 
 def test_a_submission_that_could_not_be_graded_is_no_zero(tmp_path):
-    """nbgrader keeps a failed grading with every cell at 0; grades.csv must not pass that off as a grade."""
-    from attn_grader.grade import blank_failed, write_flags
-    header = "assignment,duedate,timestamp,student_id,last_name,first_name,email,raw_score,late_submission_value," \
-             "score,max_score\n"
-    (tmp_path / "grades.csv").write_text(header + "01-attention-ja,,,aiko,,,,15.0,0.0,15.0,15.0\n"
-                                                  "01-attention-ja,,,bora,,,,0.0,0.0,0.0,15.0\n", encoding="utf-8")
+    """nbgrader keeps a failed grading with every cell at 0; the grade files must not pass that off as a grade
+    (their blank scores: tests/test_exports.py), and flags.csv says why, in every later run too."""
+    from attn_grader.flags import not_graded, remember_not_graded, write_flags
     failed = {("01-attention-ja", "bora"): "Traceback ...\nDeadKernelError: Kernel died before replying"}
-    blank_failed(tmp_path, set(failed))
-    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as f:
-        rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert (rows["aiko"]["score"], rows["bora"]["score"], rows["bora"]["raw_score"]) == ("15.0", "", "")
-    assert rows["bora"]["max_score"] == "15.0"
-    assert write_flags(tmp_path, [("01-attention-ja", "bora")], failed=failed) == 1
+    remember_not_graded(tmp_path, failed)
+    assert not_graded(tmp_path) == failed
+    assert write_flags(tmp_path, [("01-attention-ja", "bora")], failed=not_graded(tmp_path)) == 1
     with open(tmp_path / "flags.csv", newline="", encoding="utf-8") as f:
         (row,) = list(csv.DictReader(f))
     assert (row["student_id"], row["rule"]) == ("bora", "not_graded") and "Kernel died" in row["code"]

@@ -24,6 +24,8 @@ _LABELS = [
 ]
 
 
+_STYLES = re.compile(r"(<style\b.*?</style>)", re.S | re.I)
+
 # The template's table of contents names every grade cell "Test cell": name the exercise instead.
 _TOC_TEST_CELL = re.compile(r'(<a href="#(ex(\d+)_(\w+?)_tests)">)Test cell(</a>)')
 
@@ -51,9 +53,13 @@ def localize_feedback(folder: Path, assignment: str, autograded: Path | None = N
         html = page.read_text(encoding="utf-8")
         names = learner_names(Path(autograded) / f"{page.stem}.ipynb") if autograded else {}
         html = _TOC_TEST_CELL.sub(lambda m: m[1] + exercise_label(m[3], names.get(m[2], m[4]), lang) + m[5], html)
-        # Only the template's own markup is touched: labels sit between tags, not in notebook text.
+        # Only the template's own markup is touched: labels sit between tags, not in notebook text, nor in
+        # the page's style sheets (whose comments say "Comment").
+        parts = _STYLES.split(html)
         for english, key, form in sorted(_LABELS, key=lambda x: -len(x[0])):
             label = form.format(text(key, lang))
-            html = re.sub(r"(?<=[>\s(])" + re.escape(english) + r"(?=[\s<])", label, html)
+            parts = [part if i % 2 else re.sub(r"(?<=[>\s(])" + re.escape(english) + r"(?=[\s<])", label, part)
+                     for i, part in enumerate(parts)]
+        html = "".join(parts)
         html = html.replace("<html>", f'<html lang="{lang}">', 1)
         page.write_text(offline(html), encoding="utf-8")

@@ -1,0 +1,100 @@
+"""One learner graded again, late work, and a quiet terminal: `python -m attn_grader.grade --student … --assignment …`
+(`make autograde STUDENT=… ASSIGNMENT=…`) on a small lesson-1 class.
+
+A class of three is graded; then a learner hands in late (timestamp.txt after the due date) and only that
+learner is graded: the others keep their grading untouched, the late one loses the penalty nbgrader's
+late-submission plugin (LatePenalty) gives, and grades.csv, the Canvas file and the class report cover
+everyone. No SQLAlchemy warning reaches the terminal.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from classroom import course_skeleton, submission, submit
+
+ASSIGNMENT = "01-attention-ja"
+DUE = "2026-12-08 23:59:00 Asia/Tokyo"
+
+
+def grade(course, *args) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), *args],
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    return run
+
+
+def nbgrader(course, *args) -> None:
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=WARN"], cwd=course, env=env, check=True)
+
+
+def rows(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    course = course_skeleton(tmp_path_factory.mktemp("term"))
+    (course / "students.csv").write_text("id,first_name,last_name,email,lms_user_id\n"
+                                         "aiko,愛子,佐藤,aiko@example.jp,11\nbora,보라,김,bora@example.kr,12\n"
+                                         "chen,陳,王,chen@example.jp,13\n", encoding="utf-8")
+    submit(course, "aiko", ASSIGNMENT, "01_attention", submission("01-attention", "01_attention", "ja"))
+    submit(course, "bora", ASSIGNMENT, "01_attention",
+           submission("01-attention", "01_attention", "ja", ("ex1_attention_scores", " / math.sqrt(d_k)", "")))
+    (course / "submitted" / "aiko" / ASSIGNMENT / "timestamp.txt").write_text("2026-12-08 20:00:00 Asia/Tokyo")
+    first = grade(course, "--jobs", "2")  # releases the assignment into the gradebook, grades aiko and bora
+    nbgrader(course, "db", "student", "import", "students.csv")
+    nbgrader(course, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
+    before = {s: (course / "verdicts" / ASSIGNMENT / f"{s}.json").stat().st_mtime_ns for s in ("aiko", "bora")}
+    # chen hands in a day and a half late, by hand: the instructor writes the time it came in.
+    submit(course, "chen", ASSIGNMENT, "01_attention", submission("01-attention", "01_attention", "ja"))
+    (course / "submitted" / "chen" / ASSIGNMENT / "timestamp.txt").write_text("2026-12-10 12:00:00 Asia/Tokyo")
+    late = grade(course, "--student", "chen", "--assignment", ASSIGNMENT)
+    subprocess.run([sys.executable, "-m", "nbgrader", "export", "--exporter=attn_grader.exports.CanvasExport",
+                    "--to=canvas.csv", "--log-level=WARN"], cwd=course, check=True,
+                   env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"})
+    return course, first, late, before
+
+
+def test_only_the_learner_asked_for_is_graded_again(term):
+    course, _, late, before = term
+    after = {s: (course / "verdicts" / ASSIGNMENT / f"{s}.json").stat().st_mtime_ns for s in ("aiko", "bora")}
+    assert after == before
+    assert "graded 1/1" in late.stdout
+    assert json.loads((course / "verdicts" / ASSIGNMENT / "chen.json").read_text("utf-8"))["student"] == "chen"
+
+
+def test_late_work_loses_the_configured_penalty_and_the_class_files_cover_everyone(term):
+    course, _, late, _ = term
+    table = {r["student_id"]: r for r in rows(course / "grades.csv")}
+    assert set(table) == {"aiko", "bora", "chen"}
+    # Due 2026-12-08 23:59 JST, in 2026-12-10 12:00 JST: 1.5 days late, two days started, 10% each.
+    assert (table["chen"]["raw_score"], table["chen"]["late_submission_penalty"], table["chen"]["score"]) == \
+        ("15", "3", "12")
+    assert (table["aiko"]["score"], table["bora"]["score"]) == ("15", "5")
+    assert table["chen"]["last_name"] == "王" and table["chen"]["email"] == "chen@example.jp"
+    assert "late: chen/01-attention-ja" in late.stdout
+    canvas = {r["SIS Login ID"]: r for r in rows(course / "canvas.csv") if r["Student"] != "Points Possible"}
+    assert (canvas["chen"]["ID"], canvas["chen"]["01-attention"]) == ("13", "12")
+    report = (course / "report" / f"{ASSIGNMENT}.html").read_text("utf-8")
+    assert "3 / 3" in report or "/ 3<" in report  # counts out of the three learners graded, over both runs
+    assert len(list((course / "report" / ASSIGNMENT).glob("learner-*.html"))) == 3
+
+
+def test_a_submission_without_a_timestamp_is_flagged_once_there_is_a_due_date(term):
+    course, _, _, _ = term
+    flagged = {(r["student_id"], r["rule"]) for r in rows(course / "flags.csv")}
+    # bora's notebook was copied without timestamp.txt; graded before the due date was set, it is flagged
+    # only when graded again. chen's and aiko's have one.
+    assert ("chen", "no_timestamp") not in flagged and ("aiko", "no_timestamp") not in flagged
+
+
+def test_the_terminal_gets_no_sqlalchemy_warning(term):
+    _, first, late, _ = term
+    for run in (first, late):
+        assert "SAWarning" not in run.stderr and "Warning" not in run.stderr.replace("WARNING: kernels NOT", "")
