@@ -297,8 +297,10 @@ def main() -> None:
             generate_release(course, assignment, assignment.rsplit("-", 1)[1])
     if args.serial:
         for assignment in sorted({a for a, _ in work}):
-            nbgrader(course, "autograde", assignment, "--force",
-                     *([f"--student={','.join(sorted({s for a, s in work if a == assignment}))}"] if args.student else []))
+            if not args.student:
+                nbgrader(course, "autograde", assignment, "--force")
+            for student in sorted({s for a, s in work if a == assignment}) if args.student else []:
+                nbgrader(course, "autograde", assignment, "--force", f"--student={student}")
         write_report(course, args.names, {})
         return
     start = time.perf_counter()
