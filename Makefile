@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde export workspace bench bench-grading hint-sweep clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde export export-lms workspace bench bench-grading hint-sweep clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -64,7 +64,10 @@ autograde: $(STAMP)
 ## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/
 LMS ?= grades
 EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
-export: $(STAMP)
+# An LMS the course has no exporter for stops here, before any set-up.
+export-lms:
+	@$(if $(filter $(LMS)=%,$(EXPORTERS)),:,echo "make export: LMS=$(LMS) is not one of: $(foreach e,$(EXPORTERS),$(firstword $(subst =, ,$(e)))) (README, For instructors)" >&2; exit 2)
+export: export-lms $(STAMP)
 	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
 		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv)

@@ -8,6 +8,7 @@ import datetime
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from attn_grader.exports import CanvasExport, CourseGradesExport, MoodleExport
@@ -28,6 +29,7 @@ CLASS = {
                                                        "03-masks-ko": ((2.0, 3.0), 0.0)}),
 }
 NOT_GRADED = {("eri", "03-masks-ja")}
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +135,55 @@ def test_nbgrader_export_runs_the_course_exporters(course):
     # The same learners and numbers; the header has no Canvas id (none configured for this run).
     assert read(course / "via-nbgrader.csv")[2:] == read(course / "canvas.csv")[2:]
     assert read(course / "grades-cli.csv") == read(course / "grades.csv")
+
+
+def test_moodle_by_id_number_leaves_out_and_names_a_learner_without_one(course, capsys):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        MoodleExport(to=str(course / "moodle-id.csv"), course=str(course), identify_by="lms_user_id").export(gb)
+    rows = read(course / "moodle-id.csv")
+    assert {r[2] for r in rows[1:]} == {CLASS[s][3] for s in CLASS if CLASS[s][3]}
+    assert "chen" in capsys.readouterr().err  # no LMS id, so not in the file, and the instructor is told
+
+
+def test_nbgrader_export_uses_the_course_grades_by_default():
+    """README: `nbgrader export` run in autograder/ writes the course's grades.csv, not nbgrader's."""
+    from traitlets.config.loader import PyFileConfigLoader
+    root = ROOT / "autograder"
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    assert config.ExportApp.plugin_class is CourseGradesExport
+
+
+
+def make_n(*args):
+    run = subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True)
+    return run.returncode, run.stdout + run.stderr
+
+
+def test_make_autograde_passes_several_learners_and_a_lesson():
+    _, out = make_n("autograde", "STUDENT=aiko bora", "ASSIGNMENT=03-masks")
+    assert "-m attn_grader.grade --course autograder --student aiko bora" in out and "--assignment 03-masks" in out
+
+
+@pytest.mark.parametrize("lms, exporter, to", [("canvas", "CanvasExport", "canvas-grades.csv"),
+                                               ("moodle", "MoodleExport", "moodle-grades.csv"),
+                                               ("grades", "CourseGradesExport", "grades.csv")])
+def test_make_export_runs_the_lms_exporter(lms, exporter, to):
+    code, out = make_n("export", f"LMS={lms}")
+    assert code == 0 and f"--exporter=attn_grader.exports.{exporter}" in out and f"--to={to}" in out
+
+
+def test_make_export_refuses_an_lms_it_has_no_exporter_for():
+    run = subprocess.run(["make", "export", "LMS=blackboard"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode != 0 and "LMS=blackboard is not one of: grades canvas moodle" in run.stderr
+    assert "nbgrader" not in run.stdout
+
+
+def test_several_learners_and_a_lesson_select_their_submissions(tmp_path):
+    from attn_grader.grade import submissions
+    for student, assignment in (("aiko", "03-masks-ja"), ("bora", "03-masks-ko"), ("bora", "07-positions-ko"),
+                                ("chen", "03-masks-ja")):
+        (tmp_path / "submitted" / student / assignment).mkdir(parents=True)
+    assert submissions(tmp_path, ["aiko", "bora"], ["03-masks"]) == [("03-masks-ja", "aiko"), ("03-masks-ko", "bora")]
+    assert submissions(tmp_path, ["bora"]) == [("03-masks-ko", "bora"), ("07-positions-ko", "bora")]
+    assert submissions(tmp_path, [], ["03-masks-ja"]) == [("03-masks-ja", "aiko"), ("03-masks-ja", "chen")]
+    assert submissions(tmp_path, ["nobody"]) == []

@@ -87,11 +87,46 @@ def test_late_work_loses_the_configured_penalty_and_the_class_files_cover_everyo
 
 
 def test_a_submission_without_a_timestamp_is_flagged_once_there_is_a_due_date(term):
-    course, _, _, _ = term
+    course, first, late, _ = term
     flagged = {(r["student_id"], r["rule"]) for r in rows(course / "flags.csv")}
-    # bora's notebook was copied without timestamp.txt; graded before the due date was set, it is flagged
-    # only when graded again. chen's and aiko's have one.
+    # bora's notebook was copied without timestamp.txt. Graded before the due date was set, it was not
+    # flagged then; flags.csv is the whole class's, so the run that graded only chen flags it. chen's and
+    # aiko's have one.
+    assert "no_timestamp" not in first.stdout
+    assert ("bora", "no_timestamp") in flagged and "bora/01-attention-ja" in late.stdout
     assert ("chen", "no_timestamp") not in flagged and ("aiko", "no_timestamp") not in flagged
+    # Only the learner graded this time is reported late on the terminal.
+    assert "late: aiko" not in late.stdout and "late: bora" not in late.stdout
+
+
+def test_the_late_learner_sees_the_penalty_in_their_language(term):
+    course, _, _, _ = term
+    page = (course / "feedback" / "chen" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
+    assert "提出遅れの減点" in page and "-3" in page and "Late submission penalty" not in page
+    on_time = (course / "feedback" / "aiko" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
+    assert "提出遅れの減点" not in on_time
+
+
+@pytest.mark.parametrize("method, seconds_late, score, penalty", [
+    ("per_day", 1, 15.0, 1.5),              # a second late is a day started
+    ("per_day", 86400, 15.0, 1.5),          # exactly a day: one day
+    ("per_day", 86401, 15.0, 3.0),
+    ("per_day", 30 * 86400, 15.0, 15.0),    # never more than the score
+    ("per_day", 0, 15.0, None),
+    ("none", 5 * 86400, 15.0, None),
+    ("zero", 60, 15.0, 15.0),               # nbgrader's own: a late notebook scores 0
+])
+def test_late_penalty_plugin(method, seconds_late, score, penalty):
+    from attn_grader.late_penalty import LatePenalty
+    plugin = LatePenalty(penalty_method=method)
+    assert plugin.late_submission_penalty("aiko", score, seconds_late) in (penalty, *((0, 0.0) if penalty is None else ()))
+
+
+def test_late_penalty_grace_minutes():
+    from attn_grader.late_penalty import LatePenalty
+    plugin = LatePenalty(grace_minutes=30)
+    assert plugin.late_submission_penalty("aiko", 10.0, 29 * 60) is None
+    assert plugin.late_submission_penalty("aiko", 10.0, 31 * 60) == 1.0
 
 
 def test_the_terminal_gets_no_sqlalchemy_warning(term):

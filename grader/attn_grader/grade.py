@@ -212,12 +212,15 @@ def export_grades(course: Path) -> None:
 
 
 def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]]]:
-    """What to tell the instructor about due dates: a line per late submission graded now (with its penalty),
-    and the submissions of an assignment with a due date that have no timestamp.txt (copied by hand)."""
+    """What to tell the instructor about due dates: a line per late submission graded now (work, with its
+    penalty), and every submission of the class, graded now or before, whose assignment has a due date but
+    that has no timestamp.txt (copied by hand): flags.csv is the whole class's, and a due date may have been
+    set after a submission was graded."""
     from nbgrader.api import Gradebook, MissingEntry
     late, untimed = [], []
+    graded_now = set(work)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for assignment, student in work:
+        for assignment, student in submissions(course):
             try:
                 submission = gb.find_submission(assignment, student)
             except MissingEntry:
@@ -226,7 +229,7 @@ def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list
                 continue
             if submission.timestamp is None:
                 untimed.append((assignment, student))
-            elif submission.total_seconds_late > 0:
+            elif submission.total_seconds_late > 0 and (assignment, student) in graded_now:
                 late.append(f"{student}/{assignment}: {submission.total_seconds_late / 86400:.2f} days late, "
                             f"penalty {submission.late_submission_penalty or 0:g} of {submission.score:g} points")
     return late, untimed
