@@ -88,6 +88,10 @@ def test_grades_csv_has_a_row_per_learner_and_lesson_given_in_their_language(cou
     assert (table["eri"]["status"], table["eri"]["raw_score"], table["eri"]["score"]) == ("not_graded", "", "")
     assert (table["fumi"]["assignment"], table["fumi"]["score"]) == ("03-masks-ko", "5")
     assert table["aiko"]["email"] == "aiko@example.jp" and table["aiko"]["last_name"] == "佐藤"
+    # nbgrader keeps times in UTC; the file says so (the instructor gave the due date in Asia/Tokyo).
+    assert (table["aiko"]["duedate"], table["aiko"]["timestamp"]) == ("2026-12-08 14:59:00+00:00",
+                                                                      "2026-12-08 13:59:00+00:00")
+    assert table["dana"]["timestamp"] == ""
 
 
 def test_grades_exercises_csv_has_a_column_per_exercise(course):

@@ -2,14 +2,22 @@
 from __future__ import annotations
 
 import csv
+import datetime
 from pathlib import Path
-
 
 from .table import CourseExport, number
 
 # nbgrader's CsvExportPlugin's columns, in its order, then what it cannot say.
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
            "late_submission_penalty", "score", "max_score", "lesson", "language", "status"]
+
+
+def utc(when) -> str:
+    """nbgrader stores times in UTC without saying so; the instructor typed the due date in their own zone
+    ("2026-12-08 23:59:00 Asia/Tokyo"), so say it: 2026-12-08 14:59:00+00:00."""
+    if when is None:
+        return ""
+    return str(when.astimezone(datetime.timezone.utc) if when.tzinfo else when.replace(tzinfo=datetime.timezone.utc))
 
 
 def exercises_path(grades: Path) -> Path:
@@ -36,7 +44,7 @@ class CourseGradesExport(CourseExport):
             writer = csv.writer(f)
             writer.writerow(COLUMNS)
             for r in table:
-                writer.writerow([r.assignment, r.duedate or "", r.timestamp or "", r.student_id, r.last_name,
+                writer.writerow([r.assignment, utc(r.duedate), utc(r.timestamp), r.student_id, r.last_name,
                                  r.first_name, r.email, number(r.raw_score), number(r.penalty), number(r.score),
                                  number(r.max_score), r.lesson, r.language, r.status])
         given = self.lessons(gradebook)
