@@ -79,7 +79,10 @@ def _grade_class(course: Path) -> dict:
             students[stem, f"{name}-ja"] = make("ja", (bug.cell, bug.old, bug.new))
     for (stem, student), nb in students.items():
         submit(course, student, f"{lessons[stem].assignment}-{student.rsplit('-', 1)[1]}", stem, nb)
-    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], check=True)
+    # No planted bug loops forever, so here the cell timeout only guards against a hang: lesson 7's
+    # longest cell took 134 s of the course's 180 s while the machine ran at a load average of 10.
+    env = {**os.environ, "ATTN_CELL_TIMEOUT": "1800"}
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], env=env, check=True)
     scores = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for stem, student in students:
