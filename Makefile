@@ -20,10 +20,11 @@ lab: $(STAMP)
 	$(PYTHON) tools/course.py lab
 
 ## make test: set everything up and run every test
-# Two pytest workers, one per core; each test file stays on one worker, so a file's JupyterLab
-# server, Colab-stack environment or graded class is built once.
+# Two pytest workers, one per core. Tests that share a JupyterLab server, the Colab-stack
+# environment or a graded class stay on one worker, so each is built once; the longest go first
+# (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for README's table.
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without

@@ -1,5 +1,6 @@
 """Shared fixtures: the repository root, a throwaway course, both languages, the references, judging a probe."""
 import os
+import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -11,11 +12,30 @@ from attn_course.validate import CheckFailed
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "autograder" / "reference"
+# Each solution notebook as JupyterLab saved it after tests/test_browser.py ran it, for
+# tests/test_notebooks.py; a file older than this session is an earlier run's and is not read.
+EXECUTED = ROOT / "test-artifacts" / "executed"
+SESSION_START = time.time()
 
 # One graded submission per classic bug: the solution cell it edits, the text replaced and its
 # replacement, the grade cells that must then score 0 (every other keeps its points), and a title
 # for README's grade tables.
 Bug = namedtuple("Bug", "cell old new fails title")
+
+
+# ---------------------------------------------------------------------------- Scheduling
+# `make test` runs two pytest-xdist workers with --dist loadgroup: the tests of a file that share a
+# costly fixture are one group (its `pytestmark = pytest.mark.xdist_group(...)`) and run on one
+# worker; every other test is a unit of its own. Units are handed out in collection order, so the
+# longest go first and the many short tests fill in at the end. With whole files as units
+# (--dist loadfile) a long file handed out last kept one worker busy while the other sat idle.
+FIRST = ["test_grading", "test_report", "test_browser", "test_notebooks", "test_colab_stack", "test_tamper",
+         "test_exchange", "test_build"]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: n for n, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__, len(FIRST)))  # stable: files keep their order
 
 
 @pytest.fixture(scope="session")

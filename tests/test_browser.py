@@ -6,7 +6,8 @@ operated and must change a picture. The time from each move to its new picture i
 written to test-artifacts/browser/explorer-times.json, with the load average, but no test fails
 on it: a busy machine is not a bug. `make bench` runs these tests on a quiet machine and holds
 the times to their limit (tools/bench_browser.py; `make bench STRICT=1` fails over it).
-Screenshots go to test-artifacts/browser/.
+Screenshots go to test-artifacts/browser/. Each solution is saved after its run (Ctrl+S) and kept
+in test-artifacts/executed/, where tests/test_notebooks.py reads it instead of running it again.
 
 The server works on a copy of notebooks/ and solutions/, so neither autosave nor a test can
 write into the course. `make test` installs chromium with apt-get; Playwright never downloads
@@ -25,7 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import EXECUTED, ROOT
+
+# One `make test` worker runs these: one JupyterLab, one chromium (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("browser")
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -196,6 +200,27 @@ def _open_and_run_all(page, base: str, token: str, path: str) -> None:
     page.wait_for_function(IDLE, timeout=300_000)
 
 
+def _save(page, root: Path, path: str) -> None:
+    """Save the notebook as a learner would (Ctrl+S) and keep the file JupyterLab wrote in EXECUTED,
+    for tests/test_notebooks.py: each solution is then executed once in this environment, here."""
+    saved, copy = root / path, EXECUTED / Path(path).relative_to("solutions")
+    before = saved.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    for _ in range(240):
+        if saved.stat().st_mtime_ns != before:
+            text = saved.read_text(encoding="utf-8")
+            try:
+                json.loads(text)
+            except ValueError:  # read halfway through the write
+                page.wait_for_timeout(500)
+                continue
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_text(text, encoding="utf-8")
+            return
+        page.wait_for_timeout(500)
+    raise AssertionError(f"{path}: JupyterLab did not save the notebook after Ctrl+S")
+
+
 def _shut_down_kernels(base: str, token: str) -> None:
     """Each test's session and kernel go when the test ends, so kernels never pile up on two cores."""
     for kind in ("sessions", "kernels"):
@@ -318,7 +343,7 @@ def _operate_explorer(page, widget, shot: Path, where: str) -> int:
 @pytest.mark.parametrize("stem", STEMS)
 @pytest.mark.parametrize("lang", ["ja", "ko"])
 def test_solution_notebook_in_jupyterlab(lab, browser, lang, stem, capsys):
-    base, token, _ = lab
+    base, token, root = lab
     # Tall enough that a whole explorer fits on screen: its screenshot is the README's picture.
     page = browser.new_page(viewport={"width": 1400, "height": 2200})
     folder = ARTIFACTS / lang
@@ -329,6 +354,7 @@ def test_solution_notebook_in_jupyterlab(lab, browser, lang, stem, capsys):
             assert not [t for t in out["all"] if "Glyph" in t and "missing" in t]
             assert len(out["all"]) >= 5
         _run_all(page, base, token, f"solutions/{lang}/{stem}.ipynb", clean)
+        _save(page, root, f"solutions/{lang}/{stem}.ipynb")
         explorers = page.locator(".jp-OutputArea-output:has(.widget-image)")
         assert explorers.count() >= 1, "every lesson shows at least one explorer"
         for n in range(explorers.count()):

@@ -22,6 +22,9 @@ import pytest
 import build
 from conftest import ROOT
 
+# One `make test` worker runs these: they share one Colab environment (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("colab")
+
 COLAB = ROOT / ".venv" / "colab"  # removed with the main environment by `make clean-venv`
 PINS = ["torch==2.13.0", "ipywidgets==7.7.1", "matplotlib==3.10.0", "ipykernel==6.29.5", "nbclient==0.11.0",
         "nbformat==5.10.4", "tqdm==4.67.1"]

@@ -20,6 +20,9 @@ from classroom import course_skeleton, submission, submit
 from lessons import lessons
 from nbgrader.api import Gradebook
 
+# One `make test` worker runs these: one graded class (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("tamper")
+
 ASSIGNMENT, STEM = "01-attention-ja", "01_attention"
 POINTS = next(lesson.points for lesson in lessons() if lesson.stem == STEM)
 SCORES = "    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)   # (..., T_q, T_k)\n"
