@@ -55,6 +55,8 @@ c.SkipDemoCells.enabled = os.environ.get("ATTN_DEMO_CELLS", "skip") != "run"
 c.SkipDemoCells.source_dir = os.path.join(ROOT, "source")
 # The hidden tests' verdicts are computed in this process, against these references.
 c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
+# ... and the released notebooks, to read only what the learner wrote for a way round the by-hand rule.
+c.DecideHiddenTests.source_dir = os.path.join(ROOT, "source")
 # Each learner's verdicts (score, status, the classic mistake named) for the class report:
 # in the course's folder, which no learner's kernel can see (it sees its own autograded folder only).
 c.RecordVerdicts.verdict_dir = os.path.join(ROOT, "verdicts")

@@ -29,6 +29,8 @@ CLASS = {
                                                        "03-masks-ko": ((2.0, 3.0), 0.0)}),
 }
 NOT_GRADED = {("eri", "03-masks-ja")}
+
+pytestmark = pytest.mark.xdist_group("exports")  # one worker builds the module's class (conftest, Scheduling)
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -24,6 +24,8 @@ from feedback_pages import inspect  # noqa: E402
 
 LESSONS = class_lessons()
 
+pytestmark = pytest.mark.xdist_group("graded")  # on the worker that grades conftest's class (Scheduling)
+
 
 def _page(course, student, stem, lang):
     return course / "feedback" / student / f"{LESSONS[stem].assignment}-{lang}" / f"{stem}.html"

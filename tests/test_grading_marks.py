@@ -25,6 +25,7 @@ def marked(stem: str) -> list[int]:
 
 
 WITH_MARKS = [stem for stem in sorted(LESSONS) if marked(stem)]
+pytestmark = pytest.mark.xdist_group("grading_marks")  # one worker grades the module's classes (conftest, Scheduling)
 
 
 # --------------------------------------------------------------------------- what the build refuses

@@ -18,6 +18,8 @@ from classroom import course_skeleton, submission, submit
 ASSIGNMENT = "01-attention-ja"
 DUE = "2026-12-08 23:59:00 Asia/Tokyo"
 
+pytestmark = pytest.mark.xdist_group("regrade")  # one worker builds the module's class (conftest, Scheduling)
+
 
 def grade(course, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
