@@ -532,13 +532,7 @@ def test_hidden_tests_catch_the_rest(ref):
 def test_the_one_layer_alibi_tool_runs_the_lessons_own_model():
     # tools/alibi_one_layer.py reproduces lesson 7's one-layer ALiBi table from the lesson's own
     # cells: it must find them, and the lesson's train() must take n_layer and alibi_scale.
-    import sys
-    from conftest import ROOT
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import alibi_one_layer as tool
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    import alibi_one_layer as tool   # tools/ is on pytest's pythonpath (pyproject.toml)
     ns = tool.lesson_namespace()
     model = ns["train"]("alibi", n_layer=1, alibi_scale=16.0, steps=2)
     assert len(model.blocks) == 1 and model.blocks[0].attn.alibi_scale == 16.0
