@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde export export-lms workspace bench bench-grading hint-sweep clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -73,6 +73,10 @@ export: export-lms $(STAMP)
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
 		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv)
 
+## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
+classroom: $(STAMP)
+	PYTHONPATH=tools:tests $(BIN)/python tools/classroom.py --lesson $(LESSON) --students $(or $(STUDENTS),40)
+
 ## make bench: time every solution notebook, the explorer in Python and in the browser; STRICT=1 fails over budget
 # Speed is measured here, on a quiet machine, and never asserted by a test (a busy CI machine is no bug).
 bench: $(STAMP) browser-deps
@@ -81,7 +85,7 @@ bench: $(STAMP) browser-deps
 ## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions; lessons 5 and 7
 ## graded with their demonstration cells skipped and run (PART=demo for those only)
 bench-grading: $(STAMP)
-	PYTHONPATH=tools $(BIN)/python tools/bench_grading.py --out bench-grading.json $(if $(PART),--part $(PART))
+	PYTHONPATH=tools:tests $(BIN)/python tools/bench_grading.py --out bench-grading.json $(if $(PART),--part $(PART))
 
 ## make hint-sweep: does the grader name each planted bug's mistake right on every grading seed?
 hint-sweep: $(STAMP)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from attn_grader.messages import text
-from conftest import ROOT, class_lessons
+from conftest import class_lessons
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -17,10 +17,7 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing and only root can install it (apt-get install chromium)",
                 allow_module_level=True)
 
-import sys  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tools"))
-from feedback_pages import inspect  # noqa: E402
+from feedback_pages import inspect  # noqa: E402 - tools/ is on pytest's pythonpath (pyproject.toml)
 
 LESSONS = class_lessons()
 

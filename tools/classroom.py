@@ -1,6 +1,6 @@
 """Make a throwaway nbgrader course and fake learners' submissions, for tests, benchmarks and trying the grader.
 
-    python tools/classroom.py --lesson 03-masks --students 40     # into autograder/submitted/
+    make classroom LESSON=03-masks STUDENTS=40     # into autograder/submitted/ (PYTHONPATH=tools:tests)
 """
 from __future__ import annotations
 
@@ -55,10 +55,11 @@ def make_class(course: Path, lesson: str, students: int, start: int = 0, prefix:
     fifth one's notebook untouched, every other one with a classic bug of the lesson (BUGS of
     tests/test_lessonN.py, in turn), the rest right. Returns their ids."""
     import importlib
-    import sys
     stem = next(p.stem for p in (ROOT / "autograder" / "source" / f"{lesson}-ja").glob("*.ipynb"))
-    sys.path.insert(0, str(ROOT / "tests"))
-    bugs = list(importlib.import_module(f"test_lesson{int(stem[:2])}").BUGS.values())
+    try:  # tests/ is on the path under pytest, and in `make classroom` (PYTHONPATH=tools:tests)
+        bugs = list(importlib.import_module(f"test_lesson{int(stem[:2])}").BUGS.values())
+    except ModuleNotFoundError as error:
+        raise SystemExit(f"{error}: run `make classroom LESSON={lesson}`, or with PYTHONPATH=tools:tests") from None
     ids = []
     for i in range(start, start + students):
         lang = ("ja", "ko")[i % 2]
