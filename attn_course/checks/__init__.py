@@ -11,10 +11,10 @@ from ..validate import (  # noqa: F401 - names older notebooks reach through cou
     CheckFailed, CourseError, InputError, dtype_bytes, expect_qkv, expect_size, expect_tokens,
     expect_torch_compatible, previous_token_weight, resolve_head_dim, resolve_kv_groups,
 )
-from . import engine, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7
+from . import engine, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8
 from .engine import from_scratch  # noqa: F401
 
-LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7}
+LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7, 8: lesson8}
 
 for _lesson in LESSONS.values():
     globals().update({name: getattr(_lesson, name) for name in dir(_lesson) if name.startswith("check_")})
