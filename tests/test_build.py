@@ -43,7 +43,37 @@ def test_generated_files_are_up_to_date(fresh_build):
              if not (ROOT / rel).exists() or (ROOT / rel).read_bytes() != (fresh_build / rel).read_bytes()]
     assert not stale, f"generated files differ from a fresh build; run `make build` and commit: {stale}"
     manifest = json.loads((ROOT / build.MANIFEST).read_text())
-    assert sorted(manifest) == sorted(str(r) for r in generated)
+    assert sorted(manifest) == sorted([str(r) for r in generated] + [build.EXERCISES])
+    # The lessons' declarations (points, by hand) as the checks, the probes and the grader read them.
+    assert (ROOT / build.EXERCISES).read_text(encoding="utf-8") == (fresh_build / build.EXERCISES).read_text(
+        encoding="utf-8"), "attn_course/exercises.py differs from the lesson sources; run `make build` and commit"
+
+
+def test_build_rejects_an_unknown_by_hand_family(tmp_path):
+    source = (ROOT / "lessons" / "01_attention.md").read_text(encoding="utf-8")
+    path = tmp_path / "99_broken.md"
+    path.write_text(source.replace(":by_hand: attention\n", ":by_hand: attenshun\n", 1), encoding="utf-8")
+    with pytest.raises(build.SourceError, match="unknown :by_hand:"):
+        build.read_lesson(path)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_learners_are_told_where_the_by_hand_rule_applies(lang):
+    # Every by-hand exercise has its note just above its solution cell, in the learner's language;
+    # a module with a library path is told which path may call the library.
+    from attn_course.exercises import EXERCISES
+    for stem, cells in EXERCISES.items():
+        nb = _nb("notebooks", lang, f"{stem}.ipynb")
+        for tests_id, cell in cells.items():
+            index = next(i for i, c in enumerate(nb.cells)
+                         if c.metadata.get("nbgrader", {}).get("grade_id") == tests_id.removesuffix("_tests"))
+            above = nb.cells[index - 1].source
+            note = course_text("by_hand_note", lang)
+            assert (note in above) == bool(cell["by_hand"]), (stem, tests_id)
+            if cell["library_path"]:
+                assert cell["library_path"] in above, (stem, tests_id)
+            if "softmax" in cell["by_hand"]:
+                assert course_text("by_hand_note_softmax", lang) in above
 
 
 def test_build_rejects_a_prose_cell_without_its_twin(tmp_path):

@@ -67,7 +67,12 @@ def softmax_ok(s):
 
 def test_softmax_checks(lang):
     checks.check_softmax(softmax_ok)
-    fails_with(checks.check_softmax, lambda s: torch.softmax(s, dim=-2), "hint_softmax_axis", axis=-2)
+    fails_with(checks.check_softmax, lambda s: (s - s.amax(-2, keepdim=True)).exp() / (s - s.amax(-2, keepdim=True))
+               .exp().sum(-2, keepdim=True), "hint_softmax_axis", axis=-2)
+    # The text asks for the max shift written by hand: torch's softmax, however it is reached, is refused.
+    for library in (lambda s: torch.softmax(s, dim=-1), lambda s: s.softmax(-1),
+                    lambda s: torch.nn.functional.softmax(s, -1), lambda s: torch.ops.aten._softmax(s, -1, False)):
+        fails_with(checks.check_softmax, library, "hint_softmax_by_hand", name="softmax_last")
     fails_with(checks.check_softmax, lambda s: s.exp() / s.exp().sum(-1, keepdim=True), "hint_softmax_overflow")
     (scores,) = checks.inputs((checks.B, checks.T_Q, checks.T_K), seed=2)
     sums = scores.exp().sum(-1)

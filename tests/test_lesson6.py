@@ -253,7 +253,7 @@ def test_hidden_catches_what_the_visible_sizes_might_not(ref):
 
 def test_library_attention_is_refused_in_a_from_scratch_exercise(ref):
     failure = fails(probes.tiled_attention, lambda q, k, v, b, causal=False:
-                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal), key="hidden_raised")
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal), key="hidden_by_hand")
     assert failure.hint == ("hint_from_scratch", {"name": "tiled_attention"})
 
 

@@ -374,9 +374,17 @@ def test_cross_attention_keys_from_the_wrong_sequence(lang, ref):
 def test_cross_attention_wrapping_the_library_is_refused(lang, ref):
     class Wrapped(ref.CrossAttention):
         def forward(self, x, memory, key_padding_mask=None):
+            mha = nn.MultiheadAttention(self.embed_dim, self.n_head, batch_first=True).to(x.dtype)
+            return mha(x, memory, memory, key_padding_mask=key_padding_mask, average_attn_weights=False)
+
+    class ThroughTheChecks(ref.CrossAttention):  # the course's own converter holds a right answer too
+        def forward(self, x, memory, key_padding_mask=None):
             return checks.to_torch_mha(self)(x, memory, memory, key_padding_mask=key_padding_mask,
                                              average_attn_weights=False)
-    fails_with(checks.check_cross_attention, Wrapped, "hint_from_scratch", name="CrossAttention")
+    fails_with(checks.check_cross_attention, Wrapped, "hint_from_scratch", name="CrossAttention.forward")
+    fails_with(checks.check_cross_attention, ThroughTheChecks, "hint_course_not_answer", name="CrossAttention.forward")
+    assert fails(probes.cross_attention, Wrapped, key="hidden_by_hand").hint[0] == "hint_from_scratch"
+    assert fails(probes.cross_attention, ThroughTheChecks, key="hidden_by_hand").hint[0] == "hint_course_not_answer"
 
 
 # --------------------------------------------------------------------------- the explorer

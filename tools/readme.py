@@ -58,7 +58,20 @@ def grade_tables() -> str:
     return "\n".join(out)
 
 
-GENERATORS = {"lessons": lessons_table, "grades": grade_tables}
+def by_hand_table() -> str:
+    """The by-hand tamper cases of tests/test_tamper_by_hand.py, with the score each must get."""
+    from test_tamper_by_hand import CASES
+    points = {lesson.stem: lesson for lesson in lessons()}
+    rows = ["| case | lesson | score (cells at 0) |", "|---|---|---|"]
+    for case, (stem, _, zero) in CASES.items():
+        lesson = points[stem]
+        score = sum(p for cell, p in lesson.points.items() if cell not in zero)
+        cells = ", ".join(c.split("_", 1)[0] for c in lesson.points if c in zero)
+        rows.append(f"| {case} | {lesson.number} | {score}/{lesson.total} ({cells}) |")
+    return "\n".join(rows) + "\n"
+
+
+GENERATORS = {"lessons": lessons_table, "grades": grade_tables, "by_hand": by_hand_table}
 
 
 def render(text: str) -> str:

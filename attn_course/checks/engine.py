@@ -18,11 +18,11 @@ import warnings
 import torch
 import torch.nn as nn
 
+from .. import by_hand
 from ..messages import t
 from ..validate import CheckFailed, CourseError
 
 # --------------------------------------------------------------------------- diagnosis helpers
-LIBRARY_REFUSED = "LibraryAttentionRefused"  # what from_scratch() records when the library's attention was called
 
 
 def mentions_dot_T(source: str) -> bool:
@@ -43,8 +43,8 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
     The visible checks name a crash with it, and so does the grader, from what a probe recorded.
     dot_T: torch warned about `x.T` during the call, or the learner's code uses `.T`.
     """
-    if kind == LIBRARY_REFUSED:
-        return "hint_from_scratch"
+    if kind == by_hand.REFUSED_KIND:
+        return by_hand.hint_key(message)
     if dot_T:
         return "hint_dot_T"
     if kind == "IndexError" and "Dimension out of range" in message:
@@ -68,12 +68,15 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
     raised (name), tells mistakes apart (the grader's judges take the same function, given the call
     the probe recorded, so both name the mistake alike).
     A result holding a subclass of Tensor is refused: its __torch_function__ could make
-    torch.equal or torch.allclose answer True for anything.
+    torch.equal or torch.allclose answer True for anything. Inside a by-hand exercise's check
+    or probe (attn_course.by_hand), the library's attention refuses to run while fn does.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = fn(*args, **kwargs)
+            # In a by-hand exercise the library's attention refuses to run while the learner's code does.
+            with by_hand.guard_for(name, (fn, *args), kwargs):
+                result = fn(*args, **kwargs)
         except NotImplementedError as error:
             if str(error):  # torch's own, e.g. copying out of a meta tensor; the stub's is bare
                 hint = on_error
@@ -346,21 +349,3 @@ def merge_heads(x):
 
 def tril(T: int) -> torch.Tensor:
     return torch.ones(T, T, dtype=torch.bool).tril()
-
-
-@contextlib.contextmanager
-def from_scratch(name: str):
-    """While the hidden tests call an exercise meant to be written by hand, the library's
-    attention refuses to run, so wrapping it cannot pass."""
-    import torch.nn.functional as F
-
-    def refuse(*_args, **_kwargs):
-        failure = CheckFailed(t("hint_from_scratch", name=name))
-        failure.raised = {"kind": LIBRARY_REFUSED, "message": "", "dot_T": False}
-        raise failure
-    saved = (F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward)
-    F.scaled_dot_product_attention = F.multi_head_attention_forward = nn.MultiheadAttention.forward = refuse
-    try:
-        yield
-    finally:
-        F.scaled_dot_product_attention, F.multi_head_attention_forward, nn.MultiheadAttention.forward = saved

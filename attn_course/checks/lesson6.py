@@ -9,7 +9,7 @@ import torch.nn as nn
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
 from .engine import (
-    close, diagnose, expect_returned_pair, expect_shape, from_scratch, inputs, linear_problem, max_error,
+    close, diagnose, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, run, split_heads, tril,
 )
 
@@ -118,8 +118,7 @@ def check_tiled_attention(fn) -> None:
     name = "tiled_attention"
     q, k, v = inputs(*[(2, 3, T, D)] * 3, seed=61)
     for causal in (False, True):
-        with from_scratch(name):
-            got = run(name, fn, q, k, v, 4, causal)
+        got = run(name, fn, q, k, v, 4, causal)
         expect_shape(got, tuple(q.shape), ("B", "H", "T", "D"), name)
         variants = tiled_variants(q, k, v, 4, causal)
         right = variants[None]

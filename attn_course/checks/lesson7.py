@@ -15,7 +15,7 @@ from ..messages import t
 from ..validate import CheckFailed
 from . import lesson4
 from .engine import (
-    close, error_hint, expect_returned_pair, expect_shape, from_scratch, inputs, linear_problem, max_error,
+    close, error_hint, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads,
 )
 
@@ -554,7 +554,7 @@ def check_cross_attention(cls) -> None:
     x, memory = inputs((B, t_q, E), (B, t_k, E), seed=79)
     lengths = torch.tensor([t_k, 4, t_k - 1])
     pad = torch.arange(t_k)[None, :] >= lengths[:, None]                       # (B, T_k): True = padding
-    with torch.no_grad(), from_scratch(name):
+    with torch.no_grad():
         try:
             result = run(f"{name}.forward", module, x, memory, pad)
         except CheckFailed as failure:  # T_q ≠ T_k: a shape error here is the two lengths mixed up
@@ -573,9 +573,8 @@ def check_cross_attention(cls) -> None:
                                             average_attn_weights=False)
         if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
             raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
-        with from_scratch(name):
-            y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory,  # the masked call ran
-                                                on_error=t("hint_cross_none_mask")), f"{name}.forward")
+        y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory,  # the masked call ran
+                                            on_error=t("hint_cross_none_mask")), f"{name}.forward")
         if not close(y_all, cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
             raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
     for bad in ((x, memory[..., :-1]), (x[0], memory)):

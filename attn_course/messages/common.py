@@ -245,8 +245,36 @@ MESSAGES = {
         "ko": "{name}의 반환값이 torch.Tensor의 하위 클래스입니다. 일반 torch.Tensor를 반환하세요.",
     },
     "hint_from_scratch": {
-        "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。",
-        "ko": "{name}: 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요.",
+        "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
+        "ko": "{name}: 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
+    },
+    "hint_softmax_by_hand": {
+        "ja": "{name} はソフトマックスを自分で書く演習です。torch.softmax や F.softmax、Tensor.softmax を使わずに、各行の最大値を引いてから torch.exp と sum で書いてください。",
+        "ko": "{name}: 소프트맥스를 직접 작성하는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
+    },
+    "hint_course_not_answer": {
+        "ja": "講座のチェックや採点用のモジュール（course.checks など）の関数は、答えの代わりには使えません。{name} の計算は自分で書いてください。",
+        "ko": "강좌의 검사나 채점용 모듈(course.checks 등)의 함수는 답 대신 쓸 수 없습니다. {name}의 계산은 직접 작성하세요.",
+    },
+    "hint_by_hand_guard": {
+        "ja": "{name} の中で、ライブラリのアテンションを止めるしくみを外そうとする呼び出しがありました。手で書く演習では、それも不合格になります。",
+        "ko": "{name} 안에서 라이브러리 어텐션을 막는 장치를 끄려는 호출이 있었습니다. 직접 작성하는 연습 문제에서는 이것도 불합격입니다.",
+    },
+    "by_hand_refused": {
+        "ja": "{name} の中で {what} が呼ばれました。この演習は手で書く演習です。",
+        "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제는 직접 작성하는 연습 문제입니다.",
+    },
+    "by_hand_note": {
+        "ja": "✋ **手で書く演習**：この演習のコードからは、PyTorch や transformers のアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても、`torch.ops` から呼んでも同じです）も、講座のチェック用のモジュール（`course.checks` など）も呼べません。呼ぶと、チェックでも採点でもこの演習は不合格になります。",
+        "ko": "✋ **직접 작성하는 연습 문제**: 이 연습 문제의 코드에서는 PyTorch나 transformers의 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙이거나 `torch.ops`를 거쳐 불러도 마찬가지입니다)도, 강좌의 검사용 모듈(`course.checks` 등)도 부를 수 없습니다. 부르면 검사에서도 채점에서도 이 연습 문제는 불합격입니다.",
+    },
+    "by_hand_note_softmax": {
+        "ja": "この演習では、`torch.softmax` などのソフトマックス関数も使えません。",
+        "ko": "이 연습 문제에서는 `torch.softmax` 같은 소프트맥스 함수도 쓸 수 없습니다.",
+    },
+    "by_hand_note_library_path": {
+        "ja": "ただし `{path}` のときの経路だけは、ライブラリを呼ぶための経路なので例外です。",
+        "ko": "단, `{path}`일 때의 경로는 라이브러리를 부르기 위한 경로이므로 예외입니다.",
     },
     "hint_cat_dim": {
         "ja": "torch.cat でつなぐテンソルは、つなぐ軸以外の大きさがそろっている必要があります。どの軸でつなぐか（dim=）を確かめてください。KV キャッシュなら系列の軸 dim=2 です。",

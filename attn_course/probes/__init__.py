@@ -20,7 +20,8 @@ import os
 
 import torch
 
-from ..checks.engine import from_scratch, run
+from .. import by_hand
+from ..checks.engine import run
 from ..validate import CourseError
 from .codec import MIME, encode
 from .draws import SEED_ENV, Draws
@@ -48,14 +49,11 @@ class Recorder(Draws):
         # Encoded now: what the learner's code does to the object later does not change what was recorded.
         self.values[key] = encode(value)
 
-    def call(self, name: str, fn, *args, scratch: bool = False, **kwargs):
-        """Run the learner's code. When it raises, the error is recorded and the probe stops: the
-        grader fails the cell and names the likely mistake, and the visible check after the probe
-        still runs and teaches."""
+    def call(self, name: str, fn, *args, **kwargs):
+        """Run the learner's code (by hand, where the exercise is: attn_course.by_hand). When it raises,
+        the error is recorded and the probe stops: the grader fails the cell and names the likely
+        mistake, and the visible check after the probe still runs and teaches."""
         try:
-            if scratch:  # an exercise meant to be written by hand: the library's attention refuses to run
-                with from_scratch(name):
-                    return run(name, fn, *args, **kwargs)
             return run(name, fn, *args, **kwargs)
         except CourseError as error:
             raised = getattr(error, "raised", None) or {"kind": type(error).__name__, "message": error.message[:500],
@@ -73,7 +71,8 @@ def probe(test: str):
     def wrap(fn):
         def record(*learner_objects) -> dict:
             rec = Recorder(test)
-            with torch.random.fork_rng(devices=[]):  # the learner's own random stream is left as it was
+            rule = by_hand.PROBE_RULES.get(test)
+            with torch.random.fork_rng(devices=[]), by_hand.Exercise(rule) as hand:  # the learner's stream stays
                 try:
                     fn(rec, *learner_objects)
                 except _Stopped:
@@ -82,6 +81,8 @@ def probe(test: str):
                     rec.raised = {"call": test.split(".", 1)[1], "kind": type(error).__name__,
                                   "message": str(error)[:500], "dot_T": False}
             payload = {"test": test, "values": rec.values}
+            if rule is not None:  # the grader asks a by-hand exercise's results for this
+                payload["by_hand"] = {"calls": hand.calls, "intact": hand.intact}
             if rec.raised:
                 payload["raised"] = rec.raised
             return payload

@@ -38,21 +38,21 @@ def differentiable(args) -> list:
             for a in args]
 
 
-def function_cases(rec, name: str, fn, make_inputs, scratch: bool = True, prefix: str = "") -> None:
+def function_cases(rec, name: str, fn, make_inputs, prefix: str = "") -> None:
     """make_inputs(draws, case, dtype) -> the arguments (tensors drawn by names that start with case).
 
     prefix keeps the keys of several runs in one probe apart (it must also be in make_inputs' names).
     """
     for case, dtype in DTYPE_CASES:
-        rec.put(prefix + case, rec.call(name, fn, *make_inputs(rec, case, dtype), scratch=scratch))
+        rec.put(prefix + case, rec.call(name, fn, *make_inputs(rec, case, dtype)))
     args = differentiable(make_inputs(rec, "grad", torch.float64))
-    got = rec.call(name, fn, *args, scratch=scratch)
+    got = rec.call(name, fn, *args)
     rec.put(prefix + "grad", got)
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     rec.put(prefix + "grad.inputs", backward_with_probe(rec, got, leaves))
 
 
-def module_cases(rec, name: str, cls, make_args, make_input, scratch: bool = True) -> None:
+def module_cases(rec, name: str, cls, make_args, make_input) -> None:
     """make_args(draws) -> constructor arguments; make_input(draws, args, case, dtype) -> x.
 
     The module's parameters are drawn by the grader's seed (Draws.fill_parameters), so its
@@ -63,10 +63,10 @@ def module_cases(rec, name: str, cls, make_args, make_input, scratch: bool = Tru
     rec.put("layout", rec.fill_parameters(module))
     for case, dtype in DTYPE_CASES:
         module.to(dtype)
-        rec.put(case, rec.call(f"{name}.forward", module, make_input(rec, args, case, dtype), scratch=scratch))
+        rec.put(case, rec.call(f"{name}.forward", module, make_input(rec, args, case, dtype)))
     module.double()
     x = make_input(rec, args, "grad", torch.float64).requires_grad_(True)
-    got = rec.call(f"{name}.forward", module, x, scratch=scratch)
+    got = rec.call(f"{name}.forward", module, x)
     rec.put("grad", got)
     params = [p for _, p in module.named_parameters()]
     grads = backward_with_probe(rec, got, [x, *params])

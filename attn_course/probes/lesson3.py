@@ -48,18 +48,18 @@ def masked_scores(draws):
 @probe("lesson3.causal_mask")
 def causal_mask(rec, fn):
     for T in rec.sizes("T", 3, low=1, high=20):
-        rec.put(f"T={T}", rec.call("causal_mask", fn, T, scratch=True))
-    rec.put("meta", rec.call("causal_mask", fn, 3, device=torch.device("meta"), scratch=True))
+        rec.put(f"T={T}", rec.call("causal_mask", fn, T))
+    rec.put("meta", rec.call("causal_mask", fn, 3, device=torch.device("meta")))
 
 
 @probe("lesson3.apply_mask")
 def apply_mask(rec, fn):
-    rec.put("masked", rec.call("apply_mask", fn, *mask_scores(rec), scratch=True))
+    rec.put("masked", rec.call("apply_mask", fn, *mask_scores(rec)))
 
 
 @probe("lesson3.padding_keep")
 def padding_keep(rec, fn):
-    rec.put("keep", rec.call("padding_keep", fn, *padding_inputs(rec), scratch=True))
+    rec.put("keep", rec.call("padding_keep", fn, *padding_inputs(rec)))
 
 
 @probe("lesson3.mha_mask_to_sdpa")
@@ -70,7 +70,7 @@ def mha_mask_to_sdpa(rec, fn):
 
 @probe("lesson3.safe_softmax")
 def safe_softmax(rec, fn):
-    rec.put("weights", rec.call("safe_softmax", fn, *masked_scores(rec), scratch=True))
+    rec.put("weights", rec.call("safe_softmax", fn, *masked_scores(rec)))
 
 
 def _build(rec, cls, dropout):
@@ -89,22 +89,22 @@ def module(rec, cls):
     mine.eval()
     with torch.no_grad():
         for label, lens in (("no_padding", None), ("padding", lengths)):
-            rec.put(f"{label}.masked", rec.call(name, mine, x, lens, scratch=True))
+            rec.put(f"{label}.masked", rec.call(name, mine, x, lens))
             rec.put(f"{label}.sdpa", rec.call(name, mine, x, lens, use_sdpa=True)[0])
         # Causality: what changes after position `cut` must not reach the outputs up to it.
         for cut, x2 in enumerate(changed):
-            rec.put(f"changed_{cut}.masked", rec.call(name, mine, x2, scratch=True)[0])
+            rec.put(f"changed_{cut}.masked", rec.call(name, mine, x2)[0])
             rec.put(f"changed_{cut}.sdpa", rec.call(name, mine, x2, use_sdpa=True)[0])
     # Dropout: off in eval (twice the same, equal to no dropout), on the weights in training.
     noisy, _ = _build(rec, cls, 0.5)
     noisy.eval()
     with torch.no_grad():
-        rec.put("eval.first", rec.call(name, noisy, x, lengths, scratch=True)[0])
-        rec.put("eval.second", rec.call(name, noisy, x, lengths, scratch=True)[0])
+        rec.put("eval.first", rec.call(name, noisy, x, lengths)[0])
+        rec.put("eval.second", rec.call(name, noisy, x, lengths)[0])
         rec.put("eval.sdpa", rec.call(name, noisy, x, lengths, use_sdpa=True)[0])
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
-        rec.put("train.masked", rec.call(name, noisy, x, scratch=True))
+        rec.put("train.masked", rec.call(name, noisy, x))
         # The meta device stands in for a GPU: a mask made on the CPU inside forward fails there.
         rec.put("meta", meta_error(noisy.eval(), x))
 

@@ -24,7 +24,7 @@ def build(rec, cls, name, h, d, **kwargs):
 def split_qkv(rec, fn):
     for b, t, h, d in configs(rec):
         qkv = rec.randn(f"qkv.{h}.{d}", b, t, 3 * h * d)
-        rec.put(f"H={h}, D={d}", rec.call("split_qkv", fn, qkv, h, scratch=True))
+        rec.put(f"H={h}, D={d}", rec.call("split_qkv", fn, qkv, h))
 
 
 @probe("lesson4.module")
@@ -36,7 +36,7 @@ def module(rec, cls):
         mine = mine.double().eval()
         x = rec.randn(f"x.{h}.{d}", b, t, h * d)
         with torch.no_grad():
-            rec.put(f"masked.{h}.{d}", rec.call(name, mine, x, scratch=True))
+            rec.put(f"masked.{h}.{d}", rec.call(name, mine, x))
             rec.put(f"sdpa.{h}.{d}", rec.call(name, mine, x, use_sdpa=True)[0])
     # Dropout: off in eval on both paths, on the weights (not on the returned weights) in training.
     b, t, h, d = next(configs(rec))
@@ -44,11 +44,11 @@ def module(rec, cls):
     noisy = noisy.double().eval()
     x = rec.randn(f"x.{h}.{d}", b, t, h * d)
     with torch.no_grad():
-        rec.put("eval.masked", rec.call(name, noisy, x, scratch=True)[0])
+        rec.put("eval.masked", rec.call(name, noisy, x)[0])
         rec.put("eval.sdpa", rec.call(name, noisy, x, use_sdpa=True)[0])
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
-        rec.put("train.masked", rec.call(name, noisy, x, scratch=True))
+        rec.put("train.masked", rec.call(name, noisy, x))
 
 
 @probe("lesson4.init")

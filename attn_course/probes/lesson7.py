@@ -130,7 +130,7 @@ def module_buffer(rec, cls):
     module = module.double().eval()
     rec.call(f"{name}.causal", lambda: module.causal.fill_(True))
     with torch.no_grad():
-        rec.put("open", rec.call(name, module, rec.randn("x", b, t, h * d), scratch=True))
+        rec.put("open", rec.call(name, module, rec.randn("x", b, t, h * d)))
 
 
 @probe("lesson7.permutation_error")
@@ -212,12 +212,12 @@ def cross_attention(rec, cls):
         _, x, memory, pad = cross_setup(rec, case, dtype)
         module.to(dtype)
         with torch.no_grad():
-            rec.put(case, rec.call(f"{name}.forward", module, x, memory, pad, scratch=True))
-            rec.put(f"{case}.no_mask", rec.call(f"{name}.forward", module, x, memory, scratch=True))
+            rec.put(case, rec.call(f"{name}.forward", module, x, memory, pad))
+            rec.put(f"{case}.no_mask", rec.call(f"{name}.forward", module, x, memory))
     rec.put("error_on_10_3", raised(cls, 10, 3))
     module.double()
     _, x, memory, pad = cross_setup(rec, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)
-    got = rec.call(f"{name}.forward", module, x, memory, pad, scratch=True)
+    got = rec.call(f"{name}.forward", module, x, memory, pad)
     rec.put("grad", got)
     rec.put("grad.inputs", backward_with_probe(rec, got, [x, memory, *module.parameters()]))

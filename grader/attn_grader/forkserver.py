@@ -32,7 +32,10 @@ import socket
 import sys
 import tempfile
 
+from .kernel_env import kernel_env
+
 KERNEL_NAME = "attn-course-forked"
+
 MEMORY_LIMIT = int(os.environ.get("ATTN_KERNEL_MEMORY", 6 << 30))   # bytes of address space
 CPU_LIMIT = int(os.environ.get("ATTN_KERNEL_CPU", 900))              # seconds
 PROCESS_LIMIT = 64                                                   # tasks (threads count)
@@ -53,7 +56,8 @@ def install_kernelspec(data_dir: str, sock: str) -> None:
 def relay(sock_path: str, connection_file: str) -> None:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(sock_path)
-    request = {"connection_file": os.path.abspath(connection_file), "cwd": os.getcwd(), "env": dict(os.environ)}
+    request = {"connection_file": os.path.abspath(connection_file), "cwd": os.getcwd(),
+               "env": kernel_env(os.environ)}
     # The kernel's own banner on stdout is noise in the grader's terminal; errors still show.
     null = os.open(os.devnull, os.O_RDWR)
     socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [null, null, 2])
@@ -153,7 +157,7 @@ def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str, re
     for target, fd in zip((0, 1, 2), fds):
         os.dup2(fd, target)
         os.close(fd)
-    env = request["env"]
+    env = kernel_env(request.pop("env"))
     connection_file = request["connection_file"]
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))

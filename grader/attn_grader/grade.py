@@ -78,7 +78,7 @@ class ForkServer:
         os.mkdir(self.ipc)
         os.chmod(self.ipc, 0o711)
         self.proc = subprocess.Popen([sys.executable, "-m", "attn_grader.forkserver", "serve", sock], cwd=course,
-                                     stdout=subprocess.PIPE, env=nbgrader_env(), text=True)
+                                     stdout=subprocess.PIPE, env=forkserver.kernel_env(nbgrader_env()), text=True)
         # While the server imports torch on one core, this process does the same on the other: the
         # grading workers are forked from it, and each would otherwise import the references, torch
         # and transformers again (and again whenever a worker is replaced).

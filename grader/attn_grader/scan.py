@@ -5,46 +5,68 @@ have changed first. So the grader, in its own process, also reads every code cel
 the learner wrote (any cell whose source is not in the source notebook) and flags
 what an honest answer has no need for: replacing functions of torch, builtins or
 the course; reading files or the environment; stopping or forking the process;
-custom equality; the library's attention inside an exercise meant to be written
-by hand. A flag does not change the score; grade.py writes flags.csv.
+custom equality; the course's checks and probes (they hold right answers); what
+would take down the by-hand guards (attn_course/by_hand.py); and the library's
+attention where an exercise is by hand, or bound to a name of the learner's own
+(an import, an alias, a default argument) and called through it anywhere.
+
+Names are read however they are written: an import, an attribute, a string given to
+importlib, getattr or sys.modules, joined from pieces at run time if the pieces are
+written in the code. Which exercises are by hand comes from the lesson sources'
+declarations (attn_course/exercises.py). A flag does not change the score; grade.py
+writes flags.csv.
 """
 from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import nbformat
+from attn_course import by_hand
+from attn_course.exercises import EXERCISES
 
-# Exercises in which calling the library's own attention would skip the exercise.
-FROM_SCRATCH = {
-    "ex1_attention_scores", "ex3_softmax_last", "ex4_attention", "ex5_attention_module",          # lesson 1
-    "ex1_split_heads", "ex2_merge_heads", "ex3_mha_module", "ex5_head_as_single",                 # lesson 2
-    "ex1_causal_mask", "ex2_apply_mask", "ex4_padding_keep", "ex5_safe_softmax",                  # lesson 3
-    "ex1_split_qkv",                                                                              # lesson 4
-}
-LIBRARY_ATTENTION = {"scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"}
-SOFTMAX_BY_HAND = {"ex3_softmax_last"}
+TESTS_SUFFIX = "_tests"
+# Read from torch (by_hand.LIBRARY), plus the classes that call it.
+LIBRARY = {"attention": set(by_hand.LIBRARY["attention"]) | {"MultiheadAttention", "TransformerEncoderLayer",
+                                                              "TransformerDecoderLayer", "Transformer"},
+           "softmax": set(by_hand.LIBRARY["softmax"]) | {"Softmax", "LogSoftmax"}}
+COURSE_INTERNALS = {"checks", "probes", "by_hand", "exercises", "engine", "Recorder", "reference", "MIME", "SEED_ENV"}
+GUARD = set(by_hand._GUARD_CALLS) | {"DisableTorchFunction", "DisableTorchFunctionSubclass", "TorchFunctionMode",
+                                    "TorchDispatchMode", "_disabled_torch_function_impl", "overrides", "_python_dispatch"}
 
 MODULES = {"torch", "nn", "F", "builtins", "math", "course", "attn_course", "sys", "os", "IPython", "np", "numpy",
            "checks", "torch.testing"}
 NAMES = {
     "exec": "dynamic_code", "eval": "dynamic_code", "compile": "dynamic_code", "__import__": "dynamic_code",
-    "importlib": "dynamic_code", "globals": "dynamic_code", "getattr": "dynamic_code", "vars": "dynamic_code", "setattr": "monkeypatch",
-    "delattr": "monkeypatch", "gc": "dynamic_code", "ctypes": "dynamic_code", "inspect": "dynamic_code",
+    "importlib": "dynamic_code", "globals": "dynamic_code", "getattr": "dynamic_code", "vars": "dynamic_code",
+    "setattr": "monkeypatch", "delattr": "monkeypatch", "gc": "dynamic_code", "ctypes": "dynamic_code",
+    "inspect": "dynamic_code",
     "open": "files", "pathlib": "files", "Path": "files", "shutil": "files", "glob": "files", "sqlite3": "files",
     "subprocess": "process", "multiprocessing": "process", "signal": "process", "socket": "process",
-    "resource": "process", "threading": "process", "exit": "process", "quit": "process",
+    "resource": "process", "threading": "process", "_thread": "process", "exit": "process", "quit": "process",
     "urllib": "network", "http": "network", "requests": "network", "urlopen": "network", "httpx": "network",
     "get_ipython": "kernel", "showtraceback": "kernel", "excepthook": "kernel", "set_custom_exc": "kernel",
     "environ": "environment", "getenv": "environment", "NBGRADER_EXECUTION": "environment",
     "__eq__": "fake_equality", "__ne__": "fake_equality", "__torch_function__": "fake_equality",
     "__bool__": "fake_equality", "_make_subclass": "fake_equality", "as_subclass": "fake_equality",
-    "reference": "grader", "probes": "grader", "Recorder": "grader", "MIME": "grader", "SEED_ENV": "grader",
     "displayhook": "kernel", "display_pub": "kernel",
 }
 ATTRIBUTES = {"_exit": "process", "fork": "process", "kill": "process", "system": "process", "popen": "process",
               "listdir": "files", "scandir": "files", "walk": "files", "chmod": "files", "remove": "files"}
-STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source/|\.db\b|\.ipynb|attn-course\.results|ATTN_GRADING", re.I)
+STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source/|\.db\b|\.ipynb|attn-course\.results|"
+                     r"ATTN_GRADING", re.I)
+DYNAMIC_CALLS = {"getattr", "setattr", "delattr", "__import__", "import_module", "hasattr"}
+
+
+def by_hand_cells(stem: str) -> dict:
+    """Solution cell id -> (families, library-path keyword or None) for a lesson's by-hand exercises."""
+    cells = {}
+    for tests_id, cell in EXERCISES.get(stem, {}).items():
+        if cell["by_hand"]:
+            path = cell["library_path"].split("=", 1)[0] if cell["library_path"] else None
+            cells[tests_id.removesuffix(TESTS_SUFFIX)] = (tuple(cell["by_hand"]), path)
+    return cells
 
 
 def _root_name(node: ast.AST) -> str:
@@ -53,8 +75,77 @@ def _root_name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def scan_source(source: str, grade_id: str | None = None) -> list[tuple[str, int, str]]:
-    """(rule, line, text) for everything suspicious in one cell."""
+def _fold(node) -> str | None:
+    """The value of a string written as a constant, or joined from constants ("sc" + "aled", f"{'x'}", "".join)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _fold(node.left), _fold(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_fold(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        sep, parts = _fold(node.func.value), [_fold(e) for e in node.args[0].elts]
+        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None
+    return None
+
+
+def _words(text: str) -> set:
+    return set(re.split(r"[^\w]+", text))
+
+
+def _path_words(text: str) -> set:
+    """The names in a string that spells a name or a dotted path ("attn_course.checks"); prose spells none."""
+    return _words(text) if re.fullmatch(r"[\w.]+", text.strip()) else set()
+
+
+def _named(node) -> set:
+    """Every name a node spells: identifiers, attributes, import paths, and strings it builds from constants."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    if isinstance(node, ast.alias):
+        return _words(node.name) | ({node.asname} if node.asname else set())
+    if isinstance(node, ast.ImportFrom):
+        return _words(node.module or "")
+    folded = _fold(node) if isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call)) else None
+    return _path_words(folded) if folded else set()
+
+
+def library_aliases(tree: ast.AST) -> set:
+    """Names a learner binds to the library's attention: `from … import scaled_dot_product_attention as sdpa`,
+    `sdpa = F.scaled_dot_product_attention`, a default argument `f=F.scaled_dot_product_attention`."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            bound |= {a.asname or a.name for a in node.names if a.name in LIBRARY["attention"]}
+        elif isinstance(node, ast.Assign) and _named(node.value) & LIBRARY["attention"]:
+            bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args.args[len(node.args.args) - len(node.args.defaults):] + node.args.kwonlyargs
+            defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+            bound |= {a.arg for a, d in zip(args, defaults) if _named(d) & LIBRARY["attention"]}
+    return bound
+
+
+def _library_path_nodes(tree: ast.AST, keyword: str | None) -> set:
+    """Nodes under an `if` that tests the library path's keyword (`if use_sdpa:`): that path may call the library."""
+    inside = set()
+    if keyword:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and keyword in {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}:
+                inside |= {id(n) for part in node.body + node.orelse for n in ast.walk(part)}
+    return inside
+
+
+def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset()) -> list[tuple[str, int, str]]:
+    """(rule, line, text) for everything suspicious in one cell.
+
+    rule: (families, library-path keyword) when the cell is a by-hand exercise's; aliases: names the
+    learner bound to the library's attention anywhere in the notebook."""
     # IPython magics and shell escapes are not Python; a `!` line runs a shell command.
     lines = source.splitlines()
     flags = [("process", i + 1, line.strip()) for i, line in enumerate(lines) if line.lstrip().startswith("!")]
@@ -63,56 +154,89 @@ def scan_source(source: str, grade_id: str | None = None) -> list[tuple[str, int
         tree = ast.parse(python)
     except SyntaxError:
         return flags
+    refused = set().union(*(LIBRARY[f] for f in rule[0])) if rule else set()
+    library_path = _library_path_nodes(tree, rule[1] if rule else None)
     for node in ast.walk(tree):
-        rule = None
-        if isinstance(node, ast.Name) and node.id in NAMES:
-            rule = NAMES[node.id]
-        elif isinstance(node, ast.Attribute):
-            if node.attr in NAMES:
-                rule = NAMES[node.attr]
-            elif node.attr in ATTRIBUTES and _root_name(node) in ("os", "sys", "subprocess", "signal"):
-                rule = ATTRIBUTES[node.attr]
-            elif node.attr == "exit" and _root_name(node) in ("sys", "os"):
-                rule = "process"
-            elif grade_id in FROM_SCRATCH and node.attr in LIBRARY_ATTENTION:
-                rule = "library_attention"
-            elif grade_id in SOFTMAX_BY_HAND and node.attr in ("softmax", "log_softmax"):
-                rule = "library_softmax"
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
-            hits = [NAMES.get(n.split(".")[0]) for n in names if n] + [
-                "library_attention" for n in names if grade_id in FROM_SCRATCH and n in LIBRARY_ATTENTION]
-            rule = next((h for h in hits if h), None)
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            if any(isinstance(t, ast.Attribute) and _root_name(t) in MODULES for t in targets):
-                rule = "monkeypatch"
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in NAMES:
-            rule = NAMES[node.name]
-        elif isinstance(node, ast.ClassDef):
-            if any(_root_name(b) == "torch" or getattr(b, "attr", "") == "Tensor" or getattr(b, "id", "") == "Tensor"
-                   for b in node.bases):
-                rule = "fake_equality"
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and STRINGS.search(node.value):
-            rule = "files"
-        if rule:
+        found = []
+        spelled = _named(node) if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant,
+                                                    ast.BinOp, ast.JoinedStr, ast.Call)) else set()
+        if spelled & refused and id(node) not in library_path:
+            found.append("library_softmax" if spelled & refused - LIBRARY["attention"] else "library_attention")
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(_named(a) & LIBRARY["attention"] for a in node.names):
+            found.append("library_attention")      # bound to a name of the learner's own, in any cell
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in aliases:
+            found.append("library_attention")      # called through such a name
+        if spelled & COURSE_INTERNALS:
+            found.append("course_internals")
+        if spelled & GUARD:
+            found.append("by_hand_guard")
+        if isinstance(node, ast.Call) and _root_name(node.func) in DYNAMIC_CALLS | {"importlib"} | {"modules"}:
+            built = {w for a in node.args for w in _named(a)}
+            if built & (COURSE_INTERNALS | GUARD | LIBRARY["attention"]):
+                found.append("course_internals" if built & COURSE_INTERNALS else
+                             "by_hand_guard" if built & GUARD else "library_attention")
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
+            if _named(node.slice) & (COURSE_INTERNALS | {"attn_course"}):
+                found.append("course_internals")
+        found.append(_classic(node))
+        for rule_name in filter(None, found):
             line = getattr(node, "lineno", 1)
-            flags.append((rule, line, lines[line - 1].strip() if line <= len(lines) else ""))
+            flags.append((rule_name, line, lines[line - 1].strip() if line <= len(lines) else ""))
     return sorted(set(flags), key=lambda f: (f[1], f[0]))
 
 
-def scan_notebook(submitted: str, source: str) -> list[tuple[str, str, int, str]]:
+def _classic(node) -> str | None:
+    """The rules kept from the first scan: names, attributes, assignments into modules, fake equality, paths."""
+    if isinstance(node, ast.Name) and node.id in NAMES:
+        return NAMES[node.id]
+    if isinstance(node, ast.Attribute):
+        if node.attr in NAMES:
+            return NAMES[node.attr]
+        if node.attr in ATTRIBUTES and _root_name(node) in ("os", "sys", "subprocess", "signal"):
+            return ATTRIBUTES[node.attr]
+        if node.attr == "exit" and _root_name(node) in ("sys", "os"):
+            return "process"
+        return None
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+        return next((NAMES[n.split(".")[0]] for n in names if n and n.split(".")[0] in NAMES), None)
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        return "monkeypatch" if any(isinstance(t, ast.Attribute) and _root_name(t) in MODULES for t in targets) else None
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in NAMES:
+        return NAMES[node.name]
+    if isinstance(node, ast.ClassDef):
+        if any(_root_name(b) == "torch" or getattr(b, "attr", "") == "Tensor" or getattr(b, "id", "") == "Tensor"
+               for b in node.bases):
+            return "fake_equality"
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and STRINGS.search(node.value):
+        return "files"
+    return None
+
+
+def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
     """(cell, rule, line, text) for every learner-written cell of a submission.
 
     Cells whose source is the source notebook's own (demos, set-up, tests) are skipped:
-    the course's code may do what a learner's should not.
+    the course's code may do what a learner's should not. Names bound to the library's
+    attention are collected from every learner-written cell first: a cell of the learner's
+    own may import it, and an exercise's cell call it.
     """
     ours = {c.source.strip() for c in nbformat.read(source, 4).cells if c.cell_type == "code"}
+    rules = by_hand_cells(Path(source).stem)
+    mine = [(index, cell) for index, cell in enumerate(nbformat.read(submitted, 4).cells)
+            if cell.cell_type == "code" and cell.source.strip() not in ours]
+    aliases = set()
+    for _, cell in mine:
+        try:
+            aliases |= library_aliases(ast.parse("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln
+                                                           for ln in cell.source.splitlines())))
+        except SyntaxError:
+            pass
     flags = []
-    for index, cell in enumerate(nbformat.read(submitted, 4).cells):
-        if cell.cell_type != "code" or cell.source.strip() in ours:
-            continue
+    for index, cell in mine:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        for rule, line, text in scan_source(cell.source, grade_id):
+        for rule, line, text in scan_source(cell.source, rules.get(grade_id), aliases):
             flags.append((grade_id or f"cell {index}", rule, line, text))
     return flags

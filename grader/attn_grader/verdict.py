@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 
+from attn_course import by_hand
 from attn_course.checks.engine import error_hint, mentions_dot_T
 
 from .judge import Mismatch, Results
@@ -45,12 +46,22 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     kind, message = str(raised.get("kind", "")), str(raised.get("message", ""))
     on_error = getattr(judge, "on_error", None)
     call = str(raised.get("call", "?"))[:80]
+    if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
+        return Mismatch("hidden_by_hand", hint=(by_hand.hint_key(message), {"name": call}), name=call,
+                        what=by_hand.refused_what(message)[:120])
     hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
         kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
-    if hint == "hint_from_scratch":
-        hint = (hint, {"name": call})
     error = f"{kind}: {message}" if message else kind
     return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
+
+
+def _by_hand_kept(payload) -> bool:
+    """A by-hand exercise's results must say the guards were up for every call of the learner's code
+    and none was refused: a probe the learner's code replaced or skipped sends no such record. Which
+    exercises are by hand, the grader reads from its own copy of the lesson declarations."""
+    kept = payload.get("by_hand") if isinstance(payload, dict) else None
+    return isinstance(kept, dict) and kept.get("intact") is True and type(kept.get("calls")) is int \
+        and kept["calls"] >= 1
 
 
 def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mismatch | None:
@@ -64,6 +75,9 @@ def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mi
         return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
     if isinstance(payload, dict) and isinstance(payload.get("raised"), dict):
         return _raised(judge, payload["raised"], source)
+    if test in by_hand.PROBE_RULES and not _by_hand_kept(payload):
+        return Mismatch("hidden_by_hand_unproven", hint=("hint_from_scratch", {"name": test.split(".", 1)[1]}),
+                        name=test.split(".", 1)[1])
     values = payload.get("values") if isinstance(payload, dict) else None
     try:
         judge(Results(seed, test, values))

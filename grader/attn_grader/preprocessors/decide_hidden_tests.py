@@ -94,7 +94,8 @@ class DecideHiddenTests(NbGraderPreprocessor):
                                                        text=text("hidden_passed", self._lang, name=names) + "\n"))
         else:
             message = localize(failure, self._lang)
-            if any(o.output_type == "stream" for o in cell.outputs):  # the visible check printed its "passed" line
+            # The visible check printed its "passed" line; a by-hand refusal is no matter of other inputs.
+            if any(o.output_type == "stream" for o in cell.outputs) and not failure.key.startswith("hidden_by_hand"):
                 message = text("hidden_failed_after_visible", self._lang) + "\n" + message
             cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=message,
                                                        traceback=[f"HiddenTestFailed: {message}"]))

@@ -10,6 +10,8 @@ from attn_course.probes import MIME, SEED_ENV
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from ..kernel_env import kernel_env
+
 SANDBOXED_KERNEL = "attn-course-forked"  # forkserver.KERNEL_NAME (not imported: it would load the fork server)
 
 
@@ -19,6 +21,7 @@ class GuardedExecute(Execute):
     - draw a fresh seed for this notebook's hidden tests and hand it to the kernel
       (SEED_ENV); DecideHiddenTests draws the same inputs from it after the kernel stops.
       Knowing the seed does not help a learner: the inputs are no secret, the reference is.
+    - start the kernel with an allowlist of the environment (kernel_env.py), not all of it;
     - cap the output of one cell: a `while True: print(...)` would otherwise pile gigabytes
       into the grader's memory before the cell timeout. Past the cap the rest is dropped,
       the kernel is interrupted (the cell then fails) and a note says why. The first
@@ -51,6 +54,12 @@ class GuardedExecute(Execute):
                 os.environ.pop(SEED_ENV, None)
             else:
                 os.environ[SEED_ENV] = saved
+
+    async def async_start_new_kernel(self, **kwargs):
+        # The kernel gets what it needs to run (the seed, locale, paths, thread counts), not the
+        # grader's secrets: a learner's print(os.environ) lands in the graded notebook and feedback.
+        kwargs.setdefault("env", kernel_env(os.environ))
+        return await super().async_start_new_kernel(**kwargs)
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})

@@ -1,0 +1,208 @@
+"""attn_course/by_hand.py: in a by-hand exercise, the library's attention refuses to run however it is reached.
+
+Each attack is a learner's lesson-1 `attention` that hands back the library's output instead of its own,
+by a path the old attribute swap did not expect. The visible check and the hidden test must both fail
+it, and name the rule; the honest function must pass both; every guard must be down again afterwards,
+so demo cells can call the library as before. tests/test_tamper_by_hand.py grades the same attacks.
+"""
+import importlib
+import math
+import sys
+import threading
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.functional import scaled_dot_product_attention as sdpa_alias
+
+import attn_course as course
+from attn_course import by_hand
+from attn_course.checks import lesson1 as checks
+from attn_course.probes import lesson1 as probes
+from conftest import fails, fails_with, passes
+
+
+def scores(Q, K):
+    return Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1))
+
+
+def softmax_last(s):
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def honest(Q, K, V):
+    course.expect_qkv(Q, K, V)
+    weights = softmax_last(scores(Q, K))
+    return weights @ V, weights
+
+
+def returning(output):
+    """An `attention` whose weights are the learner's own and whose output comes from `output`."""
+    def attention(Q, K, V):
+        return output(Q, K, V), softmax_last(scores(Q, K))
+    return attention
+
+
+def _in_a_thread(Q, K, V):
+    out = []
+    worker = threading.Thread(target=lambda: out.append(F.scaled_dot_product_attention(Q, K, V)))
+    worker.start()
+    worker.join()
+    return out[0] if out else honest(Q, K, V)[0]
+
+
+def _disabled(Q, K, V):
+    with torch._C.DisableTorchFunction():
+        return F.scaled_dot_product_attention(Q, K, V)
+
+
+def _popped(Q, K, V):
+    mode = torch._C._pop_torch_function_stack()
+    try:
+        return F.scaled_dot_product_attention(Q, K, V)
+    finally:
+        torch._C._push_on_torch_function_stack(mode)
+
+
+def _caught(Q, K, V):
+    try:
+        return F.scaled_dot_product_attention(Q, K, V)
+    except Exception:  # noqa: BLE001 - the learner's code swallows the refusal: it still counts
+        return honest(Q, K, V)[0]
+
+
+def _mha(Q, K, V):
+    mha = nn.MultiheadAttention(Q.size(-1), 1, bias=False, batch_first=True).to(Q.dtype)
+    with torch._C.DisableTorchFunction():  # Python's own multi_head_attention_forward, with modes off
+        mha(Q, K, V)
+    return honest(Q, K, V)[0]
+
+
+def _flex(Q, K, V):
+    from torch.nn.attention.flex_attention import flex_attention
+    return flex_attention(Q[:, None], K[:, None], V[:, None])[:, 0]
+
+
+def _course_answer(Q, K, V):
+    module = importlib.import_module("attn_course.checks." + "lesson1")
+    return softmax_last(getattr(module, "score_" + "variants")(Q, K)[None]) @ V
+
+
+def _profile_off(Q, K, V):
+    sys.setprofile(None)
+    return honest(Q, K, V)[0]
+
+
+def _default(Q, K, V, attend=F.scaled_dot_product_attention):
+    return attend(Q, K, V)
+
+
+_RAW = torch.ops.aten._scaled_dot_product_attention_math.default._op  # aten's own handle: it has no name
+
+ATTACKS = {
+    "F.scaled_dot_product_attention": (lambda Q, K, V: F.scaled_dot_product_attention(Q, K, V), "hint_from_scratch"),
+    "an alias imported earlier": (lambda Q, K, V: sdpa_alias(Q, K, V), "hint_from_scratch"),
+    "torch.ops.aten": (lambda Q, K, V: torch.ops.aten.scaled_dot_product_attention(Q, K, V), "hint_from_scratch"),
+    "torch.ops.aten's raw handle": (lambda Q, K, V: _RAW(Q, K, V)[0], "hint_from_scratch"),
+    "torch._C._nn": (lambda Q, K, V: torch._C._nn.scaled_dot_product_attention(Q, K, V), "hint_from_scratch"),
+    "a default argument": (_default, "hint_from_scratch"),
+    "another thread": (_in_a_thread, "hint_from_scratch"),
+    "torch functions disabled": (_disabled, "hint_from_scratch"),
+    "the function mode popped": (_popped, "hint_by_hand_guard"),
+    "the refusal caught": (_caught, "hint_from_scratch"),
+    "nn.MultiheadAttention with modes off": (_mha, "hint_from_scratch"),
+    "flex_attention": (_flex, "hint_from_scratch"),
+    "the course's checks through importlib": (_course_answer, "hint_course_not_answer"),
+    "the profiler switched off": (_profile_off, "hint_by_hand_guard"),
+}
+
+
+def _guards_are_down():
+    assert torch.backends.cuda.math_sdp_enabled() and torch.backends.cuda.flash_sdp_enabled()
+    assert sys.getprofile() is None and threading.getprofile() is None
+    assert torch._C._len_torch_function_stack() == 0
+    q = torch.randn(1, 2, 3, 4)
+    F.scaled_dot_product_attention(q, q, q)  # a demo cell after the check still calls the library
+
+
+def test_honest_code_passes(lang):
+    checks.check_attention(honest)
+    passes(probes.attention, honest)
+    _guards_are_down()
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_attack_fails_visible_and_hidden(lang, attack):
+    output, hint = ATTACKS[attack]
+    fails_with(checks.check_attention, returning(output), hint, name="attention")
+    failure = fails(probes.attention, returning(output), key="hidden_by_hand")
+    assert failure.hint == (hint, {"name": "attention"})
+    _guards_are_down()
+
+
+def test_softmax_family_only_where_declared(lang):
+    # Lesson 1 ex3 forbids torch's softmax; ex4 (attention) may use it.
+    fails_with(checks.check_softmax, lambda s: torch.softmax(s, -1), "hint_softmax_by_hand", name="softmax_last")
+    checks.check_attention(lambda Q, K, V: (torch.softmax(scores(Q, K), -1) @ V, torch.softmax(scores(Q, K), -1)))
+
+
+def test_results_without_the_guards_record_fail(monkeypatch):
+    # A probe that ran without its guards (the learner's code replaced the course's) sends no record.
+    from attn_grader.verdict import decide
+    from conftest import REFERENCE
+    from attn_course.probes import SEED_ENV
+    monkeypatch.setenv(SEED_ENV, "7")
+    payload = probes.attention.record(honest)
+    assert payload["by_hand"] == {"calls": 3, "intact": True}
+    assert decide(REFERENCE, 7, "lesson1.attention", payload) is None
+    for forged in (None, {"calls": 3, "intact": False}, {"calls": 0, "intact": True}, {"calls": "3", "intact": True}):
+        bad = {k: v for k, v in payload.items() if k != "by_hand"} | ({"by_hand": forged} if forged else {})
+        assert decide(REFERENCE, 7, "lesson1.attention", bad).key == "hidden_by_hand_unproven"
+
+
+def test_library_path_may_call_the_library(lang):
+    # Lesson 3 ex6: use_sdpa=True is the library's path, by keyword or by position; use_sdpa=False is by hand.
+    rule = by_hand.PROBE_RULES["lesson3.module"]
+    assert rule.library_path == ("use_sdpa", True)
+
+    class Module(nn.Module):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            return x
+    assert rule.exempts(Module(), (torch.zeros(1), None, True), {})
+    assert rule.exempts(Module(), (torch.zeros(1),), {"use_sdpa": True})
+    assert not rule.exempts(Module(), (torch.zeros(1),), {})
+
+
+def test_the_declarations_come_from_the_lesson_sources():
+    # lesson 3 ex6 and lesson 7 ex8 were by hand to the probes but missing from the scan's own list.
+    from attn_grader.scan import by_hand_cells
+    assert "ex6_causal_module" in by_hand_cells("03_masks")
+    assert "ex8_cross_attention" in by_hand_cells("07_positions")
+    assert by_hand_cells("01_attention")["ex3_softmax_last"] == (("attention", "softmax"), None)
+    assert "lesson7.cross_attention" in by_hand.PROBE_RULES and "lesson7.check_cross_attention" in by_hand.CHECK_RULES
+    assert "lesson2.to_torch_mha" not in by_hand.PROBE_RULES  # meant to call the library
+
+
+def test_refused_names_are_read_from_torch():
+    names = by_hand.LIBRARY["attention"]
+    assert {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention",
+            "flex_attention"} <= names
+    assert any(n.startswith("_scaled_dot_product_flash_attention") for n in names)
+
+
+def test_lesson3_hand_path_may_not_call_sdpa(lang):
+    # The issue's first row: SDPA in ex6's use_sdpa=False path passed the visible check and lost 5 points.
+    from attn_course.checks import lesson3 as checks3
+    from attn_course.probes import lesson3 as probes3
+    from conftest import reference
+    ref = reference("lesson3")
+
+    class Delegates(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            return super().forward(x, lengths, use_sdpa=True)
+    checks3.check_causal_module(ref.CausalSelfAttention)
+    fails_with(checks3.check_causal_module, Delegates, "hint_from_scratch", name="CausalSelfAttention.forward")
+    assert fails(probes3.module, Delegates, key="hidden_by_hand").hint[0] == "hint_from_scratch"
+    _guards_are_down()

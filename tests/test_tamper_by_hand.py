@@ -1,0 +1,202 @@
+"""By hand means by hand: every way round the rule that a learner or a cheater found, graded by `make autograde`.
+
+Each case is a real submission, graded with the rest of a small class by attn_grader.grade, with
+made-up secrets in the grader's environment. A case that reaches the library's attention (or the
+course's own checks) in a by-hand exercise must score 0 on that exercise and on the exercises that
+call it, keep every other cell's points, and have a row in flags.csv. README's by-hand table is CASES.
+"""
+import csv
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from classroom import course_skeleton, submission, submit
+from lessons import lessons
+from nbgrader.api import Gradebook
+
+POINTS = {lesson.stem: lesson.points for lesson in lessons()}
+SECRETS = {"JUPYTERHUB_API_TOKEN": "hub-token-4f1c9e", "AWS_SECRET_ACCESS_KEY": "aws-secret-77ab30"}
+
+L1_ATTENTION = "    weights = softmax_last(attention_scores(Q, K))   # (..., T_q, T_k)\n"
+L1_RETURN = "    return weights @ V, weights                      # (..., T_q, d_v), (..., T_q, T_k)\n"
+L1_SCORES = "    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)   # (..., T_q, T_k)\n"
+L3_Y = "        y = merge_heads(self.dropout(weights) @ V)                                     # (B, T, H*D)\n"
+L7_Y = "        y = (weights @ v).transpose(1, 2).contiguous().view(B, T_q, E)             # (B, T_q, E)\n"
+L1_ZERO_4 = {"ex4_attention_tests", "ex5_attention_module_tests"}   # ex5's module calls attention()
+SDPA_OUT = "    return {call}, weights\n"
+
+
+def _l1_output(call: str, before: str = "") -> list:
+    """Lesson 1 ex4 returning the library's output instead of weights @ V (the weights stay the learner's own)."""
+    return [("replace", "ex4_attention", L1_RETURN, before + SDPA_OUT.format(call=call))]
+
+
+def _own_cell(code: str, before: str) -> tuple:
+    """A cell of the learner's own, added above the solution cell `before` (learners may add cells)."""
+    return ("insert_before", before, code)
+
+
+# case: (lesson stem, edits, cells that must score 0)
+CASES = {
+    "01 F.scaled_dot_product_attention called in lesson 1 ex4": (
+        "01_attention", _l1_output("F.scaled_dot_product_attention(Q, K, V)",
+                                   "    import torch.nn.functional as F\n"), L1_ZERO_4),
+    "02 imported under an alias in a cell of the learner's own": (
+        "01_attention", [_own_cell("from torch.nn.functional import scaled_dot_product_attention as sdpa",
+                                   "ex4_attention")] + _l1_output("sdpa(Q, K, V)"), L1_ZERO_4),
+    "03 imported under an alias inside the exercise cell": (
+        "01_attention", _l1_output("sdpa(Q, K, V)", "    from torch.nn.functional import "
+                                                    "scaled_dot_product_attention as sdpa\n"), L1_ZERO_4),
+    "04 torch.ops.aten.scaled_dot_product_attention": (
+        "01_attention", _l1_output("torch.ops.aten.scaled_dot_product_attention(Q, K, V)"), L1_ZERO_4),
+    "05 torch._C._nn.scaled_dot_product_attention": (
+        "01_attention", _l1_output("torch._C._nn.scaled_dot_product_attention(Q, K, V)"), L1_ZERO_4),
+    "06 a default argument bound when the function was defined": (
+        "01_attention", [("replace_all", "ex4_attention",
+                          "import torch.nn.functional as F\n\n"
+                          "def attention(Q, K, V, _attend=F.scaled_dot_product_attention):\n"
+                          "    course.expect_qkv(Q, K, V)\n"
+                          "    weights = softmax_last(attention_scores(Q, K))\n"
+                          "    return _attend(Q, K, V), weights\n")], L1_ZERO_4),
+    "07 nn.MultiheadAttention built and called inside the module": (
+        "01_attention", [("replace", "ex5_attention_module",
+                          "        y, weights = attention(Q, K, V)                        # (B, T, D), (B, T, T)\n",
+                          "        _, weights = attention(Q, K, V)\n"
+                          "        mha = nn.MultiheadAttention(Q.size(-1), 1, bias=False, batch_first=True).to(x.dtype)\n"
+                          "        with torch.no_grad():\n"
+                          "            mha.in_proj_weight.copy_(torch.eye(Q.size(-1)).repeat(3, 1))\n"
+                          "            mha.out_proj.weight.copy_(torch.eye(Q.size(-1)))\n"
+                          "        y = mha(Q, K, V, need_weights=False)[0]\n")],
+        {"ex5_attention_module_tests"}),
+    "08 flex_attention": (
+        "01_attention", _l1_output("flex_attention(Q[:, None], K[:, None], V[:, None])[:, 0]",
+                                   "    from torch.nn.attention.flex_attention import flex_attention\n"),
+        L1_ZERO_4),
+    "09 the function mode popped inside the learner's code": (
+        "01_attention", _l1_output("F.scaled_dot_product_attention(Q, K, V)",
+                                   "    import torch.nn.functional as F\n"
+                                   "    _mode = torch._C._pop_torch_function_stack()\n"
+                                   "    torch.backends.cuda.enable_math_sdp(True)\n"), L1_ZERO_4),
+    "10 torch functions disabled inside the learner's code": (
+        "01_attention", [("replace", "ex4_attention", L1_RETURN,
+                          "    import torch.nn.functional as F\n"
+                          "    with torch._C.DisableTorchFunction():\n"
+                          "        y = F.scaled_dot_product_attention(Q, K, V)\n"
+                          "    return y, weights\n")], L1_ZERO_4),
+    "11 the course's checks called for ex1's answer": (
+        "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
+                          "    return course.checks.lesson1.score_variants(Q, K)[None]\n")],
+        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+    "12 the course's checks imported for ex1's answer": (
+        "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
+                          "    from attn_course.checks.lesson1 import score_variants\n"
+                          "    return score_variants(Q, K)[None]\n")],
+        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+    "13 the course's checks reached through importlib": (
+        "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
+                          "    import importlib\n"
+                          "    _m = importlib.import_module('attn_course.' + 'checks.lesson1')\n"
+                          "    return _m.score_variants(Q, K)[None]\n")],
+        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+    "14 the course's checks reached through getattr and built strings": (
+        "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
+                          "    _c = getattr(getattr(course, 'che' + 'cks'), 'lesson' + str(1))\n"
+                          "    return getattr(_c, 'score_' + 'variants')(Q, K)[None]\n")],
+        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+    "15 torch.softmax where the softmax is to be written by hand": (
+        "01_attention", [("replace_all", "ex3_softmax_last", None,
+                          "def softmax_last(scores):\n    return torch.softmax(scores, dim=-1)\n")],
+        {"ex3_softmax_last_tests"}),
+    "16 SDPA in lesson 3 ex6's hand-written path (use_sdpa=False)": (
+        "03_masks", [("replace", "ex6_causal_module", L3_Y,
+                      "        y = merge_heads(F.scaled_dot_product_attention(Q, K, V, attn_mask=keep).nan_to_num(0.0))\n")],
+        {"ex6_causal_module_tests"}),
+    "17 SDPA under an alias from the learner's own cell, in lesson 3 ex6": (
+        "03_masks", [_own_cell("from torch.nn.functional import scaled_dot_product_attention as sdpa",
+                               "ex6_causal_module"),
+                     ("replace", "ex6_causal_module", L3_Y,
+                      "        y = merge_heads(sdpa(Q, K, V, attn_mask=keep).nan_to_num(0.0))\n")],
+        {"ex6_causal_module_tests"}),
+    "18 SDPA under an alias from the learner's own cell, in lesson 7 ex8": (
+        "07_positions", [_own_cell("from torch.nn.functional import scaled_dot_product_attention as sdpa",
+                                   "ex8_cross_attention"),
+                         ("replace", "ex8_cross_attention", L7_Y,
+                          "        keep = None if key_padding_mask is None else ~key_padding_mask[:, None, None, :]\n"
+                          "        y = sdpa(q, k, v, attn_mask=keep).transpose(1, 2).reshape(B, T_q, E)\n")],
+        {"ex8_cross_attention_tests"}),
+}
+ENVIRONMENT_PRINT = "import os\nprint('ENV', dict(os.environ))"
+
+
+def _assignment(stem: str) -> str:
+    return next(lesson.assignment for lesson in lessons() if lesson.stem == stem) + "-ja"
+
+
+def _apply(nb, edits):
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    for kind, cell_id, *rest in edits:
+        cell = cells[cell_id]
+        if kind == "replace":
+            old, new = rest
+            assert old in cell.source, old
+            cell.source = cell.source.replace(old, new)
+        elif kind == "replace_all":
+            cell.source = rest[-1]
+        elif kind == "insert_before":
+            nb.cells.insert(nb.cells.index(cell), nbformat.v4.new_code_cell(rest[0]))
+    return nb
+
+
+def _student(case: str) -> str:
+    return f"hand{case.split()[0]}"
+
+
+@pytest.fixture(scope="module")
+def by_hand_graded(tmp_path_factory):
+    course = course_skeleton(tmp_path_factory.mktemp("by-hand"))
+    students = {}
+    for case, (stem, edits, _) in CASES.items():
+        students[_student(case)] = (stem, _apply(submission(_assignment(stem).removesuffix("-ja"), stem, "ja"), edits))
+    honest = submission("01-attention", "01_attention", "ja")
+    honest.cells.append(nbformat.v4.new_code_cell(ENVIRONMENT_PRINT))
+    students["honest-env"] = ("01_attention", honest)
+    for student, (stem, nb) in students.items():
+        submit(course, student, _assignment(stem), stem, nb)
+    run = subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)],
+                         env={**os.environ, **SECRETS}, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student, (stem, _) in students.items():
+            nb = gb.find_submission_notebook(stem, _assignment(stem), student)
+            scores[student] = {g.name: g.score for g in nb.grades}
+    flags = {}
+    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            flags.setdefault(row["student_id"], []).append((row["cell"], row["rule"]))
+    return course, scores, flags
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_by_hand_rule_holds(by_hand_graded, case):
+    _, scores, flags = by_hand_graded
+    stem, _, zero = CASES[case]
+    got = scores[_student(case)]
+    want = {cell: 0.0 if cell in zero else float(points) for cell, points in POINTS[stem].items()}
+    assert got == want, case
+    assert _student(case) in flags, flags
+
+
+def test_no_secret_reaches_a_kernel(by_hand_graded):
+    course, scores, flags = by_hand_graded
+    assignment = _assignment("01_attention")
+    graded = (course / "autograded" / "honest-env" / assignment / "01_attention.ipynb").read_text(encoding="utf-8")
+    feedback = "".join(p.read_text(encoding="utf-8")
+                       for p in (course / "feedback" / "honest-env" / assignment).glob("*.html"))
+    assert "ENV" in graded and "ATTN_GRADING_SEED" in graded  # the print ran, and the kernel has what it needs
+    for secret in (*SECRETS, *SECRETS.values()):
+        assert secret not in graded and secret not in feedback, secret
+    assert scores["honest-env"] == {cell: float(p) for cell, p in POINTS["01_attention"].items()}
+    assert any(rule == "environment" for _, rule in flags["honest-env"]), flags.get("honest-env")
