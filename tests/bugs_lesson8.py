@@ -84,6 +84,13 @@ BUGS = {
                        {"ex6_sink_attention_tests"}, "sink logit divided by √D"),
     "sink_wrong_column": Bug("ex6_sink_attention", "dim=-1)[..., :-1]", "dim=-1)[..., 1:]",
                              {"ex6_sink_attention_tests"}, "the first key's weight dropped instead of the sink's"),
+    "sink_through_sdpa": Bug("ex6_sink_attention", "    return weights @ v, weights",
+                             "    zero = torch.zeros_like(k[:, :, :1])\n"
+                             "    bias = torch.cat([scores - q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), sink], dim=-1)\n"
+                             "    y = F.scaled_dot_product_attention(q, torch.cat([k, zero], 2), torch.cat([v, zero], 2),"
+                             " attn_mask=bias)\n"
+                             "    return y, weights", {"ex6_sink_attention_tests"},
+                             "right numbers through SDPA (a zero-valued key scored s_h): not by hand"),
     "mla_no_norm": Bug("ex7_mla", "        c = self.kv_a_layernorm(c)\n", "", {"ex7_mla_tests"},
                        "latent not normalised (kv_a_layernorm unused)"),
     "mla_scale_nope": Bug("ex7_mla", "/ math.sqrt(d_C + d_R)", "/ math.sqrt(d_C)", {"ex7_mla_tests"},

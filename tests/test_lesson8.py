@@ -287,7 +287,7 @@ def test_hidden_sink_attention_names_each_bug():
         assert fails(probes.sink_attention, _sink(bug)).hint == hint, bug
 
 
-def test_sink_attention_written_with_sdpa_is_refused():
+def test_sink_attention_through_the_library_is_refused(lang):
     def with_sdpa(q, k, v, sinks, keep=None):   # a value-zero key with score s_h, through the library's attention
         b, h, t_q, d = q.shape
         extra_k = torch.zeros(b, h, 1, d, dtype=q.dtype)
@@ -299,7 +299,24 @@ def test_sink_attention_written_with_sdpa_is_refused():
         out = torch.nn.functional.scaled_dot_product_attention(
             q, torch.cat([k, extra_k], 2), torch.cat([v, torch.zeros_like(extra_k)], 2), attn_mask=bias)
         return out, None
-    assert fails(probes.sink_attention, with_sdpa, key="hidden_raised").hint == ("hint_from_scratch", {"name": "sink_attention"})
+
+    def with_flex(q, k, v, sinks, keep=None):   # the sink as a score_mod can't add a column: a bias instead
+        from torch.nn.attention.flex_attention import flex_attention
+        out = flex_attention(q, k, v, score_mod=lambda s, b, h, i, j: s + 0 * sinks[h])
+        return out, None
+
+    def with_aten(q, k, v, sinks, keep=None):   # the same call reached through torch.ops under another name
+        op = getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")
+        return op(q, k, v, attn_mask=keep)[0], None
+
+    def through_the_checks(q, k, v, sinks, keep=None):  # the visible check's own variants hold the right answer
+        return checks.sink_variants(q, k, v, sinks, keep)[None]
+
+    for bypass in (with_sdpa, with_flex, with_aten):
+        fails_with(checks.check_sink_attention, bypass, "hint_from_scratch", name="sink_attention")
+        assert fails(probes.sink_attention, bypass, key="hidden_by_hand").hint[0] == "hint_from_scratch", bypass
+    fails_with(checks.check_sink_attention, through_the_checks, "hint_course_not_answer", name="sink_attention")
+    assert fails(probes.sink_attention, through_the_checks, key="hidden_by_hand").hint[0] == "hint_course_not_answer"
 
 
 # --------------------------------------------------------------------------- exercise 7
