@@ -177,6 +177,7 @@ NAMED = {
         "sink_missing": {"ex6_sink_attention": "hint_sink_missing"},
         "sink_scaled": {"ex6_sink_attention": "hint_sink_scaled"},
         "sink_wrong_column": {"ex6_sink_attention": "hint_sink_wrong_column"},
+        "sink_through_sdpa": {"ex6_sink_attention": "hint_from_scratch"},
         "mla_no_norm": {"ex7_mla": "hint_mla_norm"},
         "mla_scale_nope": {"ex7_mla": "hint_mla_scale"},
         "mla_kv_split": {"ex7_mla": "hint_mla_kv_split"},
