@@ -112,6 +112,8 @@ class AttentionExplorer:
                                                        stage switch and the causal and padding toggles
         key_tokens (either form): the keys' tokens when they are not the queries' (cross-attention):
         the maps are then T_q × T_k, and `length` counts the keys that are not padding
+        layer_names, layer_label (either form): what the layer drop-down calls each stacked map, and itself, when
+        the maps are not a model's layers
         AttentionExplorer.from_model(model, idx, tokens)
                                                        captures q and k of every attention layer in `model`
 
@@ -123,7 +125,8 @@ class AttentionExplorer:
 
     def __init__(self, weights: torch.Tensor | None, tokens: list[str], d_k: int | None = None, *,
                  q: torch.Tensor | None = None, k: torch.Tensor | None = None, causal: bool = False,
-                 length: int | None = None, toggles: bool = False, key_tokens: list[str] | None = None):
+                 length: int | None = None, toggles: bool = False, key_tokens: list[str] | None = None,
+                 layer_names: list[str] | None = None, layer_label: str | None = None):
         import ipywidgets as W
 
         self.tokens = list(tokens)
@@ -151,7 +154,11 @@ class AttentionExplorer:
         def dropdown(options, label):
             return W.Dropdown(options=options, value=options[0][1], description=label)
 
-        self.layer = dropdown([(t("fig_layer", l=l), l) for l in range(self.n_layers)], t("widget_layer"))
+        # Stacked maps that are not a model's layers (lesson 8: without and with a sink) carry names of their own.
+        if layer_names is not None and len(layer_names) != self.n_layers:
+            raise InputError(t("explorer_layer_names", n=self.n_layers, got=len(layer_names)))
+        self.layer_names = layer_names or [t("fig_layer", l=l) for l in range(self.n_layers)]
+        self.layer = dropdown([(name, l) for l, name in enumerate(self.layer_names)], layer_label or t("widget_layer"))
         self.head = dropdown([(t("fig_head", h=h), h) for h in range(self.n_heads)], t("widget_head"))
         self.stage = W.ToggleButtons(options=[(t(s), s) for s in STAGES], value="stage_softmax",
                                      description=t("widget_stage"))
@@ -254,7 +261,7 @@ class AttentionExplorer:
     def _title(self, text: str) -> str:
         where = []
         if self.n_layers > 1:
-            where.append(t("fig_layer", l=self.layer.value))
+            where.append(self.layer_names[self.layer.value])
         if self.n_heads > 1:
             where.append(t("fig_head", h=self.head.value))
         return " · ".join(where + [text])

@@ -12,9 +12,9 @@ from ..validate import (  # noqa: F401 - names older notebooks reach through cou
     expect_torch_compatible, previous_token_weight, resolve_head_dim, resolve_kv_groups,
 )
 from .. import by_hand
-from . import engine, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7
+from . import engine, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8
 
-LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7}
+LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7, 8: lesson8}
 
 # A by-hand exercise's check runs with its rule in force (the lesson source declares it: attn_course/exercises.py).
 for _number, _lesson in LESSONS.items():

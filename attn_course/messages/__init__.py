@@ -6,11 +6,12 @@ every lesson shares, `lessonN` what only lesson N uses (its hints, answers, tabl
 and figure labels; the build writes a lesson's table and figure texts straight into
 its notebooks). Terms follow lessons/GLOSSARY.md, which tests/test_language.py enforces.
 """
-from . import common, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7
+from . import common, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8, lesson8_text
 
 LANGUAGES = ("ja", "ko")
 MODULES = {"common": common, "lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4,
-           "lesson5": lesson5, "lesson6": lesson6, "lesson7": lesson7}
+           "lesson5": lesson5, "lesson6": lesson6, "lesson7": lesson7,
+           "lesson8": lesson8, "lesson8_text": lesson8_text}
 
 
 def _merge(modules) -> dict:

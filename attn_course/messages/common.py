@@ -306,6 +306,10 @@ MESSAGES = {
     },
     "widget_layer": {"ja": "層", "ko": "층"},
     "fig_layer": {"ja": "層 {l}", "ko": "층 {l}"},
+    "explorer_layer_names": {
+        "ja": "layer_names には、重ねた {n} 枚のマップに1つずつ名前を渡してください（いまは {got} 個）。",
+        "ko": "layer_names에는 겹친 맵 {n}장에 하나씩 이름을 넘겨야 합니다(지금은 {got}개).",
+    },
     "widget_query": {"ja": "クエリ", "ko": "쿼리"},
     "widget_compare": {"ja": "比べるヘッド", "ko": "비교할 헤드"},
     "widget_none": {"ja": "（なし）", "ko": "(없음)"},

@@ -97,6 +97,6 @@ def probe(test: str):
 
 
 # The lesson modules use `probe` above, so they come last.
-from . import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7  # noqa: E402
+from . import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8  # noqa: E402
 
-LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7}
+LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7, 8: lesson8}

@@ -134,8 +134,21 @@ def _preload() -> None:
         import attn_course.widgets  # noqa: F401
         import ipywidgets  # noqa: F401
         import transformers.models.gpt2.modeling_gpt2  # noqa: F401
+        _warm_flex_attention()
     except ImportError:
         pass
+
+
+def _warm_flex_attention() -> None:
+    """Lesson 8 calls flex_attention, whose first call imports torch._dynamo and much of torch's compiler (about
+    5 s here). Imported once in this process, every kernel forked from it starts with them. Imports only: no
+    tensor operation runs before the fork (an OpenMP pool made here would not survive it)."""
+    import importlib
+    for name in ("torch._dynamo", "torch._higher_order_ops.flex_attention", "torch.nn.attention.flex_attention",
+                 "functorch.compile", "torch._inductor.ir", "torch.export._trace", "torch._dynamo.testing",
+                 "transformers.masking_utils", "transformers.models.deepseek_v3.modeling_deepseek_v3",
+                 "transformers.models.gpt_oss.modeling_gpt_oss", "transformers.models.bloom.modeling_bloom"):
+        importlib.import_module(name)
 
 
 def _become_kernel(request: dict, fds: list[int], uid: int | None, home: str, readonly: list[str] | None) -> None:

@@ -1,0 +1,423 @@
+"""Lesson 8's visible checks, sections 1 to 3: FlexAttention's mask_mod and score_mod, sliding windows,
+a rolling (ring-buffer) KV cache, StreamingLLM's kept first tokens and gpt-oss's learned sink.
+Sections 4 to 7 (MLA, caches that do not copy, packed sequences, cache sizes) are in lesson8_caches.
+
+Each classic mistake is a variant: a function of the same inputs that makes that mistake. The visible checks
+name the variant the learner's result equals; the grader's judges compute the same variants on their own
+inputs (matching_bug), so both name a mistake alike.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import warnings
+
+import torch
+
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import close, expect_shape, inputs, max_error, passed, run
+from .lesson7 import alibi_slopes, rope
+
+# Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.
+B, H, T, D = 3, 2, 7, 6
+
+# flex_attention without torch.compile warns once that it runs unfused; the course runs it so on purpose.
+FLEX_WARNING = "flex_attention called without torch.compile"
+
+
+@contextlib.contextmanager
+def quiet_flex():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=FLEX_WARNING)
+        yield
+
+
+def create_mask(mod, batch, n_q: int, n_k: int, device="cpu") -> torch.Tensor:
+    """The learner's mask_mod evaluated at every (b, q_idx, kv_idx), as FlexAttention does (with vmap):
+    (batch or 1, 1, n_q, n_k) bool."""
+    from torch.nn.attention.flex_attention import create_mask as _create
+    with quiet_flex():
+        return _create(mod, batch, None, n_q, n_k, device=device)
+
+
+def flex(q, k, v, mask_mod=None, score_mod=None, batch=None):
+    """flex_attention in eager mode with an optional mask_mod (made into a BlockMask) and score_mod."""
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    with quiet_flex():
+        block = None if mask_mod is None else create_block_mask(mask_mod, batch, None, q.size(-2), k.size(-2),
+                                                                device=q.device)
+        return flex_attention(q, k, v, score_mod=score_mod, block_mask=block)
+
+
+def attend(q, k, v, keep=None, bias=None, scale=None):
+    """Attention written out: softmax(q kᵀ / √D + bias, masked) v. keep broadcasts to (…, T_q, T_k)."""
+    s = q @ k.transpose(-2, -1) * (scale if scale is not None else 1 / math.sqrt(q.size(-1)))
+    if bias is not None:
+        s = s + bias
+    if keep is not None:
+        s = s.masked_fill(~keep, float("-inf"))
+    return torch.softmax(s, -1).nan_to_num(0.0) @ v   # a row with no key: 0, as flex_attention gives
+
+
+def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
+    """`and`, `or`, `if` or `min` on the index tensors inside a mod: vmap cannot follow Python's branches."""
+    if "data-dependent control flow" in message or "Boolean value of Tensor" in message:
+        return "hint_flex_control_flow"
+    if "must only return Tensors" in message:
+        return "hint_flex_python_bool"
+    return None
+
+
+# --------------------------------------------------------------------------- exercise 1: mask_mods
+def grid(n_q: int, n_k: int, offset: int = 0):
+    """Each query's absolute position (offset + row) and each key's: (n_q, 1) and (1, n_k)."""
+    return torch.arange(offset, offset + n_q)[:, None], torch.arange(n_k)[None, :]
+
+
+def causal_variants(n: int) -> dict:
+    q, k = grid(n, n)
+    return {None: q >= k, "hint_flex_strict": q > k, "hint_flex_upper": q <= k}
+
+
+def cache_variants(t_new: int, t_past: int) -> dict:
+    q, k = grid(t_new, t_past + t_new)
+    return {None: q + t_past >= k, "hint_flex_top_left": q >= k, "hint_flex_offset_kv": q >= k + t_past}
+
+
+def padding_variants(n: int, lengths: torch.Tensor) -> dict:
+    """(B, 1, n, n) masks: causal and the keys before each row's length; and the mistakes."""
+    q, k = grid(n, n)
+    q, k, length = q[None, None], k[None, None], lengths[:, None, None, None]
+    causal = q >= k
+    return {None: causal & (k < length), "hint_flex_padding_queries": causal & (q < length),
+            "hint_flex_padding_off_by_one": causal & (k <= length), "hint_flex_padding_no_causal": k < length,
+            "hint_flex_padding_ignored": causal.expand(len(lengths), 1, n, n)}
+
+
+def _expect_mask(got, variants: dict, what: str) -> None:
+    right = variants[None]
+    right = right if right.dim() == 4 else right[None, None]
+    if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
+        raise CheckFailed(t("flex_mask_not_bool", what=what, kind=getattr(got, "dtype", type(got).__name__)))
+    if got.shape != right.shape:
+        got = got.expand_as(right) if got.dim() == 4 and got.size(0) == 1 else got
+    if torch.equal(got, right):
+        return
+    hint = next((t(key) for key, v in variants.items()
+                 if key and torch.equal(got, (v if v.dim() == 4 else v[None, None]).expand_as(got))), None)
+    wrong = int((got != right).sum())
+    raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
+
+
+def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
+    name = "mask_mods"
+    got = run("causal_mod", create_mask, causal_mod, None, T, T, on_error=control_flow_error)
+    _expect_mask(got, causal_variants(T), "causal_mod")
+    t_new, t_past = 3, 4
+    mod = run("cache_mod", cache_mod, t_past)
+    got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
+    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})")
+    lengths = torch.tensor([T, 3, 5])
+    mod = run("causal_padding_mod", causal_padding_mod, lengths)
+    got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
+    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod")
+    # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
+    q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
+    y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past))
+    want = attend(q, k, v, cache_variants(t_new, t_past)[None])
+    if not close(y, want, 1e-9):
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 2: ALiBi as a score_mod
+def alibi_bias_of(slopes: torch.Tensor, n: int, bug: str | None = None) -> torch.Tensor:
+    """(H or B, 1, n, n)-broadcastable bias −m_h (i − j), or a mistake's."""
+    q, k = grid(n, n)
+    distance = (q - k).to(slopes.dtype)
+    m = slopes[:, None, None]
+    return {None: -m * distance, "hint_alibi_mod_sign": m * distance}.get(bug, -m * distance)
+
+
+def alibi_variants(q, k, v, slopes) -> dict:
+    n = q.size(-2)
+    keep = grid(n, n)[0] >= grid(n, n)[1]
+    bias = alibi_bias_of(slopes.to(q.dtype), n)                                   # (H, n, n)
+    by_batch = alibi_bias_of(slopes[:q.size(0)].to(q.dtype), n)[:, None]          # (B, 1, n, n): slopes[b]
+    return {None: attend(q, k, v, keep, bias),
+            "hint_alibi_mod_sign": attend(q, k, v, keep, -bias),
+            "hint_alibi_mod_score_dropped": attend(torch.zeros_like(q), k, v, keep, bias),
+            "hint_alibi_mod_batch": attend(q, k, v, keep, by_batch) if q.size(0) <= len(slopes) else None}
+
+
+def causal(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+
+
+def check_alibi_score_mod(fn) -> None:
+    name = "alibi_score_mod"
+    heads = 4
+    slopes = alibi_slopes(heads).float()
+    q, k, v = inputs((B - 1, heads, T, D), (B - 1, heads, T, D), (B - 1, heads, T, D), seed=82)
+    mod = run(name, fn, slopes.double())
+    y = run("flex_attention(…, score_mod)", flex, q, k, v, causal, mod, on_error=control_flow_error)
+    expect_shape(y, tuple(q.shape), ("B", "H", "T", "D"), t("what_output"))
+    variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
+    if not close(y, variants[None], 1e-9):
+        hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 3: sliding window
+def window_variants(window: int, t_new: int, t_past: int) -> dict:
+    """Mistral's rule: a query at position p sees keys p − W < j ≤ p, W keys with itself."""
+    q, k = grid(t_new, t_past + t_new, t_past)
+    causal_ = k <= q
+    return {None: causal_ & (k > q - window), "hint_window_plus_one": causal_ & (k >= q - window),
+            "hint_window_minus_one": causal_ & (k > q - window + 1), "hint_window_no_causal": k > q - window,
+            "hint_window_top_left": (k <= q - t_past) & (k > q - t_past - window)}
+
+
+WINDOW_CASES = ((3, 6, 0), (3, 1, 8), (4, 3, 5))   # (W, T_new, T_past): a prefill longer than W, a step, a chunk
+
+
+def check_sliding_window_mod(fn) -> None:
+    name = "sliding_window_mod"
+    for window, t_new, t_past in WINDOW_CASES:
+        mod = run(name, fn, window, t_past)
+        got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
+                  on_error=control_flow_error)
+        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})")
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 4: a rolling cache
+def sliding_reference(q, k, v, window, turn):
+    """Full sliding-window attention with RoPE at positions 0 … T−1: what decoding with a rolling cache gives."""
+    n = q.size(-2)
+    q, k = turn(q, k, torch.arange(n))
+    keep = window_variants(window, n, 0)[None]
+    return attend(q, k, v, keep)
+
+
+def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
+                grow=False) -> tuple[list, list]:
+    """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
+    right with the defaults, or one classic mistake."""
+    b, h, _, d = q.shape
+    ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
+    pos = torch.full((window,), -1, dtype=torch.long)
+    outputs, rings = [], []
+    for lo, hi in chunks:
+        n = hi - lo
+        seen = int(pos.max()) + 1
+        positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], positions)
+        last = min(n, window)
+        slots = positions[-last:] % window
+        def write():
+            ring_k[:, :, slots], ring_v[:, :, slots] = kk[:, :, -last:], v[:, :, hi - last:hi]
+            pos[slots] = positions[-last:]
+        if write_first:   # the new tokens written into the ring first, then only the ring attended
+            write()
+            keys, values, key_pos = ring_k, ring_v, pos
+        else:
+            keys, values = torch.cat([ring_k, kk], 2), torch.cat([ring_v, v[:, :, lo:hi]], 2)
+            key_pos = torch.cat([pos, positions])
+        keep = (key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
+                                                  else key_pos > positions[:, None] - window)
+        if empty:
+            keep = keep & (key_pos >= 0)
+        outputs.append(attend(qq, keys, values, keep))
+        if grow:
+            rings.append((keys, values, key_pos))
+            ring_k, ring_v, pos = keys, values, key_pos
+            continue
+        if not write_first:
+            ring_k, ring_v, pos = ring_k.clone(), ring_v.clone(), pos.clone()
+            write()
+        rings.append((ring_k.clone(), ring_v.clone(), pos.clone()))
+    return outputs, rings
+
+
+ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
+                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True)}
+
+
+def rolling_error(kind: str, message: str, call: str = "") -> str | None:
+    """A slot past the ring's end: the position used as the slot without % window."""
+    return "hint_rolling_modulo" if kind == "IndexError" or "out of bounds" in message else None
+
+
+def _ring(result, name):
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
+        raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__))
+    return result
+
+
+ROLLING_CHUNKS = ((0, 5), (5, 6), (6, 7), (7, 9), (9, 10), (10, 11))   # W = 4: a prefill past W, steps, a chunk
+
+
+def check_attend_rolling(fn) -> None:
+    name = "attend_rolling"
+    window, n = 4, 11
+    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=83)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731 - a small base: positions matter a lot
+    want, rings = rolling_run(q, k, v, ROLLING_CHUNKS, window, turn)
+    variants = {key: rolling_run(q, k, v, ROLLING_CHUNKS, window, turn, **flags)[0]
+                for key, flags in ROLLING_BUGS.items()}
+    full = sliding_reference(q, k, v, window, turn)
+    cache = None
+    for index, (lo, hi) in enumerate(ROLLING_CHUNKS):
+        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {window}, rope)"
+        y, cache = _ring(run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn,
+                             on_error=rolling_error), name)
+        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
+        for part, ring in zip("KV", cache[:2]):
+            expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
+                         t("hint_rolling_grows"))
+        if not close(y, full[:, :, lo:hi], 1e-9):
+            # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
+            hint = next((t(key) for key, outs in variants.items()
+                         if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
+            raise CheckFailed(t("rolling_differs", lo=lo, last=hi - 1, err=max_error(y, full[:, :, lo:hi])), hint)
+        pos = cache[2]
+        if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
+            raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
+                                want=rings[index][2].tolist()))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 5: StreamingLLM
+def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
+                  budget_slack=False) -> tuple[list, list]:
+    """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
+    the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
+    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's."""
+    cache_k = cache_v = None
+    outputs, lengths = [], []
+    for lo, hi in chunks:
+        n = hi - lo
+        kk, vv = k[:, :, lo:hi], v[:, :, lo:hi]
+        if rotated:   # keys turned once, at their cache position on arrival, and never again
+            start = 0 if cache_k is None else cache_k.size(2)
+        if cache_k is not None and not late:
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks)
+            start = cache_k.size(2)
+        if rotated:
+            kk = turn(kk, kk, torch.arange(start, start + n))[1]
+        cache_k = kk if cache_k is None else torch.cat([cache_k, kk], 2)
+        cache_v = vv if cache_v is None else torch.cat([cache_v, vv], 2)
+        total = cache_k.size(2)
+        positions = torch.arange(total)
+        qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], positions[total - n:])[0]
+        keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
+        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=total - n)
+        outputs.append(attend(qq, keys, cache_v, keep))
+        if late:
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window, sinks)
+        lengths.append(cache_k.size(2))
+    return outputs, lengths
+
+
+def evict(k, v, n_sink: int, recent: int, sinks: bool = True):
+    """Keep the first n_sink tokens and the last `recent` (all when there are no more); without sinks, the last
+    n_sink + recent."""
+    n = k.size(2)
+    if n <= n_sink + recent:
+        return k, v
+    if not sinks:
+        return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
+    return tuple(torch.cat([x[:, :, :n_sink], x[:, :, n - recent:]], 2) for x in (k, v))
+
+
+STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
+               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True)}
+STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 12))   # n_sink = 2, window = 4
+
+
+def check_attend_streaming(fn) -> None:
+    name = "attend_streaming"
+    n_sink, window, n = 2, 4, 12
+    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=84)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+    want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
+    variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
+                for key, flags in STREAM_BUGS.items()}
+    cache = None
+    for index, (lo, hi) in enumerate(STREAM_CHUNKS):
+        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
+        result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn)
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
+                and len(result[1]) == 2):
+            raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+        y, cache = result
+        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
+        for part, c in zip("KV", cache):
+            expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
+                         t("hint_stream_budget") if isinstance(c, torch.Tensor) and c.dim() == 4 and
+                         c.size(2) > n_sink + window else None)
+        if not close(y, want[index], 1e-9):
+            hint = next((t(key) for key, outs in variants.items() if close(y, outs[index], 1e-9)), None)
+            raise CheckFailed(t("stream_differs", lo=lo, last=hi - 1, err=max_error(y, want[index])), hint)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 6: gpt-oss's sink
+def sink_variants(q, k, v, sinks, keep) -> dict:
+    """Attention with one learned logit per head as an extra column of the softmax (gpt-oss), and the mistakes.
+    Each value: (output, weights)."""
+    d = q.size(-1)
+    s = q @ k.transpose(-2, -1) / math.sqrt(d)
+    s = s.masked_fill(~keep, float("-inf")) if keep is not None else s
+    column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
+
+    def with_column(col, first=False, drop_first=False):
+        logits = torch.cat([col, s], -1) if first else torch.cat([s, col], -1)
+        p = torch.softmax(logits, -1)
+        w = p[..., 1:] if (first or drop_first) else p[..., :-1]
+        return w @ v, w
+
+    plain = torch.softmax(s, -1)
+    # By hand: exp(s − max over the keys) over their sum plus exp(sink), the sink not shifted by the same max.
+    m = s.amax(-1, keepdim=True)
+    unshifted = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
+    return {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
+            "hint_sink_scaled": with_column(column / math.sqrt(d)),
+            "hint_sink_wrong_column": with_column(column, drop_first=True),
+            "hint_sink_max": (unshifted @ v, unshifted)}
+
+
+def check_sink_attention(fn) -> None:
+    name = "sink_attention"
+    q, k, v = inputs((B, H, T, D), (B, H, T + 2, D), (B, H, T + 2, D), seed=85)
+    sinks = torch.tensor([1.5, -0.5], dtype=torch.float64)
+    keep = torch.ones(T, T + 2, dtype=torch.bool).tril(diagonal=2)
+    for mask in (keep, None):
+        result = run(name, fn, q, k, v, sinks, mask)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+        y, w = result
+        if isinstance(w, torch.Tensor) and w.dim() == 4 and w.size(-1) == T + 3:
+            raise CheckFailed(t("wrong_axis", what=t("what_weights"), want=(B, H, T, T + 2), layout="(B, H, T_q, T_k)",
+                                got=tuple(w.shape), axis=3, axis_name="T_k", want_n=T + 2, got_n=T + 3),
+                              t("hint_sink_column_kept"))
+        expect_shape(w, (B, H, T, T + 2), ("B", "H", "T_q", "T_k"), t("what_weights"))
+        expect_shape(y, (B, H, T, D), ("B", "H", "T_q", "D"), t("what_output"))
+        variants = sink_variants(q, k, v, sinks, mask)
+        for what, index in (("what_weights", 1), ("what_output", 0)):
+            got, right = (y, w)[index], variants[None][index]
+            if not close(got, right, 1e-9):
+                hint = next((t(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)), None)
+                if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
+                    hint = t("hint_sink_rows_sum_to_one")
+                raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)
+    passed(name)
+
+
+# Sections 4 to 7 live in their own module; a notebook reaches every check as course.checks.lesson8.check_….
+from .lesson8_caches import (  # noqa: E402,F401
+    check_attend_preallocated, check_cache_bytes, check_mla, check_mla_decode, check_packed, check_paged_cache,
+)

@@ -1,0 +1,445 @@
+"""Lesson 8's visible checks, sections 4 to 7: multi-head latent attention (DeepSeek-V2/V3) and its absorbed form
+with a latent cache, a preallocated cache, a paged cache, packed sequences, and what a cache costs.
+
+course.checks.lesson8 re-exports the check_… functions, so a notebook calls them all as course.checks.lesson8.….
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+from ..messages import t
+from ..validate import CheckFailed, dtype_bytes
+from .engine import close, expect_shape, inputs, linear_problem, max_error, merge_heads, passed, run, split_heads
+from .lesson8 import attend, control_flow_error, create_mask, flex, grid
+from .lesson7 import rope
+
+B, T = 3, 7
+
+
+# --------------------------------------------------------------------------- exercise 7: MLA
+MLA_DIMS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+
+
+def mla_layers(e: int, h: int, r: int, dn: int, dr: int, dv: int) -> dict:
+    """DeepseekV3Attention's layers without q_lora_rank, in its order: name -> (in, out)."""
+    return {"q_proj": (e, h * (dn + dr)), "kv_a_proj_with_mqa": (e, r + dr), "kv_b_proj": (r, h * (dn + dv)),
+            "o_proj": (h * dv, e)}
+
+
+class MLAHost(nn.Module):
+    """MLA's weights (DeepSeek's names) and sizes, with no forward of its own: what exercise 8 is handed."""
+
+    def __init__(self, embed_dim, n_head, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim):
+        super().__init__()
+        self.n_head, self.kv_lora_rank = n_head, kv_lora_rank
+        self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = qk_nope_head_dim, qk_rope_head_dim, v_head_dim
+        layers = mla_layers(embed_dim, n_head, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
+        self.q_proj = nn.Linear(*layers["q_proj"], bias=False)
+        self.kv_a_proj_with_mqa = nn.Linear(*layers["kv_a_proj_with_mqa"], bias=False)
+        self.kv_a_layernorm = nn.RMSNorm(kv_lora_rank, eps=1e-6)
+        self.kv_b_proj = nn.Linear(*layers["kv_b_proj"], bias=False)
+        self.o_proj = nn.Linear(*layers["o_proj"], bias=False)
+
+
+def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=True, rotate=True):
+    """q_nope (B, H, T, dn), q_rot (B, H, T, dr), the normalised latent c (B, T, r) and the shared k_rot (B, T, dr)."""
+    b, n, _ = x.shape
+    h, r, dn, dr = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim
+    q = m.q_proj(x).view(b, n, h, dn + dr).transpose(1, 2)
+    q_nope, q_rot = q.split([dn, dr], -1) if q_nope_first else q.split([dr, dn], -1)[::-1]
+    latent = m.kv_a_proj_with_mqa(x)
+    c, k_rot = latent.split([r, dr], -1) if latent_first else latent.split([dr, r], -1)[::-1]
+    if norm:
+        c = m.kv_a_layernorm(c)
+    if rotate:
+        q_rot = turn(q_rot, q_rot, positions)[0]
+        k_rot = turn(k_rot[:, None], k_rot[:, None], positions)[1][:, 0]
+    return q_nope, q_rot, c, k_rot
+
+
+def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
+    """MLA's output for x (B, T, E), causal, RoPE at 0 … T−1: right, or one classic mistake."""
+    b, n, _ = x.shape
+    h, dn, dr, dv = m.n_head, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
+    q_nope, q_rot, c, k_rot = mla_parts(m, x, torch.arange(n), turn, norm=bug != "hint_mla_norm",
+                                        latent_first=bug != "hint_mla_latent_split",
+                                        q_nope_first=bug != "hint_mla_q_split")
+    kv = m.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2)
+    k_nope, v = kv.split([dn, dv], -1) if bug != "hint_mla_kv_split" else kv.split([dv, dn], -1)[::-1]
+    q = torch.cat([q_nope, q_rot], -1)
+    k = torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1)
+    keep = None if bug == "hint_mla_no_mask" else grid(n, n)[0] >= grid(n, n)[1]
+    scale = 1 / math.sqrt(dn if bug == "hint_mla_scale" else dn + dr)
+    return m.o_proj(merge_heads(attend(q, k, v, keep, scale=scale)))
+
+
+MLA_BUGS = ("hint_mla_norm", "hint_mla_scale", "hint_mla_kv_split", "hint_mla_latent_split", "hint_mla_q_split",
+            "hint_mla_no_mask")
+
+
+def mla_variants(m, x, turn) -> dict:
+    out = {None: mla_run(m, x, turn)}
+    for bug in MLA_BUGS:
+        try:
+            out[bug] = mla_run(m, x, turn, bug)
+        except RuntimeError:   # a split that does not fit these sizes cannot be the learner's either
+            pass
+    return out
+
+
+def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
+    for name, (n_in, n_out) in mla_layers(e, h, r, dn, dr, dv).items():
+        problem = linear_problem(module, name, n_in, n_out, "")
+        if problem:
+            raise problem
+    norm = getattr(module, "kv_a_layernorm", None)
+    if not isinstance(norm, nn.Module) or tuple(getattr(norm, "weight", torch.empty(0)).shape) != (r,):
+        raise CheckFailed(t("hint_mla_norm_layer", r=r))
+
+
+MLA_SIZES = (12, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different
+
+
+def check_mla(cls) -> None:
+    name = "MultiHeadLatentAttention"
+    module = run(name, cls, *MLA_SIZES)
+    expect_mla_layers(module, *MLA_SIZES)
+    module = module.double().eval()
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(86)
+        for p in module.parameters():   # a norm weight that is not all ones, so a missing norm shows
+            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
+    (x,) = inputs((B, T, MLA_SIZES[0]), seed=87)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+    with torch.no_grad():
+        y = run(f"{name}.forward", module, x, turn)
+        expect_shape(y, (B, T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"))
+        variants = mla_variants(module, x, turn)
+    if not close(y, variants[None], 1e-9):
+        hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
+def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True) -> list:
+    """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
+    into the output side, keys and values never expanded. Right with the defaults, or one classic mistake."""
+    b, _, _ = x.shape
+    h, r, dn, dr, dv = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
+    w_uk, w_uv = m.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)        # (H, dn, r), (H, dv, r)
+    if swap:
+        w_uk, w_uv = w_uv, w_uk
+    cache, results = None, []
+    for lo, hi in chunks:
+        n = hi - lo
+        past = 0 if cache is None else cache[0].size(1)
+        positions = torch.arange(n) if restart else torch.arange(past, past + n)
+        q_nope, q_rot, c, k_rot = mla_parts(m, x[:, lo:hi], positions, turn)
+        if cache is not None:
+            c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
+        scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
+        keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past if offset else 0)
+        weights = torch.softmax((scores / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
+        y = ((weights @ c[:, None]) @ w_uv.transpose(-2, -1))                        # (B, H, n, dv)
+        results.append((m.o_proj(merge_heads(y)), (c, k_rot)))
+        cache = (c, k_rot)
+    return results
+
+
+ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
+                 "hint_cache_mask_offset": dict(offset=False)}
+MLA_CHUNKS = ((0, 3), (3, 4), (4, 5), (5, 7), (7, 8))
+ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
+
+
+def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
+    if not (isinstance(cache, tuple) and len(cache) == 2):
+        raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
+    for part, c, width in zip(("c_kv", "k_rot"), cache, (r, dr)):
+        expanded = isinstance(c, torch.Tensor) and c.dim() == 4
+        expect_shape(c, (b, n, width), ("B", "T", part), t("what_latent", part=part),
+                     t("hint_mla_cache_expanded", r=r, dr=dr, h=h) if expanded else None)
+
+
+def check_mla_decode(fn) -> None:
+    name = "mla_decode"
+    host = MLAHost(*ABSORB_SIZES).double()
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(88)
+        for p in host.parameters():
+            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
+    e, h, r, dn, dr, dv = ABSORB_SIZES
+    (x,) = inputs((B, 8, e), seed=89)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+    with torch.no_grad():
+        full = mla_run(host, x, turn)
+        variants = {key: absorbed_run(host, x, MLA_CHUNKS, turn, **flags) for key, flags in ABSORBED_BUGS.items()}
+        right = absorbed_run(host, x, MLA_CHUNKS, turn)
+        cache = None
+        for index, (lo, hi) in enumerate(MLA_CHUNKS):
+            call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
+            result = run(call, fn, host, x[:, lo:hi], cache, turn)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+            y, cache = result
+            expect_shape(y, (B, hi - lo, e), ("B", "T_new", "E"), t("what_output"))
+            expect_latent_cache(cache, B, hi, r, dr, h)
+            if not close(y, full[:, lo:hi], 1e-9):
+                hint = next((t(key) for key, outs in variants.items() if close(y, outs[index][0], 1e-9)), None)
+                raise CheckFailed(t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=max_error(y, full[:, lo:hi])),
+                                  hint)
+            for part, got, want in zip(("c_kv", "k_rot"), cache, right[index][1]):
+                if not close(got, want, 1e-9):
+                    raise CheckFailed(t("latent_differs", part=part, n=hi, err=max_error(got, want)),
+                                      t("hint_mla_latent_contents"))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 9: a preallocated cache
+class CacheHost(nn.Module):
+    """A bare GPT-2 attention (c_attn, c_proj, n_head), as lesson 6's exercise 5 is handed."""
+
+    def __init__(self, embed_dim: int, n_head: int):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
+
+
+def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True):
+    """Outputs per chunk and the buffers after the last: right, or one classic mistake."""
+    b, _, e = x.shape
+    h = host.n_head
+    d = e // h
+    k_buf, v_buf = x.new_zeros(b, h, t_max, d), x.new_zeros(b, h, t_max, d)
+    outputs = []
+    for lo, hi in chunks:
+        n = hi - lo
+        q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
+        start = 0 if at_zero else lo
+        if written:
+            k_buf[:, :, start:start + n], v_buf[:, :, start:start + n] = k, v
+            keys, values = k_buf[:, :, :hi], v_buf[:, :, :hi]
+        else:   # torch.cat onto the buffer's first T_past slots, which nothing ever wrote: the old keys read as 0
+            keys, values = torch.cat([k_buf[:, :, :lo], k], 2), torch.cat([v_buf[:, :, :lo], v], 2)
+        keep = torch.ones(n, hi, dtype=torch.bool).tril(diagonal=lo if offset else 0)
+        outputs.append(host.c_proj(merge_heads(attend(q, keys, values, keep))))
+    return outputs, (k_buf, v_buf)
+
+
+STATIC_BUGS = {"hint_static_offset": dict(at_zero=True), "hint_cache_mask_offset": dict(offset=False),
+               "hint_static_not_written": dict(written=False)}
+STATIC_CHUNKS = ((0, 3), (3, 4), (4, 5), (5, 7), (7, 8))
+
+
+def static_error(kind: str, message: str, call: str = "") -> str | None:
+    """Scores over the whole buffer (T_max keys) against a mask for T_past + T_new: the buffer was not sliced."""
+    return "hint_static_unsliced" if "must match" in message else None
+
+
+def check_attend_preallocated(fn) -> None:
+    name = "attend_preallocated"
+    h, d, t_max = 2, 3, 10
+    host = CacheHost(h * d, h).double()
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(90)
+        for p in host.parameters():
+            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)))
+    (x,) = inputs((B, 8, h * d), seed=91)
+    with torch.no_grad():
+        right, buffers = static_run(host, x, STATIC_CHUNKS, t_max)
+        variants = {key: static_run(host, x, STATIC_CHUNKS, t_max, **flags) for key, flags in STATIC_BUGS.items()}
+        k_buf, v_buf = x.new_zeros(B, h, t_max, d), x.new_zeros(B, h, t_max, d)
+        for index, (lo, hi) in enumerate(STATIC_CHUNKS):
+            y = run(f"{name}(attn, x_new, k_buf, v_buf, {lo})", fn, host, x[:, lo:hi], k_buf, v_buf, lo,
+                    on_error=static_error)
+            expect_shape(y, (B, hi - lo, h * d), ("B", "T_new", "E"), t("what_output"))
+            if not close(y, right[index], 1e-9):
+                hint = next((t(key) for key, (outs, _) in variants.items() if close(y, outs[index], 1e-9)), None)
+                raise CheckFailed(t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=max_error(y, right[index])),
+                                  hint)
+            written = all(close(got[:, :, :hi], want[:, :, :hi], 1e-9) for got, want in zip((k_buf, v_buf), buffers))
+            if not written:
+                untouched = not k_buf.any() and not v_buf.any()
+                raise CheckFailed(t("static_buffer_differs", n=hi), t("hint_static_not_written") if untouched else None)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 10: a paged cache
+def paged_error(kind: str, message: str, call: str = "") -> str | None:
+    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P)."""
+    return "hint_paged_divmod" if call.startswith("paged_write") and "out of bounds" in message else None
+
+
+def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False):
+    """pages (n_pages, P, H, D); new (T_new, H, D) at positions start …: page block_table[p // P], slot p % P."""
+    size = pages.size(1)
+    positions = torch.arange(new.size(0)) + (0 if from_zero else start)
+    logical, slot = (positions % size, positions // size) if swap else (positions // size, positions % size)
+    physical = logical if no_table else block_table[logical]
+    pages[physical, slot] = new
+
+
+def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=False, transposed=False):
+    size = pages.size(1)
+    n = -(-length // size)                                            # pages in use
+    used = pages[:n] if no_table else pages[block_table[:n]]          # (n, P, H, D)
+    if transposed:   # heads and slots mixed up: (n, H, P, D) read as if it were (n, P, H, D)
+        used = used.transpose(1, 2).reshape(used.shape)
+    out = used.reshape(n * size, *pages.shape[2:])
+    return out if uncut else out[:length]
+
+
+PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
+                    "hint_paged_start": dict(from_zero=True)}
+PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
+PAGE_TABLE = torch.tensor([5, 2, 7, 0])
+PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))
+
+
+def paged_written(writes, n_pages, size, heads, d, chunks, table, **bug):
+    """The pages after writing these chunks; None when the mistake cannot even write them (a slot past the page)."""
+    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
+    try:
+        for lo, hi in chunks:
+            paged_write_ref(pages, table, lo, writes[lo:hi], **bug)
+    except IndexError:
+        return None
+    return pages
+
+
+def check_paged_cache(paged_write, paged_gather) -> None:
+    heads, d, size, n_pages = 2, 3, 3, 8
+    (new,) = inputs((10, heads, d), seed=92)
+    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
+    for lo, hi in PAGED_CHUNKS:
+        run(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, PAGE_TABLE.clone(), lo, new[lo:hi],
+            on_error=paged_error)
+        want = paged_written(new, n_pages, size, heads, d, [c for c in PAGED_CHUNKS if c[1] <= hi], PAGE_TABLE)
+        if not torch.equal(pages, want):
+            done = [c for c in PAGED_CHUNKS if c[1] <= hi]
+            bugs = {key: paged_written(new, n_pages, size, heads, d, done, PAGE_TABLE, **flags)
+                    for key, flags in PAGED_WRITE_BUGS.items()}
+            hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
+            raise CheckFailed(t("paged_pages_differ", n=hi), hint)
+    (filled,) = inputs((n_pages, size, heads, d), seed=93)
+    for length in (10, 7, 3):
+        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length)
+        want = paged_gather_ref(filled, PAGE_TABLE, length)
+        if isinstance(got, torch.Tensor) and got.dim() == 3 and got.size(0) > length:
+            raise CheckFailed(t("wrong_axis", what=t("what_gathered"), want=tuple(want.shape), layout="(T, H, D)",
+                                got=tuple(got.shape), axis=0, axis_name="T", want_n=length, got_n=got.size(0)),
+                              t("hint_paged_length"))
+        expect_shape(got, tuple(want.shape), ("T", "H", "D"), t("what_gathered"))
+        if not torch.equal(got, want):
+            hint = next((t(key) for key, flags in PAGED_GATHER_BUGS.items()
+                         if torch.equal(got, paged_gather_ref(filled, PAGE_TABLE, length, **flags))), None)
+            raise CheckFailed(t("values_differ", what=t("what_gathered"), err=max_error(got, want)), hint)
+    passed("paged_write, paged_gather")
+
+
+# --------------------------------------------------------------------------- exercise 11: packed sequences
+def document_ids(cu_seqlens: torch.Tensor, right: bool = True) -> torch.Tensor:
+    n = int(cu_seqlens[-1])
+    return torch.searchsorted(cu_seqlens, torch.arange(n), right=right) - 1
+
+
+def positions_variants(cu_seqlens) -> dict:
+    """right=False puts each document's first token in the document before it (the very first in document −1,
+    whose start cu_seqlens[-1] is T: a learner's own code indexes so too)."""
+    n = int(cu_seqlens[-1])
+    doc = document_ids(cu_seqlens)
+    off = document_ids(cu_seqlens, right=False)
+    return {None: torch.arange(n) - cu_seqlens[doc], "hint_packed_positions": torch.arange(n),
+            "hint_packed_boundary": torch.arange(n) - cu_seqlens[off]}
+
+
+def document_variants(cu_seqlens) -> dict:
+    n = int(cu_seqlens[-1])
+    q, k = grid(n, n)
+    doc = document_ids(cu_seqlens)
+    off = document_ids(cu_seqlens, right=False)
+    same, causal = doc[:, None] == doc[None, :], q >= k
+    return {None: same & causal, "hint_packed_not_causal": same, "hint_packed_no_docs": causal,
+            "hint_packed_boundary": (off[:, None] == off[None, :]) & causal}
+
+
+CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
+
+
+def packed_alone(q, k, v, cu_seqlens, turn) -> torch.Tensor:
+    """Each document run alone, RoPE from 0 in each: what the packed row must give."""
+    outs = []
+    for lo, hi in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()):
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], torch.arange(hi - lo))
+        n = hi - lo
+        outs.append(attend(qq, kk, v[:, :, lo:hi], grid(n, n)[0] >= grid(n, n)[1]))
+    return torch.cat(outs, 2)
+
+
+def check_packed(packed_positions, document_mod) -> None:
+    cu = CU_SEQLENS
+    n = int(cu[-1])
+    got = run("packed_positions", packed_positions, cu.clone())
+    variants = positions_variants(cu)
+    if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
+        raise CheckFailed(t("packed_positions_shape", n=n, got=getattr(got, "shape", type(got).__name__)))
+    if not torch.equal(got.cpu(), variants[None]):
+        hint = next((t(key) for key, val in variants.items() if key and torch.equal(got.cpu(), val)), None)
+        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()), hint)
+    mod = run("document_mod", document_mod, cu.clone())
+    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=control_flow_error)
+    from .lesson8 import _expect_mask
+    _expect_mask(mask, document_variants(cu), "document_mod")
+    q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+    qq, kk = turn(q, k, got)
+    y = flex(qq, kk, v, mod)
+    want = packed_alone(q, k, v, cu, turn)
+    if not close(y, want, 1e-9):
+        raise CheckFailed(t("packed_differs", err=max_error(y, want)))
+    passed("packed_positions, document_mod")
+
+
+# --------------------------------------------------------------------------- exercise 12: what a cache costs
+def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, bug: str | None = None) -> int:
+    """Bytes of a KV cache for the config's layers: 2 · B · T_l · G · D per layer (T_l = min(T, W) on a window
+    layer), or B · T · latent_dim per layer for MLA's latent cache."""
+    n_layer, size = config["n_layer"], dtype_bytes(dtype)
+    if "latent_dim" in config:
+        factor = 2 if bug == "hint_bytes_latent_twice" else 1
+        return factor * n_layer * batch * T * config["latent_dim"] * size
+    per_token = 2 * batch * config["n_kv_head"] * config["head_dim"] * size
+    window = config.get("window")
+    if window is None or bug == "hint_bytes_window_ignored":
+        return n_layer * T * per_token
+    window_layers = n_layer if bug == "hint_bytes_window_all" else config.get("window_layers", n_layer)
+    return (window_layers * min(T, window) + (n_layer - window_layers) * T) * per_token
+
+
+BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all")
+BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
+               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
+               ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
+               ({"n_layer": 5, "latent_dim": 7}, 9, 3, torch.float16),
+               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 4, 2, torch.float8_e4m3fn))
+
+
+def check_cache_bytes(fn) -> None:
+    name = "cache_bytes"
+    for config, n, batch, dtype in BYTES_CASES:
+        got = run(name, fn, dict(config), n, batch, dtype)
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+        want = cache_bytes_ref(config, n, batch, dtype)
+        if got != want:
+            hint = next((t(bug) for bug in BYTES_BUGS if cache_bytes_ref(config, n, batch, dtype, bug) == got), None)
+            if hint is None and got == want * 8:
+                hint = t("hint_kv_bits")
+            raise CheckFailed(t("bytes_differs", config=config, T=n, batch=batch, dtype=dtype, got=got, want=want),
+                              hint)
+    passed(name)

@@ -1,0 +1,324 @@
+"""Lesson 8's check messages and hints: FlexAttention, sliding windows, caches, sinks, MLA, packing, cache sizes.
+The notebook's own tables, figure labels and code comments are in lesson8_text."""
+
+MESSAGES = {
+    # ---------------------------------------------------------------- exercise 1: mask_mods
+    "flex_mask_not_bool": {
+        "ja": "{what} が作るマスクが bool ではありません（いまは {kind}）。mask_mod は「見てよいなら True」の bool を返します。",
+        "ko": "{what}에서 만든 마스크가 bool이 아닙니다(지금은 {kind}). mask_mod는 '봐도 되면 True'인 bool을 반환해야 합니다.",
+    },
+    "flex_mask_differs": {
+        "ja": "{what} のマスクが正しくありません（{total} か所のうち {n} か所が違います）。",
+        "ko": "{what}의 마스크가 올바르지 않습니다({total}곳 중 {n}곳이 다릅니다).",
+    },
+    "hint_flex_control_flow": {
+        "ja": "mod の中で and、or、if などの構文や、min のような Python の関数を使っていませんか。FlexAttention は mod を vmap で全位置について一度に呼ぶので、q_idx などは数ではなくテンソルです。条件は &、|、~ でつなぎ、分岐は torch.where で書きます。",
+        "ko": "mod 안에서 and, or, if 같은 Python 구문이나 min 같은 Python 함수를 쓴 것 같습니다. FlexAttention은 mod를 vmap으로 모든 위치에 대해 한꺼번에 호출하므로 q_idx 등은 숫자가 아니라 텐서입니다. 조건은 &, |, ~로 잇고, 분기는 torch.where로 씁니다.",
+    },
+    "hint_flex_python_bool": {
+        "ja": "mod が Python の True や False を返しています。q_idx >= kv_idx のように、引数のテンソルから計算した bool のテンソルを返します。",
+        "ko": "mod가 Python의 True나 False를 반환했습니다. q_idx >= kv_idx처럼 인자로 받은 텐서로 계산한 bool 텐서를 반환해야 합니다.",
+    },
+    "hint_flex_strict": {
+        "ja": "対角線まで隠しています（q_idx > kv_idx）。トークンは自分自身を見てよいので q_idx >= kv_idx です。位置 0 のクエリは見るキーがなくなり、flex_attention はその行を 0 にします。",
+        "ko": "대각선까지 가렸습니다(q_idx > kv_idx). 토큰은 자기 자신을 봐도 되므로 q_idx >= kv_idx입니다. 위치 0의 쿼리는 볼 키가 없어지고, flex_attention은 그 행을 0으로 만듭니다.",
+    },
+    "hint_flex_upper": {
+        "ja": "不等号の向きが逆で、未来のキーを見ています。見てよいのは kv_idx <= q_idx のキーです。",
+        "ko": "부등호 방향이 반대라서 미래의 키를 보고 있습니다. 봐도 되는 것은 kv_idx <= q_idx인 키입니다.",
+    },
+    "hint_flex_top_left": {
+        "ja": "T_past を使っていません。これは左上にそろえた因果マスクで、第6回の is_causal=True と同じ間違いです。新しいトークン q_idx の本当の位置は q_idx + T_past なので、q_idx + T_past >= kv_idx にします。",
+        "ko": "T_past를 쓰지 않았습니다. 이것은 왼쪽 위에 맞춘 인과 마스크로, 6강의 is_causal=True와 같은 실수입니다. 새 토큰 q_idx의 실제 위치는 q_idx + T_past이므로 q_idx + T_past >= kv_idx로 씁니다.",
+    },
+    "hint_flex_offset_kv": {
+        "ja": "T_past をキーの側に足しています（q_idx >= kv_idx + T_past）。ずらすのは新しいトークン、つまりクエリの位置です：q_idx + T_past >= kv_idx。",
+        "ko": "T_past를 키 쪽에 더했습니다(q_idx >= kv_idx + T_past). 옮겨야 하는 것은 새 토큰, 즉 쿼리의 위치입니다: q_idx + T_past >= kv_idx.",
+    },
+    "hint_flex_padding_queries": {
+        "ja": "パディングをクエリの側で隠しています（q_idx < lengths[b]）。隠すのはパディングのキーです：kv_idx < lengths[b]。",
+        "ko": "패딩을 쿼리 쪽에서 가렸습니다(q_idx < lengths[b]). 가려야 하는 것은 패딩 키입니다: kv_idx < lengths[b].",
+    },
+    "hint_flex_padding_off_by_one": {
+        "ja": "長さ lengths[b] の系列のトークンは 0 から lengths[b] − 1 までです。kv_idx <= lengths[b] ではパディングが1つ見えてしまうので、kv_idx < lengths[b] にします。",
+        "ko": "길이가 lengths[b]인 시퀀스의 토큰은 0부터 lengths[b] − 1까지입니다. kv_idx <= lengths[b]로 하면 패딩이 하나 보이므로 kv_idx < lengths[b]로 씁니다.",
+    },
+    "hint_flex_padding_no_causal": {
+        "ja": "パディングは隠れていますが、因果マスクがありません。(q_idx >= kv_idx) & (kv_idx < lengths[b]) のように両方を & でつなぎます。",
+        "ko": "패딩은 가렸지만 인과 마스크가 없습니다. (q_idx >= kv_idx) & (kv_idx < lengths[b])처럼 둘을 &로 잇습니다.",
+    },
+    "hint_flex_padding_ignored": {
+        "ja": "因果マスクだけで、lengths を使っていません。kv_idx < lengths[b] も & でつなぎます（b はバッチの何番目かを表すテンソルです）。",
+        "ko": "인과 마스크뿐이고 lengths를 쓰지 않았습니다. kv_idx < lengths[b]도 &로 잇습니다(b는 배치의 몇 번째인지를 나타내는 텐서입니다).",
+    },
+    # ---------------------------------------------------------------- exercise 2: ALiBi as a score_mod
+    "hint_alibi_mod_sign": {
+        "ja": "符号が逆で、遠いキーほどスコアが上がっています。足すのは −m_h · (q_idx − kv_idx) です。",
+        "ko": "부호가 반대라서 먼 키일수록 점수가 올라갑니다. 더하는 값은 −m_h · (q_idx − kv_idx)입니다.",
+    },
+    "hint_alibi_mod_score_dropped": {
+        "ja": "バイアスだけを返して、元のスコア score を捨てています。score_mod は新しいスコアを返す関数なので、score − slopes[h] · (q_idx − kv_idx) を返します。",
+        "ko": "편향만 반환하고 원래 점수 score를 버렸습니다. score_mod는 새 점수를 반환하는 함수이므로 score − slopes[h] · (q_idx − kv_idx)를 반환합니다.",
+    },
+    "hint_alibi_mod_batch": {
+        "ja": "傾きをバッチの番号 b で選んでいます。傾きはヘッドごとなので slopes[h] です。",
+        "ko": "기울기를 배치 번호 b로 골랐습니다. 기울기는 헤드마다 정해지므로 slopes[h]입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 3: sliding window
+    "hint_window_plus_one": {
+        "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p − window にします（>= ではありません）。",
+        "ko": "키가 W + 1개 보입니다. Mistral의 규칙에서 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p − window로 씁니다(>=가 아닙니다).",
+    },
+    "hint_window_minus_one": {
+        "ja": "キーが W − 1 個しか見えていません。見るのは自分を含めて W 個、p − W < j ≤ p です。",
+        "ko": "키가 W − 1개만 보입니다. 자신을 포함해 W개, 즉 p − W < j ≤ p를 봅니다.",
+    },
+    "hint_window_no_causal": {
+        "ja": "ウィンドウの左端しか決めていないので、未来のキーも見えています。kv_idx <= p も & でつなぎます。",
+        "ko": "윈도의 왼쪽 끝만 정해서 미래의 키도 보입니다. kv_idx <= p도 &로 잇습니다.",
+    },
+    "hint_window_top_left": {
+        "ja": "T_past を使っていません。キャッシュがあるときは、新しいトークンの位置は p = q_idx + T_past です。",
+        "ko": "T_past를 쓰지 않았습니다. 캐시가 있을 때 새 토큰의 위치는 p = q_idx + T_past입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 4: a rolling cache
+    "what_ring": {"ja": "リングバッファの {part}", "ko": "링 버퍼의 {part}"},
+    "rolling_not_pair": {
+        "ja": "{name} は (出力, (k_ring, v_ring, pos)) を返してください。返ってきたのは {kind} です。",
+        "ko": "{name}의 반환값은 (출력, (k_ring, v_ring, pos))여야 합니다. 반환된 것: {kind}",
+    },
+    "rolling_differs": {
+        "ja": "位置 {lo}〜{last} のトークンの出力が、系列全体をスライディングウィンドウで一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo}~{last} 토큰의 출력이 시퀀스 전체를 슬라이딩 윈도로 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "rolling_positions_differ": {
+        "ja": "{n} トークンを渡したあとの pos が正しくありません（いまは {got}、正しくは {want}）。位置 p のトークンはスロット p % window に入り、pos[p % window] = p です。まだ何も入っていないスロットは −1 のままです。",
+        "ko": "토큰 {n}개를 넘긴 뒤의 pos가 올바르지 않습니다(지금은 {got}, 올바른 값은 {want}). 위치 p의 토큰은 슬롯 p % window에 들어가고 pos[p % window] = p입니다. 아직 아무것도 들어가지 않은 슬롯은 −1 그대로입니다.",
+    },
+    "hint_rolling_grows": {
+        "ja": "リングバッファが大きくなっています。k_ring と v_ring はいつも (B, H, window, D) のままで、新しいキーとバリューはスロット p % window に上書きします。torch.cat でつなげたものをキャッシュとして返してはいけません。",
+        "ko": "링 버퍼가 커졌습니다. k_ring과 v_ring은 늘 (B, H, window, D) 그대로이고, 새 키와 밸류는 슬롯 p % window에 덮어씁니다. torch.cat으로 이어 붙인 것을 캐시로 반환하면 안 됩니다.",
+    },
+    "hint_rolling_positions": {
+        "ja": "呼び出しのたびに位置を 0 から数えています。位置は系列の中の絶対位置で、T_seen = int(pos.max()) + 1 から始まります。",
+        "ko": "호출할 때마다 위치를 0부터 셌습니다. 위치는 시퀀스 안의 절대 위치이고 T_seen = int(pos.max()) + 1부터 시작합니다.",
+    },
+    "hint_rolling_window": {
+        "ja": "キーが W + 1 個見えています。残すのは key_pos > p − window のキーです（>= ではありません）。",
+        "ko": "키가 W + 1개 보입니다. 남기는 것은 key_pos > p − window인 키입니다(>=가 아닙니다).",
+    },
+    "hint_rolling_empty": {
+        "ja": "まだ何も入っていないスロット（pos が −1）まで見ています。そこにあるのは 0 のキーで、スコア 0 の分だけ重みが漏れます。keep に key_pos >= 0 を加えます。",
+        "ko": "아직 아무것도 들어가지 않은 슬롯(pos가 −1)까지 봤습니다. 거기에 있는 것은 0인 키라서 점수 0만큼 가중치가 새어 나갑니다. keep에 key_pos >= 0을 더합니다.",
+    },
+    "hint_rolling_write_first": {
+        "ja": "新しいトークンを先にリングに書いてから、リングだけを見ています。一度に2つ以上渡すと、前のほうのトークンがまだ必要とするキーを、後ろのトークンが上書きしてしまいます。リングと新しいキーをつないで計算してから、書き込みます。",
+        "ko": "새 토큰을 먼저 링에 쓴 다음 링만 봤습니다. 한 번에 2개 이상 넘기면 앞쪽 토큰이 아직 필요로 하는 키를 뒤쪽 토큰이 덮어써 버립니다. 링과 새 키를 이어 붙여 계산한 다음에 씁니다.",
+    },
+    "hint_rolling_modulo": {
+        "ja": "リングの外を指しています。位置 p のトークンが入るスロットは p % window です（位置そのものではありません）。",
+        "ko": "링 밖을 가리켰습니다. 위치 p인 토큰이 들어갈 슬롯은 p % window입니다(위치 그 자체가 아닙니다).",
+    },
+    "hidden_ring_shape": {
+        "ja": "隠しテスト：{n} トークンを渡したあとのリングバッファの形状が {want} ではありません（いまは {got}）。",
+        "ko": "숨겨진 테스트: 토큰 {n}개를 넘긴 뒤 링 버퍼의 모양이 {want}가 아닙니다(지금은 {got}).",
+    },
+    # ---------------------------------------------------------------- exercise 5: StreamingLLM
+    "stream_differs": {
+        "ja": "位置 {lo}〜{last} のトークンの出力が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo}~{last} 토큰의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_stream_no_sink": {
+        "ja": "最初の n_sink 個のトークンも追い出しています。StreamingLLM が残すのは、先頭の n_sink 個と最後の window 個です。追い出すのはその間だけです。",
+        "ko": "처음 n_sink개 토큰까지 내보냈습니다. StreamingLLM이 남기는 것은 맨 앞 n_sink개와 마지막 window개입니다. 내보내는 것은 그 사이뿐입니다.",
+    },
+    "hint_stream_rotated_cache": {
+        "ja": "キャッシュに回したあとのキーを入れています（第7回の演習 6 のやり方です）。StreamingLLM は位置をキャッシュの中の並び順で数えるので、追い出すたびに位置が変わります。キャッシュには回す前のキーを入れ、呼び出しのたびにキャッシュ全体を位置 0, 1, 2, … で回します。",
+        "ko": "캐시에 돌린 뒤의 키를 넣었습니다(7강 연습 문제 6의 방식입니다). StreamingLLM은 위치를 캐시 안의 순서로 세므로 내보낼 때마다 위치가 바뀝니다. 캐시에는 돌리기 전의 키를 넣고, 호출할 때마다 캐시 전체를 위치 0, 1, 2, …로 돌립니다.",
+    },
+    "hint_stream_evict_late": {
+        "ja": "計算したあとで追い出しています。StreamingLLM は新しいトークンを入れる前に、入れたあとで n_sink + window 個に収まるように追い出します（evict_for_space）。",
+        "ko": "계산한 뒤에 내보냈습니다. StreamingLLM은 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다(evict_for_space).",
+    },
+    "hint_stream_budget": {
+        "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window − T_new 個です。",
+        "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
+    "hint_sink_missing": {
+        "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列を足していないか、捨てたあとで正規化し直しています。スコアの最後に列 sinks[h] を足して (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
+        "ko": "가중치가 보통 어텐션과 같습니다(각 행의 합이 1입니다). 싱크 열을 더하지 않았거나, 버린 뒤에 다시 정규화했습니다. 점수 끝에 열 sinks[h]를 더해 (…, T_k + 1)로 만든 다음 소프트맥스를 적용하고, 그 열을 버린 뒤에는 더 아무것도 하지 않습니다.",
+    },
+    "hint_sink_scaled": {
+        "ja": "シンクのロジットまで √D で割っています。√D で割るのは q · k だけで、sinks[h] はそのまま列に入れます。",
+        "ko": "싱크 로짓까지 √D로 나눴습니다. √D로 나누는 것은 q · k뿐이고, sinks[h]는 그대로 열에 넣습니다.",
+    },
+    "hint_sink_wrong_column": {
+        "ja": "捨てる列を間違えています。シンクを最後の列に足したなら、捨てるのも最後の列です（[..., :-1]）。いまは最初のキーの重みを捨てています。",
+        "ko": "버리는 열이 틀렸습니다. 싱크를 마지막 열에 더했다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
+    },
+    "hint_sink_max": {
+        "ja": "キーの最大値を引いた exp(s − m) と、引いていない exp(sinks[h]) を足しています。同じ m を引いた exp(sinks[h] − m) を分母に足すか、列を足してから torch.softmax をとります。",
+        "ko": "키의 최댓값을 뺀 exp(s − m)와 빼지 않은 exp(sinks[h])를 더했습니다. 같은 m을 뺀 exp(sinks[h] − m)를 분모에 더하거나, 열을 더한 다음 torch.softmax를 적용합니다.",
+    },
+    "hint_sink_column_kept": {
+        "ja": "重みにシンクの列が残っています。ソフトマックスのあとで [..., :-1] としてシンクの列を捨て、(B, H, T_q, T_k) を返します。",
+        "ko": "가중치에 싱크 열이 남아 있습니다. 소프트맥스 뒤에 [..., :-1]로 싱크 열을 버리고 (B, H, T_q, T_k)를 반환합니다.",
+    },
+    "hint_sink_rows_sum_to_one": {
+        "ja": "重みの各行の和が 1 になっています。シンクの列を捨てたあとで正規化し直してはいけません。和が 1 より小さい分が、シンクに流れた重みです。",
+        "ko": "가중치의 각 행의 합이 1입니다. 싱크 열을 버린 뒤 다시 정규화하면 안 됩니다. 합이 1보다 작은 만큼이 싱크로 흘러간 가중치입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 7: MLA
+    "hint_mla_norm_layer": {
+        "ja": "kv_a_layernorm がないか、大きさが違います。潜在ベクトル（幅 kv_lora_rank = {r}）にかける nn.RMSNorm({r}, eps=1e-6) です。",
+        "ko": "kv_a_layernorm이 없거나 크기가 다릅니다. 잠재 벡터(폭 kv_lora_rank = {r})에 적용하는 nn.RMSNorm({r}, eps=1e-6)입니다.",
+    },
+    "hint_mla_norm": {
+        "ja": "潜在ベクトル c_kv に kv_a_layernorm をかけていません。kv_a_proj_with_mqa の出力を分けたあと、c_kv だけを正規化してから kv_b_proj に通します（k_rot は正規化しません）。",
+        "ko": "잠재 벡터 c_kv에 kv_a_layernorm을 적용하지 않았습니다. kv_a_proj_with_mqa의 출력을 나눈 뒤 c_kv만 정규화하고 kv_b_proj에 통과시킵니다(k_rot은 정규화하지 않습니다).",
+    },
+    "hint_mla_scale": {
+        "ja": "√(qk_nope_head_dim) で割っています。クエリとキーの幅は qk_nope_head_dim + qk_rope_head_dim なので、その平方根で割ります。",
+        "ko": "√(qk_nope_head_dim)로 나눴습니다. 쿼리와 키의 폭은 qk_nope_head_dim + qk_rope_head_dim이므로 그 제곱근으로 나눕니다.",
+    },
+    "hint_mla_no_mask": {
+        "ja": "因果マスクがかかっていません。DeepSeek-V3 もデコーダなので、位置 t のクエリが見るのは位置 0 から t までのキーです。",
+        "ko": "인과 마스크가 적용되지 않았습니다. DeepSeek-V3도 디코더이므로 위치 t의 쿼리가 보는 것은 위치 0부터 t까지의 키입니다.",
+    },
+    "hint_mla_kv_split": {
+        "ja": "kv_b_proj の出力を分ける順番が逆です。各ヘッドの (qk_nope_head_dim + v_head_dim) のうち、前が k_nope、後ろが v です。",
+        "ko": "kv_b_proj 출력을 나누는 순서가 반대입니다. 각 헤드의 (qk_nope_head_dim + v_head_dim) 중 앞이 k_nope, 뒤가 v입니다.",
+    },
+    "hint_mla_latent_split": {
+        "ja": "kv_a_proj_with_mqa の出力を分ける順番が逆です。前の kv_lora_rank 個が c_kv、後ろの qk_rope_head_dim 個が k_rot です。",
+        "ko": "kv_a_proj_with_mqa 출력을 나누는 순서가 반대입니다. 앞의 kv_lora_rank개가 c_kv, 뒤의 qk_rope_head_dim개가 k_rot입니다.",
+    },
+    "hint_mla_q_split": {
+        "ja": "クエリを分ける順番が逆です。各ヘッドの前の qk_nope_head_dim 個が q_nope、後ろの qk_rope_head_dim 個が q_rot で、回すのは後ろだけです。",
+        "ko": "쿼리를 나누는 순서가 반대입니다. 각 헤드의 앞 qk_nope_head_dim개가 q_nope, 뒤 qk_rope_head_dim개가 q_rot이고, 돌리는 것은 뒤쪽뿐입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 8: the absorbed form
+    "what_latent": {"ja": "潜在キャッシュの {part}", "ko": "잠재 캐시의 {part}"},
+    "latent_differs": {
+        "ja": "{n} トークンを渡したあとの潜在キャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "토큰 {n}개를 넘긴 뒤 잠재 캐시의 {part} 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_mla_latent_contents": {
+        "ja": "キャッシュに入れるのは、正規化したあとの c_kv と、位置で回したあとの k_rot です（どちらもヘッドに分けません）。",
+        "ko": "캐시에 넣는 것은 정규화한 뒤의 c_kv와 위치만큼 돌린 뒤의 k_rot입니다(둘 다 헤드로 나누지 않습니다).",
+    },
+    "hint_mla_cache_expanded": {
+        "ja": "キャッシュがヘッドに分かれています。MLA のキャッシュは1トークンあたり c_kv の {r} 個と k_rot の {dr} 個だけで、ヘッド {h} 個が共有します。k_nope と v に展開したものをキャッシュしてはいけません。",
+        "ko": "캐시가 헤드로 나뉘어 있습니다. MLA의 캐시는 토큰 하나당 c_kv {r}개와 k_rot {dr}개뿐이고, 헤드 {h}개가 함께 씁니다. k_nope와 v로 펼친 것을 캐시하면 안 됩니다.",
+    },
+    "hint_mla_positions": {
+        "ja": "呼び出しのたびに位置を 0 から数えています。新しいトークンの位置は T_past, T_past + 1, … です（T_past はキャッシュの長さ）。",
+        "ko": "호출할 때마다 위치를 0부터 셌습니다. 새 토큰의 위치는 T_past, T_past + 1, …입니다(T_past는 캐시의 길이).",
+    },
+    "hint_mla_absorb_swapped": {
+        "ja": "W_UK と W_UV が入れ替わっています。kv_b_proj.weight を (H, dn + dv, r) に見たとき、前の dn 行が W_UK（クエリ側に吸収）、後ろの dv 行が W_UV（出力側に吸収）です。",
+        "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 (H, dn + dv, r)로 보면 앞의 dn행이 W_UK(쿼리 쪽으로 흡수), 뒤의 dv행이 W_UV(출력 쪽으로 흡수)입니다.",
+    },
+    "hidden_latent_shape": {
+        "ja": "隠しテスト：{n} トークンを渡したあとの潜在キャッシュの形状が {want} ではありません（いまは {got}）。",
+        "ko": "숨겨진 테스트: 토큰 {n}개를 넘긴 뒤 잠재 캐시의 모양이 {want}가 아닙니다(지금은 {got}).",
+    },
+    # ---------------------------------------------------------------- exercise 9: a preallocated cache
+    "static_buffer_differs": {
+        "ja": "{n} トークンを渡したあとのバッファ k_buf、v_buf の中身が正しくありません。位置 T_past から T_past + T_new − 1 に、新しいキーとバリューを書き込みます。",
+        "ko": "토큰 {n}개를 넘긴 뒤 버퍼 k_buf, v_buf의 내용이 올바르지 않습니다. 위치 T_past부터 T_past + T_new − 1에 새 키와 밸류를 써야 합니다.",
+    },
+    "hint_static_not_written": {
+        "ja": "バッファに何も書き込まれていません。torch.cat でつないだだけではバッファの中は 0 のままなので、次の呼び出しでは古いキーが 0 として読まれます（そのうえ、つなぐたびにキャッシュ全体をコピーします）。k_buf[:, :, T_past:T_past + T_new] = k のように、確保してあるバッファに書き込みます。",
+        "ko": "버퍼에 아무것도 쓰지 않았습니다. torch.cat으로 이어 붙이기만 하면 버퍼 안은 0 그대로라서, 다음 호출에서 이전 키가 0으로 읽힙니다(게다가 이어 붙일 때마다 캐시 전체를 복사합니다). k_buf[:, :, T_past:T_past + T_new] = k처럼 미리 확보한 버퍼에 씁니다.",
+    },
+    "hint_static_offset": {
+        "ja": "いつもバッファの先頭（位置 0）に書き込んでいます。書き込む場所は T_past からです。",
+        "ko": "늘 버퍼의 맨 앞(위치 0)에 썼습니다. 쓸 곳은 T_past부터입니다.",
+    },
+    "hint_static_unsliced": {
+        "ja": "バッファ全体（T_max 個）のキーでスコアを計算しています。まだ書いていない位置も含まれてしまうので、k_buf[:, :, :T_past + T_new] のように、書いたところまで切り出してから使います。",
+        "ko": "버퍼 전체(T_max개)의 키로 점수를 계산했습니다. 아직 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new]처럼 쓴 곳까지 잘라서 씁니다.",
+    },
+    "case_buffer": {
+        "ja": "{n} トークンのあとのバッファ {part}",
+        "ko": "토큰 {n}개 뒤의 버퍼 {part}",
+    },
+    # ---------------------------------------------------------------- exercise 10: a paged cache
+    "paged_pages_differ": {
+        "ja": "{n} トークンを書いたあとのページの中身が正しくありません。",
+        "ko": "토큰 {n}개를 쓴 뒤 페이지의 내용이 올바르지 않습니다.",
+    },
+    "what_gathered": {"ja": "集めたキャッシュ", "ko": "모은 캐시"},
+    "hint_paged_divmod": {
+        "ja": "// と % が入れ替わっています。位置 p のトークンは、ブロックテーブルの p // P 番目のページの、スロット p % P に入ります（P はページの大きさ）。",
+        "ko": "//와 %가 뒤바뀌었습니다. 위치 p인 토큰은 블록 테이블의 p // P번째 페이지의 슬롯 p % P에 들어갑니다(P는 페이지 크기).",
+    },
+    "hint_paged_table": {
+        "ja": "ブロックテーブルを通していません。論理ページ i が置かれている物理ページは block_table[i] です（pages[i] ではありません）。",
+        "ko": "블록 테이블을 거치지 않았습니다. 논리 페이지 i가 놓인 물리 페이지는 block_table[i]입니다(pages[i]가 아닙니다).",
+    },
+    "hint_paged_start": {
+        "ja": "start を使わずに位置 0 から書いています。新しいトークンの位置は start, start + 1, … です。",
+        "ko": "start를 쓰지 않고 위치 0부터 썼습니다. 새 토큰의 위치는 start, start + 1, …입니다.",
+    },
+    "hint_paged_length": {
+        "ja": "最後のページの使っていないスロットまで返しています。つないだあとで [:length] と切ります。",
+        "ko": "마지막 페이지의 쓰지 않은 슬롯까지 반환했습니다. 이어 붙인 뒤 [:length]로 자릅니다.",
+    },
+    "hint_paged_layout": {
+        "ja": "ページの軸の順番を取り違えています。pages は (ページ数, P, H, D) で、集めた (n, P, H, D) をそのまま reshape(n * P, H, D) すれば、トークンの順に並びます。",
+        "ko": "페이지 축의 순서를 착각했습니다. pages는 (페이지 수, P, H, D)이고, 모은 (n, P, H, D)를 그대로 reshape(n * P, H, D)하면 토큰 순서대로 놓입니다.",
+    },
+    "case_pages": {
+        "ja": "{n} トークンを書いたあとのページ（ページの大きさ {size}）",
+        "ko": "토큰 {n}개를 쓴 뒤의 페이지(페이지 크기 {size})",
+    },
+    # ---------------------------------------------------------------- exercise 11: packed sequences
+    "packed_positions_shape": {
+        "ja": "packed_positions は長さ {n} の整数のテンソルを返してください（いまは {got}）。",
+        "ko": "packed_positions는 길이 {n}인 정수 텐서를 반환해야 합니다(지금은 {got}).",
+    },
+    "packed_positions_differ": {
+        "ja": "位置が正しくありません（いまは {got}、正しくは {want}）。",
+        "ko": "위치가 올바르지 않습니다(지금은 {got}, 올바른 값은 {want}).",
+    },
+    "packed_differs": {
+        "ja": "詰めた系列の出力が、文書を1つずつ計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "채워 넣은 시퀀스의 출력이 문서를 하나씩 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "hint_packed_positions": {
+        "ja": "位置が文書ごとに 0 に戻っていません。各トークンの位置は、自分の文書の先頭 cu_seqlens[doc] からの距離です（transformers は、位置が 0 に戻るところで文書を区切ります）。",
+        "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers는 위치가 0으로 돌아가는 곳에서 문서를 나눕니다).",
+    },
+    "hint_packed_boundary": {
+        "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) − 1 にします（right=False では、境目の位置が前の文書になります）。",
+        "ko": "문서의 첫 토큰이 바로 앞 문서에 들어갔습니다. torch.searchsorted(cu_seqlens, idx, right=True) − 1로 씁니다(right=False이면 경계 위치가 앞 문서가 됩니다).",
+    },
+    "hint_packed_not_causal": {
+        "ja": "同じ文書どうしは見えていますが、因果マスクがありません。(doc[q_idx] == doc[kv_idx]) & (q_idx >= kv_idx) にします。",
+        "ko": "같은 문서끼리는 보이지만 인과 마스크가 없습니다. (doc[q_idx] == doc[kv_idx]) & (q_idx >= kv_idx)로 씁니다.",
+    },
+    "hint_packed_no_docs": {
+        "ja": "因果マスクだけで、ほかの文書のキーまで見えています。doc[q_idx] == doc[kv_idx] も & でつなぎます。",
+        "ko": "인과 마스크뿐이라서 다른 문서의 키까지 보입니다. doc[q_idx] == doc[kv_idx]도 &로 잇습니다.",
+    },
+    # ---------------------------------------------------------------- exercise 12: what a cache costs
+    "bytes_differs": {
+        "ja": "cache_bytes({config}, T={T}, batch={batch}, dtype={dtype}) が {got} です。正しくは {want} です。",
+        "ko": "cache_bytes({config}, T={T}, batch={batch}, dtype={dtype})의 반환값이 {got}입니다. 올바른 값은 {want}입니다.",
+    },
+    "hint_bytes_latent_twice": {
+        "ja": "MLA のキャッシュを2倍しています。MLA がキャッシュするのは1トークン・1層あたり latent_dim 個の1本だけで、キーとバリューの2本ではありません。",
+        "ko": "MLA의 캐시를 2배로 셌습니다. MLA가 캐시하는 것은 토큰 하나·층 하나당 latent_dim개짜리 하나뿐이고, 키와 밸류 두 개가 아닙니다.",
+    },
+    "hint_bytes_window_ignored": {
+        "ja": "window を使っていません。スライディングウィンドウの層がキャッシュするのは min(T, window) トークンだけです。",
+        "ko": "window를 쓰지 않았습니다. 슬라이딩 윈도 층이 캐시하는 것은 min(T, window)개 토큰뿐입니다.",
+    },
+    "hint_bytes_window_all": {
+        "ja": "すべての層にウィンドウをかけています。ウィンドウを使うのは window_layers 個の層だけで、残りの層は T トークン全部をキャッシュします（gpt-oss では、ウィンドウを使う層と全体を見る層が交互に並びます）。",
+        "ko": "모든 층에 윈도를 적용했습니다. 윈도를 쓰는 것은 window_layers개 층뿐이고, 나머지 층은 토큰 T개를 모두 캐시합니다(gpt-oss에서는 윈도를 쓰는 층과 전체를 보는 층이 번갈아 놓입니다).",
+    },
+}

@@ -1,0 +1,334 @@
+"""Lesson 8's hidden tests, kernel side: run the learner's code on the grader's inputs and record what came back.
+
+A mask_mod is recorded as the mask FlexAttention makes of it (create_mask: the mod at every position, through
+vmap, as flex_attention evaluates it) and as flex_attention's output with it. Exercises that turn queries and
+keys take the rotation as an argument and get lesson 7's right RoPE with a base drawn by name, so a mistake in
+exercise 0 costs exercise 0 only. FlexAttention has no backward on the CPU, so its exercises are judged on
+values alone.
+"""
+import torch
+
+from ..checks.lesson7 import alibi_slopes
+from ..checks.lesson8 import create_mask, flex, quiet_flex
+from ..checks.lesson8_caches import CacheHost, MLAHost
+from . import probe
+from .cases import DTYPE_CASES, function_cases
+from .lesson7 import BASES, turn_with
+
+
+def draw_base(draws, name: str = "base") -> float:
+    return BASES[int(draws.randint(name, 0, len(BASES), (1,)))]
+
+
+# --------------------------------------------------------------------------- exercise 1
+def mods_setup(draws):
+    n, t_new, t_past = draws.sizes("sizes", 3, low=2, high=11)
+    n += 2                                                             # at least 4 tokens
+    b, h, d = draws.sizes("heads", 3, low=2, high=7)
+    lengths = torch.cat([torch.tensor([n]), draws.randint("lengths", 1, n, (b - 1,))])   # one row unpadded
+    return n, t_new, t_past, b, h, d, lengths
+
+
+@probe("lesson8.mask_mods")
+def mask_mods(rec, causal_mod, cache_mod, causal_padding_mod):
+    n, t_new, t_past, b, h, d, lengths = mods_setup(rec)
+    rec.put("causal", rec.call("causal_mod", create_mask, causal_mod, None, n, n))
+    mod = rec.call("cache_mod", cache_mod, t_past)
+    rec.put("cache", rec.call("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new))
+    q, k, v = (rec.randn(f"cache.{x}", b, h, m, d) for x, m in (("q", t_new), ("k", t_past + t_new), ("v", t_past + t_new)))
+    rec.put("cache.flex", rec.call("flex_attention(…, cache_mod)", flex, q, k, v, mod))
+    mod = rec.call("causal_padding_mod", causal_padding_mod, lengths.clone())
+    rec.put("padding", rec.call("causal_padding_mod(lengths)", create_mask, mod, b, n, n))
+    q, k, v = (rec.randn(f"padding.{x}", b, h, n, d) for x in "qkv")
+    rec.put("padding.flex", rec.call("flex_attention(…, causal_padding_mod)", flex, q, k, v, mod, None, b))
+
+
+# --------------------------------------------------------------------------- exercise 2
+def alibi_setup(draws, case, dtype):
+    n, d = draws.sizes(f"{case}.sizes", 2, low=2, high=10)
+    h = [2, 4, 8, 3, 6, 12][int(draws.randint(f"{case}.heads", 0, 6, (1,)))]
+    b = 1 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))        # fewer than the heads: slopes[b] is no error
+    q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype) for x in "qkv")
+    return q, k, v, alibi_slopes(h).to(dtype)
+
+
+@probe("lesson8.alibi_score_mod")
+def alibi_score_mod(rec, fn):
+    from ..checks.lesson8 import causal
+    for case, dtype in DTYPE_CASES:
+        q, k, v, slopes = alibi_setup(rec, case, dtype)
+        mod = rec.call("alibi_score_mod", fn, slopes.clone())
+        rec.put(case, rec.call("flex_attention(…, score_mod)", flex, q, k, v, causal, mod))
+
+
+# --------------------------------------------------------------------------- exercise 3
+def window_cases(draws) -> list[tuple[int, int, int]]:
+    """(W, T_new, T_past): a prefill longer than the window, one token far past it, a chunk across it."""
+    w1, w2, w3 = draws.sizes("windows", 3, low=2, high=7)
+    extra = draws.sizes("extra", 3, low=1, high=6)
+    return [(w1, w1 + extra[0], 0), (w2, 1, w2 + extra[1]), (w3, extra[2] + 1, w3 + extra[1])]
+
+
+@probe("lesson8.sliding_window_mod")
+def sliding_window_mod(rec, fn):
+    for i, (window, t_new, t_past) in enumerate(window_cases(rec)):
+        mod = rec.call("sliding_window_mod", fn, window, t_past)
+        rec.put(f"mask.{i}", rec.call(f"sliding_window_mod({window}, T_past={t_past})", create_mask, mod, None,
+                                      t_new, t_past + t_new))
+        if i == 2:   # flex_attention traces each mod it is given (seconds on a busy machine): once is enough here
+            q, k, v = (rec.randn(f"{i}.{x}", 2, 3, m, 4) for x, m in (("q", t_new), ("k", t_past + t_new),
+                                                                     ("v", t_past + t_new)))
+            rec.put(f"flex.{i}", rec.call("flex_attention(…, sliding_window_mod)", flex, q, k, v, mod))
+
+
+# --------------------------------------------------------------------------- exercises 4 and 5
+def stream_setup(draws, kind: str):
+    """Heads of new tokens, the window (and sinks), the chunks they arrive in and RoPE's base."""
+    b, h, d = draws.sizes("sizes", 3, low=2, high=6)
+    d += d % 2                                                         # RoPE turns pairs of dimensions
+    window, n_sink = draws.sizes("window", 2, low=2, high=6)
+    n = 2 * window + n_sink + 6
+    q, k, v = (draws.randn(x, b, h, n, d) for x in "qkv")
+    if kind == "rolling":   # a prefill past the window, tokens one at a time, a chunk after the ring has turned
+        first = window + 1 + int(draws.randint("prefill", 0, 3, (1,)))
+        chunks = [(0, first)] + [(i, i + 1) for i in range(first, n - 3)] + [(n - 3, n - 1), (n - 1, n)]
+    else:                   # a prefill within the budget, then steps and chunks of at most the window
+        first = n_sink + window - 1
+        chunks = [(0, first)] + [(i, i + 1) for i in range(first, n - 4)] + [(n - 4, n - 2), (n - 2, n)]
+    return q, k, v, window, n_sink, chunks, draw_base(draws)
+
+
+def _tensor_shape(x):
+    return list(x.shape) if isinstance(x, torch.Tensor) else None
+
+
+def decode_steps(rec, chunks, step, parts: int, each=None):
+    """Feed the chunks to step(lo, hi, cache) -> (output, cache of `parts` parts), as a decoding loop does; record
+    every output and the cache's shapes after every call (`each(cache)` records more). Returns the last cache, or
+    None when a call returned something else (recorded as "result": the judge says what was expected)."""
+    cache, outputs, shapes = None, [], []
+    with torch.no_grad():
+        for lo, hi in chunks:
+            result = step(lo, hi, cache)
+            if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
+                    and len(result[1]) == parts):
+                rec.put("result", result)
+                return None
+            y, cache = result
+            outputs.append(y)
+            shapes.append([_tensor_shape(c) for c in cache])
+            if each:
+                each(cache)
+    rec.put("outputs", outputs)
+    rec.put("cache_shapes", shapes)
+    return cache
+
+
+def _cache_arg(cache) -> str:
+    return "None" if cache is None else "cache"
+
+
+@probe("lesson8.attend_rolling")
+def attend_rolling(rec, fn):
+    q, k, v, window, _, chunks, base = stream_setup(rec, "rolling")
+    positions = []
+
+    def step(lo, hi, cache):
+        return rec.call(f"attend_rolling(q, k, v, {_cache_arg(cache)}, {window}, rope)", fn, q[:, :, lo:hi],
+                        k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn_with(base))
+
+    def each(cache):   # the ring is written in place: its positions as they are now, not as a later call leaves them
+        positions.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
+    if decode_steps(rec, chunks, step, 3, each) is not None:
+        rec.put("positions", positions)
+
+
+@probe("lesson8.attend_streaming")
+def attend_streaming(rec, fn):
+    q, k, v, window, n_sink, chunks, base = stream_setup(rec, "streaming")
+
+    def step(lo, hi, cache):
+        return rec.call(f"attend_streaming(q, k, v, {_cache_arg(cache)}, {n_sink}, {window}, rope)", fn,
+                        q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn_with(base))
+    decode_steps(rec, chunks, step, 2)
+
+
+# --------------------------------------------------------------------------- exercise 6
+def sink_inputs(draws, case, dtype):
+    b, h, t_q, d = draws.sizes(f"{case}.sizes", 4, low=2, high=8)
+    d += d % 2                                                         # gpt-oss's config takes an even head width
+    t_k = t_q + int(draws.randint(f"{case}.past", 0, 4, (1,)))
+    q, k, v = (draws.randn(f"{case}.{x}", b, h, m, d, dtype=dtype) for x, m in (("q", t_q), ("k", t_k), ("v", t_k)))
+    sinks = draws.randn(f"{case}.sinks", h, dtype=dtype, scale=2.0)
+    keep = torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=t_k - t_q)
+    return q, k, v, sinks, keep
+
+
+@probe("lesson8.sink_attention")
+def sink_attention(rec, fn):
+    function_cases(rec, "sink_attention", fn, sink_inputs)
+    q, k, v, sinks, _ = sink_inputs(rec, "no_mask", torch.float64)
+    rec.put("no_mask", rec.call("sink_attention", fn, q, k, v, sinks, None))
+
+
+# --------------------------------------------------------------------------- exercise 7
+def mla_sizes(draws, name: str = "mla") -> tuple:
+    """E, H, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim (even), v_head_dim."""
+    h, r, dn, dv = draws.sizes(f"{name}.dims", 4, low=2, high=8)
+    dr = 2 * int(draws.randint(f"{name}.rope", 1, 3, (1,)))
+    return 2 * h * dv + 1, h, r, dn, dr, dv
+
+
+def mla_input(draws, case, dtype, e):
+    b, n = draws.sizes(f"{case}.sizes", 2, low=2, high=9)
+    return draws.randn(f"{case}.x", b, n, e, dtype=dtype)
+
+
+@probe("lesson8.mla")
+def mla(rec, cls):
+    sizes = mla_sizes(rec)
+    module = rec.call("MultiHeadLatentAttention", cls, *sizes).double()
+    rec.put("layout", rec.fill_parameters(module))
+    base = draw_base(rec)
+    module.eval()
+    for case, dtype in DTYPE_CASES:
+        module.to(dtype)
+        with torch.no_grad():
+            rec.put(case, rec.call("MultiHeadLatentAttention.forward", module, mla_input(rec, case, dtype, sizes[0]),
+                                   turn_with(base)))
+
+
+# --------------------------------------------------------------------------- exercise 8
+def decode_setup(draws):
+    """An MLA with drawn weights (dn = dv, so swapping W_UK and W_UV is no shape error), the input, its chunks."""
+    h, r, dn, dr = draws.sizes("dims", 4, low=2, high=8)
+    dr += dr % 2
+    host = MLAHost(2 * h * dn + 1, h, r, dn, dr, dn).double().eval()
+    draws.fill_parameters(host, "host")
+    b, n = draws.sizes("sizes", 2, low=2, high=6)
+    n += 5
+    x = draws.randn("x", b, n, host.q_proj.in_features)
+    prefill = int(draws.randint("prefill", 1, n - 3, (1,)))
+    chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, n - 2)] + [(n - 2, n)]
+    return host, x, chunks, draw_base(draws)
+
+
+@probe("lesson8.mla_decode")
+def mla_decode(rec, fn):
+    host, x, chunks, base = decode_setup(rec)
+
+    def step(lo, hi, cache):
+        return rec.call(f"mla_decode(mla, x_new, {_cache_arg(cache)}, rope)", fn, host, x[:, lo:hi], cache,
+                        turn_with(base))
+    cache = decode_steps(rec, chunks, step, 2)
+    if cache is not None:
+        rec.put("cache", cache)
+
+
+# --------------------------------------------------------------------------- exercise 9
+def static_setup(draws):
+    b, h, d = draws.sizes("sizes", 3, low=2, high=6)
+    n = 6 + int(draws.randint("length", 0, 5, (1,)))
+    host = CacheHost(h * d, h).double().eval()
+    draws.fill_parameters(host, "host")
+    x = draws.randn("x", b, n, h * d)
+    prefill = int(draws.randint("prefill", 1, n - 3, (1,)))
+    chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, n - 2)] + [(n - 2, n)]
+    return host, x, chunks, n + 3                                      # room left over in the buffers
+
+
+@probe("lesson8.attend_preallocated")
+def attend_preallocated(rec, fn):
+    host, x, chunks, t_max = static_setup(rec)
+    b, _, e = x.shape
+    h = host.n_head
+    k_buf, v_buf = x.new_zeros(b, h, t_max, e // h), x.new_zeros(b, h, t_max, e // h)
+    outputs = []
+    with torch.no_grad():
+        for lo, hi in chunks:
+            outputs.append(rec.call(f"attend_preallocated(attn, x_new, k_buf, v_buf, {lo})", fn, host, x[:, lo:hi],
+                                    k_buf, v_buf, lo))
+    rec.put("outputs", outputs)
+    rec.put("buffers", (k_buf, v_buf))
+
+
+# --------------------------------------------------------------------------- exercise 10
+def paged_setup(draws):
+    """Page size, heads, width, a block table (any free pages, in any order), the tokens and their chunks."""
+    size, h, d = draws.sizes("sizes", 3, low=2, high=6)
+    n = 2 * size + int(draws.randint("length", 1, 2 * size, (1,)))
+    used = -(-n // size)
+    n_pages = used + 3
+    table = torch.randperm(n_pages, generator=draws.gen("table"))[:used]
+    new = draws.randn("new", n, h, d)
+    prefill = int(draws.randint("prefill", 1, size + 1, (1,)))
+    chunks = [(0, prefill)]
+    i = prefill
+    while i < n:                                                       # one token, then two, then one, …
+        j = min(n, i + 1 + len(chunks) % 2)
+        chunks.append((i, j))
+        i = j
+    return size, h, d, n_pages, table, new, chunks
+
+
+@probe("lesson8.paged_cache")
+def paged_cache(rec, paged_write, paged_gather):
+    size, h, d, n_pages, table, new, chunks = paged_setup(rec)
+    pages = torch.zeros(n_pages, size, h, d, dtype=torch.float64)
+    for lo, hi in chunks:
+        rec.call(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, table.clone(), lo, new[lo:hi])
+    rec.put("pages", pages)
+    filled = rec.randn("filled", n_pages, size, h, d)
+    n = new.size(0)
+    for length in (n, n - 1, size, 1):
+        rec.put(f"gather.{length}", rec.call(f"paged_gather(pages, block_table, {length})", paged_gather,
+                                             filled.clone(), table.clone(), length))
+
+
+# --------------------------------------------------------------------------- exercise 11
+def packed_setup(draws):
+    n_docs = 3 + int(draws.randint("docs", 0, 3, (1,)))
+    lengths = draws.randint("lengths", 1, 7, (n_docs,))
+    lengths[int(draws.randint("single", 0, n_docs, (1,)))] = 1          # a document of one token
+    cu = torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)])
+    n = int(cu[-1])
+    h, d = draws.sizes("heads", 2, low=2, high=5)
+    q, k, v = (draws.randn(x, 1, h, n, 2 * d) for x in "qkv")
+    return cu, q, k, v, draw_base(draws)
+
+
+@probe("lesson8.packed")
+def packed(rec, packed_positions, document_mod):
+    cu, q, k, v, base = packed_setup(rec)
+    n = int(cu[-1])
+    positions = rec.call("packed_positions", packed_positions, cu.clone())
+    rec.put("positions", positions)
+    mod = rec.call("document_mod", document_mod, cu.clone())
+    rec.put("mask", rec.call("document_mod(cu_seqlens)", create_mask, mod, None, n, n))
+    if isinstance(positions, torch.Tensor) and positions.shape == (n,) and not positions.is_floating_point():
+        qq, kk = turn_with(base)(q, k, positions.cpu())
+        with quiet_flex():
+            rec.put("flex", rec.call("flex_attention(…, document_mod)", flex, qq, kk, v, mod))
+
+
+# --------------------------------------------------------------------------- exercise 12
+DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float8_e4m3fn)
+
+
+def bytes_cases(draws) -> list:
+    """(config, T, batch, dtype): every kind of layer, each with its own sizes."""
+    n_layer, g, d, w = draws.sizes("sizes", 4, low=2, high=12)
+    n, batch, latent = draws.sizes("more", 3, low=2, high=12)
+    long = w + n                                                      # longer than the window
+    dtypes = [DTYPES[int(i)] for i in draws.randint("dtypes", 0, len(DTYPES), (4,))]
+    return [({"n_layer": n_layer, "n_kv_head": g, "head_dim": d}, n, batch, dtypes[0]),
+            ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w}, long, batch, dtypes[1]),
+            ({"n_layer": 2 * n_layer, "n_kv_head": g, "head_dim": d, "window": w, "window_layers": n_layer}, long,
+             batch, dtypes[2]),
+            ({"n_layer": n_layer, "latent_dim": latent}, long, batch, dtypes[3])]
+
+
+@probe("lesson8.cache_bytes")
+def cache_bytes(rec, fn):
+    for i, (config, n, batch, dtype) in enumerate(bytes_cases(rec)):
+        rec.put(f"bytes.{i}", rec.call("cache_bytes", fn, dict(config), n, batch, dtype))

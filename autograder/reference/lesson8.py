@@ -1,0 +1,538 @@
+"""Lesson 8's reference and its judges. Lives only in autograder/: never in a release, never in a kernel.
+
+Each exercise is judged against the implementation a deployed model ships, built locally from a small config:
+masks from transformers' masking_utils (sdpa_mask with the causal, padding, sliding-window and packed-sequence
+mask functions: Mistral's and every model's rules), ALiBi from BLOOM's build_alibi_tensor, the learned sink from
+GptOssAttention's eager path, MLA from DeepseekV3Attention, cache sizes from the tensors transformers' StaticCache
+allocates. StreamingLLM is judged against the authors' cache policy (StartRecentKVCache, below) and the preallocated
+cache against lesson 6's reference.
+
+transformers computes DeepseekV3's RMSNorm and softmax in float32 whatever the input's dtype, so MLA agrees with it
+in float64 to about 2e-7 here (lesson 8's tests measure it); the tolerance there is 1e-5, and a classic mistake is
+off by 1e-2 or more.
+"""
+import contextlib
+import warnings
+
+import torch
+import torch.nn.functional as F
+from attn_course.checks import lesson8 as checks
+from attn_course.checks import lesson8_caches as caches
+from attn_course.probes import lesson8 as probe
+from attn_course.probes.cases import DTYPE_CASES
+from attn_course.probes.lesson7 import turn_with
+from attn_grader.judge import (
+    Mismatch, expect_close, expect_layout, judge, judge_function, matching_bug, naming, sibling,
+)
+
+TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
+HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)
+BLOOM_TOLERANCE = {"float64": 1e-6, "float32": 1e-4}   # BLOOM's float32 slopes
+
+
+@contextlib.contextmanager
+def quiet():
+    """transformers' masks and flex_attention, without their one-off warnings in the grader's log."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+# --------------------------------------------------------------------------- reference: masks (transformers)
+def hf_mask(mask_function, n_q: int, n_k: int, q_offset: int = 0, batch: int = 1, attention_mask=None):
+    from transformers.masking_utils import sdpa_mask
+    return sdpa_mask(batch, n_q, n_k, q_offset=q_offset, mask_function=mask_function, attention_mask=attention_mask,
+                     allow_is_causal_skip=False)                                           # (B, 1, n_q, n_k) bool
+
+
+def causal_mask(n):
+    from transformers.masking_utils import causal_mask_function
+    return hf_mask(causal_mask_function, n, n)
+
+
+def cache_mask(t_new, t_past):
+    from transformers.masking_utils import causal_mask_function
+    return hf_mask(causal_mask_function, t_new, t_past + t_new, q_offset=t_past)
+
+
+def padding_mask(n, lengths):
+    from transformers.masking_utils import causal_mask_function
+    attention_mask = torch.arange(n)[None, :] < lengths[:, None]                           # 1 = a real token
+    return hf_mask(causal_mask_function, n, n, batch=len(lengths), attention_mask=attention_mask)
+
+
+def window_mask(window, t_new, t_past):
+    from transformers.masking_utils import sliding_window_causal_mask_function
+    return hf_mask(sliding_window_causal_mask_function(window), t_new, t_past + t_new, q_offset=t_past)
+
+
+def sdpa(q, k, v, keep=None, bias=None):
+    mask = keep if bias is None else bias.masked_fill(~keep, float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def _expect_mask(case, got, want, variants):
+    if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
+        raise Mismatch("flex_mask_not_bool", what=case, kind=getattr(got, "dtype", type(got).__name__))
+    if got.dim() == 4 and got.size(0) == 1 and want.size(0) > 1:
+        got = got.expand_as(want)
+    if got.shape != want.shape:
+        raise Mismatch("hidden_shape", case=case, want=tuple(want.shape), got=tuple(got.shape))
+    if not torch.equal(got, want):
+        full = {key: (v if v.dim() == 4 else v[None, None]).expand_as(want) for key, v in variants.items()}
+        raise Mismatch("flex_mask_differs", hint=matching_bug(got, full, 0.0), what=case, n=int((got != want).sum()),
+                       total=want.numel())
+
+
+@judge("lesson8.mask_mods", on_error=checks.control_flow_error)
+def judge_mask_mods(res):
+    n, t_new, t_past, b, h, d, lengths = probe.mods_setup(res)
+    with quiet():
+        _expect_mask("causal_mod", res["causal"], causal_mask(n), checks.causal_variants(n))
+        want = cache_mask(t_new, t_past)
+        _expect_mask(f"cache_mod({t_past})", res["cache"], want, checks.cache_variants(t_new, t_past))
+        q, k, v = (res.randn(f"cache.{x}", b, h, m, d) for x, m in (("q", t_new), ("k", t_past + t_new), ("v", t_past + t_new)))
+        expect_close("flex_attention(…, cache_mod)", res["cache.flex"], sdpa(q, k, v, want), 1e-9)
+        want = padding_mask(n, lengths)
+        _expect_mask("causal_padding_mod", res["padding"], want, checks.padding_variants(n, lengths))
+        q, k, v = (res.randn(f"padding.{x}", b, h, n, d) for x in "qkv")
+        expect_close("flex_attention(…, causal_padding_mod)", res["padding.flex"], sdpa(q, k, v, want), 1e-9)
+
+
+# --------------------------------------------------------------------------- ALiBi (BLOOM)
+def bloom_alibi(q, k, v):
+    """Causal attention with BLOOM's ALiBi: build_alibi_tensor gives m_h · j, which differs from −m_h (i − j) by
+    m_h · i in each row, a constant the softmax does not see. BLOOM computes its slopes in float32 whatever the
+    dtype, so in float64 it agrees with exact slopes to about 1e-7 (8e-8 measured with 12 heads): judged at 1e-6."""
+    from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+    b, h, n, _ = q.shape
+    bias = build_alibi_tensor(torch.ones(b, n), h, q.dtype).view(b, h, 1, n)
+    return sdpa(q, k, v, checks.grid(n, n)[0] >= checks.grid(n, n)[1], bias)
+
+
+@judge("lesson8.alibi_score_mod", on_error=checks.control_flow_error)
+def judge_alibi_score_mod(res):
+    for case, dtype in DTYPE_CASES:
+        q, k, v, slopes = probe.alibi_setup(res, case, dtype)
+        variants = {key: val for key, val in checks.alibi_variants(q.double(), k.double(), v.double(),
+                                                                    slopes.double()).items() if val is not None}
+        with naming(lambda: matching_bug(res[case].double() if isinstance(res[case], torch.Tensor) else res[case],
+                                         variants, 1e-6 if case == "float64" else 1e-3)):
+            expect_close(f"alibi_score_mod ({case}, H={q.size(1)})", res[case], bloom_alibi(q, k, v), BLOOM_TOLERANCE[case])
+
+
+# --------------------------------------------------------------------------- sliding window (Mistral)
+@judge("lesson8.sliding_window_mod", on_error=checks.control_flow_error)
+def judge_sliding_window_mod(res):
+    with quiet():
+        for i, (window, t_new, t_past) in enumerate(probe.window_cases(res)):
+            want = window_mask(window, t_new, t_past)
+            case = f"sliding_window_mod({window}, T_past={t_past})"
+            _expect_mask(case, res[f"mask.{i}"], want, checks.window_variants(window, t_new, t_past))
+            if i == 2:
+                q, k, v = (res.randn(f"{i}.{x}", 2, 3, m, 4) for x, m in (("q", t_new), ("k", t_past + t_new),
+                                                                         ("v", t_past + t_new)))
+                expect_close(f"flex_attention(…, {case})", res[f"flex.{i}"], sdpa(q, k, v, want), 1e-9)
+
+
+# --------------------------------------------------------------------------- a rolling cache
+def sliding_attention(q, k, v, window, turn):
+    """Sliding-window attention over the whole sequence at once, RoPE at 0 … T−1, Mistral's mask."""
+    n = q.size(2)
+    q, k = turn(q, k, torch.arange(n))
+    with quiet():
+        return sdpa(q, k, v, window_mask(window, n, 0))
+
+
+def ring_positions(chunks, window):
+    """The absolute position each slot holds after each call (−1: empty)."""
+    pos, out = torch.full((window,), -1, dtype=torch.long), []
+    for lo, hi in chunks:
+        for p in range(max(lo, hi - window), hi):
+            pos[p % window] = p
+        out.append(pos.clone())
+    return out
+
+
+def _decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
+    """The first classic mistake whose outputs (run(**flags), one per call) equal the learner's at every call."""
+    for key, flags in bugs.items():
+        outs = run(**flags)
+        if all(matching_bug(_no_nan(g), {"x": o}, tol) for g, o in zip(res["outputs"], outs)):
+            return key
+    return None
+
+
+def _no_nan(x):
+    """A row with no key to see is NaN from torch.softmax, 0 in the variants (as flex_attention gives)."""
+    return torch.nan_to_num(x) if isinstance(x, torch.Tensor) else x
+
+
+@judge("lesson8.attend_rolling", on_error=checks.rolling_error)
+def judge_attend_rolling(res):
+    q, k, v, window, _, chunks, base = probe.stream_setup(res, "rolling")
+    if "result" in res:
+        raise Mismatch("rolling_not_pair", name="attend_rolling", kind=type(res["result"]).__name__)
+    b, h, n, d = q.shape
+    turn = turn_with(base)
+    full = sliding_attention(q, k, v, window, turn)
+    outputs, rings, positions = res["outputs"], res["cache_shapes"], res["positions"]
+    if not all(isinstance(z, list) and len(z) == len(chunks) for z in (outputs, rings, positions)):
+        raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
+    with naming(lambda: _decoding_bug(res, checks.ROLLING_BUGS,
+                                      lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)[0])):
+        for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions, ring_positions(chunks, window)):
+            sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
+            if ring[:2] != [[b, h, window, d]] * 2:
+                raise Mismatch("hidden_ring_shape", hint="hint_rolling_grows", n=hi, want=(b, h, window, d),
+                               got=ring[:2])
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})
+            expect_close(case, got, full[:, :, lo:hi], 1e-9)
+            if not (isinstance(pos, torch.Tensor) and torch.equal(pos, want_pos)):
+                raise Mismatch("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
+                               want=want_pos.tolist())
+
+
+# --------------------------------------------------------------------------- StreamingLLM (Xiao et al.)
+class StartRecentKVCache:
+    """The authors' cache policy (mit-han-lab/streaming-llm, streaming_llm/kv_cache.py), for (B, H, T, D) tensors:
+    before num_coming new tokens, keep the first start_size and the last recent_size − num_coming."""
+
+    def __init__(self, start_size, recent_size):
+        self.start_size, self.recent_size, self.cache_size = start_size, recent_size, start_size + recent_size
+
+    def evict_for_space(self, past, num_coming):
+        seq_len = past[0].size(2)
+        if seq_len + num_coming <= self.cache_size:
+            return past
+        cut = seq_len - self.recent_size + num_coming
+        return tuple(torch.cat([x[:, :, :self.start_size], x[:, :, cut:]], dim=2) for x in past)
+
+
+def streaming_attention(q, k, v, chunks, n_sink, window, turn):
+    """Each call's output: evict, append the raw keys, turn every key at its position in the cache (the paper's
+    section 3.2: positions within the cache, keys cached before rotation)."""
+    policy, past, outputs, lengths = StartRecentKVCache(n_sink, window), None, [], []
+    for lo, hi in chunks:
+        new = (k[:, :, lo:hi], v[:, :, lo:hi])
+        past = new if past is None else tuple(torch.cat([a, b], 2) for a, b in zip(policy.evict_for_space(past, hi - lo), new))
+        total = past[0].size(2)
+        q_rot = turn(q[:, :, lo:hi], q[:, :, lo:hi], torch.arange(total - (hi - lo), total))[0]
+        k_rot = turn(past[0], past[0], torch.arange(total))[1]
+        keep = torch.ones(hi - lo, total, dtype=torch.bool).tril(diagonal=total - (hi - lo))
+        outputs.append(sdpa(q_rot, k_rot, past[1], keep))
+        lengths.append(total)
+    return outputs, lengths
+
+
+@judge("lesson8.attend_streaming")
+def judge_attend_streaming(res):
+    q, k, v, window, n_sink, chunks, base = probe.stream_setup(res, "streaming")
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="attend_streaming", kind=type(res["result"]).__name__)
+    b, h, _, d = q.shape
+    turn = turn_with(base)
+    want, lengths = streaming_attention(q, k, v, chunks, n_sink, window, turn)
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_streaming", err=float("inf"))
+    with naming(lambda: _decoding_bug(res, checks.STREAM_BUGS,
+                                      lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])):
+        for (lo, hi), got, shape, w, n in zip(chunks, outputs, shapes, want, lengths):
+            sizes = f"n_sink={n_sink}, window={window}, base={base:g}"
+            if shape != [[b, h, n, d]] * 2:
+                raise Mismatch("hidden_cache_shape", hint="hint_stream_budget" if shape and shape[0] and
+                               shape[0][2] > n_sink + window else None, name="attend_streaming", n=n,
+                               want=(b, h, n, d), got=shape)
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_streaming", "sizes": sizes, "lo": lo, "last": hi - 1})
+            expect_close(case, got, w, 1e-9)
+
+
+# --------------------------------------------------------------------------- gpt-oss's learned sink
+def gpt_oss_attention(q, k, v, sinks, keep=None):
+    """GptOssAttention's eager path (transformers' gpt_oss eager_attention_forward), on a module built from a tiny
+    config whose sinks are these: (output (B, H, T_q, D), weights (B, H, T_q, T_k))."""
+    from transformers import GptOssConfig
+    from transformers.models.gpt_oss.modeling_gpt_oss import GptOssAttention, eager_attention_forward
+    h, d = q.size(1), q.size(-1)
+    config = GptOssConfig(hidden_size=h * d, num_attention_heads=h, num_key_value_heads=h, head_dim=d,
+                          num_hidden_layers=1, layer_types=["full_attention"])
+    module = GptOssAttention(config, layer_idx=0).to(q.dtype)
+    del module.sinks
+    module.sinks = sinks   # the drawn tensor itself, not a copy in a Parameter: gradients reach the drawn leaf
+    mask = None if keep is None else torch.zeros(keep.shape, dtype=q.dtype).masked_fill(~keep, float("-inf"))
+    out, weights = eager_attention_forward(module, q, k, v, mask, scaling=d ** -0.5)
+    return out.transpose(1, 2), weights
+
+
+def _sink_bug(res):
+    q, k, v, sinks, keep = probe.sink_inputs(res, "float64", torch.float64)
+    return matching_bug(res["float64"], checks.sink_variants(q, k, v, sinks, keep), 1e-9)
+
+
+@judge("lesson8.sink_attention")
+def judge_sink_attention(res):
+    with naming(lambda: _sink_bug(res)):
+        got = res["float64"]
+        if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor) and got[1].dim() == 4:
+            t_k = probe.sink_inputs(res, "float64", torch.float64)[1].size(2)
+            if got[1].size(-1) == t_k + 1:
+                raise Mismatch("hidden_shape", hint="hint_sink_column_kept", case="sink_attention: weights",
+                               want=(*got[1].shape[:-1], t_k), got=tuple(got[1].shape))
+        judge_function(res, gpt_oss_attention, probe.sink_inputs)
+        q, k, v, sinks, _ = probe.sink_inputs(res, "no_mask", torch.float64)
+        want = gpt_oss_attention(q, k, v, sinks)
+        got = res["no_mask"]
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise Mismatch("returned_not_pair", name="sink_attention", kind=type(got).__name__)
+        for what, g, w in zip(("out", "weights"), got, want):
+            expect_close(f"sink_attention(keep=None): {what}", g, w.detach(), 1e-9)
+
+
+# --------------------------------------------------------------------------- MLA (DeepSeek-V3)
+def deepseek_attention(e, h, r, dn, dr, dv, base):
+    """transformers' DeepseekV3Attention without q_lora_rank, in Llama's RoPE layout (rope_interleave=False)."""
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+    config = DeepseekV3Config(hidden_size=e, num_attention_heads=h, num_key_value_heads=h, q_lora_rank=None,
+                              kv_lora_rank=r, qk_nope_head_dim=dn, qk_rope_head_dim=dr, v_head_dim=dv,
+                              rope_interleave=False, attention_bias=False, num_hidden_layers=1,
+                              rope_parameters={"rope_type": "default", "rope_theta": base})
+    config._attn_implementation = "eager"   # a standalone module gets no implementation chosen for it
+    return DeepseekV3Attention(config, layer_idx=0).eval(), DeepseekV3RotaryEmbedding(config)
+
+
+def deepseek_forward(attention, rotary, x):
+    """DeepseekV3Attention's output for x (B, T, E), causal, positions 0 … T−1."""
+    n = x.size(1)
+    cos, sin = rotary(x, torch.arange(n)[None])
+    keep = checks.grid(n, n)[0] >= checks.grid(n, n)[1]
+    mask = torch.zeros(n, n, dtype=x.dtype).masked_fill(~keep, float("-inf"))[None, None]
+    with torch.no_grad():
+        return attention(x, (cos, sin), mask)[0]
+
+
+def _mla_bug(res, sizes, base):
+    host = caches.MLAHost(*sizes).double()
+    res.fill_parameters(host)
+    x = probe.mla_input(res, "float64", torch.float64, sizes[0])
+    with torch.no_grad():
+        variants = caches.mla_variants(host, x, turn_with(base))
+    return matching_bug(res["float64"], variants, 1e-5)
+
+
+@judge("lesson8.mla")
+def judge_mla(res):
+    sizes = probe.mla_sizes(res)
+    base = probe.draw_base(res)
+    attention, rotary = deepseek_attention(*sizes, base)
+    expect_layout(res, attention)
+    res.fill_parameters(attention)
+    with naming(lambda: _mla_bug(res, sizes, base)):
+        for case, dtype in DTYPE_CASES:
+            attention.to(dtype)
+            x = probe.mla_input(res, case, dtype, sizes[0])
+            expect_close(f"MultiHeadLatentAttention ({case})", res[case], deepseek_forward(attention, rotary, x),
+                         HF_TOLERANCE[case])
+
+
+def _decode_bug(res, host, x, chunks, base):
+    shapes = res["cache_shapes"]
+    if any(s and isinstance(s[0], list) and len(s[0]) == 4 for s in shapes):
+        return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
+    with torch.no_grad():
+        return _decoding_bug(res, caches.ABSORBED_BUGS, lambda **bug: [y for y, _ in caches.absorbed_run(
+            host, x, chunks, turn_with(base), **bug)], 1e-5)
+
+
+@judge("lesson8.mla_decode")
+def judge_mla_decode(res):
+    host, x, chunks, base = probe.decode_setup(res)
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="mla_decode", kind=type(res["result"]).__name__)
+    b, n, e = x.shape
+    r, dr = host.kv_lora_rank, host.qk_rope_head_dim
+    attention, rotary = deepseek_attention(e, host.n_head, r, host.qk_nope_head_dim, dr, host.v_head_dim, base)
+    attention.double().load_state_dict(host.state_dict())
+    full = deepseek_forward(attention, rotary, x)
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="mla_decode", err=float("inf"))
+    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
+        for (lo, hi), got, shape in zip(chunks, outputs, shapes):
+            if shape != [[b, hi, r], [b, hi, dr]]:
+                raise Mismatch("hidden_latent_shape", n=hi, want=[(b, hi, r), (b, hi, dr)], got=shape)
+            sizes = f"H={host.n_head}, r={r}, d_rope={dr}, base={base:g}"
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
+            expect_close(case, got, full[:, lo:hi], HF_TOLERANCE["float64"])
+        # The latent cache: DeepseekV3Attention's own normalised latent and rotated shared key.
+        c, k_rot = attention.kv_a_proj_with_mqa(x).split([r, dr], -1)
+        cos, sin = rotary(x, torch.arange(n)[None])
+        from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb
+        with torch.no_grad():
+            want = (attention.kv_a_layernorm(c), apply_rotary_pos_emb(k_rot[:, None], k_rot[:, None], cos, sin)[0][:, 0])
+        for part, got, w in zip(("c_kv", "k_rot"), res["cache"], want):
+            expect_close(("case_cache_part", {"name": "mla_decode", "n": n, "part": part}), got, w,
+                         HF_TOLERANCE["float64"])
+
+
+# --------------------------------------------------------------------------- a preallocated cache (lesson 6)
+def _static_bug(res, host, x, chunks, t_max):
+    for key, flags in caches.STATIC_BUGS.items():
+        outs, buffers = caches.static_run(host, x, chunks, t_max, **flags)
+        if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
+                matching_bug(res["buffers"], {"x": buffers}, 1e-9):
+            return key
+    return None
+
+
+@judge("lesson8.attend_preallocated", on_error=caches.static_error)
+def judge_attend_preallocated(res):
+    host, x, chunks, t_max = probe.static_setup(res)
+    b, n, e = x.shape
+    h = host.n_head
+    attend_with_cache = sibling(__file__, "lesson6").attend_with_cache
+    with torch.no_grad():
+        full, (k_all, v_all) = attend_with_cache(host, x)
+    outputs = res["outputs"]
+    if not isinstance(outputs, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
+    with naming(lambda: _static_bug(res, host, x, chunks, t_max)):
+        for (lo, hi), got in zip(chunks, outputs):
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
+            expect_close(case, got, full[:, lo:hi], 1e-9)
+        buffers = res["buffers"]
+        pad = x.new_zeros(b, h, t_max - n, e // h)
+        for part, got, want in zip("KV", buffers if isinstance(buffers, tuple) else (None, None), (k_all, v_all)):
+            expect_close(("case_buffer", {"part": part, "n": n}), got, torch.cat([want, pad], 2), 1e-9)
+
+
+# --------------------------------------------------------------------------- a paged cache (vLLM)
+def paged_write(pages, block_table, start, new):
+    """vLLM's slot mapping: token p goes to slot block_table[p // P] · P + p % P of the flattened pages."""
+    size = pages.size(1)
+    flat = pages.view(-1, *pages.shape[2:])
+    for i in range(new.size(0)):
+        p = start + i
+        flat[int(block_table[p // size]) * size + p % size] = new[i]
+
+
+def paged_gather(pages, block_table, length):
+    size = pages.size(1)
+    return torch.stack([pages[int(block_table[p // size]), p % size] for p in range(length)])
+
+
+def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
+    pages = res["pages"]
+    for key, flags in caches.PAGED_WRITE_BUGS.items():
+        written = caches.paged_written(new, n_pages, size, h, d, chunks, table, **flags)
+        if written is not None and matching_bug(pages, {"x": written}, 0.0):
+            return key
+    filled = res.randn("filled", n_pages, size, h, d)
+    for length in (new.size(0), new.size(0) - 1, size, 1):
+        got = res[f"gather.{length}"]
+        if isinstance(got, torch.Tensor) and got.dim() == 3 and got.size(0) > length:
+            return "hint_paged_length"
+        for key, flags in caches.PAGED_GATHER_BUGS.items():
+            if matching_bug(got, {"x": caches.paged_gather_ref(filled, table, length, **flags)}, 0.0):
+                return key
+    return None
+
+
+@judge("lesson8.paged_cache", on_error=caches.paged_error)
+def judge_paged_cache(res):
+    size, h, d, n_pages, table, new, chunks = probe.paged_setup(res)
+    with naming(lambda: _paged_bug(res, size, h, d, n_pages, table, new, chunks)):
+        pages = torch.zeros(n_pages, size, h, d, dtype=torch.float64)
+        for lo, hi in chunks:
+            paged_write(pages, table, lo, new[lo:hi])
+        expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
+        filled = res.randn("filled", n_pages, size, h, d)
+        for length in (new.size(0), new.size(0) - 1, size, 1):
+            expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
+                         paged_gather(filled, table, length), 0.0)
+
+
+# --------------------------------------------------------------------------- packed sequences
+def packed_reference(cu):
+    """Positions restarting in each document, and transformers' packed-sequence mask (documents found from them by
+    find_packed_sequence_indices, as a model given such position_ids finds them) with its causal mask."""
+    from transformers.masking_utils import (
+        and_masks, causal_mask_function, find_packed_sequence_indices, packed_sequence_mask_function,
+    )
+    n = int(cu[-1])
+    lengths = (cu[1:] - cu[:-1]).tolist()
+    positions = torch.cat([torch.arange(m) for m in lengths])
+    docs = torch.repeat_interleave(torch.arange(len(lengths)), torch.tensor(lengths))[None]
+    found = find_packed_sequence_indices(positions[None])
+    # Two documents of one token each in a row look like one document from positions alone; cu_seqlens says more.
+    docs = found if found is not None and torch.equal(found, docs) else docs
+    mask = hf_mask(and_masks(packed_sequence_mask_function(docs), causal_mask_function), n, n)
+    return positions, mask
+
+
+def packed_alone(q, k, v, cu, turn):
+    outs = []
+    for lo, hi in zip(cu[:-1].tolist(), cu[1:].tolist()):
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], torch.arange(hi - lo))
+        outs.append(F.scaled_dot_product_attention(qq, kk, v[:, :, lo:hi], is_causal=True))
+    return torch.cat(outs, 2)
+
+
+@judge("lesson8.packed", on_error=checks.control_flow_error)
+def judge_packed(res):
+    cu, q, k, v, base = probe.packed_setup(res)
+    with quiet():
+        positions, mask = packed_reference(cu)
+    got = res["positions"]
+    variants = caches.positions_variants(cu)
+    if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
+        raise Mismatch("packed_positions_shape", n=len(positions), got=tuple(getattr(got, "shape", ())) or type(got).__name__)
+    if not torch.equal(got, positions):
+        raise Mismatch("packed_positions_differ", hint=matching_bug(got, variants, 0.0), got=got.tolist(),
+                       want=positions.tolist())
+    _expect_mask("document_mod", res["mask"], mask, caches.document_variants(cu))
+    expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)
+
+
+# --------------------------------------------------------------------------- what a cache costs (StaticCache)
+def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
+    """The bytes transformers' StaticCache allocates for a model of this shape (sliding layers hold
+    min(W, T) tokens; DeepseekV3 caches its latent and the shared rotated key), filled once per layer."""
+    from transformers import DeepseekV3Config, GptOssConfig, StaticCache
+    n_layer = config["n_layer"]
+    if "latent_dim" in config:
+        model = DeepseekV3Config(num_hidden_layers=n_layer, hidden_size=8, num_attention_heads=1)
+        shapes = ((1, 1, config["latent_dim"] - 1), (1, 1, 1))         # (c_kv, k_rot): r + d_rope = latent_dim
+    else:
+        window, sliding = config.get("window"), config.get("window_layers", n_layer if config.get("window") else 0)
+        types = ["sliding_attention"] * sliding + ["full_attention"] * (n_layer - sliding)
+        # Only the layer types matter here: each layer allocates its buffers from the first tensors it is given.
+        model = GptOssConfig(num_hidden_layers=n_layer, hidden_size=8, num_attention_heads=2, num_key_value_heads=2,
+                             head_dim=4, sliding_window=window or T, layer_types=types)
+        shapes = ((config["n_kv_head"], 1, config["head_dim"]),) * 2
+    cache, total = StaticCache(config=model, max_cache_len=T), 0
+    for layer in cache.layers:
+        layer.update(*(torch.zeros(batch, *s, dtype=dtype) for s in shapes))
+        total += sum(z.numel() * z.element_size() for z in (layer.keys, layer.values))
+    return total
+
+
+@judge("lesson8.cache_bytes")
+def judge_cache_bytes(res):
+    for i, (config, n, batch, dtype) in enumerate(probe.bytes_cases(res)):
+        got, want = res[f"bytes.{i}"], static_cache_bytes(config, n, batch, dtype)
+        if isinstance(got, bool) or not isinstance(got, int) or got != want:
+            hint = next((bug for bug in caches.BYTES_BUGS if caches.cache_bytes_ref(config, n, batch, dtype, bug) == got),
+                        "hint_kv_bits" if got == want * 8 else None)
+            raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
+
+
+
+def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):
+    """The formula the lesson states, which StaticCache's allocations match (tests/test_lesson8.py)."""
+    return caches.cache_bytes_ref(config, T, batch, dtype)

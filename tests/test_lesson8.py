@@ -1,0 +1,609 @@
+"""Lesson 8: FlexAttention's mods, sliding windows and a rolling cache, StreamingLLM and gpt-oss's sink, MLA and its
+absorbed form, a preallocated and a paged cache, packed sequences, cache sizes.
+
+Visible checks (right code passes, each classic bug gets its own hint, in both languages), hidden tests (probe in the
+kernel, judge in the grader: right code passes, each bug fails and is named), the references against the libraries
+they stand for, and BUGS (kept in tests/bugs_lesson8.py, for length): one graded submission per classic bug, which
+tests/test_grading.py grades with `make autograde`'s own code and README's grade table shows.
+"""
+import math
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson8 as checks
+from attn_course.checks import lesson8_caches as caches
+from attn_course.checks.lesson7 import rope
+from attn_course.probes import lesson8 as probes
+from bugs_lesson8 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
+from conftest import fails, fails_with, passes, reference
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson8")
+
+
+# --------------------------------------------------------------------------- exercise 1
+def _mods(bug=None):
+    def causal_mod(b, h, q_idx, kv_idx):
+        if bug == "strict":
+            return q_idx > kv_idx
+        return q_idx <= kv_idx if bug == "upper" else q_idx >= kv_idx
+
+    def cache_mod(T_past):
+        def mod(b, h, q_idx, kv_idx):
+            if bug == "top_left":
+                return q_idx >= kv_idx
+            return q_idx >= kv_idx + T_past if bug == "offset_kv" else q_idx + T_past >= kv_idx
+        return mod
+
+    def causal_padding_mod(lengths):
+        def mod(b, h, q_idx, kv_idx):
+            if bug == "and":
+                return q_idx >= kv_idx and kv_idx < lengths[b]
+            if bug == "queries":
+                return (q_idx >= kv_idx) & (q_idx < lengths[b])
+            if bug == "off_by_one":
+                return (q_idx >= kv_idx) & (kv_idx <= lengths[b])
+            if bug == "no_causal":
+                return kv_idx < lengths[b]
+            return q_idx >= kv_idx if bug == "ignored" else (q_idx >= kv_idx) & (kv_idx < lengths[b])
+        return mod
+    return causal_mod, cache_mod, causal_padding_mod
+
+
+MOD_BUGS = {"strict": "hint_flex_strict", "upper": "hint_flex_upper", "top_left": "hint_flex_top_left",
+            "offset_kv": "hint_flex_offset_kv", "queries": "hint_flex_padding_queries",
+            "off_by_one": "hint_flex_padding_off_by_one", "no_causal": "hint_flex_padding_no_causal",
+            "ignored": "hint_flex_padding_ignored", "and": "hint_flex_control_flow"}
+
+
+def test_mask_mods_bugs_get_their_hints(lang):
+    checks.check_mask_mods(*_mods())
+    for bug, hint in MOD_BUGS.items():
+        fails_with(lambda mods: checks.check_mask_mods(*mods), _mods(bug), hint)
+    python_bool = (lambda b, h, q, k: True, _mods()[1], _mods()[2])
+    fails_with(lambda mods: checks.check_mask_mods(*mods), python_bool, "hint_flex_python_bool")
+
+
+def test_hidden_mask_mods_name_each_bug():
+    passes(probes.mask_mods, *_mods())
+    for bug, hint in MOD_BUGS.items():
+        assert fails(probes.mask_mods, *_mods(bug)).hint == hint, bug
+
+
+# --------------------------------------------------------------------------- exercise 2
+def _alibi(bug=None):
+    def alibi_score_mod(slopes):
+        def score_mod(score, b, h, q_idx, kv_idx):
+            m = slopes[b] if bug == "batch" else slopes[h]
+            bias = m * (q_idx - kv_idx) if bug == "sign" else -m * (q_idx - kv_idx)
+            if bug == "dropped":
+                return bias
+            return score + bias
+        return score_mod
+    return alibi_score_mod
+
+
+ALIBI_BUGS = {"sign": "hint_alibi_mod_sign", "dropped": "hint_alibi_mod_score_dropped", "batch": "hint_alibi_mod_batch"}
+
+
+def test_alibi_score_mod_bugs_get_their_hints(lang):
+    checks.check_alibi_score_mod(_alibi())
+    for bug, hint in ALIBI_BUGS.items():
+        fails_with(checks.check_alibi_score_mod, _alibi(bug), hint)
+
+
+@pytest.mark.parametrize("seed", [20261123, 5])
+def test_hidden_alibi_names_each_bug(seed):
+    passes(probes.alibi_score_mod, _alibi(), seed=seed)
+    for bug, hint in ALIBI_BUGS.items():
+        assert fails(probes.alibi_score_mod, _alibi(bug), seed=seed).hint == hint, bug
+
+
+# --------------------------------------------------------------------------- exercise 3
+def _window(bug=None):
+    def sliding_window_mod(window, T_past=0):
+        def mod(b, h, q_idx, kv_idx):
+            p = q_idx if bug == "top_left" else q_idx + T_past
+            if bug == "plus_one":
+                return (kv_idx <= p) & (kv_idx >= p - window)
+            if bug == "minus_one":
+                return (kv_idx <= p) & (kv_idx > p - window + 1)
+            return kv_idx > p - window if bug == "no_causal" else (kv_idx <= p) & (kv_idx > p - window)
+        return mod
+    return sliding_window_mod
+
+
+WINDOW_BUGS = {"plus_one": "hint_window_plus_one", "minus_one": "hint_window_minus_one",
+               "no_causal": "hint_window_no_causal", "top_left": "hint_window_top_left"}
+
+
+def test_sliding_window_bugs_get_their_hints(lang):
+    checks.check_sliding_window_mod(_window())
+    for bug, hint in WINDOW_BUGS.items():
+        fails_with(checks.check_sliding_window_mod, _window(bug), hint)
+
+
+def test_hidden_sliding_window_names_each_bug():
+    for seed in (20261123, 1, 2):
+        passes(probes.sliding_window_mod, _window(), seed=seed)
+    for bug, hint in WINDOW_BUGS.items():
+        assert fails(probes.sliding_window_mod, _window(bug)).hint == hint, bug
+
+
+def test_window_variants_are_mistrals_rule(ref):
+    for window, t_new, t_past in ((3, 6, 0), (4, 1, 9), (2, 3, 5)):
+        got = checks.window_variants(window, t_new, t_past)[None]
+        assert torch.equal(got, ref.window_mask(window, t_new, t_past)[0, 0])
+
+
+# --------------------------------------------------------------------------- exercise 4
+def _rolling(bug=None):
+    def attend_rolling(q, k, v, cache, window, rope):
+        B, H, T_new, D = q.shape
+        if cache is None:
+            k_ring, v_ring = q.new_zeros(B, H, window, D), v.new_zeros(B, H, window, D)
+            pos = torch.full((window,), -1, dtype=torch.long)
+        else:
+            k_ring, v_ring, pos = cache
+        seen = int(pos.max()) + 1
+        positions = torch.arange(T_new) if bug == "restart" else torch.arange(seen, seen + T_new)
+        q, k = rope(q, k, positions)
+        last = min(T_new, window)
+        slots = positions[-last:] if bug == "no_modulo" else positions[-last:] % window
+        if bug == "write_first":
+            k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+            keys, values, key_pos = k_ring, v_ring, pos
+        else:
+            keys, values, key_pos = torch.cat([k_ring, k], 2), torch.cat([v_ring, v], 2), torch.cat([pos, positions])
+        p = positions[:, None]
+        keep = (key_pos <= p) & ((key_pos >= p - window) if bug == "plus_one" else (key_pos > p - window))
+        if bug != "empty":
+            keep = keep & (key_pos >= 0)
+        out = torch.softmax((q @ keys.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf")), -1) @ values
+        if bug == "grow":
+            return out, (keys, values, key_pos)
+        if bug != "write_first":
+            k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        return out, (k_ring, v_ring, pos)
+    return attend_rolling
+
+
+ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_window", "empty": "hint_rolling_empty",
+                "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows", "no_modulo": "hint_rolling_modulo"}
+
+
+def test_rolling_cache_bugs_get_their_hints(lang):
+    checks.check_attend_rolling(_rolling())
+    for bug, hint in ROLLING_BUGS.items():
+        fails_with(checks.check_attend_rolling, _rolling(bug), hint)
+
+
+def test_hidden_rolling_cache_names_each_bug():
+    for seed in (20261123, 1, 2, 3):
+        passes(probes.attend_rolling, _rolling(), seed=seed)
+    for bug, hint in ROLLING_BUGS.items():
+        assert fails(probes.attend_rolling, _rolling(bug)).hint == hint, bug
+
+
+# --------------------------------------------------------------------------- exercise 5
+def _streaming(bug=None):
+    def attend_streaming(q, k, v, cache, n_sink, window, rope):
+        T_new, D = q.size(2), q.size(-1)
+        if cache is not None:
+            k_old, v_old = cache
+            L = k_old.size(2)
+            recent = window if bug == "budget" else window - T_new
+            if bug != "late" and L > n_sink + recent:
+                if bug == "no_sink":
+                    k_old, v_old = k_old[:, :, L - n_sink - recent:], v_old[:, :, L - n_sink - recent:]
+                else:
+                    k_old = torch.cat([k_old[:, :, :n_sink], k_old[:, :, L - recent:]], 2)
+                    v_old = torch.cat([v_old[:, :, :n_sink], v_old[:, :, L - recent:]], 2)
+            if bug == "rotated":
+                k = rope(k, k, torch.arange(k_old.size(2), k_old.size(2) + T_new))[1]
+            k, v = torch.cat([k_old, k], 2), torch.cat([v_old, v], 2)
+        elif bug == "rotated":
+            k = rope(k, k, torch.arange(T_new))[1]
+        n = k.size(2)
+        q_rot = rope(q, q, torch.arange(n - T_new, n))[0]
+        k_rot = k if bug == "rotated" else rope(k, k, torch.arange(n))[1]
+        keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=n - T_new)
+        out = torch.softmax((q_rot @ k_rot.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf")), -1) @ v
+        if bug == "late" and n > n_sink + window:
+            k = torch.cat([k[:, :, :n_sink], k[:, :, n - window:]], 2)
+            v = torch.cat([v[:, :, :n_sink], v[:, :, n - window:]], 2)
+        return out, (k, v)
+    return attend_streaming
+
+
+STREAM_BUGS = {"no_sink": "hint_stream_no_sink", "rotated": "hint_stream_rotated_cache",
+               "late": "hint_stream_evict_late", "budget": "hint_stream_budget"}
+
+
+def test_streaming_bugs_get_their_hints(lang):
+    checks.check_attend_streaming(_streaming())
+    for bug, hint in STREAM_BUGS.items():
+        fails_with(checks.check_attend_streaming, _streaming(bug), hint)
+
+
+def test_hidden_streaming_names_each_bug():
+    for seed in (20261123, 1, 2):
+        passes(probes.attend_streaming, _streaming(), seed=seed)
+    for bug, hint in STREAM_BUGS.items():
+        assert fails(probes.attend_streaming, _streaming(bug)).hint == hint, bug
+
+
+def test_the_authors_cache_policy_is_the_checks_simulation(ref):
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 2, 14, 4, dtype=torch.float64) for _ in range(3))
+    chunks = ((0, 5), (5, 6), (6, 7), (7, 9), (9, 10), (10, 13), (13, 14))
+    turn = lambda a, b, p: rope(a, b, p, 100.0)  # noqa: E731
+    want, lengths = ref.streaming_attention(q, k, v, chunks, 2, 4, turn)
+    got, got_lengths = checks.streaming_run(q, k, v, chunks, 2, 4, turn)
+    assert lengths == got_lengths and all(torch.allclose(a, b, atol=1e-12) for a, b in zip(got, want))
+
+
+# --------------------------------------------------------------------------- exercise 6
+def _sink(bug=None):
+    def sink_attention(q, k, v, sinks, keep=None):
+        s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+        if keep is not None:
+            s = s.masked_fill(~keep, float("-inf"))
+        column = sinks.view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
+        if bug == "missing":
+            w = torch.softmax(s, -1)
+        elif bug == "max":
+            m = s.amax(-1, keepdim=True)
+            w = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
+        else:
+            column = column / math.sqrt(q.size(-1)) if bug == "scaled" else column
+            p = torch.softmax(torch.cat([s, column], -1), -1)
+            w = p if bug == "kept" else (p[..., 1:] if bug == "wrong_column" else p[..., :-1])
+            if bug == "renormalized":
+                w = w / w.sum(-1, keepdim=True)
+        return w @ v if w.size(-1) == v.size(-2) else w[..., :-1] @ v, w
+    return sink_attention
+
+
+SINK_BUGS = {"missing": "hint_sink_missing", "scaled": "hint_sink_scaled", "wrong_column": "hint_sink_wrong_column",
+             "max": "hint_sink_max", "kept": "hint_sink_column_kept", "renormalized": "hint_sink_missing"}
+
+
+def test_sink_attention_bugs_get_their_hints(lang):
+    checks.check_sink_attention(_sink())
+    for bug, hint in SINK_BUGS.items():
+        fails_with(checks.check_sink_attention, _sink(bug), hint)
+
+
+def test_hidden_sink_attention_names_each_bug():
+    for seed in (20261123, 1):
+        passes(probes.sink_attention, _sink(), seed=seed)
+    for bug, hint in SINK_BUGS.items():
+        assert fails(probes.sink_attention, _sink(bug)).hint == hint, bug
+
+
+def test_sink_attention_through_the_library_is_refused(lang):
+    def with_sdpa(q, k, v, sinks, keep=None):   # a value-zero key with score s_h, through the library's attention
+        b, h, t_q, d = q.shape
+        extra_k = torch.zeros(b, h, 1, d, dtype=q.dtype)
+        scores_bias = torch.zeros(t_q, k.size(2) + 1, dtype=q.dtype)
+        mask = torch.cat([keep if keep is not None else torch.ones(t_q, k.size(2), dtype=torch.bool),
+                          torch.ones(t_q, 1, dtype=torch.bool)], -1)
+        bias = scores_bias.masked_fill(~mask, float("-inf")) + torch.cat(
+            [torch.zeros(h, t_q, k.size(2), dtype=q.dtype), sinks.view(h, 1, 1).expand(h, t_q, 1)], -1)
+        out = torch.nn.functional.scaled_dot_product_attention(
+            q, torch.cat([k, extra_k], 2), torch.cat([v, torch.zeros_like(extra_k)], 2), attn_mask=bias)
+        return out, None
+
+    def with_flex(q, k, v, sinks, keep=None):   # the sink as a score_mod can't add a column: a bias instead
+        from torch.nn.attention.flex_attention import flex_attention
+        out = flex_attention(q, k, v, score_mod=lambda s, b, h, i, j: s + 0 * sinks[h])
+        return out, None
+
+    def with_aten(q, k, v, sinks, keep=None):   # the same call reached through torch.ops under another name
+        op = getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")
+        return op(q, k, v, attn_mask=keep)[0], None
+
+    def through_the_checks(q, k, v, sinks, keep=None):  # the visible check's own variants hold the right answer
+        return checks.sink_variants(q, k, v, sinks, keep)[None]
+
+    for bypass in (with_sdpa, with_flex, with_aten):
+        fails_with(checks.check_sink_attention, bypass, "hint_from_scratch", name="sink_attention")
+        assert fails(probes.sink_attention, bypass, key="hidden_by_hand").hint[0] == "hint_from_scratch", bypass
+    fails_with(checks.check_sink_attention, through_the_checks, "hint_course_not_answer", name="sink_attention")
+    assert fails(probes.sink_attention, through_the_checks, key="hidden_by_hand").hint[0] == "hint_course_not_answer"
+
+
+# --------------------------------------------------------------------------- exercise 7
+def _mla(bug=None):
+    class MLA(caches.MLAHost):
+        def __init__(self, *args):
+            super().__init__(*args)
+            if bug == "no_norm_layer":
+                del self.kv_a_layernorm
+
+        def forward(self, x, rope):
+            return caches.mla_run(self, x, rope, {"norm": "hint_mla_norm", "scale": "hint_mla_scale",
+                                                  "kv_split": "hint_mla_kv_split", "latent_split": "hint_mla_latent_split",
+                                                  "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask"}.get(bug))
+    return MLA
+
+
+MLA_BUGS = {"norm": "hint_mla_norm", "scale": "hint_mla_scale", "kv_split": "hint_mla_kv_split",
+            "latent_split": "hint_mla_latent_split", "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask"}
+
+
+def test_mla_bugs_get_their_hints(lang):
+    checks.check_mla(_mla())
+    for bug, hint in MLA_BUGS.items():
+        fails_with(checks.check_mla, _mla(bug), hint)
+    fails_with(checks.check_mla, _mla("no_norm_layer"), "hint_mla_norm_layer", r=caches.MLA_SIZES[2])
+
+
+def test_hidden_mla_is_judged_against_deepseek_v3():
+    for seed in (20261123, 1, 2):
+        passes(probes.mla, _mla(), seed=seed)
+    for bug, hint in MLA_BUGS.items():
+        failure = fails(probes.mla, _mla(bug))
+        assert failure.hint == hint or (failure.key == "hidden_raised" and bug.endswith("split")), (bug, failure.hint)
+
+
+def test_mla_matches_deepseek_v3_to_the_tolerance(ref):
+    """transformers' float32 norm and softmax: float64 agrees to 2e-7 or so, well inside the judge's 1e-5."""
+    from attn_course.probes.draws import Draws
+    worst = 0.0
+    for seed in range(8):
+        draws = Draws(seed, "lesson8.mla")
+        sizes, base = probes.mla_sizes(draws), probes.draw_base(draws)
+        attention, rotary = ref.deepseek_attention(*sizes, base)
+        attention.double()
+        host = caches.MLAHost(*sizes).double()
+        host.load_state_dict(attention.state_dict())
+        x = probes.mla_input(draws, "float64", torch.float64, sizes[0])
+        with torch.no_grad():
+            worst = max(worst, float((caches.mla_run(host, x, probes.turn_with(base)) -
+                                      ref.deepseek_forward(attention, rotary, x)).abs().max()))
+    assert worst < 1e-6, worst
+
+
+# --------------------------------------------------------------------------- exercise 8
+def _decode(bug=None):
+    def mla_decode(mla, x_new, cache, rope):
+        b, n, _ = x_new.shape
+        h, r, dn, dr, dv = mla.n_head, mla.kv_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
+        past = 0 if cache is None else cache[0].size(1)
+        positions = torch.arange(n) if bug == "restart" else torch.arange(past, past + n)
+        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, positions, rope)
+        if cache is not None:
+            c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
+        w_uk, w_uv = mla.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)
+        if bug == "swap":
+            w_uk, w_uv = w_uv, w_uk
+        s = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
+        keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else past)
+        w = torch.softmax((s / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
+        y = mla.o_proj(((w @ c[:, None]) @ w_uv.transpose(-2, -1)).transpose(1, 2).reshape(b, n, h * dv))
+        return y, (c, k_rot)
+
+    def expanded(mla, x_new, cache, rope):
+        """Keys and values for every head cached, as in lesson 6, and attended without absorbing: right outputs."""
+        b, n, _ = x_new.shape
+        h, dn, dr, dv = mla.n_head, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
+        past = 0 if cache is None else cache[0].size(2)
+        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
+        k_nope, v = mla.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2).split([dn, dv], -1)
+        k = torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1)
+        if cache is not None:
+            k, v = torch.cat([cache[0], k], 2), torch.cat([cache[1], v], 2)
+        keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past)
+        y = checks.attend(torch.cat([q_nope, q_rot], -1), k, v, keep)
+        return mla.o_proj(y.transpose(1, 2).reshape(b, n, h * dv)), (k, v)
+    return expanded if bug == "expanded" else mla_decode
+
+
+DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset"}
+
+
+def test_mla_decode_bugs_get_their_hints(lang):
+    checks.check_mla_decode(_decode())
+    for bug, hint in DECODE_BUGS.items():
+        fails_with(checks.check_mla_decode, _decode(bug), hint)
+    e, h, r, dn, dr, dv = caches.ABSORB_SIZES
+    fails_with(checks.check_mla_decode, _decode("expanded"), "hint_mla_cache_expanded", r=r, dr=dr, h=h)
+
+
+def test_hidden_mla_decode_names_each_bug():
+    for seed in (20261123, 1, 2):
+        passes(probes.mla_decode, _decode(), seed=seed)
+    for bug, hint in DECODE_BUGS.items():
+        assert fails(probes.mla_decode, _decode(bug)).hint == hint, bug
+    assert fails(probes.mla_decode, _decode("expanded")).hint[0] == "hint_mla_cache_expanded"
+
+
+# --------------------------------------------------------------------------- exercise 9
+def _static(bug=None):
+    def attend_preallocated(attn, x_new, k_buf, v_buf, T_past):
+        B, T_new, E = x_new.shape
+        H = attn.n_head
+        q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
+        start, n = (0 if bug == "at_zero" else T_past), T_past + T_new
+        if bug == "cat":
+            keys = torch.cat([k_buf[:, :, :T_past], k], 2)
+            values = torch.cat([v_buf[:, :, :T_past], v], 2)
+        else:
+            k_buf[:, :, start:start + T_new], v_buf[:, :, start:start + T_new] = k, v
+            keys, values = (k_buf, v_buf) if bug == "unsliced" else (k_buf[:, :, :n], v_buf[:, :, :n])
+        keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else T_past)
+        s = (q @ keys.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
+        return attn.c_proj((torch.softmax(s, -1) @ values).transpose(1, 2).reshape(B, T_new, E))
+    return attend_preallocated
+
+
+STATIC_BUGS = {"at_zero": "hint_static_offset", "offset": "hint_cache_mask_offset", "cat": "hint_static_not_written",
+               "unsliced": "hint_static_unsliced"}
+
+
+def test_preallocated_bugs_get_their_hints(lang):
+    checks.check_attend_preallocated(_static())
+    for bug, hint in STATIC_BUGS.items():
+        fails_with(checks.check_attend_preallocated, _static(bug), hint)
+
+
+def test_hidden_preallocated_names_each_bug():
+    for seed in (20261123, 1, 2):
+        passes(probes.attend_preallocated, _static(), seed=seed)
+    for bug, hint in STATIC_BUGS.items():
+        assert fails(probes.attend_preallocated, _static(bug)).hint == hint, bug
+
+
+# --------------------------------------------------------------------------- exercise 10
+def _paged(bug=None):
+    def paged_write(pages, block_table, start, k_new):
+        P = pages.size(1)
+        positions = torch.arange(k_new.size(0)) + (0 if bug == "from_zero" else start)
+        logical, slot = (positions % P, positions // P) if bug == "divmod" else (positions // P, positions % P)
+        pages[logical if bug == "no_table" else block_table[logical], slot] = k_new
+
+    def paged_gather(pages, block_table, length):
+        P = pages.size(1)
+        n = (length + P - 1) // P
+        used = pages[:n] if bug == "no_table" else pages[block_table[:n]]
+        if bug == "layout":
+            used = used.transpose(1, 2).reshape(used.shape)
+        out = used.reshape(n * P, *pages.shape[2:])
+        return out if bug == "uncut" else out[:length]
+    return paged_write, paged_gather
+
+
+PAGED_BUGS = {"divmod": "hint_paged_divmod", "no_table": "hint_paged_table", "from_zero": "hint_paged_start",
+              "layout": "hint_paged_layout", "uncut": "hint_paged_length"}
+
+
+def test_paged_cache_bugs_get_their_hints(lang):
+    checks.check_paged_cache(*_paged())
+    for bug, hint in PAGED_BUGS.items():
+        fails_with(lambda fns: checks.check_paged_cache(*fns), _paged(bug), hint)
+
+
+def test_hidden_paged_cache_names_each_bug(ref):
+    for seed in (20261123, 1, 2):
+        passes(probes.paged_cache, *_paged(), seed=seed)
+    for bug, hint in PAGED_BUGS.items():
+        assert fails(probes.paged_cache, *_paged(bug)).hint == hint, bug
+
+
+def test_paged_reference_is_vllms_slot_mapping(ref):
+    torch.manual_seed(0)
+    pages, table = torch.zeros(6, 3, 2, 4, dtype=torch.float64), torch.tensor([4, 1, 5])
+    new = torch.randn(8, 2, 4, dtype=torch.float64)
+    ref.paged_write(pages, table, 0, new[:5])
+    ref.paged_write(pages, table, 5, new[5:])
+    assert torch.equal(ref.paged_gather(pages, table, 8), new)
+    assert torch.equal(caches.paged_gather_ref(pages, table, 8), new)
+    assert not pages[[0, 2, 3]].any()   # pages outside the table are never written
+
+
+# --------------------------------------------------------------------------- exercise 11
+def _packed(bug=None):
+    def doc_of(cu):
+        return torch.searchsorted(cu, torch.arange(int(cu[-1])), right=bug != "boundary") - 1
+
+    def packed_positions(cu_seqlens):
+        n = int(cu_seqlens[-1])
+        return torch.arange(n) if bug == "positions" else torch.arange(n) - cu_seqlens[doc_of(cu_seqlens)]
+
+    def document_mod(cu_seqlens):
+        doc = doc_of(cu_seqlens)
+
+        def mod(b, h, q_idx, kv_idx):
+            if bug == "not_causal":
+                return doc[q_idx] == doc[kv_idx]
+            return q_idx >= kv_idx if bug == "no_docs" else (doc[q_idx] == doc[kv_idx]) & (q_idx >= kv_idx)
+        return mod
+    return packed_positions, document_mod
+
+
+PACKED_BUGS = {"positions": "hint_packed_positions", "boundary": "hint_packed_boundary",
+               "not_causal": "hint_packed_not_causal", "no_docs": "hint_packed_no_docs"}
+
+
+def test_packed_bugs_get_their_hints(lang):
+    checks.check_packed(*_packed())
+    for bug, hint in PACKED_BUGS.items():
+        fails_with(lambda fns: checks.check_packed(*fns), _packed(bug), hint)
+
+
+def test_hidden_packed_names_each_bug():
+    for seed in (20261123, 1, 2, 3):
+        passes(probes.packed, *_packed(), seed=seed)
+    for bug, hint in PACKED_BUGS.items():
+        assert fails(probes.packed, *_packed(bug)).hint == hint, bug
+
+
+# --------------------------------------------------------------------------- exercise 12
+def _bytes(bug=None):
+    def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):
+        return caches.cache_bytes_ref(config, T, batch, dtype, {"latent_twice": "hint_bytes_latent_twice",
+                                                               "window_ignored": "hint_bytes_window_ignored",
+                                                               "window_all": "hint_bytes_window_all"}.get(bug)) * (
+            8 if bug == "bits" else 1)
+    return cache_bytes
+
+
+BYTES_BUGS = {"latent_twice": "hint_bytes_latent_twice", "window_ignored": "hint_bytes_window_ignored",
+              "window_all": "hint_bytes_window_all", "bits": "hint_kv_bits"}
+
+
+def test_cache_bytes_bugs_get_their_hints(lang):
+    checks.check_cache_bytes(_bytes())
+    for bug, hint in BYTES_BUGS.items():
+        fails_with(checks.check_cache_bytes, _bytes(bug), hint)
+
+
+def test_hidden_cache_bytes_is_judged_against_static_cache():
+    for seed in (20261123, 1, 2):
+        passes(probes.cache_bytes, _bytes(), seed=seed)
+    for bug, hint in BYTES_BUGS.items():
+        assert fails(probes.cache_bytes, _bytes(bug)).hint == hint, bug
+
+
+def test_the_formula_is_what_static_cache_allocates(ref):
+    for config, n, batch, dtype in caches.BYTES_CASES:
+        assert ref.static_cache_bytes(config, n, batch, dtype) == ref.cache_bytes(config, n, batch, dtype), config
+
+
+def test_published_sizes_in_the_lesson():
+    """The table the lesson states: bfloat16, one sequence of 128K tokens."""
+    gib = 2 ** 30
+    models = {"llama": ({"n_layer": 32, "n_kv_head": 8, "head_dim": 128}, 16.0),
+              "mistral": ({"n_layer": 32, "n_kv_head": 8, "head_dim": 128, "window": 4096}, 0.5),
+              "deepseek": ({"n_layer": 61, "latent_dim": 576}, 8.58),
+              "gpt-oss": ({"n_layer": 24, "n_kv_head": 8, "head_dim": 64, "window": 128, "window_layers": 12}, 3.00)}
+    for name, (config, want) in models.items():
+        assert round(caches.cache_bytes_ref(config, 131072) / gib, 2) == want, name
+    from transformers import DeepseekV3Config
+    v3 = DeepseekV3Config()   # transformers' defaults are DeepSeek-V3's published configuration
+    assert (v3.num_hidden_layers, v3.kv_lora_rank, v3.qk_rope_head_dim) == (61, 512, 64)
+
+
+# --------------------------------------------------------------------------- the explorer
+def test_explorer_names_stacked_maps_that_are_not_layers():
+    course.setup("ko")
+    w = torch.softmax(torch.randn(2, 3, 4, 5), -1)
+    explorer = course.AttentionExplorer(w, list("abcd"), key_tokens=list("abcd") + ["<sink>"],
+                                        layer_names=["no sink", "sink"], layer_label="sink")
+    assert [label for label, _ in explorer.layer.options] == ["no sink", "sink"]
+    assert explorer.layer.description == "sink" and "sink" in explorer._title("x")
+    with pytest.raises(ValueError):
+        course.AttentionExplorer(w, list("abcd"), key_tokens=list("abcde"), layer_names=["one"])
+    course.setup("ja")
+
+
+def test_flex_warning_is_silenced_in_checks_and_probes(recwarn):
+    checks.check_mask_mods(*_mods())
+    assert not [w for w in recwarn if checks.FLEX_WARNING in str(w.message)]
