@@ -273,14 +273,25 @@ class Notebook:
             verdict.visible = self.visible(grade, _copied(ns))
         verdict.hidden, verdict.equivalent = self.hidden(grade, _copied(ns), mutant.code)
         if later and verdict.visible["result"] == "pass":
-            verdict.later = self.run_later(grade, ns)
+            verdict.later = self.run_later(grade, ns, names(mutant.code)[1])
         return verdict
 
-    def run_later(self, grade: Cell, ns: dict) -> list:
-        """Every failure in the notebook after this grade cell, the mutant's namespace carried on."""
+    def run_later(self, grade: Cell, ns: dict, changed: set) -> list:
+        """Every failure in the notebook after this grade cell that the mutant can cause.
+
+        Only the cells that read a name the mutated cell defines, or a name such a cell defined, run again
+        (a demo that trains or times something and never touches the mutant is not run once per mutant);
+        everything else they read comes from the solution's own run, as it would be in the learner's kernel.
+        """
         self._advance(len(self.cells) - 1)
-        failures = []
+        later = _copied(self._ns)
+        later.update({name: ns[name] for name in changed if name in ns})
+        ns, failures = later, []
         for cell in self.cells[grade.index + 1:]:
+            reads, writes = names(cell.source)
+            if not reads & changed:
+                continue
+            changed |= writes
             torch.manual_seed(0)
             if not cell.grade:
                 _, error = run_code(cell.source, ns)
@@ -298,6 +309,20 @@ class Notebook:
                     failures.append({"cell": cell.label, "kind": "hidden", "message": hidden["message"][:300],
                                      "hint": hidden["hint"]})
         return failures
+
+
+def names(code: str) -> tuple[set, set]:
+    """(names a cell reads, names it defines): which later cells a changed definition can reach."""
+    import ast
+    reads, writes = set(), set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name):
+            (reads if isinstance(node.ctx, ast.Load) else writes).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            writes.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            writes.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return reads, writes
 
 
 def _unnamed(error: BaseException):
