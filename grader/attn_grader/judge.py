@@ -65,6 +65,14 @@ class Mismatch(Exception):
     def __init__(self, key: str, hint: str | tuple | None = None, **fields):
         super().__init__(key)
         self.key, self.hint, self.fields = key, hint, fields
+        self.also: list = []     # other classic mistakes the judge could tell apart, shown as "also: …"
+        self.cause = None        # (exercise number, name): an earlier exercise's failing code this one uses
+
+    def add_also(self, hint) -> None:
+        def key(h):
+            return h[0] if isinstance(h, tuple) else h
+        if hint and key(hint) != key(self.hint) and key(hint) not in {key(a) for a in self.also}:
+            self.also.append(hint)
 
 
 # --------------------------------------------------------------------------- naming the mistake
@@ -108,10 +116,12 @@ def matching_bug(got, variants: dict, tol: float = 1e-6):
 
 
 @contextlib.contextmanager
-def naming(find_hint):
+def naming(find_hint, *also):
     """Inside a judge: a Mismatch raised in the block, with no likely cause yet, gets
-    find_hint()'s. Naming the mistake never changes the verdict: if find_hint fails, the
-    Mismatch goes on without a hint."""
+    find_hint()'s. Each of also is a finder of another classic mistake, independent of the
+    comparison that failed (dropout's placement, the device): what they name is added as
+    "also: …", so a learner with two mistakes learns of both. Naming the mistake never
+    changes the verdict: if a finder fails, the Mismatch goes on without what it would name."""
     try:
         yield
     except Mismatch as mismatch:
@@ -120,6 +130,11 @@ def naming(find_hint):
                 mismatch.hint = find_hint()
             except Exception:  # noqa: BLE001 - a diagnosis is a courtesy, the verdict stands
                 log.warning("could not name the mistake", exc_info=True)
+        for finder in also:
+            try:
+                mismatch.add_also(finder())
+            except Exception:  # noqa: BLE001
+                log.warning("could not name a second mistake", exc_info=True)
         raise
 
 
@@ -178,9 +193,12 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
         raise Mismatch("hidden_device", hint=hint, case=case, want=device, got=got.device.type)
 
 
-def expect_answer(name: str, got, want: float, rel: float = 0.0) -> None:
+def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
+    """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
     if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
+    if integer and not isinstance(got, int):
+        raise Mismatch("hint_answer_not_int", name=name, got=repr(got))
     if abs(got - want) > rel * abs(want):
         raise Mismatch("answer_wrong", name=name)
 

@@ -26,7 +26,8 @@ def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
 
 
 def localize(mismatch: Mismatch, lang: str) -> str:
-    """The mismatch's message in lang; a field given as (key,) or (key, fields) is a message too."""
+    """The mismatch's message in lang; a field given as (key,) or (key, fields) is a message too. Under it,
+    the likely mistake, the earlier exercise it may come from, and any other mistake the judge named."""
     fields = {}
     for name, value in mismatch.fields.items():
         if isinstance(value, tuple) and value and isinstance(value[0], str):
@@ -37,7 +38,43 @@ def localize(mismatch: Mismatch, lang: str) -> str:
     key, hint_fields = hint_of(mismatch)
     if key:
         message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **hint_fields))
+    cause = getattr(mismatch, "cause", None)
+    if cause:
+        message += "\n" + text("hidden_earlier_cause", lang, n=cause[0], name=cause[1])
+    for also in getattr(mismatch, "also", ()):
+        also_key, also_fields = (also[0], dict(also[1]) if len(also) > 1 else {}) if isinstance(also, tuple) \
+            else (also, {})
+        message += "\n" + text("hidden_also", lang, hint=text(also_key, lang, **also_fields))
     return message
+
+
+def defined_names(source: str) -> set:
+    """The names a solution cell defines at its top level (functions, classes, assignments)."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def earlier_cause(source: str, failed: dict):
+    """(exercise number, name) of the first name this exercise's code uses that an earlier exercise defined and
+    failed its hidden tests with (failed: {name: number}), or None."""
+    import ast
+    try:
+        used = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return None
+    used -= defined_names(source)
+    return next(((failed[name], name) for name in failed if name in used), None)
 
 
 def _raised(judge, raised: dict, source: str) -> Mismatch:
