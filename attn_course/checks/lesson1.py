@@ -8,7 +8,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
+    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
     expect_shape, inputs, max_error, passed, run,
 )
 
@@ -83,11 +83,13 @@ def check_attention(fn) -> None:
     passed(name)
 
 
+@blames_earlier(attention=(4, lambda fn: check_attention(fn)))
 def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
     module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
-    with torch.no_grad():
+    # The input checks do not depend on the weights: a wrong result still hears about them.
+    with also_checks(lambda: expect_input_errors(module, (B, T, E))), torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
         expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
         variants = weight_variants(Q, K)

@@ -74,4 +74,12 @@ MESSAGES = {
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
+    "head_weights_differ": {
+        "ja": "head_as_single(mha, {i}) の W_q または W_o が、mha のヘッド {i} の部分と違います。",
+        "ko": "head_as_single(mha, {i})의 W_q 또는 W_o가 mha의 헤드 {i}에 해당하는 부분과 다릅니다.",
+    },
+    "hint_head_not_copied": {
+        "ja": "新しい Attention の重み行列に、mha の重みが1行も入っていません。作ったときの乱数のままのようです。各層の weight に、mha の重み行列のスライスを copy_ してください。",
+        "ko": "새 Attention의 가중치 행렬에 mha의 가중치가 한 행도 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. 각 층의 weight에 mha 가중치 행렬의 슬라이스를 copy_하세요.",
+    },
 }

@@ -142,4 +142,4 @@ def judge_variance(res):
 
 @judge("lesson1.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 64)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 64, integer=True)

@@ -157,8 +157,24 @@ def _reference_weights(res, square):
     return mha, x
 
 
-@judge("lesson2.head_as_single", on_error="hint_head_slice")
+def _head_bug(res):
+    mha, _ = _reference_weights(res, square=False)
+    copied = res["W_q"]
+    for i, got in enumerate(copied if isinstance(copied, list) else []):
+        D = mha.head_dim
+        if not (isinstance(got, torch.Tensor) and got.shape == (D, mha.embed_dim)
+                and torch.equal(got.double(), mha.W_q.weight[i * D:(i + 1) * D])):
+            return checks.head_weights_hint(got, mha, i)
+    return "hint_head_slice"
+
+
+@judge("lesson2.head_as_single", on_error=checks.head_error)
 def judge_head_as_single(res):
+    with naming(lambda: _head_bug(res)):
+        _judge_head_as_single(res)
+
+
+def _judge_head_as_single(res):
     mha, x = _reference_weights(res, square=False)
     heads = res["heads"]
     if not isinstance(heads, list) or len(heads) != mha.n_head:
@@ -199,4 +215,4 @@ def judge_to_torch_mha(res):
 
 @judge("lesson2.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64, integer=True)
