@@ -16,6 +16,7 @@ import attn_course as course
 from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
+from attn_grader.verdict import hint_of
 from conftest import Bug, fails, fails_with, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
@@ -223,6 +224,19 @@ def test_hidden_catches_a_module_with_extra_bias(ref):
             super().__init__(e, d)
             self.W_o = nn.Linear(d, e)
     fails(probes.attention_module, Biased, key="hidden_layout")
+
+
+def test_a_linear_built_the_wrong_way_round_is_named_by_both(ref, lang):
+    # nn.Linear(D, E) for W_q: forward raises "mat1 and mat2 shapes cannot be multiplied", which alone would
+    # suggest a transposed K. The grader reads the layout recorded before the error, as the check does.
+    class Swapped(ref.Attention):
+        def __init__(self, e, d):
+            super().__init__(e, d)
+            self.W_q = nn.Linear(d, e, bias=False)
+    fails_with(checks.check_attention_module, Swapped, "hint_layer_shape", name="W_q", want_in=7, want_out=4,
+               got_in=4, got_out=7, why=t("why_proj_in"))
+    failure = fails(probes.attention_module, Swapped, key="hidden_layout")
+    assert hint_of(failure)[0] == "hint_layer_shape" and hint_of(failure)[1]["name"] == "W_q"
 
 
 def test_hidden_catches_a_module_that_hides_its_bug_behind_zero_weights(ref):

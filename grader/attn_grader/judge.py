@@ -35,13 +35,16 @@ CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how
 log = logging.getLogger(__name__)
 
 
-def judge(test: str, on_error=None):
+def judge(test: str, on_error=None, partial: bool = False):
     """Register a judge. on_error: the hint key for any error the learner's code raised in the probe,
     where the exercise knows better than the error's text (as the visible check's run(on_error=...));
     or a function (kind, message, call) -> hint key or None, for an exercise where only some errors say it
-    (call: what the probe called, as it named it, e.g. which step of a loop)."""
+    (call: what the probe called, as it named it, e.g. which step of a loop).
+    partial: when the learner's code raised, the judge still runs on what the probe recorded before (a
+    module's parameter layout): a mismatch found there is the verdict, since it names the cause (an
+    nn.Linear built the wrong way round) where the error's text only says two sizes differ."""
     def register(fn):
-        fn.on_error = on_error
+        fn.on_error, fn.partial = on_error, partial
         JUDGES[test] = fn
         return fn
     return register
@@ -221,7 +224,20 @@ def expect_layout(res: Results, module: torch.nn.Module, key: str = "layout") ->
     except (TypeError, ValueError):
         raise Mismatch("hidden_layout", want=_show_layout(want), got=_kind(got)) from None
     if got != want:
-        raise Mismatch("hidden_layout", want=_show_layout(want), got=_show_layout(got))
+        raise Mismatch("hidden_layout", hint=_layer_shape(want, got), want=_show_layout(want), got=_show_layout(got))
+
+
+def _layer_shape(want, got):
+    """The visible checks' hint for the first of the projections W_q, W_k, W_v, W_o whose nn.Linear has other
+    sizes than the reference's (hint_layer_shape; the reason, which the check gives, is left out here)."""
+    shapes = dict(got)
+    for name, shape in want:
+        layer = name.removesuffix(".weight")
+        if layer in ("W_q", "W_k", "W_v", "W_o") and name in shapes and shapes[name] != shape \
+                and len(shape) == len(shapes[name]) == 2:
+            return ("hint_layer_shape", {"name": layer, "want_in": shape[1], "want_out": shape[0],
+                                         "got_in": shapes[name][1], "got_out": shapes[name][0], "why": ""})
+    return None
 
 
 def _show_layout(layout) -> str:

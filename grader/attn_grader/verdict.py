@@ -92,6 +92,21 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
 
 
+def _partial(judge, seed: int, test: str, payload: dict) -> Mismatch | None:
+    """A judge registered with partial=True, on the results recorded before the learner's code raised: the
+    mismatch it finds there (not one about a missing result), else None."""
+    values = payload.get("values")
+    if not getattr(judge, "partial", False) or not isinstance(values, dict) or not values:
+        return None
+    try:
+        judge(Results(seed, test, values))
+    except Mismatch as mismatch:
+        return None if mismatch.key == "results_unreadable" else mismatch
+    except Exception:  # noqa: BLE001 - partial results the reference cannot use: the error speaks
+        return None
+    return None
+
+
 def _by_hand_kept(payload) -> bool:
     """A by-hand exercise's results must say the guards were up for every call of the learner's code
     and none was refused: a probe the learner's code replaced or skipped sends no such record. Which
@@ -111,7 +126,7 @@ def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mi
     if judge is None:
         return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
     if isinstance(payload, dict) and isinstance(payload.get("raised"), dict):
-        return _raised(judge, payload["raised"], source)
+        return _partial(judge, seed, test, payload) or _raised(judge, payload["raised"], source)
     if test in by_hand.PROBE_RULES and not _by_hand_kept(payload):
         return Mismatch("hidden_by_hand_unproven", hint=("hint_from_scratch", {"name": test.split(".", 1)[1]}),
                         name=test.split(".", 1)[1])
