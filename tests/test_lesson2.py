@@ -169,8 +169,8 @@ def test_a_module_failing_through_split_heads_says_so(lang):
     fails_with(checks.check_mha_module, ns["M"], "hint_earlier_cause", n=1, name="split_heads")
 
 
-def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True):
-    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first).to(mha.W_q.weight)
+def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True, like=lambda m, w: m.to(w)):
+    theirs = like(nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first), mha.W_q.weight)
     with torch.no_grad():
         ws = [getattr(mha, n).weight for n in order]
         theirs.in_proj_weight.copy_(torch.cat([w.T if transpose else w for w in ws]))
@@ -186,6 +186,11 @@ def test_to_torch_mha_checks(lang):
     fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, out=False), "hint_out_proj")
     fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, batch_first=False), "hint_torch_mha_setup",
                what="batch_first")
+    # make mutants: without .to(mha.W_q.weight) the check passed and the lesson's next cell (float64) crashed
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m), "hint_torch_mha_dtype",
+               got="torch.float32 / cpu", want="torch.float64 / cpu")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m.to(w.dtype)),
+               "hint_torch_mha_dtype", got="cpu", want="meta")
     with pytest.raises(ValueError, match=re.escape(t("torch_mha_incompatible", h=4, d=3, e=8))):
         course.expect_torch_compatible(MHAOK(8, 4, 3))
 
@@ -253,6 +258,7 @@ def test_hidden_to_torch_mha_rebuilds_a_genuine_module(ref):
         theirs.batch_first = False
         return theirs
     fails(probes.to_torch_mha, not_batch_first)
+    fails(probes.to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m), key="hint_torch_mha_dtype")
 
 
 # --------------------------------------------------------------------------- graded submissions

@@ -121,6 +121,22 @@ def test_causal_module_bug_gets_its_hint(lang, bug, hint):
     fails_with(checks.check_causal_module, causal_variant(bug), hint)
 
 
+def test_sdpa_nan_rows_must_become_what_the_masked_path_gives(lang):
+    # make mutants: nan_to_num(1.0) on SDPA's output passed the check (no NaN left) and lost the grader's points.
+    class NanToOne(CausalOK):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            if not use_sdpa:
+                return super().forward(x, lengths)
+            B, T, _ = x.shape
+            Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+            keep = self.causal[:T, :T]
+            if lengths is not None:
+                keep = keep & (torch.arange(T) < lengths[:, None])[:, None, None, :]
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=keep)
+            return self.W_o(merge_ok(y.nan_to_num(1.0))), None
+    fails_with(checks.check_causal_module, NanToOne, "hint_sdpa_nan_rows")
+
+
 def test_a_second_mistake_is_named_after_the_first(lang):
     # The weights are wrong (triu) and dropout is still on in eval: the learner hears of both now.
     failure = fails_with(checks.check_causal_module, causal_variant(("triu", "eval_dropout")), "hint_upper_triangle")

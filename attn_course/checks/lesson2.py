@@ -1,6 +1,7 @@
 """Lesson 2's visible checks: splitting and merging heads, the module, one head as a single attention."""
 from __future__ import annotations
 
+import copy
 import math
 
 import torch
@@ -176,6 +177,28 @@ def check_head_as_single(fn, attention_cls) -> None:
     passed(name)
 
 
+def _expect_like_mha(theirs, mha) -> None:
+    """The text asks for the new module on mha's device and dtype (.to(mha.W_q.weight)): the lesson's next cell
+    feeds it float64 inputs."""
+    want = mha.W_q.weight
+    got = next((p for p in theirs.parameters()), None)
+    if got is not None and (got.dtype, got.device.type) != (want.dtype, want.device.type):
+        raise named("hint_torch_mha_dtype", got=f"{got.dtype} / {got.device.type}", want=f"{want.dtype} / {want.device.type}")
+
+
+def _expect_on_device(name, fn, heads) -> None:
+    """The device as well as the dtype: mha on the meta device (as a GPU stands in here) must give a module there."""
+    on_meta = copy.deepcopy(heads).to("meta")
+    try:
+        theirs = run(name, fn, on_meta)
+    except CheckFailed as failure:
+        if "meta" in failure.message:
+            raise named("hint_torch_mha_dtype", got="cpu", want="meta") from None
+        raise
+    if isinstance(theirs, nn.Module):
+        _expect_like_mha(theirs, on_meta)
+
+
 def check_to_torch_mha(fn) -> None:
     name = "to_torch_mha"
     heads = _Heads(H * D, H, D, seed=11)
@@ -186,7 +209,8 @@ def check_to_torch_mha(fn) -> None:
                      ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H)):
         if not ok:
             raise CheckFailed(t("hint_torch_mha_setup", what=what))
-    theirs = theirs.double()
+    _expect_like_mha(theirs, heads)
+    _expect_on_device(name, fn, heads)
     w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
     got = theirs.in_proj_weight.detach()
     # 1e-6: a float32 copy of float64 weights is right, just rounded.

@@ -33,6 +33,10 @@ MESSAGES = {
         "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",
         "ko": "nn.MultiheadAttention을 반환하세요(지금은 {kind}).",
     },
+    "hint_torch_mha_dtype": {
+        "ja": "返した nn.MultiheadAttention のパラメータが {got} にあります（mha の重みは {want}）。mha と同じデバイス・データ型にそろえるため、作ったあとで .to(mha.W_q.weight) としてください。そろえないと、mha に渡していた入力を渡したところでエラーになります。",
+        "ko": "반환한 nn.MultiheadAttention의 파라미터가 {got}입니다(mha의 가중치는 {want}). mha와 같은 장치·자료형으로 맞추도록, 만든 뒤에 .to(mha.W_q.weight)를 하세요. 맞추지 않으면 mha에 넣던 입력을 넣을 때 오류가 납니다.",
+    },
     "hint_torch_mha_setup": {
         "ja": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True) として作ってください（{what} が違います）。",
         "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요(다른 것: {what}).",

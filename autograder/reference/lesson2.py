@@ -200,6 +200,11 @@ def judge_to_torch_mha(res):
         raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
     if (config.get("embed_dim"), config.get("num_heads")) != (mha.embed_dim, mha.n_head):
         raise Mismatch("hint_torch_mha_setup", what="embed_dim / num_heads")
+    if "in_proj_bias" in state:   # the text: bias=False (a zero bias would give the same outputs)
+        raise Mismatch("hint_torch_mha_setup", what="bias")
+    dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
+    if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
+        raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")
     theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
                                    batch_first=bool(config.get("batch_first"))).double()
     try:

@@ -131,11 +131,15 @@ def naming(find_hint, *also):
         if mismatch.hint is None:
             try:
                 mismatch.hint = find_hint()
+            except Mismatch:   # a result the finder needs was not recorded (the learner's code raised first)
+                pass
             except Exception:  # noqa: BLE001 - a diagnosis is a courtesy, the verdict stands
                 log.warning("could not name the mistake", exc_info=True)
         for finder in also:
             try:
                 mismatch.add_also(finder())
+            except Mismatch:
+                pass
             except Exception:  # noqa: BLE001
                 log.warning("could not name a second mistake", exc_info=True)
         raise
