@@ -226,6 +226,24 @@ def test_hidden_catches_a_module_with_extra_bias(ref):
     fails(probes.attention_module, Biased, key="hidden_layout")
 
 
+@pytest.mark.parametrize("scores,hint", [
+    (lambda Q, K: Q @ K.transpose(-2, -1) // math.sqrt(Q.size(-1)), "hint_scale_floor"),
+    (lambda Q, K: math.sqrt(Q.size(-1)) / (Q @ K.transpose(-2, -1)), "hint_scale_inverted"),
+    (lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(Q.size(0)), "hint_scale_wrong_dim"),
+])
+def test_scales_found_by_mutants_are_named_by_both(ref, lang, scores, hint):
+    fails_with(checks.check_attention_scores, scores, hint)
+    assert hint_of(fails(probes.attention_scores, scores))[0] == hint
+
+
+def test_a_pair_returned_the_other_way_round_is_named_by_both(ref, lang):
+    def swapped(Q, K, V):
+        y, w = ref.attention(Q, K, V)
+        return w, y
+    fails_with(checks.check_attention, swapped, "hint_pair_order", name="attention")
+    assert hint_of(fails(probes.attention, swapped))[0] == "hint_pair_order"
+
+
 def test_a_linear_built_the_wrong_way_round_is_named_by_both(ref, lang):
     # nn.Linear(D, E) for W_q: forward raises "mat1 and mat2 shapes cannot be multiplied", which alone would
     # suggest a transposed K. The grader reads the layout recorded before the error, as the check does.

@@ -403,12 +403,32 @@ def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: i
         raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
     module = module.double()
     (x,) = inputs((B, T, E), seed=seed)
-    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward"))
+    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward", x.shape))
 
 
-def expect_returned_pair(result, name: str) -> tuple:
+def scale_variants(raw, d: int, other_sizes=()) -> dict:
+    """Scores scaled the classic wrong ways (raw = Q @ K^T, d = d_k), keyed by the hint: √d_k multiplied, divided
+    with //, divided by the scores, or another axis's size (other_sizes: the batch, the length, the heads)."""
+    root = math.sqrt(d)
+    variants = {"hint_scale_mul": raw * root, "hint_scale_floor": raw // root, "hint_scale_inverted": root / raw}
+    for n in sorted(set(other_sizes) - {d}):
+        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
+    return variants
+
+
+def pair_swapped(result, out_shape) -> bool:
+    """A pair returned as (weights, output): the output's shape comes second, and not first."""
+    return isinstance(result, (tuple, list)) and len(result) == 2 and \
+        all(isinstance(r, torch.Tensor) for r in result) and \
+        tuple(result[1].shape) == tuple(out_shape) != tuple(result[0].shape)
+
+
+def expect_returned_pair(result, name: str, out_shape=None) -> tuple:
+    """(output, weights); out_shape: the output's, to name a pair returned the other way round."""
     if not (isinstance(result, tuple) and len(result) == 2):
         raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+    if out_shape is not None and pair_swapped(result, out_shape):
+        raise named("hint_pair_order", name=name)
     return result
 
 

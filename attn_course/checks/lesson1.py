@@ -8,7 +8,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
+    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
     expect_shape, inputs, max_error, passed, run,
 )
 
@@ -24,10 +24,8 @@ def score_variants(Q, K) -> dict:
         None: raw / math.sqrt(d),
         "hint_no_scale": raw,
         "hint_scale_dk": raw / d,
-        "hint_scale_mul": raw * math.sqrt(d),
     }
-    for n in sorted({Q.size(-2), K.size(-2)} - {d}):
-        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
+    variants.update(scale_variants(raw, d, {*Q.shape[:-1], K.size(-2)}))
     return variants
 
 
@@ -75,7 +73,7 @@ def check_softmax(fn) -> None:
 def check_attention(fn) -> None:
     name = "attention"
     Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
-    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name)
+    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name, (*Q.shape[:-1], V.size(-1)))
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
     diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))

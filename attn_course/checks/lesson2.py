@@ -10,7 +10,7 @@ import torch.nn as nn
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
+    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
     inputs, max_error, merge_heads, named, passed, run, split_heads,
 )
 
@@ -70,6 +70,7 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
             variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
             variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
+            variants.update({k: torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
     return variants

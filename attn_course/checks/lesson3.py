@@ -8,7 +8,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    NanRowsSDPA, also_checks, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
+    NanRowsSDPA, also_checks, scale_variants, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
     expect_shape, inputs, max_error, merge_heads, named, passed, run, run_forward, split_heads, tril,
 )
 
@@ -190,6 +190,7 @@ def causal_reference(module, x, lengths=None):
         ("hint_fill_not_inf", "finfo"): weights_of(scaled, fill=torch.finfo(scaled.dtype).min),
         "hint_additive_nan": torch.softmax(scaled + (~keep) * inf, -1).nan_to_num(0.0),
     }
+    variants.update({k: weights_of(v) for k, v in scale_variants(raw, D, {H}).items()})
     for key, diagonal in (("hint_mask_diagonal", -1), (("hint_mask_diagonal", "future"), 1)):
         shifted = torch.ones(T, T, dtype=torch.bool).tril(diagonal)
         variants[key] = weights_of(scaled, shifted if pad is None else shifted & pad[:, None, None, :])
@@ -301,7 +302,7 @@ def check_causal_module(cls) -> None:
         for lens in (None, lengths):
             label = f"{name}.forward" if lens is None else f"{name}.forward(x, lengths)"
             y, weights = expect_returned_pair(run_forward(label, module, x, lens, max_len=max_len,
-                                                          on_error=padding_error), f"{name}.forward")
+                                                          on_error=padding_error), f"{name}.forward", x.shape)
             expect_shape(weights, (B + 1, H, T, T), ("B", "H", "T", "T"), t("what_weights"))
             if torch.isnan(weights).any() or torch.isnan(y).any():
                 raise CheckFailed(t("has_nan", what=f"{name}.forward"), t("hint_nan_fully_masked"))

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.checks import lesson3 as checks
-from attn_course.checks.engine import SIZE_MISMATCH
+from attn_course.checks.engine import SIZE_MISMATCH, pair_swapped
 from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import (
@@ -270,6 +270,8 @@ def _reference(res, dropout):
 def _pair(case, got, want, tol=1e-9):
     if not (isinstance(got, tuple) and len(got) == 2):
         raise Mismatch("returned_not_pair", name="CausalSelfAttention.forward", kind=type(got).__name__)
+    if pair_swapped(got, want[0].shape):
+        raise Mismatch("hint_pair_order", name="CausalSelfAttention.forward")
     expect_close(case, got[0], want[0], tol)
     expect_close(case, got[1], want[1], tol)
 

@@ -267,10 +267,17 @@ def _expect_outputs(case, got, want, tol) -> None:
     gots = got if isinstance(got, tuple) else (got,)
     if len(gots) != len(wants):
         raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+    swapped = len(wants) == 2 and all(isinstance(x, torch.Tensor) for x in (*gots, *wants)) and \
+        gots[1].shape == wants[0].shape != gots[0].shape
     for g, w in zip(gots, wants):
         if w is None:
             continue
-        expect_close(case, g, w, tol)
+        try:
+            expect_close(case, g, w, tol)
+        except Mismatch as mismatch:
+            if swapped and mismatch.hint is None:   # (weights, output): the visible checks' hint_pair_order
+                mismatch.hint = ("hint_pair_order", {"name": "forward"})
+            raise
 
 
 def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "") -> None:
