@@ -236,6 +236,26 @@ def test_scales_found_by_mutants_are_named_by_both(ref, lang, scores, hint):
     assert hint_of(fails(probes.attention_scores, scores))[0] == hint
 
 
+@pytest.mark.parametrize("softmax,hint", [
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s - s.amax(dim=-2, keepdim=True))), "hint_softmax_shift_axis"),
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s.amax(dim=-1, keepdim=True) - s)), "hint_softmax_negated"),
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(s - s.amax(dim=-1, keepdim=True)), "hint_softmax_no_exp"),
+])
+def test_softmax_mistakes_found_by_mutants_are_named_by_both(ref, lang, softmax, hint):
+    fails_with(checks.check_softmax, softmax, hint)
+    assert hint_of(fails(probes.softmax_last, softmax))[0] == hint
+
+
+def test_k_and_v_swapped_is_named_by_both(ref, lang):
+    class Swapped(ref.Attention):
+        def forward(self, x):
+            Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+            y, w = ref.attention(Q, V, K)
+            return self.W_o(y), w
+    fails_with(checks.check_attention_module, Swapped, "hint_kv_swapped")
+    assert hint_of(fails(probes.attention_module, Swapped))[0] == "hint_kv_swapped"
+
+
 def test_a_pair_returned_the_other_way_round_is_named_by_both(ref, lang):
     def swapped(Q, K, V):
         y, w = ref.attention(Q, K, V)

@@ -82,6 +82,27 @@ def variant(**kw):
     return Variant
 
 
+class SplitBeforeProjection(MHAOK):
+    def forward(self, x):
+        Q = self.W_q(split_ok(x, self.n_head))   # make mutants: W_q applied after the split
+        K, V = (split_ok(f(x), self.n_head) for f in (self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=-1)
+        return self.W_o(merge_ok(w @ V)), w
+
+
+class SplitArgsSwapped(MHAOK):
+    def forward(self, x):
+        Q, K, V = (split_ok(self.n_head, f(x)) for f in (self.W_q, self.W_k, self.W_v))
+        return Q, K
+
+
+def test_split_heads_misused_in_the_module_is_named_by_both(lang):
+    from attn_grader.verdict import hint_of
+    for cls, hint in ((SplitBeforeProjection, "hint_split_input"), (SplitArgsSwapped, "hint_split_args")):
+        fails_with(checks.check_mha_module, cls, hint)
+        assert hint_of(fails(probes.module, cls))[0] == hint
+
+
 class WideHead(MHAOK):
     def forward(self, x):
         course.expect_tokens(x, self.embed_dim)

@@ -145,6 +145,8 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_dim_missing"
     if kind != "RuntimeError":
         return None
+    if "leaf Variable that requires grad" in message:
+        return "hint_copy_no_grad"   # copy_ into a parameter outside torch.no_grad()
     if "view size is not compatible" in message:
         return "hint_contiguous"
     if "except in dimension" in message:
@@ -386,9 +388,10 @@ def linear_problem(module, name: str, want_in: int, want_out: int, why: str, bia
     return None
 
 
-def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int):
+def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int, on_error=None):
     """Build cls(*args) with W_q, W_k, W_v: E -> inner and W_o: inner -> E, all without bias,
-    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)."""
+    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)
+    (on_error: as run's, for forward's errors)."""
     B, T, E = sizes
     module = run(name, cls, *args)
     for layer, (n_in, n_out, why) in {
@@ -403,7 +406,8 @@ def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: i
         raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
     module = module.double()
     (x,) = inputs((B, T, E), seed=seed)
-    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward", x.shape))
+    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x, on_error=on_error), f"{name}.forward",
+                                             x.shape))
 
 
 def scale_variants(raw, d: int, other_sizes=()) -> dict:

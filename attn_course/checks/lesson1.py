@@ -37,6 +37,22 @@ def weight_variants(Q, K) -> dict:
     return variants
 
 
+def softmax_variants(scores) -> dict:
+    """softmax_last written the classic wrong ways (make mutants found them), keyed by the hint."""
+    def normalised(e):
+        return e / e.sum(dim=-1, keepdim=True)
+    variants = {("hint_softmax_shift_axis", axis): normalised(torch.exp(scores - scores.amax(dim=axis, keepdim=True)))
+                for axis in (-2, 0)}
+    variants["hint_softmax_negated"] = torch.softmax(-scores, dim=-1)
+    variants["hint_softmax_no_exp"] = normalised(scores - scores.amax(dim=-1, keepdim=True))
+    return variants
+
+
+def kv_swapped(Q, V, d: int):
+    """The weights when K and V trade places (K = W_v(x), or attention(Q, V, K))."""
+    return torch.softmax(Q @ V.transpose(-2, -1) / math.sqrt(d), dim=-1)
+
+
 def check_attention_scores(fn) -> None:
     name = "attention_scores"
     Q, K = inputs((B, T_Q, D_K), (B, T_K, D_K), seed=1)
@@ -62,7 +78,7 @@ def check_softmax(fn) -> None:
             if close(got, torch.softmax(scores, dim=axis), 1e-6):
                 raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)),
                                   t("hint_softmax_axis", axis=axis))
-        diagnose(got, {None: right}, "what_weights")
+        diagnose(got, {None: right, **softmax_variants(scores)}, "what_weights", 1e-6)
     big = run(name, fn, scores * 1000.0)
     if not torch.isfinite(big).all():
         raise CheckFailed(t("has_nan", what="softmax_last(1000 · scores)"), t("hint_softmax_overflow"))
@@ -92,6 +108,7 @@ def check_attention_module(cls) -> None:
         expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
         variants = weight_variants(Q, K)
         variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(D_K), dim=-1)
+        variants["hint_kv_swapped"] = kv_swapped(Q, V, D_K)
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 
 import torch
 import torch.nn as nn
@@ -100,10 +101,20 @@ def check_merge_heads(fn) -> None:
 
 
 @blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
+def module_error(kind: str, message: str, call: str) -> str | None:
+    """forward's errors that name split_heads' input: a view of x itself (W_q forgotten or applied after the
+    split, or H taken from another size), or its arguments the other way round."""
+    if kind == "RuntimeError" and re.search(r"shape '\[.*\]' is invalid for input of size", message):
+        return "hint_split_input"
+    if kind == "AttributeError" and "'int' object has no attribute" in message:
+        return "hint_split_args"
+    return None
+
+
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
     inner = H * D
-    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8)
+    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8, on_error=module_error)
     # What the module does with its sizes and inputs does not depend on its weights: named even when those fail.
     others = (lambda: _expect_head_dim_rules(name, cls), lambda: expect_input_errors(module, (B, T, E)))
     with also_checks(*others), torch.no_grad():

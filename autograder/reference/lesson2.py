@@ -139,7 +139,7 @@ def judge_merge_heads(res):
         judge_function(res, merge_heads, probe.merge_inputs)
 
 
-@judge("lesson2.module", partial=True)
+@judge("lesson2.module", on_error=checks.module_error, partial=True)
 def judge_module_(res):
     with naming(lambda: _module_bug(res)):
         judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
