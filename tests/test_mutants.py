@@ -76,12 +76,22 @@ def test_report_categories():
 # grading seed and no later cells, so each lesson costs seconds; the full run is `make mutants`.
 SAMPLE = {
     "01_attention": {"ex1_attention_scores:L2:drop_call:sqrt() dropped": "caught_hint",
-                     "ex1_attention_scores:L2:swap_args:arguments 1 and 2 swapped": "equivalent"},
+                     "ex1_attention_scores:L2:swap_args:arguments 1 and 2 swapped": "equivalent",
+                     "ex1_attention_scores:L2:constant:/ → //": "caught_hint",
+                     "ex3_softmax_last:L1:swap_args:operands of - swapped": "caught_hint",
+                     # the grader named "transpose K" from forward's error; now the layout, as the check
+                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint"},
     "02_multihead": {"ex1_split_heads:L1:constant:// → /": "caught_hint",
-                     "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint"},
+                     "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint",
+                     "ex3_mha_module:L12:drop_call:W_q() dropped": "caught_hint",
+                     # ✔ then the lesson's next cell crashed on float64
+                     "ex6_to_torch_mha:L2:drop_call:.to() dropped": "caught_hint"},
     "03_masks": {"ex1_causal_mask:L1:tril:tril(diagonal=-1)": "caught_hint",
                  "ex2_apply_mask:L1:neg_inf:-inf → -1e9": "caught_hint",
-                 "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint"},
+                 "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint",
+                 "ex3_mha_mask_to_sdpa:L1:compare:== → !=": "caught_hint",       # the hints disagreed
+                 "ex6_causal_module:L17:constant:0.0 → 1.0": "caught_hint",      # visible ✔, hidden ✗
+                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint"},   # visible ✔, hidden ✗
     "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint"},
 }
 
