@@ -100,7 +100,6 @@ def check_merge_heads(fn) -> None:
     passed(name)
 
 
-@blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
 def module_error(kind: str, message: str, call: str) -> str | None:
     """forward's errors that name split_heads' input: a view of x itself (W_q forgotten or applied after the
     split, or H taken from another size), or its arguments the other way round."""
@@ -111,6 +110,7 @@ def module_error(kind: str, message: str, call: str) -> str | None:
     return None
 
 
+@blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
     inner = H * D
