@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep clean-venv
+.PHONY: lab test browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -93,3 +93,11 @@ hint-sweep: $(STAMP)
 
 clean-venv:
 	rm -rf $(VENV)
+
+## make mutants: generated mistakes for every solution cell; what the checks and the grader say (test-artifacts/mutants/)
+# LESSON=03_masks for one lesson; SEEDS=3 grading seeds per mutant. --readme rewrites README's mutant table.
+LESSON ?=
+SEEDS ?= 3
+mutants: $(STAMP)
+	PYTHONPATH=tools:tests $(BIN)/python tools/mutants.py --seeds $(SEEDS) $(if $(LESSON),--lesson $(LESSON)) \
+		$(if $(LESSON),,--readme)

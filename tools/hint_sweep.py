@@ -36,7 +36,7 @@ from lessons import lessons  # noqa: E402
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 
 
-def _cells(nb):
+def notebook_cells(nb):
     """(grade_id or None, source, is_solution, is_grade) for each code cell."""
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -44,7 +44,7 @@ def _cells(nb):
             yield meta.get("grade_id"), cell.source, bool(meta.get("solution")), bool(meta.get("grade"))
 
 
-def _probe_calls(source: str) -> list[ast.Call]:
+def probe_calls(source: str) -> list[ast.Call]:
     """The probe calls in a grade cell's hidden part."""
     if HIDDEN_BEGIN not in source:
         return []
@@ -66,7 +66,7 @@ def judge_cell(grade_source: str, ns: dict, solution: str, seed: int):
     from attn_course.probes import SEED_ENV
     from attn_grader.verdict import decide, hint_of
     os.environ[SEED_ENV] = str(seed)
-    for call in _probe_calls(grade_source):
+    for call in probe_calls(grade_source):
         probe = eval(compile(ast.Expression(call.func), "<probe>", "eval"), ns)
         args = [eval(compile(ast.Expression(a), "<arg>", "eval"), ns) for a in call.args]
         failure = decide(ROOT / "autograder" / "reference", seed, probe.test, probe.record(*args), solution)
@@ -76,23 +76,23 @@ def judge_cell(grade_source: str, ns: dict, solution: str, seed: int):
 
 
 def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, others: bool = False) -> dict:
-    solved = list(_cells(submission(assignment, stem, "ja")))
+    solved = list(notebook_cells(submission(assignment, stem, "ja")))
     base = {"__name__": "__main__"}
     for grade_id, source, _solution, grade in solved:
         if not grade:
             _run(source, base)
     # The release has no hidden tests: they are read from the source notebook, as the grader reads them.
     source = nbformat.read(ROOT / "autograder" / "source" / f"{assignment}-ja" / f"{stem}.ipynb", 4)
-    grade_cells = {gid: src for gid, src, _s, grade in _cells(source) if grade}
+    grade_cells = {gid: src for gid, src, _s, grade in notebook_cells(source) if grade}
     solutions = {gid: src for gid, src, solution, _g in solved if solution}
     out = {}
     for grade_id, grade_source in grade_cells.items():   # the right answer passes on every seed
-        if _probe_calls(grade_source):
+        if probe_calls(grade_source):
             exercise = grade_id.removesuffix("_tests")
             got = Counter(judge_cell(grade_source, base, solutions.get(exercise, ""), seed) for seed in range(seeds))
             out[f"solution / {exercise}"] = {"want": "passed", "got": dict(got)}
     for name, bug in bugs.items():
-        cells = list(_cells(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new))))
+        cells = list(notebook_cells(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new))))
         ns, edited = dict(base), False
         solutions = {gid: src for gid, src, solution, _g in cells if solution}
         for grade_id, source, solution, _grade in cells:
@@ -104,7 +104,7 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, other
             ids = [gid for gid, *_ in cells if gid]
             later = ids[ids.index(bug.cell):]
             wants.update({g.removesuffix("_tests"): "passed" for g in later
-                          if g in grade_cells and _probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants})
+                          if g in grade_cells and probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants})
         for exercise, want in wants.items():
             got = Counter(judge_cell(grade_cells[f"{exercise}_tests"], ns, solutions.get(exercise, ""), seed)
                           for seed in range(seeds))

@@ -33,10 +33,6 @@ MESSAGES = {
         "ja": "パラメータに = でテンソルを代入すると TypeError になります（nn.Parameter でないものは入れられません）。with torch.no_grad(): の中で mine.c_attn.weight.copy_(hf.c_attn.weight.T) のように copy_ でコピーしてください。",
         "ko": "파라미터에 =로 텐서를 대입하면 TypeError가 납니다(nn.Parameter가 아닌 것은 넣을 수 없습니다). with torch.no_grad(): 안에서 mine.c_attn.weight.copy_(hf.c_attn.weight.T)처럼 copy_로 복사하세요.",
     },
-    "hint_copy_no_grad": {
-        "ja": "勾配を記録するパラメータ（requires_grad=True）を、copy_ などでインプレースに書き換えようとしています。コピーは with torch.no_grad(): の中で行ってください。",
-        "ko": "기울기를 기록하는 파라미터를 제자리에서 바꾸려고 했습니다. 복사는 with torch.no_grad(): 안에서 하세요.",
-    },
     "hint_init_std": {
         "ja": "{name} の標準偏差が {got:.4f} になっています。この重み行列は、平均 0・標準偏差 {want:.4f} の正規分布で初期化します（GPT-2 の初期化：重み行列は 0.02、c_proj だけは 0.02/√(2·n_layer)）。",
         "ko": "{name}의 표준편차가 {got:.4f}입니다. 이 가중치 행렬은 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화해야 합니다(GPT-2 초기화: 가중치 행렬은 0.02, c_proj만 0.02/√(2·n_layer)).",

@@ -237,7 +237,7 @@ def judge_init(res):
 
 @judge("lesson4.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768, integer=True)
 
 
 def _expect_state(case, state, want: nn.Module):

@@ -1,0 +1,108 @@
+"""make mutants (tools/mutants.py): the operators make the mistakes they name, and a small fixed sample of
+each lesson's mutants gets the verdicts the full run reported (the whole run is `make mutants`, minutes)."""
+import pytest
+from conftest import class_lessons
+from mutation import report
+from mutation.operators import mutants
+
+CELL = '''def f(scores, keep, x):
+    B, T, HD = x.shape
+    ### BEGIN SOLUTION
+    w = torch.softmax(scores.masked_fill(~keep, float("-inf")) / math.sqrt(self.head_dim), dim=-1)
+    keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
+    weights = safe(w)
+    with torch.no_grad():
+        y = self.dropout(weights) @ x.transpose(1, 2).contiguous().view(B, T, HD // 2)
+    return y, weights
+    ### END SOLUTION
+'''
+
+
+@pytest.fixture(scope="module")
+def made():
+    return {m.id: m for m in mutants(CELL, "ex")}
+
+
+def _has(made, op, label, new_line):
+    found = [m for m in made.values() if m.op == op and m.label == label]
+    assert found, (op, label, sorted({(m.op, m.label) for m in made.values() if m.op == op}))
+    added = [line[1:].replace(" ", "") for m in found for line in m.diff if line.startswith("+")]
+    assert any(new_line in line for line in added), [m.diff for m in found]
+
+
+@pytest.mark.parametrize("op,label,new_line", [
+    ("axis", "-1 → -2", "dim=-2)"),
+    ("tril", "tril → triu", ".triu()"),
+    ("tril", "tril(diagonal=-1)", ".tril(diagonal=-1)"),
+    ("invert", "~x → x", "masked_fill(keep,"),
+    ("neg_inf", "-inf → -1e9", "masked_fill(~keep,-1e9)"),
+    ("neg_inf", "-inf → finfo(dtype).min", "torch.finfo(scores.dtype).min"),
+    ("neg_inf", "masked_fill → + mask * -inf", "(scores+(~keep)*float(\"-inf\"))"),
+    ("move_call", "dropout(a) @ b → dropout(a @ b)", "self.dropout(weights@x"),
+    ("drop_call", ".contiguous() dropped", "transpose(1,2).view("),
+    ("drop_call", "sqrt() dropped", "/self.head_dim"),
+    ("drop_keyword", "device= dropped", "dtype=torch.bool).tril()"),
+    ("constant", "// → /", "HD/2"),
+    ("swap_args", "arguments 2 and 3 swapped", "view(B,HD//2,T)"),
+    ("swap_args", "elements 1 and 2 swapped", "returnweights,y"),
+    ("block", "`with` unwrapped", "y=self.dropout"),
+])
+def test_each_operator_makes_its_mistake(made, op, label, new_line):
+    _has(made, op, label, new_line)
+
+
+def test_dropout_moved_onto_the_line_that_made_its_input(made):
+    # weights = safe(w); … self.dropout(weights) … → weights = safe(self.dropout(w)): dropout before the softmax
+    _has(made, "block", "dropout(…) moved onto `weights = safe(…)`", "weights=safe(self.dropout(w))")
+
+
+def test_only_the_solution_region_is_mutated_and_each_code_once(made):
+    assert all(m.line >= 1 for m in made.values())
+    assert not any("B, T, HD = x.shape" in line for m in made.values() for line in m.diff if line.startswith("-"))
+    assert len({m.code for m in made.values()}) == len(made)
+
+
+def test_report_categories():
+    base = {"visible": {"result": "pass", "keys": []}, "hidden": {"result": "pass"}, "equivalent": False, "later": []}
+    assert "rubric_hole" in report.categories(base)
+    assert report.categories({**base, "equivalent": True}) == {"generated", "equivalent"}
+    worst = {**base, "hidden": {"result": "fail", "hint": "hint_x"}}
+    assert "vis_pass_hid_fail" in report.categories(worst)
+    disagree = {**worst, "visible": {"result": "hint", "keys": ["hint_y"]}}
+    assert report.categories(disagree) >= {"caught_hint", "disagree"}
+
+
+# A small fixed sample per lesson, each with the category the full run (make mutants) puts it in. Early cells, one
+# grading seed and no later cells, so each lesson costs seconds; the full run is `make mutants`.
+SAMPLE = {
+    "01_attention": {"ex1_attention_scores:L2:drop_call:sqrt() dropped": "caught_hint",
+                     "ex1_attention_scores:L2:swap_args:arguments 1 and 2 swapped": "equivalent",
+                     "ex1_attention_scores:L2:constant:/ → //": "caught_hint",
+                     "ex3_softmax_last:L1:swap_args:operands of - swapped": "caught_hint",
+                     # the grader named "transpose K" from forward's error; now the layout, as the check
+                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint"},
+    "02_multihead": {"ex1_split_heads:L1:constant:// → /": "caught_hint",
+                     "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint",
+                     "ex3_mha_module:L12:drop_call:W_q() dropped": "caught_hint",
+                     # ✔ then the lesson's next cell crashed on float64
+                     "ex6_to_torch_mha:L2:drop_call:.to() dropped": "caught_hint"},
+    "03_masks": {"ex1_causal_mask:L1:tril:tril(diagonal=-1)": "caught_hint",
+                 "ex2_apply_mask:L1:neg_inf:-inf → -1e9": "caught_hint",
+                 "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint",
+                 "ex3_mha_mask_to_sdpa:L1:compare:== → !=": "caught_hint",       # the hints disagreed
+                 "ex6_causal_module:L17:constant:0.0 → 1.0": "caught_hint",      # visible ✔, hidden ✗
+                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint"},   # visible ✔, hidden ✗
+    "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint"},
+}
+
+
+@pytest.mark.parametrize("stem", sorted(SAMPLE))
+def test_a_fixed_sample_of_mutants_keeps_its_verdicts(stem):
+    from mutants import run_lesson
+    ids = list(SAMPLE[stem])
+    records = run_lesson(class_lessons()[stem], seeds=(0,), ids=ids, later=False)
+    assert sorted(r["id"] for r in records) == sorted(ids), "a sampled mutant is no longer made: the solution changed?"
+    for record in records:
+        got = report.categories(record)
+        assert SAMPLE[stem][record["id"]] in got, (record["id"], got, record["visible"], record["hidden"])
+        assert not got & {"vis_pass_hid_fail", "rubric_hole", "disagree"}, (record["id"], got)
