@@ -7,9 +7,7 @@ None is a mistake no classic bug explains, counted as "unknown"; by design these
 - prev_head_wrong (lesson 5, ex4): the visible check has no hint for a wrong head, it only checks
   that the answers are in range; the hidden test says which head it is (hidden_role_missing);
 - downstream cells where the visible check has no hint either: a lesson-3 module built on an
-  off-by-one padding mask, lesson-4 loading and export on a module with scrambled heads or no mask
-  (the parameters are copied right, the module's output is wrong), lesson 5's interpretation
-  answer after a training step that never trains.
+  off-by-one padding mask, lesson 5's interpretation answer after a training step that never trains.
 """
 import csv
 import json
@@ -64,25 +62,27 @@ NAMED = {
     },
     "04_gpt2": {
         "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},
+        # Loading and export copy the parameters right; the module they fill (exercise 2) is named as the cause.
         "interleaved_heads": {"ex1_split_qkv": "hint_interleaved_qkv", "ex2_gpt2_module": "hint_interleaved_qkv",
-                              "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+                              "ex5_load_from_hf": "hint_module_cascade", "ex6_export_to_hf": "hint_module_cascade"},
         "qkv_wrong_order": {"ex1_split_qkv": "hint_qkv_order", "ex2_gpt2_module": "hint_qkv_order",
-                            "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+                            "ex5_load_from_hf": "hint_module_cascade", "ex6_export_to_hf": "hint_module_cascade"},
         "bias_not_loaded": {"ex5_load_from_hf": "hint_missing_bias"},
-        # Loading into a module without biases fails; the visible check names any failure there a Conv1D mix-up.
-        "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_conv1d_transpose",
-                                "ex6_export_to_hf": "hint_conv1d_transpose"},
-        "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": None, "ex6_export_to_hf": None},
-        "causal_buffer_unsliced": {"ex2_gpt2_module": "hint_causal_slice", "ex5_load_from_hf": "hint_conv1d_transpose",
-                                   "ex6_export_to_hf": "hint_conv1d_transpose"},
-        "scale_by_embed_dim": {"ex2_gpt2_module": "hint_scale_head_dim", "ex5_load_from_hf": None,
-                               "ex6_export_to_hf": None},
-        "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
+        # Loading into a module without biases copies into None: the missing bias is named there too.
+        "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_missing_bias",
+                                "ex6_export_to_hf": "hint_missing_bias"},
+        "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": "hint_module_cascade",
+                         "ex6_export_to_hf": "hint_module_cascade"},
+        "causal_buffer_unsliced": {"ex2_gpt2_module": "hint_causal_slice", "ex5_load_from_hf": "hint_module_cascade",
+                                   "ex6_export_to_hf": "hint_module_cascade"},
+        "scale_by_embed_dim": {"ex2_gpt2_module": "hint_scale_head_dim", "ex5_load_from_hf": "hint_module_cascade",
+                               "ex6_export_to_hf": "hint_module_cascade"},
+        "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval_sdpa"},
         "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
         "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
     },
     "05_heads": {
-        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "no_zero_grad": {"ex1_train_step": "hint_zero_grad"},
         "zero_grad_after_backward": {"ex1_train_step": "hint_train_order", "ex4_head_answers": None},
@@ -98,7 +98,7 @@ NAMED = {
     },
     "06_costs": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
-        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "flops_multiply_adds": {"ex1_attention_flops": "hint_flops_macs"},
         "flops_one_head": {"ex1_attention_flops": "hint_flops_heads"},
