@@ -4,10 +4,8 @@
 NAMED is the mistake each planted bug must be counted under, in every grade cell it fails: the visible
 checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
 None is a mistake no classic bug explains, counted as "unknown"; by design these are:
-- prev_head_wrong (lesson 5, ex4): the visible check has no hint for a wrong head, it only checks
-  that the answers are in range; the hidden test says which head it is (hidden_role_missing);
 - downstream cells where the visible check has no hint either: a lesson-3 module built on an
-  off-by-one padding mask, lesson 5's interpretation answer after a training step that never trains.
+  off-by-one padding mask.
 """
 import csv
 import json
@@ -85,7 +83,8 @@ NAMED = {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "no_zero_grad": {"ex1_train_step": "hint_zero_grad"},
-        "zero_grad_after_backward": {"ex1_train_step": "hint_train_order", "ex4_head_answers": None},
+        "zero_grad_after_backward": {"ex1_train_step": "hint_train_order",
+                                     "ex4_head_answers": "hint_prev_untrained"},
         "returns_loss_tensor": {"ex1_train_step": "hint_loss_item"},
         "softmax_before_cross_entropy": {"ex1_train_step": "hint_loss_softmax_twice"},
         "entropy_plain_log": {"ex2_head_entropy": "hint_entropy_nan"},
@@ -94,7 +93,9 @@ NAMED = {
         "ablation_hook_left": {"ex3_loss_without_head": "hint_ablation_remove"},
         "ablation_on_output": {"ex3_loss_without_head": "hint_ablation_output"},
         "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
-        "prev_head_wrong": {"ex4_head_answers": None},
+        "ablation_float_width": {"ex3_loss_without_head": "hint_head_width_int"},
+        "prev_mean_all_heads": {"ex4_head_answers": "hint_prev_mean_heads"},
+        "prev_head_wrong": {"ex4_head_answers": "hint_prev_argmax"},
     },
     "06_costs": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
@@ -190,7 +191,7 @@ def test_named_mistakes_cover_every_failing_cell_of_every_bug():
         assert set(NAMED[stem]) == set(bugs), stem
         for name, bug in bugs.items():
             assert set(NAMED[stem][name]) == {c.removesuffix("_tests") for c in bug.fails}, (stem, name)
-            if bug.fails and name != "prev_head_wrong":  # its own exercise names it
+            if bug.fails:
                 assert NAMED[stem][name][bug.cell], (stem, name)
 
 
