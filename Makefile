@@ -20,10 +20,11 @@ lab: $(STAMP)
 	$(PYTHON) tools/course.py lab
 
 ## make test: set everything up and run every test
-# Two pytest workers, one per core; each test file stays on one worker, so a file's JupyterLab
-# server, Colab-stack environment or graded class is built once.
+# Two pytest workers, one per core. Tests that share a JupyterLab server, the Colab-stack
+# environment or a graded class stay on one worker, so each is built once; the longest go first
+# (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for README's table.
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without
@@ -58,9 +59,10 @@ assignments: $(STAMP)
 autograde: $(STAMP)
 	$(BIN)/python -m attn_grader.grade --course autograder
 
-## make bench: time every solution notebook on a fresh kernel
-bench: $(STAMP)
-	$(BIN)/python tools/bench.py --out bench.json
+## make bench: time every solution notebook, the explorer in Python and in the browser; STRICT=1 fails over budget
+# Speed is measured here, on a quiet machine, and never asserted by a test (a busy CI machine is no bug).
+bench: $(STAMP) browser-deps
+	$(BIN)/python tools/bench.py --out bench.json $(if $(filter 1 yes true,$(STRICT)),--strict)
 
 ## make bench-grading: plain serial nbgrader against make autograde on 40 generated submissions
 bench-grading: $(STAMP)

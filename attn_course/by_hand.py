@@ -35,6 +35,9 @@ import inspect
 import os
 import sys
 import threading
+import traceback
+import types
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -45,7 +48,7 @@ from .messages import t
 from .validate import CheckFailed
 
 REFUSED_KIND = "LibraryAttentionRefused"  # what a probe records as the learner code's error kind
-FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax",)}
+FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp")}
 
 
 # --------------------------------------------------------------------------- what the lessons declare
@@ -60,13 +63,16 @@ class Rule:
             return False
         keyword, value = self.library_path
         if keyword in kwargs:
-            return kwargs[keyword] == value
+            return kwargs[keyword] is value
+        # Read without running the learner's code (a `forward` property would run unguarded here).
+        target = inspect.getattr_static(type(fn), "forward", None) if isinstance(fn, torch.nn.Module) else fn
+        if not isinstance(target, types.FunctionType):
+            return False
         try:
-            target = fn.forward if isinstance(fn, torch.nn.Module) else fn  # a module's __call__ takes *args
-            bound = inspect.signature(target).bind(*args, **kwargs)
+            bound = inspect.signature(target).bind(*((fn,) if target is not fn else ()), *args, **kwargs)
         except (TypeError, ValueError):
             return False
-        return keyword in bound.arguments and bound.arguments[keyword] == value
+        return keyword in bound.arguments and bound.arguments[keyword] is value
 
 
 def _parse(value) -> object:
@@ -155,10 +161,35 @@ def _op_handles(names) -> set:
     return handles
 
 
+def _kernels(names) -> list:
+    """(op overload, dispatch key) for every kernel aten registers for these ops: the guard replaces each with
+    a refusal while it is up, so TorchScript, another thread and C++ callers (F.cross_entropy's log_softmax)
+    meet it too, below every Python-level hook."""
+    kernels = []
+    for name in sorted(names):
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is None or not hasattr(packet, "overloads"):
+            continue
+        for overload in packet.overloads():
+            qualified = getattr(packet, overload).name()
+            op = name if overload == "default" else f"{name}.{overload}"
+            kernels += [(op, key) for key in _KEYS if torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)]
+    return kernels
+
+
+_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CPU", "CUDA")
 LIBRARY = {family: _library_names(words) for family, words in FAMILIES.items()}
+_KERNELS = {family: _kernels(names) for family, names in LIBRARY.items()}
 _HANDLES = {family: _op_handles(names) for family, names in LIBRARY.items()}
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _COURSE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+
+
+def _learners(file: str) -> bool:
+    """Code the learner wrote (a notebook cell, a file of theirs), not Python's, torch's, a package's or the course's."""
+    return not (file.startswith((_STDLIB_DIR, _COURSE_DIR)) or any(p in file for p in _PACKAGES))
 # The course's modules a by-hand exercise may call: errors and checks of its input, messages, the device.
 _COURSE_ALLOWED = {os.path.join(_COURSE_DIR, f) for f in ("__init__.py", "validate.py", "by_hand.py", "exercises.py",
                                                           "device.py", "data.py", "fonts.py")}
@@ -171,6 +202,11 @@ _GUARD_CALLS = frozenset({
     "enable_mem_efficient_sdp", "enable_cudnn_sdp", "sdpa_kernel", "_pop_mode", "_pop_mode_temporarily",
     "_disable_current_modes", "_disable_current_modes_on_stack",
 })
+# Calls that would reach a guard's own state (through the profiler, a frame, the garbage collector): refused
+# when the learner's code makes them.
+_INTROSPECTION = frozenset({"getprofile", "gettrace", "_getframe", "get_objects", "get_referrers", "get_referents",
+                            "currentframe", "stack", "trace", "getouterframes", "getinnerframes", "walk_stack"})
+_INTROSPECTION_FILES = {inspect.__file__, traceback.__file__}
 # Bound now, before any learner code runs: a name the learner rebinds later does not reach these.
 _setprofile, _getprofile = sys.setprofile, sys.getprofile
 _thread_setprofile, _thread_getprofile = threading.setprofile, threading.getprofile
@@ -280,7 +316,8 @@ class Guard:
             family = self.family(code.co_name)
             if family:
                 return family, qualname, None
-            if "MultiheadAttention" in qualname or "Transformer" in qualname or f"nn{os.sep}attention{os.sep}" in file:
+            forward = qualname.endswith(".forward") and "Transformer" in qualname  # a mask helper is no attention
+            if "MultiheadAttention" in qualname or forward or f"nn{os.sep}attention{os.sep}" in file:
                 return "attention", qualname, None
         return None
 
@@ -298,6 +335,9 @@ class Guard:
                 caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
                 if home is None or not any(h in caller for h in home):
                     self.refuse(kind, what)
+            elif code.co_name in _INTROSPECTION and code.co_filename in _INTROSPECTION_FILES:
+                if frame.f_back is not None and _learners(frame.f_back.f_code.co_filename):
+                    self.refuse("guard", f"{os.path.basename(code.co_filename)[:-3]}.{code.co_name}")
             elif code.co_qualname in ("OpOverload.__call__", "OpOverloadPacket.__call__"):
                 op = frame.f_locals.get("self")
                 name = _base(getattr(op, "_name", "") or "")
@@ -306,14 +346,27 @@ class Guard:
                     self.refuse(family, name)
         elif event == "c_call":
             name = getattr(arg, "__name__", "") or ""
-            if name in _GUARD_CALLS and not frame.f_code.co_filename.startswith(_TORCH_DIR):
+            caller = frame.f_code.co_filename
+            if name in _GUARD_CALLS and not caller.startswith(_TORCH_DIR) or \
+                    name in _INTROSPECTION and _learners(caller):
                 self.refuse("guard", name)
             family = self.family(name) if name else self.handles.get(id(arg))
             if family:
                 self.refuse(family, name or "torch.ops")
 
     # up and down
+    def _refusing_kernel(self, family: str, op: str):
+        def kernel(*_args, **_kwargs):
+            self.refuse(family, op)
+        return kernel
+
     def __enter__(self):
+        with warnings.catch_warnings():  # "Overriding a previously registered kernel": that is the point
+            warnings.simplefilter("ignore")
+            self._library = torch.library.Library("aten", "IMPL")
+            for family in self.rule.families:
+                for op, key in _KERNELS[family]:
+                    self._library.impl(op, self._refusing_kernel(family, op.split(".")[0]), key)
         self._saved_sdp = [enabled() for enabled, _ in _SDP]
         for _, switch in _SDP:
             switch(False)
@@ -339,6 +392,7 @@ class Guard:
         sdp_down = not any(enabled() for enabled, _ in _SDP)
         for (_, switch), saved in zip(_SDP, self._saved_sdp):
             switch(saved)
+        self._library._destroy()  # aten's own kernels are back
         if self.refused is None:
             self.broken = next((what for what, ok in (("sys.setprofile", up), ("TorchFunctionMode", mode_up),
                                                       ("sdp_kernel", sdp_down)) if not ok), None)

@@ -21,12 +21,15 @@ def pick_device() -> torch.device:
 
 def compute_dtype(device: torch.device, cpu: torch.dtype = torch.float32) -> torch.dtype:
     """The dtype to measure or autocast in on `device`: `cpu` on the CPU; on a GPU, the 16-bit float
-    its fused attention kernels take, bfloat16 from compute capability 8.0 (A100) on, float16 below
-    (Colab's T4 is 7.5).
+    its fused attention kernels take, bfloat16 from compute capability 8.0 (A100) on, float16 below.
+    Colab's T4 is 7.5: there float16 runs SDPA's memory-efficient kernel (FlashAttention needs 8.0),
+    and bfloat16 no fused kernel at all.
 
-    Not torch.cuda.is_bf16_supported(): from torch 2.4 on it counts emulation and answers True on a
-    T4, where no fused SDPA kernel takes bfloat16, so SDPA would fall back to the math backend and
-    build the T × T matrix that lesson 6 measures it against.
+    Not torch.cuda.is_bf16_supported(): since torch 2.3 it also counts emulation and answers True
+    on a T4, where SDPA would fall back to the math backend, which by default computes half types
+    in float32 and so builds a T × T float32 matrix, more than the naive bfloat16 version lesson 6
+    measures it against. is_bf16_supported(including_emulation=False) (torch 2.4 on) is this same
+    test on NVIDIA GPUs, for the current device; this one reads the device it is given.
     """
     device = torch.device(device)
     if device.type != "cuda" or not torch.cuda.is_available():
@@ -51,6 +54,19 @@ _WARN_HEADINGS = {"Flash attention": "FLASH_ATTENTION", "Memory efficient": "EFF
 _NEEDS = {"FLASH_ATTENTION": "sdpa_needs_flash", "EFFICIENT_ATTENTION": "sdpa_needs_efficient",
           "CUDNN_ATTENTION": "sdpa_needs_cudnn", "MATH": "sdpa_needs_math"}
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at .*?\)\s*$", re.S)
+
+
+def sdpa_priority_order() -> list[str]:
+    """The order in which SDPA tries its backends, by name: it runs the first whose conditions pass
+    and times none of them. On CUDA, torch settles its default order (cuDNN first on sm90 and
+    sm100 with a recent cuDNN) at the first SDPA call, so read this after one. [] when this torch
+    cannot tell (torch._C._get_sdp_priority_order is missing)."""
+    from torch.nn.attention import SDPBackend
+    order = getattr(torch._C, "_get_sdp_priority_order", None)
+    if order is None:
+        return []
+    names = [SDPBackend(int(i)).name for i in order()]
+    return [name for name in names if name in SDPA_BACKENDS]
 
 
 def sdpa_backend_used(q, k, v, **kwargs) -> str | None:

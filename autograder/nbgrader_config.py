@@ -45,6 +45,8 @@ c.Execute.iopub_timeout = 15
 c.Execute.skip_cells_with_tag = "attn-course-no-cell-is-ever-skipped"
 # The hidden tests' verdicts are computed in this process, against these references.
 c.DecideHiddenTests.reference_dir = os.path.join(ROOT, "reference")
+# ... and the released notebooks, to read only what the learner wrote for a way round the by-hand rule.
+c.DecideHiddenTests.source_dir = os.path.join(ROOT, "source")
 # Each learner's verdicts (score, status, the classic mistake named) for the class report:
 # in the course's folder, which no learner's kernel can see (it sees its own autograded folder only).
 c.RecordVerdicts.verdict_dir = os.path.join(ROOT, "verdicts")

@@ -1,5 +1,6 @@
 """Shared fixtures: the repository root, a throwaway course, both languages, the references, judging a probe."""
 import os
+import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -11,11 +12,30 @@ from attn_course.validate import CheckFailed
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "autograder" / "reference"
+# Each solution notebook as JupyterLab saved it after tests/test_browser.py ran it, for
+# tests/test_notebooks.py; a file older than this session is an earlier run's and is not read.
+EXECUTED = ROOT / "test-artifacts" / "executed"
+SESSION_START = time.time()
 
 # One graded submission per classic bug: the solution cell it edits, the text replaced and its
 # replacement, the grade cells that must then score 0 (every other keeps its points), and a title
 # for README's grade tables.
 Bug = namedtuple("Bug", "cell old new fails title")
+
+
+# ---------------------------------------------------------------------------- Scheduling
+# `make test` runs two pytest-xdist workers with --dist loadgroup: the tests of a file that share a
+# costly fixture are one group (its `pytestmark = pytest.mark.xdist_group(...)`) and run on one
+# worker; every other test is a unit of its own. Units are handed out in collection order, so the
+# longest go first and the many short tests fill in at the end. With whole files as units
+# (--dist loadfile) a long file handed out last kept one worker busy while the other sat idle.
+FIRST = ["test_grading", "test_report", "test_browser", "test_notebooks", "test_colab_stack", "test_tamper",
+         "test_exchange", "test_build"]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: n for n, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__, len(FIRST)))  # stable: files keep their order
 
 
 @pytest.fixture(scope="session")
@@ -79,7 +99,10 @@ def _grade_class(course: Path) -> dict:
             students[stem, f"{name}-ja"] = make("ja", (bug.cell, bug.old, bug.new))
     for (stem, student), nb in students.items():
         submit(course, student, f"{lessons[stem].assignment}-{student.rsplit('-', 1)[1]}", stem, nb)
-    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], check=True)
+    # No planted bug loops forever, so here the cell timeout only guards against a hang: lesson 7's
+    # longest cell took 134 s of the course's 180 s while the machine ran at a load average of 10.
+    env = {**os.environ, "ATTN_CELL_TIMEOUT": "1800"}
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course)], env=env, check=True)
     scores = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for stem, student in students:

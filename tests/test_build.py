@@ -11,6 +11,9 @@ import pytest
 import build
 from conftest import ROOT
 
+# One `make test` worker runs these: one fresh build (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("build")
+
 LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("[0-9][0-9]_*.md"))
 GRADED = [s for s in LESSONS if build.read_lesson(ROOT / "lessons" / f"{s}.md")[1].get("assignment")]
 HIRAGANA_KATAKANA = re.compile(r"[\u3040-\u30ff]")

@@ -206,3 +206,99 @@ def test_lesson3_hand_path_may_not_call_sdpa(lang):
     fails_with(checks3.check_causal_module, Delegates, "hint_from_scratch", name="CausalSelfAttention.forward")
     assert fails(probes3.module, Delegates, key="hidden_by_hand").hint[0] == "hint_from_scratch"
     _guards_are_down()
+
+
+# --------------------------------------------------------------------------- paths the red team found
+@torch.jit.script
+def _scripted(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):
+    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v)[0]
+
+
+def _warm_pool():
+    from concurrent.futures import ThreadPoolExecutor
+    pool = ThreadPoolExecutor(1)
+    pool.submit(lambda: None).result()  # started before the guards go up
+    return pool
+
+
+_POOL = _warm_pool()
+BELOW_PYTHON = {  # no Python frame, function mode or backend switch sees these: aten's own kernels are refused
+    "a TorchScript function of aten's math kernel": lambda Q, K, V: _scripted(Q, K, V),
+    "aten's math kernel from a thread started earlier": lambda Q, K, V: _POOL.submit(
+        torch.ops.aten._scaled_dot_product_attention_math, Q, K, V).result()[0],
+    "aten's math kernel through map, with torch functions disabled": lambda Q, K, V: _disabled_map(Q, K, V),
+}
+
+
+def _disabled_map(Q, K, V):
+    with torch._C.DisableTorchFunction():
+        return next(map(torch._scaled_dot_product_attention_math, [Q], [K], [V]))[0]
+
+
+@pytest.mark.parametrize("attack", sorted(BELOW_PYTHON))
+def test_attack_below_python_fails(lang, attack):
+    with pytest.raises(Exception):
+        checks.check_attention(returning(BELOW_PYTHON[attack]))
+    assert fails(probes.attention, returning(BELOW_PYTHON[attack])).key == "hidden_by_hand"
+    _guards_are_down()
+
+
+def test_guard_state_is_out_of_reach(lang):
+    def through_the_profiler(Q, K, V):
+        sys.getprofile().__self__.names = {}
+        return F.scaled_dot_product_attention(Q, K, V)
+    fails_with(checks.check_attention, returning(through_the_profiler), "hint_by_hand_guard", name="attention")
+
+
+def test_softmax_through_cross_entropy_or_logsumexp_is_refused(lang):
+    def by_cross_entropy(s):
+        flat = s.reshape(-1, s.size(-1))
+        classes = torch.arange(s.size(-1)).repeat(flat.size(0))
+        rows = flat.repeat_interleave(s.size(-1), 0)
+        return torch.exp(-F.cross_entropy(rows, classes, reduction="none")).reshape(s.shape)
+
+    def by_logsumexp(s):
+        return torch.exp(s - s.logsumexp(-1, keepdim=True))
+    for library in (by_cross_entropy, by_logsumexp):
+        fails_with(checks.check_softmax, library, "hint_softmax_by_hand", name="softmax_last")
+
+
+def test_a_forward_property_does_not_run_outside_the_guards(lang):
+    # Lesson 3's library path is read from the class, without calling the learner's code.
+    from conftest import reference
+    ref = reference("lesson3")
+    ran = []
+
+    class Sneaky(ref.CausalSelfAttention):
+        @property
+        def forward(self):
+            ran.append(by_hand.current() is not None and sys.getprofile() is not None)
+            return super().forward
+    module = Sneaky(8, 2, 4, max_len=8)
+    assert not by_hand.PROBE_RULES["lesson3.module"].exempts(module, (torch.zeros(1, 2, 8),), {"use_sdpa": None})
+    assert ran == []
+
+
+def test_a_lazy_result_in_a_tuple_subclass_is_refused(lang):
+    class Pair(tuple):
+        pass
+    fails_with(checks.check_attention, lambda Q, K, V: Pair(honest(Q, K, V)), "tensor_subclass", name="attention")
+
+
+def test_frames_walked_from_the_learners_code_are_refused(lang):
+    import inspect
+
+    def through_a_frame(Q, K, V):
+        frame = inspect.currentframe().f_back
+        frame.f_locals.get("self")
+        return F.scaled_dot_product_attention(Q, K, V)
+    fails_with(checks.check_attention, returning(through_a_frame), "hint_by_hand_guard", name="attention")
+
+
+def test_a_library_helper_that_is_no_attention_may_be_called(lang):
+    # nn.Transformer's mask helper builds a -inf triangle; it does not attend, so a by-hand exercise may use it.
+    def masked(Q, K, V):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(Q.size(-2))
+        return honest(Q, K, V)[0] + 0 * mask.isinf().sum(), honest(Q, K, V)[1]
+    checks.check_attention(masked)
+    _guards_are_down()

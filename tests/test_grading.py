@@ -11,6 +11,9 @@ import pytest
 from attn_grader.messages import MESSAGES as GRADER_MESSAGES
 from conftest import class_bugs, class_lessons
 
+# One `make test` worker runs these and tests/test_report.py: `graded` (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("graded")
+
 LESSONS = class_lessons()
 BUGS = class_bugs()
 

@@ -199,8 +199,9 @@ def test_sdpa_is_causal_in_a_cache_is_named(lang, ref):
     passes(probes.attend_with_cache, _sdpa_cached("lower_right"))
 
 
-def test_is_causal_is_top_left_aligned_and_the_two_right_forms_are_not():
-    # What lesson 6 section 7 shows: one new query over 5 keys (T_past = 4).
+def test_is_causal_is_top_left_aligned_and_the_three_right_forms_are_not():
+    # What lesson 6 section 7 shows: one new query over 5 keys (T_past = 4); with one new token no
+    # mask at all is right too (is_causal=False, as transformers' sdpa_attention does for q_length 1).
     from torch.nn.attention.bias import causal_lower_right
     F = torch.nn.functional
     q, k = torch.randn(1, 1, 1, 8), torch.randn(1, 1, 5, 8)
@@ -211,6 +212,15 @@ def test_is_causal_is_top_left_aligned_and_the_two_right_forms_are_not():
     keep = torch.ones(1, 5, dtype=torch.bool).tril(diagonal=4)
     for mask in (keep, causal_lower_right(1, 5)):
         assert torch.allclose(F.scaled_dot_product_attention(q, k, eye, attn_mask=mask)[0, 0, 0], want, atol=1e-6)
+    assert torch.allclose(F.scaled_dot_product_attention(q, k, eye, is_causal=False)[0, 0, 0], want, atol=1e-6)
+
+
+def test_transformers_drops_the_mask_for_one_new_token():
+    # Lesson 6 says Hugging Face runs a one-token query with no mask: its SDPA path sets is_causal
+    # only for q_length > 1, and the mask builder skips the mask when q_length == 1.
+    from transformers.masking_utils import _ignore_causal_mask_sdpa
+    assert _ignore_causal_mask_sdpa(None, q_length=1, kv_length=5, q_offset=4, kv_offset=0)
+    assert not _ignore_causal_mask_sdpa(None, q_length=2, kv_length=5, q_offset=3, kv_offset=0)
 
 
 def test_a_one_token_chunk_is_named_as_one_position(lang):
@@ -308,7 +318,7 @@ BUGS = {
 
 # --------------------------------------------------------------------------- dtype and SDPA backends (no GPU here)
 def _fake_gpu(monkeypatch, capability, bf16_supported=True):
-    """A CUDA device of the given compute capability; is_bf16_supported answers as torch >= 2.4 does on a T4."""
+    """A CUDA device of the given compute capability; is_bf16_supported answers as torch >= 2.3 does on a T4."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: bf16_supported)
@@ -322,6 +332,58 @@ def test_compute_dtype_follows_the_compute_capability_not_is_bf16_supported(monk
     _fake_gpu(monkeypatch, capability, bf16_supported=True)  # True on a T4 too: emulation counts
     assert compute_dtype(torch.device("cuda")) == want
     assert compute_dtype("cuda:0", cpu=torch.bfloat16) == want  # autocast on a GPU: the same choice
+
+
+@pytest.mark.parametrize("major", [6, 7, 8, 9, 10, 12])
+def test_compute_dtype_is_is_bf16_supported_without_emulation(monkeypatch, major):
+    # Lesson 6: is_bf16_supported(including_emulation=False) (torch 2.4 on) is the same test as
+    # compute_dtype's by hand, on an NVIDIA GPU; with emulation counted it answers True below 8.0 too.
+    import types
+    from attn_course.device import compute_dtype
+    monkeypatch.setattr(torch.version, "hip", None)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device=None: types.SimpleNamespace(major=major))
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (major, 0))
+    monkeypatch.setattr(torch.cuda, "_check_bf16_tensor_supported", lambda device: True)  # emulation works
+    native = torch.cuda.is_bf16_supported(including_emulation=False)
+    assert (compute_dtype("cuda") == torch.bfloat16) == native == (major >= 8)
+    assert torch.cuda.is_bf16_supported()  # the default counts emulation: True on a T4 (sm75)
+
+
+def test_sdpa_priority_order(monkeypatch):
+    # SDPA takes the first backend in this order whose conditions pass; lesson 6 prints it.
+    from torch.nn.attention import SDPBackend
+    from attn_course.device import sdpa_priority_order
+    assert sdpa_priority_order() == ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH", "CUDNN_ATTENTION"]
+    cudnn_first = [SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                   SDPBackend.MATH, SDPBackend.OVERRIDEABLE]
+    monkeypatch.setattr(torch._C, "_get_sdp_priority_order", lambda: [int(b) for b in cudnn_first])  # sm90, new cuDNN
+    assert sdpa_priority_order() == ["CUDNN_ATTENTION", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"]
+    monkeypatch.delattr(torch._C, "_get_sdp_priority_order")
+    assert sdpa_priority_order() == []
+
+
+def test_sdpa_kernel_set_priority_reorders():
+    # The lesson names sdpa_kernel([...], set_priority=True): the list's order becomes the priority.
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from attn_course.device import sdpa_priority_order
+    with sdpa_kernel([SDPBackend.MATH, SDPBackend.FLASH_ATTENTION], set_priority=True):
+        assert sdpa_priority_order()[:2] == ["MATH", "FLASH_ATTENTION"]
+    assert sdpa_priority_order()[0] == "FLASH_ATTENTION"
+
+
+def test_the_math_backend_computes_half_types_in_float32():
+    # Why bfloat16 on a T4 costs more than the naive version: SDPA's math backend upcasts by default.
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q = torch.randn(1, 2, 8, 16, dtype=torch.bfloat16)
+    assert not torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed()
+    with torch.autograd.profiler.profile(use_kineto=False) as prof, sdpa_kernel(SDPBackend.MATH):
+        torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    upcasts = [e for e in prof.function_events if e.name == "aten::_to_copy" and e.cpu_parent is not None
+               and e.cpu_parent.cpu_parent is not None
+               and e.cpu_parent.cpu_parent.name == "aten::_scaled_dot_product_attention_math"]
+    assert len(upcasts) >= 3  # q, k and v
 
 
 def test_compute_dtype_off_the_gpu(monkeypatch):

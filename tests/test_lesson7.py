@@ -527,3 +527,18 @@ def test_hidden_tests_catch_the_rest(ref):
     assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
     assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
+
+
+def test_the_one_layer_alibi_tool_runs_the_lessons_own_model():
+    # tools/alibi_one_layer.py reproduces lesson 7's one-layer ALiBi table from the lesson's own
+    # cells: it must find them, and the lesson's train() must take n_layer and alibi_scale.
+    import alibi_one_layer as tool   # tools/ is on pytest's pythonpath (pyproject.toml)
+    ns = tool.lesson_namespace()
+    model = ns["train"]("alibi", n_layer=1, alibi_scale=16.0, steps=2)
+    assert len(model.blocks) == 1 and model.blocks[0].attn.alibi_scale == 16.0
+    acc = ns["accuracy_by_position"](model)
+    assert acc.shape == (2 * ns["T_train"], 2)
+    weights = tool.near_weights(ns, model)
+    assert set(weights) == {"head0", "head1"} and 0 < weights["head0"]["self"] < 1
+    assert set(tool.summary(acc, ns["T_train"])) == {"prev_seen", "prev_unseen", "first_seen", "first_unseen"}
+

@@ -17,6 +17,9 @@ from attn_grader.messages import text
 from attn_grader.report import report
 from conftest import ROOT, class_bugs, class_lessons
 
+# One `make test` worker runs these and tests/test_grading.py: `graded` (conftest.py, "Scheduling").
+pytestmark = pytest.mark.xdist_group("graded")
+
 LESSONS = class_lessons()
 BUGS = class_bugs()
 

@@ -72,7 +72,7 @@ def _run(tmp_path, user=None):
         shutil.chown(own, user=user)
         command = ["su", user, "-s", "/bin/sh", "-c", " ".join(command)]
     try:
-        subprocess.run(command, cwd=own, check=True, timeout=60)
+        subprocess.run(command, cwd=own, check=True, timeout=600)  # a hang guard only
         return json.loads((own / "seen.json").read_text())
     finally:
         if user:

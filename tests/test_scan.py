@@ -27,6 +27,7 @@ def rules(source, rule=None, aliases=frozenset()):
     ("m = nn.MultiheadAttention(8, 2)", BY_HAND, set(), "library_attention"),
     ("from torch.nn.attention.flex_attention import flex_attention", None, set(), "library_attention"),
     ("w = torch.softmax(s, -1)", (("attention", "softmax"), None), set(), "library_softmax"),
+    ("p = torch.exp(-F.cross_entropy(rows, classes))", (("attention", "softmax"), None), set(), "library_softmax"),
     ("v = course.checks.lesson1.score_variants(Q, K)", None, set(), "course_internals"),
     ("from attn_course.checks.lesson1 import score_variants", None, set(), "course_internals"),
     ("m = importlib.import_module('attn_course.' + 'checks.lesson1')", None, set(), "course_internals"),

@@ -16,6 +16,8 @@ from classroom import course_skeleton, submission, submit
 from lessons import lessons
 from nbgrader.api import Gradebook
 
+from attn_course.exercises import EXERCISES
+
 POINTS = {lesson.stem: lesson.points for lesson in lessons()}
 SECRETS = {"JUPYTERHUB_API_TOKEN": "hub-token-4f1c9e", "AWS_SECRET_ACCESS_KEY": "aws-secret-77ab30"}
 
@@ -25,6 +27,8 @@ L1_SCORES = "    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)   # (..., T_q, 
 L3_Y = "        y = merge_heads(self.dropout(weights) @ V)                                     # (B, T, H*D)\n"
 L7_Y = "        y = (weights @ v).transpose(1, 2).contiguous().view(B, T_q, E)             # (B, T_q, E)\n"
 L1_ZERO_4 = {"ex4_attention_tests", "ex5_attention_module_tests"}   # ex5's module calls attention()
+# A way round the guards from inside the kernel (grader/attn_grader/escapes.py) costs every by-hand exercise.
+L1_BY_HAND = {tests for tests, cell in EXERCISES["01_attention"].items() if cell["by_hand"]}
 SDPA_OUT = "    return {call}, weights\n"
 
 
@@ -50,9 +54,9 @@ CASES = {
         "01_attention", _l1_output("sdpa(Q, K, V)", "    from torch.nn.functional import "
                                                     "scaled_dot_product_attention as sdpa\n"), L1_ZERO_4),
     "04 torch.ops.aten.scaled_dot_product_attention": (
-        "01_attention", _l1_output("torch.ops.aten.scaled_dot_product_attention(Q, K, V)"), L1_ZERO_4),
+        "01_attention", _l1_output("torch.ops.aten.scaled_dot_product_attention(Q, K, V)"), L1_BY_HAND),
     "05 torch._C._nn.scaled_dot_product_attention": (
-        "01_attention", _l1_output("torch._C._nn.scaled_dot_product_attention(Q, K, V)"), L1_ZERO_4),
+        "01_attention", _l1_output("torch._C._nn.scaled_dot_product_attention(Q, K, V)"), L1_BY_HAND),
     "06 a default argument bound when the function was defined": (
         "01_attention", [("replace_all", "ex4_attention",
                           "import torch.nn.functional as F\n\n"
@@ -78,33 +82,33 @@ CASES = {
         "01_attention", _l1_output("F.scaled_dot_product_attention(Q, K, V)",
                                    "    import torch.nn.functional as F\n"
                                    "    _mode = torch._C._pop_torch_function_stack()\n"
-                                   "    torch.backends.cuda.enable_math_sdp(True)\n"), L1_ZERO_4),
+                                   "    torch.backends.cuda.enable_math_sdp(True)\n"), L1_BY_HAND),
     "10 torch functions disabled inside the learner's code": (
         "01_attention", [("replace", "ex4_attention", L1_RETURN,
                           "    import torch.nn.functional as F\n"
                           "    with torch._C.DisableTorchFunction():\n"
                           "        y = F.scaled_dot_product_attention(Q, K, V)\n"
-                          "    return y, weights\n")], L1_ZERO_4),
+                          "    return y, weights\n")], L1_BY_HAND),
     "11 the course's checks called for ex1's answer": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    return course.checks.lesson1.score_variants(Q, K)[None]\n")],
-        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+        L1_BY_HAND),
     "12 the course's checks imported for ex1's answer": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    from attn_course.checks.lesson1 import score_variants\n"
                           "    return score_variants(Q, K)[None]\n")],
-        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+        L1_BY_HAND),
     "13 the course's checks reached through importlib": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    import importlib\n"
                           "    _m = importlib.import_module('attn_course.' + 'checks.lesson1')\n"
                           "    return _m.score_variants(Q, K)[None]\n")],
-        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+        L1_BY_HAND),
     "14 the course's checks reached through getattr and built strings": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    _c = getattr(getattr(course, 'che' + 'cks'), 'lesson' + str(1))\n"
                           "    return getattr(_c, 'score_' + 'variants')(Q, K)[None]\n")],
-        {"ex1_attention_scores_tests", *L1_ZERO_4}),
+        L1_BY_HAND),
     "15 torch.softmax where the softmax is to be written by hand": (
         "01_attention", [("replace_all", "ex3_softmax_last", None,
                           "def softmax_last(scores):\n    return torch.softmax(scores, dim=-1)\n")],
@@ -126,6 +130,32 @@ CASES = {
                           "        keep = None if key_padding_mask is None else ~key_padding_mask[:, None, None, :]\n"
                           "        y = sdpa(q, k, v, attn_mask=keep).transpose(1, 2).reshape(B, T_q, E)\n")],
         {"ex8_cross_attention_tests"}),
+    "19 TorchScript of aten's math kernel, made in a cell of the learner's own": (
+        "01_attention", [_own_cell("@torch.jit.script\n"
+                                   "def fused(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:\n"
+                                   "    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v)[0]",
+                                   "ex4_attention")] + _l1_output("fused(Q, K, V)"), L1_BY_HAND),
+    "20 the library run in a thread pool started in another cell": (
+        "01_attention", [_own_cell("import torch.nn.functional as F\n"
+                                   "from concurrent.futures import ThreadPoolExecutor\n_pool = ThreadPoolExecutor(1)",
+                                   "ex4_attention")]
+        + _l1_output("_pool.submit(F.scaled_dot_product_attention, Q, K, V).result()"), L1_BY_HAND),
+    "21 the guard's own state reached through sys.getprofile": (
+        "01_attention", _l1_output("F.scaled_dot_product_attention(Q, K, V)",
+                                   "    import sys, torch.nn.functional as F\n"
+                                   "    sys.getprofile().__self__.names = {}\n"), L1_BY_HAND),
+    "22 the course's probe replaced by a forged one in another cell": (
+        "01_attention", [_own_cell("course.probes.lesson1.attention = lambda fn: None", "ex4_attention")]
+        + _l1_output("F.scaled_dot_product_attention(Q, K, V)", "    import torch.nn.functional as F\n"), L1_BY_HAND),
+    "23 the softmax by way of cross_entropy": (
+        "01_attention", [("replace_all", "ex3_softmax_last", None,
+                          "import torch.nn.functional as F\n\n"
+                          "def softmax_last(scores):\n"
+                          "    flat = scores.reshape(-1, scores.size(-1))\n"
+                          "    classes = torch.arange(scores.size(-1)).repeat(flat.size(0))\n"
+                          "    rows = flat.repeat_interleave(scores.size(-1), 0)\n"
+                          "    return torch.exp(-F.cross_entropy(rows, classes, reduction='none')).reshape(scores.shape)\n")],
+        {"ex3_softmax_last_tests"}),
 }
 ENVIRONMENT_PRINT = "import os\nprint('ENV', dict(os.environ))"
 

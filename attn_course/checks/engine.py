@@ -130,8 +130,9 @@ def _failed(failure: CheckFailed, kind: str, error: Exception, warned: bool = Fa
 
 
 def _has_tensor_subclass(x, depth: int = 0) -> bool:
-    if type(x) in (tuple, list) and depth < 3:
-        return any(_has_tensor_subclass(v, depth + 1) for v in x)
+    """A Tensor subclass, or a tuple or list subclass (whose items this would not look into), anywhere in x."""
+    if isinstance(x, (tuple, list)):
+        return type(x) not in (tuple, list) or (depth < 3 and any(_has_tensor_subclass(v, depth + 1) for v in x))
     return isinstance(x, torch.Tensor) and type(x) not in (torch.Tensor, nn.Parameter)
 
 

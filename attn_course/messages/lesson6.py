@@ -119,8 +119,8 @@ MESSAGES = {
         "ko": "위치 {lo}의 토큰 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "hint_cache_mask_offset": {
-        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。SDPA の is_causal=True も同じ左上にそろえたマスクなので、ここでは使えません。SDPA を使うなら、その keep マスクを attn_mask= に渡すか、torch.nn.attention.bias.causal_lower_right(T_new, T_all) を渡します。",
-        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요. SDPA의 is_causal=True도 똑같이 왼쪽 위에 맞춘 마스크라서 여기서는 쓸 수 없습니다. SDPA를 쓴다면 그 keep 마스크를 attn_mask=에 넘기거나 torch.nn.attention.bias.causal_lower_right(T_new, T_all)을 넘기세요.",
+        "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。SDPA の is_causal=True も同じ左上にそろえたマスクなので、ここでは使えません。SDPA を使うなら attn_mask=torch.nn.attention.bias.causal_lower_right(T_new, T_all) を渡します（その keep マスクを渡しても結果は同じですが、GPU では FlashAttention が使えなくなります）。",
+        "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요. SDPA의 is_causal=True도 똑같이 왼쪽 위에 맞춘 마스크라서 여기서는 쓸 수 없습니다. SDPA를 쓴다면 attn_mask=torch.nn.attention.bias.causal_lower_right(T_new, T_all)을 넘기세요(그 keep 마스크를 넘겨도 결과는 같지만, GPU에서는 FlashAttention을 쓸 수 없게 됩니다).",
     },
     "hint_cache_unused": {
         "ja": "新しいトークンが、キャッシュにある過去のキーとバリューを見ていません。スコアを計算する前に、キャッシュと新しい k, v をつなげてください。",
@@ -129,6 +129,10 @@ MESSAGES = {
     "sdpa_used": {
         "ja": "SDPA が選んだバックエンド: {backend}（表の ← の行）。入力: {shape}、{dtype}",
         "ko": "SDPA가 고른 백엔드: {backend}(표에서 ←가 붙은 행). 입력: {shape}, {dtype}",
+    },
+    "sdpa_order": {
+        "ja": "SDPA がバックエンドを調べる順番（優先順位）: {order}",
+        "ko": "SDPA가 백엔드를 살펴보는 순서(우선순위): {order}",
     },
     "table_backend": {"ja": "バックエンド（SDPBackend）", "ko": "백엔드(SDPBackend)"},
     "table_here": {"ja": "この環境で", "ko": "이 환경에서"},

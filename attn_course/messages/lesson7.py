@@ -453,4 +453,7 @@ MESSAGES = {
     "c7_interleaved_doc": {"ja": "組 (0, 1), (2, 3), … を回す RoPE。Meta の Llama のコードと同じく複素数で。x：(…, T, D)", "ko": "쌍 (0, 1), (2, 3), …을 돌리는 RoPE. Meta의 Llama 코드처럼 복소수로. x: (…, T, D)"},
     "c7_make_batch_doc": {"ja": "任意の長さの第5回のタスク：y[:, t] = (先頭のトークン, 直前のトークン)。位置 0 には答えがない", "ko": "길이를 정할 수 있는 5강 과제: y[:, t] = (첫 토큰, 바로 앞 토큰). 위치 0에는 정답이 없음"},
     "c7_positional_attention_doc": {"ja": "GPT-2 のアテンション（c_attn, c_proj）。kind に応じて中で RoPE か ALiBi を使う", "ko": "GPT-2의 어텐션(c_attn, c_proj). kind에 따라 안에서 RoPE나 ALiBi를 씀"},
+    "c7_alibi_scale": {"ja": "傾きをどれも alibi_scale 倍にする（標準の傾きは 1 倍）", "ko": "기울기를 모두 alibi_scale배로 (표준 기울기는 1배)"},
+    "c7_train_doc": {"ja": "第5回と同じように、長さ T_train の系列で steps 回学習したモデルを返す", "ko": "5강과 같은 방식으로 길이 T_train인 시퀀스로 steps번 학습한 모델을 반환"},
+    "c7_accuracy_doc": {"ja": "長さ 2T のテスト系列での正解率を位置ごと・問いごとに返す：(2T, 2)。列 0 が先頭、列 1 が直前", "ko": "길이 2T인 테스트 시퀀스에서의 정확도를 위치별·질문별로 반환: (2T, 2). 열 0이 첫 토큰, 열 1이 바로 앞"},
 }

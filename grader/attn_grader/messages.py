@@ -101,6 +101,39 @@ MESSAGES = {
         "ja": "隠しテスト: 手で書く演習の結果に、ライブラリのアテンションを止めたまま {name} を実行したという記録がありません（講座のコードが書き換えられたか、止めるしくみが外されました）。",
         "ko": "숨겨진 테스트: 직접 작성하는 연습 문제의 결과에 라이브러리 어텐션을 막은 채로 {name}을 실행했다는 기록이 없습니다(강좌의 코드가 바뀌었거나 막는 장치가 꺼졌습니다).",
     },
+    "hidden_by_hand_escape": {
+        "ja": "隠しテスト: {cell} の {line} 行目 `{code}` は、手で書く演習の決まりを外から崩せるコードです（{why}）。チェックは学習者のカーネルの中で動くので、そうしたコードがあるノートブックでは、手で書く演習はすべて採点で 0 点になります。そのコードを消して、もう一度提出してください。",
+        "ko": "숨겨진 테스트: {cell}의 {line}번째 줄 `{code}`는 직접 작성하는 연습 문제의 규칙을 바깥에서 무너뜨릴 수 있는 코드입니다({why}). 검사는 학습자의 커널 안에서 돌아가므로, 이런 코드가 있는 노트북에서는 직접 작성하는 연습 문제가 모두 채점에서 0점이 됩니다. 그 코드를 지우고 다시 제출하세요.",
+    },
+    "escape_own_cell": {"ja": "自分で追加したセル（{n} 番目のセル）", "ko": "직접 추가한 셀({n}번째 셀)"},
+    "escape_code": {
+        "ja": "文字列からコードを作って実行したり、名前を実行時に組み立てて属性を取り出したりしています（exec、eval、importlib、書かれていない名前の getattr、%run、シェルのコマンドなど）",
+        "ko": "문자열로 코드를 만들어 실행하거나, 실행 중에 이름을 조립해 속성을 꺼내고 있습니다(exec, eval, importlib, 이름이 적혀 있지 않은 getattr, %run, 셸 명령 등)",
+    },
+    "escape_insides": {
+        "ja": "Python の内部（フレーム、クロージャ、グローバル変数、sys._getframe、gc、inspect など）に触れています",
+        "ko": "Python 내부(프레임, 클로저, 전역 변수, sys._getframe, gc, inspect 등)를 건드리고 있습니다",
+    },
+    "escape_threads": {
+        "ja": "別のスレッドやプロセスでコードを動かしています（threading、concurrent、multiprocessing、subprocess など）",
+        "ko": "다른 스레드나 프로세스에서 코드를 실행하고 있습니다(threading, concurrent, multiprocessing, subprocess 등)",
+    },
+    "escape_torch": {
+        "ja": "torch の内部の仕組みを使っています（torch._C、torch.ops、torch.jit、torch.library、torch.compile、SDPA のバックエンドの切り替えなど）",
+        "ko": "torch 내부 장치를 쓰고 있습니다(torch._C, torch.ops, torch.jit, torch.library, torch.compile, SDPA 백엔드 전환 등)",
+    },
+    "escape_files": {
+        "ja": "ファイルを読み書きしたり、保存されたコードを読み込んだりしています（open、pathlib、pickle、torch.load など）",
+        "ko": "파일을 읽고 쓰거나 저장된 코드를 불러오고 있습니다(open, pathlib, pickle, torch.load 등)",
+    },
+    "escape_course": {
+        "ja": "講座の内部（チェックや隠しテストの仕組み、手で書く演習の仕組み）に触れています",
+        "ko": "강좌 내부(검사와 숨겨진 테스트의 장치, 직접 작성하는 연습 문제의 장치)를 건드리고 있습니다",
+    },
+    "escape_patch": {
+        "ja": "torch や講座のモジュールの属性を書き換えています",
+        "ko": "torch나 강좌 모듈의 속성을 바꾸고 있습니다",
+    },
     "hidden_raised": {
         "ja": "隠しテスト: {name} を呼ぶとエラーになりました（{error}）。",
         "ko": "숨겨진 테스트: {name} 호출 중에 오류가 났습니다({error}).",

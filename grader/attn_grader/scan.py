@@ -26,11 +26,15 @@ import nbformat
 from attn_course import by_hand
 from attn_course.exercises import EXERCISES
 
+from .astnames import fold, named, parse, python_of, root_name
+from .escapes import escapes, learner_cells
+
 TESTS_SUFFIX = "_tests"
-# Read from torch (by_hand.LIBRARY), plus the classes that call it.
+# Read from torch (by_hand.LIBRARY), plus the classes and the loss that call it (cross_entropy is a log_softmax).
 LIBRARY = {"attention": set(by_hand.LIBRARY["attention"]) | {"MultiheadAttention", "TransformerEncoderLayer",
                                                               "TransformerDecoderLayer", "Transformer"},
-           "softmax": set(by_hand.LIBRARY["softmax"]) | {"Softmax", "LogSoftmax"}}
+           "softmax": set(by_hand.LIBRARY["softmax"]) | {"Softmax", "LogSoftmax", "cross_entropy",
+                                                              "CrossEntropyLoss"}}
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "exercises", "engine", "Recorder", "reference", "MIME", "SEED_ENV"}
 GUARD = set(by_hand._GUARD_CALLS) | {"DisableTorchFunction", "DisableTorchFunctionSubclass", "TorchFunctionMode",
                                     "TorchDispatchMode", "_disabled_torch_function_impl", "overrides", "_python_dispatch"}
@@ -69,52 +73,6 @@ def by_hand_cells(stem: str) -> dict:
     return cells
 
 
-def _root_name(node: ast.AST) -> str:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _fold(node) -> str | None:
-    """The value of a string written as a constant, or joined from constants ("sc" + "aled", f"{'x'}", "".join)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _fold(node.left), _fold(node.right)
-        return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [_fold(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
-            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
-        sep, parts = _fold(node.func.value), [_fold(e) for e in node.args[0].elts]
-        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None
-    return None
-
-
-def _words(text: str) -> set:
-    return set(re.split(r"[^\w]+", text))
-
-
-def _path_words(text: str) -> set:
-    """The names in a string that spells a name or a dotted path ("attn_course.checks"); prose spells none."""
-    return _words(text) if re.fullmatch(r"[\w.]+", text.strip()) else set()
-
-
-def _named(node) -> set:
-    """Every name a node spells: identifiers, attributes, import paths, and strings it builds from constants."""
-    if isinstance(node, ast.Name):
-        return {node.id}
-    if isinstance(node, ast.Attribute):
-        return {node.attr}
-    if isinstance(node, ast.alias):
-        return _words(node.name) | ({node.asname} if node.asname else set())
-    if isinstance(node, ast.ImportFrom):
-        return _words(node.module or "")
-    folded = _fold(node) if isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call)) else None
-    return _path_words(folded) if folded else set()
-
-
 def library_aliases(tree: ast.AST) -> set:
     """Names a learner binds to the library's attention: `from … import scaled_dot_product_attention as sdpa`,
     `sdpa = F.scaled_dot_product_attention`, a default argument `f=F.scaled_dot_product_attention`."""
@@ -122,12 +80,12 @@ def library_aliases(tree: ast.AST) -> set:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             bound |= {a.asname or a.name for a in node.names if a.name in LIBRARY["attention"]}
-        elif isinstance(node, ast.Assign) and _named(node.value) & LIBRARY["attention"]:
+        elif isinstance(node, ast.Assign) and named(node.value) & LIBRARY["attention"]:
             bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args.args[len(node.args.args) - len(node.args.defaults):] + node.args.kwonlyargs
             defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-            bound |= {a.arg for a, d in zip(args, defaults) if _named(d) & LIBRARY["attention"]}
+            bound |= {a.arg for a, d in zip(args, defaults) if named(d) & LIBRARY["attention"]}
     return bound
 
 
@@ -149,20 +107,18 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
     # IPython magics and shell escapes are not Python; a `!` line runs a shell command.
     lines = source.splitlines()
     flags = [("process", i + 1, line.strip()) for i, line in enumerate(lines) if line.lstrip().startswith("!")]
-    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
-    try:
-        tree = ast.parse(python)
-    except SyntaxError:
+    tree = parse(source)
+    if tree is None:
         return flags
     refused = set().union(*(LIBRARY[f] for f in rule[0])) if rule else set()
     library_path = _library_path_nodes(tree, rule[1] if rule else None)
     for node in ast.walk(tree):
         found = []
-        spelled = _named(node) if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant,
+        spelled = named(node) if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant,
                                                     ast.BinOp, ast.JoinedStr, ast.Call)) else set()
         if spelled & refused and id(node) not in library_path:
             found.append("library_softmax" if spelled & refused - LIBRARY["attention"] else "library_attention")
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(_named(a) & LIBRARY["attention"] for a in node.names):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(named(a) & LIBRARY["attention"] for a in node.names):
             found.append("library_attention")      # bound to a name of the learner's own, in any cell
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in aliases:
             found.append("library_attention")      # called through such a name
@@ -170,13 +126,13 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
             found.append("course_internals")
         if spelled & GUARD:
             found.append("by_hand_guard")
-        if isinstance(node, ast.Call) and _root_name(node.func) in DYNAMIC_CALLS | {"importlib"} | {"modules"}:
-            built = {w for a in node.args for w in _named(a)}
+        if isinstance(node, ast.Call) and root_name(node.func) in DYNAMIC_CALLS | {"importlib"} | {"modules"}:
+            built = {w for a in node.args for w in named(a)}
             if built & (COURSE_INTERNALS | GUARD | LIBRARY["attention"]):
                 found.append("course_internals" if built & COURSE_INTERNALS else
                              "by_hand_guard" if built & GUARD else "library_attention")
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
-            if _named(node.slice) & (COURSE_INTERNALS | {"attn_course"}):
+            if named(node.slice) & (COURSE_INTERNALS | {"attn_course"}):
                 found.append("course_internals")
         found.append(_classic(node))
         for rule_name in filter(None, found):
@@ -192,9 +148,9 @@ def _classic(node) -> str | None:
     if isinstance(node, ast.Attribute):
         if node.attr in NAMES:
             return NAMES[node.attr]
-        if node.attr in ATTRIBUTES and _root_name(node) in ("os", "sys", "subprocess", "signal"):
+        if node.attr in ATTRIBUTES and root_name(node) in ("os", "sys", "subprocess", "signal"):
             return ATTRIBUTES[node.attr]
-        if node.attr == "exit" and _root_name(node) in ("sys", "os"):
+        if node.attr == "exit" and root_name(node) in ("sys", "os"):
             return "process"
         return None
     if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -202,11 +158,11 @@ def _classic(node) -> str | None:
         return next((NAMES[n.split(".")[0]] for n in names if n and n.split(".")[0] in NAMES), None)
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-        return "monkeypatch" if any(isinstance(t, ast.Attribute) and _root_name(t) in MODULES for t in targets) else None
+        return "monkeypatch" if any(isinstance(t, ast.Attribute) and root_name(t) in MODULES for t in targets) else None
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in NAMES:
         return NAMES[node.name]
     if isinstance(node, ast.ClassDef):
-        if any(_root_name(b) == "torch" or getattr(b, "attr", "") == "Tensor" or getattr(b, "id", "") == "Tensor"
+        if any(root_name(b) == "torch" or getattr(b, "attr", "") == "Tensor" or getattr(b, "id", "") == "Tensor"
                for b in node.bases):
             return "fake_equality"
         return None
@@ -221,22 +177,18 @@ def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
     Cells whose source is the source notebook's own (demos, set-up, tests) are skipped:
     the course's code may do what a learner's should not. Names bound to the library's
     attention are collected from every learner-written cell first: a cell of the learner's
-    own may import it, and an exercise's cell call it.
+    own may import it, and an exercise's cell call it. What would get round the by-hand
+    rule (escapes.py) is flagged as `by_hand_escape`; the grader also scores it.
     """
-    ours = {c.source.strip() for c in nbformat.read(source, 4).cells if c.cell_type == "code"}
     rules = by_hand_cells(Path(source).stem)
-    mine = [(index, cell) for index, cell in enumerate(nbformat.read(submitted, 4).cells)
-            if cell.cell_type == "code" and cell.source.strip() not in ours]
+    mine = learner_cells(nbformat.read(submitted, 4), nbformat.read(source, 4))
     aliases = set()
-    for _, cell in mine:
-        try:
-            aliases |= library_aliases(ast.parse("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln
-                                                           for ln in cell.source.splitlines())))
-        except SyntaxError:
-            pass
+    for _, _, cell in mine:
+        tree = parse(cell.source)
+        aliases |= library_aliases(tree) if tree is not None else set()
     flags = []
-    for index, cell in mine:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    for label, grade_id, cell in mine:
         for rule, line, text in scan_source(cell.source, rules.get(grade_id), aliases):
-            flags.append((grade_id or f"cell {index}", rule, line, text))
+            flags.append((label, rule, line, text))
+        flags += [(label, "by_hand_escape", line, text) for line, text, _ in escapes(cell.source)]
     return flags

@@ -7,8 +7,10 @@ from attn_course.probes import MIME
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
+from ..escapes import escapes, learner_cells
 from ..judge import Mismatch
 from ..messages import assignment_language, text
+from ..scan import by_hand_cells
 from ..verdict import decide, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
@@ -57,6 +59,8 @@ class DecideHiddenTests(NbGraderPreprocessor):
     """
 
     reference_dir = Unicode("", help="autograder/reference: the hidden reference modules").tag(config=True)
+    source_dir = Unicode("", help="autograder/source: the notebooks as released, to tell the learner's cells").tag(
+        config=True)
 
     def preprocess(self, nb, resources):
         grading = resources.setdefault("attn_grading", {})
@@ -66,7 +70,28 @@ class DecideHiddenTests(NbGraderPreprocessor):
         # The learner's own code per exercise: some mistakes are named from it (a `.T`).
         self._solutions = {c.metadata["nbgrader"].get("grade_id"): c.source for c in nb.cells
                            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+        info = resources.get("nbgrader", {})
+        self._by_hand = by_hand_cells(info.get("notebook", ""))
+        self._escape = self._first_escape(nb, info) if self._by_hand else None
         return super().preprocess(nb, resources)
+
+    def _first_escape(self, nb, info) -> Mismatch | None:
+        """The first way round the by-hand rule in the learner's cells (escapes.py), as the verdict of every
+        by-hand exercise: the guards ran in the learner's kernel, where such code could have undone them.
+        Without the released notebook to tell the learner's cells from the course's, the solution cells are read."""
+        path = Path(self.source_dir) / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
+        if self.source_dir and path.is_file():
+            source = nbformat.read(path, 4)
+        else:
+            source = nbformat.v4.new_notebook(cells=[c for c in nb.cells
+                                                     if not c.metadata.get("nbgrader", {}).get("solution")])
+        for _, grade_id, cell in learner_cells(nb, source):
+            found = escapes(cell.source)
+            if found:
+                line, code, why = found[0]
+                where = grade_id or ("escape_own_cell", {"n": nb.cells.index(cell) + 1})
+                return Mismatch("hidden_by_hand_escape", cell=where, line=line, code=code[:100], why=(why,))
+        return None
 
     def preprocess_cell(self, cell, resources, index):
         meta = cell.metadata.get("nbgrader", {})
@@ -82,6 +107,8 @@ class DecideHiddenTests(NbGraderPreprocessor):
         grade_id = meta.get("grade_id", "")
         source = self._solutions.get(grade_id.removesuffix(TESTS_SUFFIX), "")
         failure = self._verdict(tests, bundles, source)
+        if self._escape is not None and grade_id.removesuffix(TESTS_SUFFIX) in self._by_hand:
+            failure = self._escape
         hint, hint_fields = hint_of(failure)
         self._verdicts[grade_id] = {"tests": tests, "passed": failure is None,
                                     "mismatch": failure.key if failure else None,
