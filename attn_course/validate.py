@@ -20,12 +20,29 @@ class CourseError(Exception):
     def __init__(self, message: str, *hints: str):
         self.message = message
         self.hints = [h for h in hints if h]
-        super().__init__("\n".join([message, *(f"{t('hint')}: {h}" for h in self.hints)]))
+        self.also: list[str] = []   # other classic mistakes the check could tell apart (checks.engine.also_checks)
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        return "\n".join([self.message, *(f"{t('hint')}: {h}" for h in self.hints),
+                          *(f"{t('also')}: {a}" for a in self.also)])
+
+    def add_hint(self, hint: str, first: bool = False) -> None:
+        if hint and hint not in self.hints:
+            self.hints.insert(0, hint) if first else self.hints.append(hint)
+            self.args = (self._text(),)
+
+    def add_also(self, mistake: str) -> None:
+        """A second mistake, named after the first: shown as "also: …" under the hints."""
+        if mistake and mistake != self.message and mistake not in self.hints and mistake not in self.also:
+            self.also.append(mistake)
+            self.args = (self._text(),)
 
     def _render_traceback_(self):
         # IPython shows these lines instead of a traceback (see InteractiveShell.showtraceback).
         lines = [f"\x1b[1;31m✘ {t(self.headline)}\x1b[0m: {self.message}"]
         lines += [f"\x1b[1;33m{t('hint')}\x1b[0m: {h}" for h in self.hints]
+        lines += [f"\x1b[1;33m{t('also')}\x1b[0m: {a}" for a in self.also]
         return lines
 
 

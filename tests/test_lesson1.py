@@ -16,6 +16,7 @@ import attn_course as course
 from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
+from attn_grader.verdict import hint_of
 from conftest import Bug, fails, fails_with, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
@@ -223,6 +224,57 @@ def test_hidden_catches_a_module_with_extra_bias(ref):
             super().__init__(e, d)
             self.W_o = nn.Linear(d, e)
     fails(probes.attention_module, Biased, key="hidden_layout")
+
+
+@pytest.mark.parametrize("scores,hint", [
+    (lambda Q, K: Q @ K.transpose(-2, -1) // math.sqrt(Q.size(-1)), "hint_scale_floor"),
+    (lambda Q, K: math.sqrt(Q.size(-1)) / (Q @ K.transpose(-2, -1)), "hint_scale_inverted"),
+    (lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(Q.size(0)), "hint_scale_wrong_dim"),
+])
+def test_scales_found_by_mutants_are_named_by_both(ref, lang, scores, hint):
+    fails_with(checks.check_attention_scores, scores, hint)
+    assert hint_of(fails(probes.attention_scores, scores))[0] == hint
+
+
+@pytest.mark.parametrize("softmax,hint", [
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s - s.amax(dim=-2, keepdim=True))), "hint_softmax_shift_axis"),
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s.amax(dim=-1, keepdim=True) - s)), "hint_softmax_negated"),
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(s - s.amax(dim=-1, keepdim=True)), "hint_softmax_no_exp"),
+])
+def test_softmax_mistakes_found_by_mutants_are_named_by_both(ref, lang, softmax, hint):
+    fails_with(checks.check_softmax, softmax, hint)
+    assert hint_of(fails(probes.softmax_last, softmax))[0] == hint
+
+
+def test_k_and_v_swapped_is_named_by_both(ref, lang):
+    class Swapped(ref.Attention):
+        def forward(self, x):
+            Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+            y, w = ref.attention(Q, V, K)
+            return self.W_o(y), w
+    fails_with(checks.check_attention_module, Swapped, "hint_kv_swapped")
+    assert hint_of(fails(probes.attention_module, Swapped))[0] == "hint_kv_swapped"
+
+
+def test_a_pair_returned_the_other_way_round_is_named_by_both(ref, lang):
+    def swapped(Q, K, V):
+        y, w = ref.attention(Q, K, V)
+        return w, y
+    fails_with(checks.check_attention, swapped, "hint_pair_order", name="attention")
+    assert hint_of(fails(probes.attention, swapped))[0] == "hint_pair_order"
+
+
+def test_a_linear_built_the_wrong_way_round_is_named_by_both(ref, lang):
+    # nn.Linear(D, E) for W_q: forward raises "mat1 and mat2 shapes cannot be multiplied", which alone would
+    # suggest a transposed K. The grader reads the layout recorded before the error, as the check does.
+    class Swapped(ref.Attention):
+        def __init__(self, e, d):
+            super().__init__(e, d)
+            self.W_q = nn.Linear(d, e, bias=False)
+    fails_with(checks.check_attention_module, Swapped, "hint_layer_shape", name="W_q", want_in=7, want_out=4,
+               got_in=4, got_out=7, why=t("why_proj_in"))
+    failure = fails(probes.attention_module, Swapped, key="hidden_layout")
+    assert hint_of(failure)[0] == "hint_layer_shape" and hint_of(failure)[1]["name"] == "W_q"
 
 
 def test_hidden_catches_a_module_that_hides_its_bug_behind_zero_weights(ref):

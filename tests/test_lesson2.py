@@ -82,6 +82,27 @@ def variant(**kw):
     return Variant
 
 
+class SplitBeforeProjection(MHAOK):
+    def forward(self, x):
+        Q = self.W_q(split_ok(x, self.n_head))   # make mutants: W_q applied after the split
+        K, V = (split_ok(f(x), self.n_head) for f in (self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=-1)
+        return self.W_o(merge_ok(w @ V)), w
+
+
+class SplitArgsSwapped(MHAOK):
+    def forward(self, x):
+        Q, K, V = (split_ok(self.n_head, f(x)) for f in (self.W_q, self.W_k, self.W_v))
+        return Q, K
+
+
+def test_split_heads_misused_in_the_module_is_named_by_both(lang):
+    from attn_grader.verdict import hint_of
+    for cls, hint in ((SplitBeforeProjection, "hint_split_input"), (SplitArgsSwapped, "hint_split_args")):
+        fails_with(checks.check_mha_module, cls, hint)
+        assert hint_of(fails(probes.module, cls))[0] == hint
+
+
 class WideHead(MHAOK):
     def forward(self, x):
         course.expect_tokens(x, self.embed_dim)
@@ -131,8 +152,46 @@ def test_head_as_single_checks(lang):
     fails_with(lambda f: checks.check_head_as_single(f, AttentionOK), lambda m, i: m, "hint_head_returns_attention")
 
 
-def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True):
-    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first).to(mha.W_q.weight)
+def test_head_as_single_bugs_found_by_mutants(lang):
+    def outside_no_grad(mha, i):
+        single = head_as_single_ok(mha, i)
+        single.W_q.weight.copy_(single.W_q.weight)   # a parameter written in place with gradients on
+        return single
+
+    def never_copied(mha, i):
+        return AttentionOK(mha.embed_dim, mha.head_dim).to(mha.W_q.weight)
+    check = lambda f: checks.check_head_as_single(f, AttentionOK)  # noqa: E731
+    fails_with(check, outside_no_grad, "hint_copy_no_grad")
+    failure = fails_with(check, never_copied, "hint_head_not_copied")
+    assert "nan" not in str(failure)
+
+
+def test_float_sizes_and_answers_get_their_hints(lang):
+    fails_with(checks.check_split_heads, lambda x, H: x.view(x.size(0), x.size(1), H, x.size(2) / H).transpose(1, 2),
+               "hint_int_division")
+    fails_with(lambda a: checks.check_mha_param_answer(a, MHAOK), float(4 * 768 * 12 * 64), "hint_answer_not_int",
+               name="answer_n_params", got=repr(float(4 * 768 * 12 * 64)))
+
+
+def test_a_module_failing_through_split_heads_says_so(lang):
+    ns = {"nn": nn, "torch": torch, "math": math, "course": course, "merge_heads": merge_ok,
+          "split_heads": SPLIT_BUGS["hint_view_without_transpose"]}
+    exec("class M(nn.Module):\n"
+         "    def __init__(self, e, h, d=None):\n"
+         "        super().__init__()\n"
+         "        self.embed_dim, self.n_head, self.head_dim = e, h, course.resolve_head_dim(e, h, d)\n"
+         "        self.W_q, self.W_k, self.W_v = (nn.Linear(e, h * self.head_dim, bias=False) for _ in range(3))\n"
+         "        self.W_o = nn.Linear(h * self.head_dim, e, bias=False)\n"
+         "    def forward(self, x):\n"
+         "        course.expect_tokens(x, self.embed_dim)\n"
+         "        Q, K, V = (split_heads(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))\n"
+         "        w = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), -1)\n"
+         "        return self.W_o(merge_heads(w @ V)), w\n", ns)
+    fails_with(checks.check_mha_module, ns["M"], "hint_earlier_cause", n=1, name="split_heads")
+
+
+def to_torch_ok(mha, order=("W_q", "W_k", "W_v"), transpose=False, out=True, batch_first=True, like=lambda m, w: m.to(w)):
+    theirs = like(nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=batch_first), mha.W_q.weight)
     with torch.no_grad():
         ws = [getattr(mha, n).weight for n in order]
         theirs.in_proj_weight.copy_(torch.cat([w.T if transpose else w for w in ws]))
@@ -148,6 +207,11 @@ def test_to_torch_mha_checks(lang):
     fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, out=False), "hint_out_proj")
     fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, batch_first=False), "hint_torch_mha_setup",
                what="batch_first")
+    # make mutants: without .to(mha.W_q.weight) the check passed and the lesson's next cell (float64) crashed
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m), "hint_torch_mha_dtype",
+               got="torch.float32 / cpu", want="torch.float64 / cpu")
+    fails_with(checks.check_to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m.to(w.dtype)),
+               "hint_torch_mha_dtype", got="cpu", want="meta")
     with pytest.raises(ValueError, match=re.escape(t("torch_mha_incompatible", h=4, d=3, e=8))):
         course.expect_torch_compatible(MHAOK(8, 4, 3))
 
@@ -215,10 +279,14 @@ def test_hidden_to_torch_mha_rebuilds_a_genuine_module(ref):
         theirs.batch_first = False
         return theirs
     fails(probes.to_torch_mha, not_batch_first)
+    fails(probes.to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m), key="hint_torch_mha_dtype")
 
 
 # --------------------------------------------------------------------------- graded submissions
 SPLIT = "return x.view(B, T, n_head, HD // n_head).transpose(1, 2)"
+COPIES = ("    with torch.no_grad():\n"
+          + "".join(f"        single.{w}.weight.copy_(mha.{w}.weight[rows])          # (D, E)\n" for w in ("W_q", "W_k", "W_v"))
+          + "        single.W_o.weight.copy_(mha.W_o.weight[:, rows])       # (E, D)")
 MERGE = "return x.transpose(1, 2).contiguous().view(B, T, H * D)"
 BUGS = {
     "view_without_transpose": Bug("ex1_split_heads", SPLIT, "return x.view(B, n_head, T, HD // n_head)",
@@ -238,4 +306,15 @@ BUGS = {
     "in_proj_order_kqv": Bug("ex6_to_torch_mha", "[mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]",
                              "[mha.W_k.weight, mha.W_q.weight, mha.W_v.weight]", {"ex6_to_torch_mha_tests"},
                              "in_proj_weight as K, Q, V"),
+    # Found by a learner working through the lesson, and by make mutants (issue 29).
+    "copy_outside_no_grad": Bug("ex5_head_as_single", COPIES, "\n".join(line[4:] for line in COPIES.splitlines()[1:]),
+                                {"ex5_head_as_single_tests"},
+                                "head's weights copied with `copy_` outside `torch.no_grad()`"),
+    "weights_never_copied": Bug("ex5_head_as_single", COPIES, "", {"ex5_head_as_single_tests"},
+                                "head's weights never copied"),
+    "float_division": Bug("ex1_split_heads", "HD // n_head", "HD / n_head",
+                          {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "`HD / n_head` where the text says `//`"),
+    "answer_as_float": Bug("ex4_n_params", "answer_n_params = 4 * 768 * 12 * 64",
+                           "answer_n_params = float(4 * 768 * 12 * 64)", {"ex4_n_params_tests"},
+                           "the parameter count given as a float"),
 }

@@ -59,38 +59,45 @@ class CausalOK(nn.Module):
     def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32, bug=None):
         super().__init__()
         self.embed_dim, self.n_head, self.bug = embed_dim, n_head, bug
+        self.bugs = set(bug) if isinstance(bug, tuple) else {bug}
         self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim)
         inner = n_head * self.head_dim
         self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
         self.W_o = nn.Linear(inner, embed_dim, bias=False)
         self.dropout = nn.Dropout(dropout)
         if bug != "no_buffer":
-            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+            self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(),
+                                 persistent=bug == "persistent")
 
     def forward(self, x, lengths=None, use_sdpa=False):
         course.expect_tokens(x, self.embed_dim)
         B, T, _ = x.shape
         Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
-        keep = (torch.ones(T, T, dtype=torch.bool).tril() if self.bug == "cpu"
-                else self.causal if self.bug == "unsliced_buffer" else self.causal[:T, :T])
-        if self.bug == "triu":
+        bugs = self.bugs
+        keep = (torch.ones(T, T, dtype=torch.bool).tril() if "cpu" in bugs
+                else self.causal if "unsliced_buffer" in bugs else self.causal[:T, :T])
+        if "triu" in bugs:
             keep = keep.T
-        if lengths is not None and self.bug != "ignore_lengths":
-            keep = keep & (torch.arange(T, device=x.device) < lengths[:, None])[:, None, None, :]
+        if lengths is not None and "ignore_lengths" not in bugs:
+            pad = torch.arange(T, device=x.device) < lengths[:, None]
+            keep = keep & (pad[:, None, :] if "b1t" in bugs else pad[:, None, None, :])
         if use_sdpa:
-            mask = ~keep if self.bug == "sdpa_inverted" else keep
-            p = self.dropout.p if self.training or self.bug == "sdpa_eval_dropout" else 0.0
+            mask = ~keep if "sdpa_inverted" in bugs else keep
+            p = self.dropout.p if self.training or "sdpa_eval_dropout" in bugs else 0.0
             y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask, dropout_p=p)
-            return self.W_o(merge_ok(y.nan_to_num(0.0))), None
-        s = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)
-        if self.bug == "after_softmax":
+            return self.W_o(merge_ok(y if "sdpa_nan" in bugs else y.nan_to_num(0.0))), None
+        s = Q @ K.transpose(-2, -1) / math.sqrt(self.embed_dim if "sqrt_e" in bugs else self.head_dim)
+        if "after_softmax" in bugs:
             w = torch.softmax(s, -1).masked_fill(~keep, 0.0)
+        elif "dropout_on_scores" in bugs:
+            w = torch.softmax(self.dropout(s.masked_fill(~keep, float("-inf"))), -1).nan_to_num(0.0)
         else:
             w = torch.softmax(s.masked_fill(~keep, float("-inf")), -1)
-            w = w if self.bug == "nan" else w.nan_to_num(0.0)
-        dropped = torch.nn.functional.dropout(w, self.dropout.p) if self.bug == "eval_dropout" else self.dropout(w)
+            w = w if "nan" in bugs else w.nan_to_num(0.0)
+        dropped = (torch.nn.functional.dropout(w, self.dropout.p) if "eval_dropout" in bugs
+                   else w if "dropout_on_scores" in bugs else self.dropout(w))
         y = self.W_o(merge_ok(dropped @ V))
-        return y, (dropped if self.bug == "return_dropped" else w)
+        return y, (dropped if "return_dropped" in bugs else w)
 
 
 def causal_variant(bug):
@@ -105,11 +112,98 @@ def causal_variant(bug):
     ("ignore_lengths", "hint_padding_ignored"), ("nan", "hint_nan_fully_masked"),
     ("eval_dropout", "hint_dropout_eval"), ("return_dropped", "hint_weights_after_dropout"),
     ("no_buffer", "hint_buffer_missing"), ("cpu", "hint_mask_device"), ("sdpa_inverted", "hint_sdpa_mismatch"),
-    ("sdpa_eval_dropout", "hint_dropout_eval_sdpa"),
+    ("sdpa_eval_dropout", "hint_dropout_eval_sdpa"), ("persistent", "hint_buffer_persistent"),
+    ("sqrt_e", "hint_scale_head_dim"), ("b1t", "hint_padding_broadcast"), ("sdpa_nan", "hint_sdpa_nan_rows"),
+    ("dropout_on_scores", "hint_dropout_on_scores"),
 ])
 def test_causal_module_bug_gets_its_hint(lang, bug, hint):
     checks.check_causal_module(CausalOK)
     fails_with(checks.check_causal_module, causal_variant(bug), hint)
+
+
+def test_sdpa_nan_rows_must_become_what_the_masked_path_gives(lang):
+    # make mutants: nan_to_num(1.0) on SDPA's output passed the check (no NaN left) and lost the grader's points.
+    class NanToOne(CausalOK):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            if not use_sdpa:
+                return super().forward(x, lengths)
+            B, T, _ = x.shape
+            Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+            keep = self.causal[:T, :T]
+            if lengths is not None:
+                keep = keep & (torch.arange(T) < lengths[:, None])[:, None, None, :]
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=keep)
+            return self.W_o(merge_ok(y.nan_to_num(1.0))), None
+    fails_with(checks.check_causal_module, NanToOne, "hint_sdpa_nan_rows")
+
+
+def test_a_second_mistake_is_named_after_the_first(lang):
+    # The weights are wrong (triu) and dropout is still on in eval: the learner hears of both now.
+    failure = fails_with(checks.check_causal_module, causal_variant(("triu", "eval_dropout")), "hint_upper_triangle")
+    assert t("hint_dropout_eval") in failure.also and t("also") in str(failure)
+    assert not fails_with(checks.check_causal_module, causal_variant("triu"), "hint_upper_triangle").also
+
+
+def test_a_module_failing_through_an_earlier_exercise_says_so(lang):
+    ns = {"torch": torch, "nn": nn, "math": math, "course": course, "split_heads": split_ok, "merge_heads": merge_ok,
+          "causal_mask": lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).triu(),
+          "apply_mask": lambda s, k: s.masked_fill(~k, float("-inf")),
+          "padding_keep": lambda n, T: torch.arange(T, device=n.device) < n[:, None],
+          "safe_softmax": lambda s: torch.softmax(s, -1).nan_to_num(0.0)}
+    exec(MODULE_SOURCE, ns)
+    failure = fails_with(checks.check_causal_module, ns["CausalSelfAttention"], "hint_earlier_cause",
+                         n=1, name="causal_mask")
+    assert failure.hints[0] == t("hint_earlier_cause", n=1, name="causal_mask")
+
+
+MODULE_SOURCE = """
+class CausalSelfAttention(nn.Module):
+    def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim)
+        inner = n_head * self.head_dim
+        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))
+        self.W_o = nn.Linear(inner, embed_dim, bias=False)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("causal", causal_mask(max_len), persistent=False)
+
+    def forward(self, x, lengths=None, use_sdpa=False):
+        B, T, _ = x.shape
+        Q, K, V = (split_heads(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        keep = self.causal[:T, :T]
+        if lengths is not None:
+            keep = keep & padding_keep(lengths, T)[:, None, None, :]
+        if use_sdpa:
+            y = torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=keep)
+            return self.W_o(merge_heads(y.nan_to_num(0.0))), None
+        weights = safe_softmax(apply_mask(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), keep))
+        return self.W_o(merge_heads(self.dropout(weights) @ V)), weights
+"""
+
+
+INF = float("-inf")
+APPLY_MASK_BUGS = {
+    "hint_keep_as_given": lambda s, k: s.masked_fill(~k[None, None], INF),
+    "hint_fill_not_inf": lambda s, k: s.masked_fill(~k, torch.finfo(s.dtype).min),
+    "hint_additive_nan": lambda s, k: s + (~k) * INF,
+    "hint_mask_multiplied": lambda s, k: s.masked_fill(~k, 0.0),
+    "hint_mask_not_applied": lambda s, k: s,
+}
+
+
+@pytest.mark.parametrize("hint", sorted(APPLY_MASK_BUGS))
+def test_each_apply_mask_bug_gets_its_hint(lang, hint):
+    fails_with(checks.check_apply_mask, APPLY_MASK_BUGS[hint], hint)
+
+
+def test_mask_bugs_found_by_mutants_get_their_hints(lang):
+    ones = lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device)  # noqa: E731
+    fails_with(checks.check_causal_mask, lambda T, device=None: ones(T, device).tril(diagonal=-1), "hint_mask_diagonal")
+    fails_with(checks.check_causal_mask, lambda T, device=None: ones(T, device), "hint_mask_no_tril")
+    fails_with(checks.check_mha_mask_to_sdpa, lambda m: ~m, "hint_invert_float_mask")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) > n[:, None],
+               "hint_padding_inverted")
 
 
 def test_a_causal_buffer_used_whole_is_named_not_a_transpose(lang):
@@ -197,4 +291,32 @@ BUGS = {
     "weights_after_dropout": Bug("ex6_causal_module", "y = merge_heads(self.dropout(weights) @ V)",
                                  "weights = self.dropout(weights)\n        y = merge_heads(weights @ V)", {MODULE_3},
                                  "weights returned after dropout"),
+    # Found by a learner working through the lesson, and by make mutants (issue 29).
+    "keep_with_extra_axes": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(~keep[None, None],",
+                                {"ex2_apply_mask_tests", MODULE_3}, "`~keep[None, None]`: a (B, 1, T, T) keep becomes 6-D"),
+    "dropout_on_scores": Bug("ex6_causal_module", "safe_softmax(scores)" + " " * 49 + "# (B, H, T, T)\n"
+                             "        y = merge_heads(self.dropout(weights) @ V)",
+                             "safe_softmax(self.dropout(scores))\n        y = merge_heads(weights @ V)", {MODULE_3},
+                             "dropout on the scores, before the softmax"),
+    "mask_diagonal_below": Bug("ex1_causal_mask", ".tril()", ".tril(diagonal=-1)", {"ex1_causal_mask_tests", MODULE_3},
+                               "`tril(diagonal=-1)`: a query cannot see itself"),
+    "fill_minus_1e9": Bug("ex2_apply_mask", 'float("-inf"))', "-1e9)", {"ex2_apply_mask_tests", MODULE_3},
+                          "filled with -1e9 instead of -inf"),
+    "fill_finfo_min": Bug("ex2_apply_mask", 'float("-inf"))', "torch.finfo(scores.dtype).min)",
+                          {"ex2_apply_mask_tests", MODULE_3}, "filled with `torch.finfo(dtype).min` instead of -inf"),
+    "additive_mask_nan": Bug("ex2_apply_mask", 'scores.masked_fill(~keep, float("-inf"))',
+                             'scores + (~keep) * float("-inf")', {"ex2_apply_mask_tests", MODULE_3},
+                             '`scores + (~keep) * float("-inf")` (0 × −∞ = NaN)'),
+    "fill_zero": Bug("ex2_apply_mask", 'float("-inf"))', "0.0)", {"ex2_apply_mask_tests", MODULE_3},
+                     "`masked_fill(~keep, 0)`"),
+    "scale_sqrt_e": Bug("ex6_causal_module", "math.sqrt(self.head_dim)", "math.sqrt(self.embed_dim)", {MODULE_3},
+                        "scores divided by √E instead of √D"),
+    "padding_mask_b1t": Bug("ex6_causal_module", "[:, None, None, :]", "[:, None, :]", {MODULE_3},
+                            "padding mask (B, 1, T): not broadcast over the heads"),
+    "buffer_persistent": Bug("ex6_causal_module", ", persistent=False)", ")", {MODULE_3},
+                             "causal buffer saved in the state_dict (no `persistent=False`)"),
+    "sdpa_without_nan_to_num": Bug("ex6_causal_module", "merge_heads(y.nan_to_num(0.0))", "merge_heads(y)", {MODULE_3},
+                                   "SDPA path without `nan_to_num` (NaN rows on a GPU)"),
+    "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
+                             "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
 }

@@ -70,3 +70,29 @@ def test_report_categories():
     assert "vis_pass_hid_fail" in report.categories(worst)
     disagree = {**worst, "visible": {"result": "hint", "keys": ["hint_y"]}}
     assert report.categories(disagree) >= {"caught_hint", "disagree"}
+
+
+# A small fixed sample per lesson, each with the category the full run (make mutants) puts it in. Early cells, one
+# grading seed and no later cells, so each lesson costs seconds; the full run is `make mutants`.
+SAMPLE = {
+    "01_attention": {"ex1_attention_scores:L2:drop_call:sqrt() dropped": "caught_hint",
+                     "ex1_attention_scores:L2:swap_args:arguments 1 and 2 swapped": "equivalent"},
+    "02_multihead": {"ex1_split_heads:L1:constant:// → /": "caught_hint",
+                     "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint"},
+    "03_masks": {"ex1_causal_mask:L1:tril:tril(diagonal=-1)": "caught_hint",
+                 "ex2_apply_mask:L1:neg_inf:-inf → -1e9": "caught_hint",
+                 "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint"},
+    "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint"},
+}
+
+
+@pytest.mark.parametrize("stem", sorted(SAMPLE))
+def test_a_fixed_sample_of_mutants_keeps_its_verdicts(stem):
+    from mutants import run_lesson
+    ids = list(SAMPLE[stem])
+    records = run_lesson(class_lessons()[stem], seeds=(0,), ids=ids, later=False)
+    assert sorted(r["id"] for r in records) == sorted(ids), "a sampled mutant is no longer made: the solution changed?"
+    for record in records:
+        got = report.categories(record)
+        assert SAMPLE[stem][record["id"]] in got, (record["id"], got, record["visible"], record["hidden"])
+        assert not got & {"vis_pass_hid_fail", "rubric_hole", "disagree"}, (record["id"], got)

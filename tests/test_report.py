@@ -5,7 +5,7 @@ NAMED is the mistake each planted bug must be counted under, in every grade cell
 checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
 None is a mistake no classic bug explains, counted as "unknown"; by design these are:
 - downstream cells where the visible check has no hint either: a lesson-3 module built on an
-  off-by-one padding mask.
+  apply_mask that returns 6-D scores (the grader names exercise 2 as the cause).
 """
 import csv
 import json
@@ -47,6 +47,10 @@ NAMED = {
         "w_o_forgotten": {"ex3_mha_module": "hint_w_o_missing"},
         "head_slice_rows_for_w_o": {"ex5_head_as_single": "hint_head_slice"},
         "in_proj_order_kqv": {"ex6_to_torch_mha": "hint_in_proj_order"},
+        "copy_outside_no_grad": {"ex5_head_as_single": "hint_copy_no_grad"},
+        "weights_never_copied": {"ex5_head_as_single": "hint_head_not_copied"},
+        "float_division": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_int_division"),
+        "answer_as_float": {"ex4_n_params": "hint_answer_not_int"},
     },
     "03_masks": {
         "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},
@@ -57,9 +61,22 @@ NAMED = {
         "nan_on_fully_masked_row": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_nan_fully_masked"),
         "dropout_active_in_eval": {"ex6_causal_module": "hint_dropout_eval"},
         "same_mask_convention": {"ex3_mha_mask_to_sdpa": "hint_same_convention"},
-        "padding_off_by_one": {"ex4_padding_keep": "hint_padding_off_by_one", "ex6_causal_module": None},
-        "sdpa_dropout_in_eval": {"ex6_causal_module": "hint_dropout_eval"},
+        "padding_off_by_one": dict.fromkeys(("ex4_padding_keep", "ex6_causal_module"), "hint_padding_off_by_one"),
+        "sdpa_dropout_in_eval": {"ex6_causal_module": "hint_dropout_eval_sdpa"},
         "weights_after_dropout": {"ex6_causal_module": "hint_weights_after_dropout"},
+        # The module's error comes from apply_mask's 6-D result: the grader names exercise 2 as its cause.
+        "keep_with_extra_axes": {"ex2_apply_mask": "hint_keep_as_given", "ex6_causal_module": None},
+        "dropout_on_scores": {"ex6_causal_module": "hint_dropout_on_scores"},
+        "mask_diagonal_below": dict.fromkeys(("ex1_causal_mask", "ex6_causal_module"), "hint_mask_diagonal"),
+        "fill_minus_1e9": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_fill_not_inf"),
+        "fill_finfo_min": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_fill_not_inf"),
+        "additive_mask_nan": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_additive_nan"),
+        "fill_zero": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_mask_multiplied"),
+        "scale_sqrt_e": {"ex6_causal_module": "hint_scale_head_dim"},
+        "padding_mask_b1t": {"ex6_causal_module": "hint_padding_broadcast"},
+        "buffer_persistent": {"ex6_causal_module": "hint_buffer_persistent"},
+        "sdpa_without_nan_to_num": {"ex6_causal_module": "hint_sdpa_nan_rows"},
+        "invert_float_mask": {"ex3_mha_mask_to_sdpa": "hint_invert_float_mask"},
     },
     "04_gpt2": {
         "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},

@@ -9,6 +9,7 @@ learner's language.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import io
 import math
@@ -17,10 +18,99 @@ import warnings
 
 import torch
 import torch.nn as nn
+from torch.overrides import TorchFunctionMode
 
 from .. import by_hand
 from ..messages import t
 from ..validate import CheckFailed, CourseError
+
+# --------------------------------------------------------------------------- more than the first mistake
+
+
+def named(key: str, **fields) -> CheckFailed:
+    """A failure whose message is itself the classic mistake's hint ("dropout is still on in eval")."""
+    failure = CheckFailed(t(key, **fields))
+    failure.named = True
+    return failure
+
+
+def named_mistake(test) -> str | None:
+    """The classic mistake test() names when it fails (its hint, or a message that is a hint), else None."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            test()
+    except CheckFailed as failure:
+        if getattr(failure, "raised", None):
+            return None   # the learner's code raised: most likely the error the first comparison met already
+        if failure.hints:
+            return failure.hints[0]
+        return failure.message if getattr(failure, "named", False) else None
+    except Exception:  # noqa: BLE001 - a test that cannot even run names nothing
+        return None
+    return None
+
+
+@contextlib.contextmanager
+def also_checks(*tests):
+    """Inside a visible check: when the block fails on its first comparison, each of tests still runs. Each
+    compares something the failed comparison does not depend on (dropout's placement, the mask's device, the
+    SDPA path) and raises CheckFailed naming its classic mistake; those named are added to the failure as
+    "also: …", so a learner with two mistakes meets both here, not the second only in grading."""
+    try:
+        yield
+    except CheckFailed as failure:
+        for test in tests:
+            failure.add_also(named_mistake(test))
+        raise
+
+
+def _referenced(obj) -> tuple[set, dict]:
+    """The global names obj's code refers to (nested functions and a class's methods too), and its globals."""
+    funcs = [obj] if inspect.isfunction(obj) else \
+        [v for v in vars(obj).values() if inspect.isfunction(v)] if inspect.isclass(obj) else []
+    codes, names, found = [f.__code__ for f in funcs], set(), {}
+    for f in funcs:
+        found = f.__globals__
+    while codes:
+        code = codes.pop()
+        names |= set(code.co_names)
+        codes += [c for c in code.co_consts if inspect.iscode(c)]
+    return names, found
+
+
+def earlier_cause(obj, earlier: dict) -> str | None:
+    """earlier: {name: (exercise number, its check)}. The hint naming the first of the learner's earlier
+    functions that obj calls and that fails its own exercise's check: a failure here may come from there."""
+    names, found = _referenced(obj)
+    for name, (number, check) in earlier.items():
+        if name in names and name in found and _fails(check, found[name]):
+            return t("hint_earlier_cause", n=number, name=name)
+    return None
+
+
+def _fails(check, fn) -> bool:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            check(fn)
+    except Exception:  # noqa: BLE001 - any failure of the earlier check counts
+        return True
+    return False
+
+
+def blames_earlier(**earlier):
+    """Decorate a visible check whose exercise calls functions of earlier exercises (name=(number, check)):
+    when it fails and one of those fails its own check, the first hint says so."""
+    def wrap(check):
+        @functools.wraps(check)
+        def checked(obj, *rest, **kwargs):
+            try:
+                return check(obj, *rest, **kwargs)
+            except CheckFailed as failure:
+                failure.add_hint(earlier_cause(obj, earlier), first=True)
+                raise
+        return checked
+    return wrap
+
 
 # --------------------------------------------------------------------------- diagnosis helpers
 
@@ -49,8 +139,14 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_dot_T"
     if kind == "IndexError" and "Dimension out of range" in message:
         return "hint_negative_dims"   # transpose(1, 2) works on (B, T, D) but not on an unbatched (T, D)
+    if kind == "TypeError" and any(s in message for s in ("argument 'size'", "tuple of ints", "'float' object cannot be")):
+        return "hint_int_division"   # a size computed with / is a float: view, reshape and nn.Linear want ints
+    if kind == "TypeError" and 'missing 1 required positional argument' in message and '"dim"' in message:
+        return "hint_dim_missing"
     if kind != "RuntimeError":
         return None
+    if "leaf Variable that requires grad" in message:
+        return "hint_copy_no_grad"   # copy_ into a parameter outside torch.no_grad()
     if "view size is not compatible" in message:
         return "hint_contiguous"
     if "except in dimension" in message:
@@ -106,7 +202,7 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
 
 
 # A broadcast between two sizes: a causal buffer of (max_len, max_len) used whole meets (T, T) scores.
-_SIZE_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+SIZE_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
 
 
 def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
@@ -115,7 +211,7 @@ def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
     try:
         return run(name, module, x, *args, **kwargs)
     except CheckFailed as failure:
-        sizes = _SIZE_MISMATCH.search(failure.message)
+        sizes = SIZE_MISMATCH.search(failure.message)
         T = x.size(1)
         if sizes and {int(sizes[1]), int(sizes[2])} == {T, max_len}:
             raise CheckFailed(failure.message, t("hint_causal_slice", T=T, max_len=max_len)) from None
@@ -202,33 +298,59 @@ def output_dropped(y) -> bool:
     return int(partly.sum()) >= 2
 
 
-def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj") -> None:
+def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj", placements=None) -> None:
     """Dropout as the lessons state it, on a module the learner built with dropout=0.5 and the
     weights of one that passed its checks; call(module, use_sdpa) -> (out, weights), want: the
     output without dropout; layer: the module's output projection, for the hint.
 
     In eval neither path drops (the same output every call, equal to want); in training the
     masked path drops, on the weights only (one dropout: none on the output after the projection),
-    and returns the weights from before dropout (rows sum to 1).
+    and returns the weights from before dropout (rows sum to 1). placements(module): {None: the right
+    training output under torch.manual_seed(0), hint: the output with dropout elsewhere}, when the
+    lesson can say where a misplaced dropout went (on the scores, on weights @ V).
     """
     with torch.no_grad():
         noisy.eval()
         for use_sdpa, tol, hint in ((False, 1e-9, "hint_dropout_eval"), (True, sdpa_tol, "hint_dropout_eval_sdpa")):
             a, b = call(noisy, use_sdpa)[0], call(noisy, use_sdpa)[0]
             if not (close(a, b, 0.0) and close(a, want, tol)):
-                raise CheckFailed(t(hint))
+                raise named(hint)
         noisy.train()
         with torch.random.fork_rng(devices=[]):  # leave the notebook's own random stream alone
             torch.manual_seed(0)
             y, weights = call(noisy, False)
         noisy.eval()
     if output_dropped(y):
-        raise CheckFailed(t("hint_dropout_output", layer=layer))
+        raise named("hint_dropout_output", layer=layer)
     if close(y, want, 1e-9):
-        raise CheckFailed(t("hint_dropout_train"))
+        raise named("hint_dropout_train")
+    if placements is not None:   # before the weights' sums: dropout on the scores changes the weights too
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            noisy.train()
+            variants = placements(noisy)
+            noisy.eval()
+        if not close(y, variants[None], 1e-9):
+            key = next((k for k, v in variants.items() if k is not None and close(y, v, 1e-9)), "hint_dropout_placement")
+            raise named(key[0] if isinstance(key, tuple) else key)
     sums = weights.sum(-1) if isinstance(weights, torch.Tensor) else None
     if sums is None or not close(sums, torch.ones_like(sums), 1e-6):
-        raise CheckFailed(t("hint_weights_after_dropout"))
+        raise named("hint_weights_after_dropout")
+
+
+class NanRowsSDPA(TorchFunctionMode):
+    """scaled_dot_product_attention as some backends compute it (CUDA's, torch's before 2.5 on the CPU): a query
+    whose every key is masked gets NaN. The CPU here gives 0 there, so a missing nan_to_num only shows this way."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if func is torch.nn.functional.scaled_dot_product_attention and isinstance(out, torch.Tensor):
+            mask = kwargs.get("attn_mask", args[3] if len(args) > 3 else None)
+            if isinstance(mask, torch.Tensor):
+                dead = ~mask.any(-1, keepdim=True) if mask.dtype == torch.bool else \
+                    torch.isneginf(mask).all(-1, keepdim=True)
+                out = out.masked_fill(dead, float("nan"))
+        return out
 
 
 def inputs(*shape_lists, seed: int = 0, dtype=torch.float64):
@@ -267,9 +389,10 @@ def linear_problem(module, name: str, want_in: int, want_out: int, why: str, bia
     return None
 
 
-def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int):
+def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int, on_error=None):
     """Build cls(*args) with W_q, W_k, W_v: E -> inner and W_o: inner -> E, all without bias,
-    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)."""
+    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)
+    (on_error: as run's, for forward's errors)."""
     B, T, E = sizes
     module = run(name, cls, *args)
     for layer, (n_in, n_out, why) in {
@@ -284,12 +407,33 @@ def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: i
         raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
     module = module.double()
     (x,) = inputs((B, T, E), seed=seed)
-    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward"))
+    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x, on_error=on_error), f"{name}.forward",
+                                             x.shape))
 
 
-def expect_returned_pair(result, name: str) -> tuple:
+def scale_variants(raw, d: int, other_sizes=()) -> dict:
+    """Scores scaled the classic wrong ways (raw = Q @ K^T, d = d_k), keyed by the hint: √d_k multiplied, divided
+    with //, divided by the scores, or another axis's size (other_sizes: the batch, the length, the heads)."""
+    root = math.sqrt(d)
+    variants = {"hint_scale_mul": raw * root, "hint_scale_floor": raw // root, "hint_scale_inverted": root / raw}
+    for n in sorted(set(other_sizes) - {d}):
+        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
+    return variants
+
+
+def pair_swapped(result, out_shape) -> bool:
+    """A pair returned as (weights, output): the output's shape comes second, and not first."""
+    return isinstance(result, (tuple, list)) and len(result) == 2 and \
+        all(isinstance(r, torch.Tensor) for r in result) and \
+        tuple(result[1].shape) == tuple(out_shape) != tuple(result[0].shape)
+
+
+def expect_returned_pair(result, name: str, out_shape=None) -> tuple:
+    """(output, weights); out_shape: the output's, to name a pair returned the other way round."""
     if not (isinstance(result, tuple) and len(result) == 2):
         raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+    if out_shape is not None and pair_swapped(result, out_shape):
+        raise named("hint_pair_order", name=name)
     return result
 
 
@@ -303,7 +447,7 @@ def expect_input_errors(module, sizes: tuple) -> None:
             continue
         except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
             pass
-        raise CheckFailed(t("hint_no_input_check", shape=tuple(bad.shape)))
+        raise named("hint_no_input_check", shape=tuple(bad.shape))
 
 
 def expect_number(name: str, value) -> float:
@@ -322,6 +466,8 @@ def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> Non
     value = expect_number(name, answer)
     if value != int(value):
         raise CheckFailed(t("answer_not_integer", name=name, got=answer))
+    if isinstance(answer, float):   # the text asks for an integer: a count written as 2359296.0 (or … / 1) is not one
+        raise named("hint_answer_not_int", name=name, got=repr(answer))
     # Cross-check with the learner's own module, but only once that module is right:
     # a broken module must not cost the point of a right answer.
     try:

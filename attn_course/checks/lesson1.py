@@ -8,7 +8,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
+    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
     expect_shape, inputs, max_error, passed, run,
 )
 
@@ -24,10 +24,8 @@ def score_variants(Q, K) -> dict:
         None: raw / math.sqrt(d),
         "hint_no_scale": raw,
         "hint_scale_dk": raw / d,
-        "hint_scale_mul": raw * math.sqrt(d),
     }
-    for n in sorted({Q.size(-2), K.size(-2)} - {d}):
-        variants[("hint_scale_wrong_dim", n)] = raw / math.sqrt(n)
+    variants.update(scale_variants(raw, d, {*Q.shape[:-1], K.size(-2)}))
     return variants
 
 
@@ -37,6 +35,22 @@ def weight_variants(Q, K) -> dict:
     variants["hint_softmax_axis"] = torch.softmax(scores[None], dim=-2)
     variants["hint_returns_scores"] = scores[None]
     return variants
+
+
+def softmax_variants(scores) -> dict:
+    """softmax_last written the classic wrong ways (make mutants found them), keyed by the hint."""
+    def normalised(e):
+        return e / e.sum(dim=-1, keepdim=True)
+    variants = {("hint_softmax_shift_axis", axis): normalised(torch.exp(scores - scores.amax(dim=axis, keepdim=True)))
+                for axis in (-2, 0)}
+    variants["hint_softmax_negated"] = torch.softmax(-scores, dim=-1)
+    variants["hint_softmax_no_exp"] = normalised(scores - scores.amax(dim=-1, keepdim=True))
+    return variants
+
+
+def kv_swapped(Q, V, d: int):
+    """The weights when K and V trade places (K = W_v(x), or attention(Q, V, K))."""
+    return torch.softmax(Q @ V.transpose(-2, -1) / math.sqrt(d), dim=-1)
 
 
 def check_attention_scores(fn) -> None:
@@ -64,7 +78,7 @@ def check_softmax(fn) -> None:
             if close(got, torch.softmax(scores, dim=axis), 1e-6):
                 raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)),
                                   t("hint_softmax_axis", axis=axis))
-        diagnose(got, {None: right}, "what_weights")
+        diagnose(got, {None: right, **softmax_variants(scores)}, "what_weights", 1e-6)
     big = run(name, fn, scores * 1000.0)
     if not torch.isfinite(big).all():
         raise CheckFailed(t("has_nan", what="softmax_last(1000 · scores)"), t("hint_softmax_overflow"))
@@ -75,7 +89,7 @@ def check_softmax(fn) -> None:
 def check_attention(fn) -> None:
     name = "attention"
     Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
-    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name)
+    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name, (*Q.shape[:-1], V.size(-1)))
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
     diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
@@ -83,15 +97,18 @@ def check_attention(fn) -> None:
     passed(name)
 
 
+@blames_earlier(attention=(4, lambda fn: check_attention(fn)))
 def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
     module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
-    with torch.no_grad():
+    # The input checks do not depend on the weights: a wrong result still hears about them.
+    with also_checks(lambda: expect_input_errors(module, (B, T, E))), torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
         expect_shape(weights, (B, T, T), ("B", "T", "T"), t("what_weights"))
         variants = weight_variants(Q, K)
         variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(D_K), dim=-1)
+        variants["hint_kv_swapped"] = kv_swapped(Q, V, D_K)
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)

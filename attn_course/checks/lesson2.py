@@ -1,7 +1,9 @@
 """Lesson 2's visible checks: splitting and merging heads, the module, one head as a single attention."""
 from __future__ import annotations
 
+import copy
 import math
+import re
 
 import torch
 import torch.nn as nn
@@ -9,8 +11,8 @@ import torch.nn as nn
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape, inputs, max_error,
-    merge_heads, passed, run, split_heads,
+    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
+    inputs, max_error, merge_heads, named, passed, run, split_heads,
 )
 
 # Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
@@ -69,6 +71,7 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
             variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
             variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
+            variants.update({k: torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
     return variants
@@ -97,11 +100,24 @@ def check_merge_heads(fn) -> None:
     passed(name)
 
 
+@blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
+def module_error(kind: str, message: str, call: str) -> str | None:
+    """forward's errors that name split_heads' input: a view of x itself (W_q forgotten or applied after the
+    split, or H taken from another size), or its arguments the other way round."""
+    if kind == "RuntimeError" and re.search(r"shape '\[.*\]' is invalid for input of size", message):
+        return "hint_split_input"
+    if kind == "AttributeError" and "'int' object has no attribute" in message:
+        return "hint_split_args"
+    return None
+
+
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
     inner = H * D
-    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8)
-    with torch.no_grad():
+    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8, on_error=module_error)
+    # What the module does with its sizes and inputs does not depend on its weights: named even when those fail.
+    others = (lambda: _expect_head_dim_rules(name, cls), lambda: expect_input_errors(module, (B, T, E)))
+    with also_checks(*others), torch.no_grad():
         wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
         expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
                      t("hint_not_split") if wide else None)
@@ -112,17 +128,38 @@ def check_mha_module(cls) -> None:
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
         heads = weights @ split_heads(v, H)
         diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
+    for other in others:
+        other()
+    passed(name)
+
+
+def _expect_head_dim_rules(name, cls) -> None:
     default = run(name, cls, 12, 3)
     if getattr(default, "head_dim", None) != 4:
-        raise CheckFailed(t("hint_head_dim_default", e=12, h=3, want=4, got=getattr(default, "head_dim", None)))
+        raise named("hint_head_dim_default", e=12, h=3, want=4, got=getattr(default, "head_dim", None))
     try:
         cls(10, 3)
     except ValueError:
         pass
     else:
-        raise CheckFailed(t("hint_no_divisibility_error", e=10, h=3))
-    expect_input_errors(module, (B, T, E))
-    passed(name)
+        raise named("hint_no_divisibility_error", e=10, h=3)
+
+
+def head_error(kind: str, message: str, call: str) -> str:
+    """An error in head_as_single: a copy_ into a parameter outside torch.no_grad(), or a slice of the wrong size."""
+    return "hint_copy_no_grad" if "leaf Variable" in message else "hint_head_slice"
+
+
+def head_weights_hint(got, mha, i: int) -> str:
+    """Why head i's W_q is not mha's rows i·D … (i+1)·D − 1: never copied, interleaved, or sliced elsewhere."""
+    W = mha.W_q.weight.detach()
+    got = got.detach().to(W) if isinstance(got, torch.Tensor) else None
+    if got is not None and got.shape == W[i::mha.n_head].shape and torch.equal(got, W[i::mha.n_head]):
+        return "hint_interleaved"
+    if got is None or got.dim() != 2 or got.shape[-1] != W.shape[-1] or \
+            not any(torch.equal(row, other) for row in got for other in W):
+        return "hint_head_not_copied"   # no row of mha's W_q in it: the new module's own random weights
+    return "hint_head_slice"
 
 
 def check_head_as_single(fn, attention_cls) -> None:
@@ -131,24 +168,47 @@ def check_head_as_single(fn, attention_cls) -> None:
     (x,) = inputs((B, T, E), seed=10)
     with torch.no_grad():
         want, _ = heads(x)
-        total = torch.zeros_like(want)
-        for i in range(H):
-            single = run(name, fn, heads, i, on_error=t("hint_head_slice"))
-            if not isinstance(single, attention_cls):
-                raise CheckFailed(t("hint_head_returns_attention"))
-            single = single.double()
-            rows = slice(i * D, (i + 1) * D)
-            if (single.W_q.weight.shape != (D, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
-                    or single.W_o.weight.shape != (E, D) or not torch.equal(single.W_o.weight, heads.W_o.weight[:, rows])):
-                interleaved = heads.W_q.weight[i::H]
-                hint = t("hint_interleaved") if (single.W_q.weight.shape == interleaved.shape and
-                                                torch.equal(single.W_q.weight, interleaved)) else t("hint_head_slice")
-                raise CheckFailed(t("values_differ", what=f"head_as_single(mha, {i}).W_q / W_o",
-                                    err=float("nan")), hint)
+    total = torch.zeros_like(want)
+    for i in range(H):
+        # Called with gradients on, as the lesson's later cells call it: copy_ must happen inside torch.no_grad().
+        single = run(name, fn, heads, i, on_error=head_error)
+        if not isinstance(single, attention_cls):
+            raise CheckFailed(t("hint_head_returns_attention"))
+        single = single.double()
+        rows = slice(i * D, (i + 1) * D)
+        if (single.W_q.weight.shape != (D, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
+                or single.W_o.weight.shape != (E, D) or not torch.equal(single.W_o.weight, heads.W_o.weight[:, rows])):
+            hint = head_weights_hint(single.W_q.weight, heads, i)
+            if hint == "hint_head_slice" and torch.equal(single.W_q.weight, heads.W_q.weight[rows]):
+                hint = "hint_head_slice"   # W_q right, W_o wrong: the columns of W_o
+            raise CheckFailed(t("head_weights_differ", i=i), t(hint))
+        with torch.no_grad():
             total = total + run(name, single, x)[0]
     if not close(total, want, 1e-10):
         raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)), t("hint_head_slice"))
     passed(name)
+
+
+def _expect_like_mha(theirs, mha) -> None:
+    """The text asks for the new module on mha's device and dtype (.to(mha.W_q.weight)): the lesson's next cell
+    feeds it float64 inputs."""
+    want = mha.W_q.weight
+    got = next((p for p in theirs.parameters()), None)
+    if got is not None and (got.dtype, got.device.type) != (want.dtype, want.device.type):
+        raise named("hint_torch_mha_dtype", got=f"{got.dtype} / {got.device.type}", want=f"{want.dtype} / {want.device.type}")
+
+
+def _expect_on_device(name, fn, heads) -> None:
+    """The device as well as the dtype: mha on the meta device (as a GPU stands in here) must give a module there."""
+    on_meta = copy.deepcopy(heads).to("meta")
+    try:
+        theirs = run(name, fn, on_meta)
+    except CheckFailed as failure:
+        if "meta" in failure.message:
+            raise named("hint_torch_mha_dtype", got="cpu", want="meta") from None
+        raise
+    if isinstance(theirs, nn.Module):
+        _expect_like_mha(theirs, on_meta)
 
 
 def check_to_torch_mha(fn) -> None:
@@ -161,7 +221,8 @@ def check_to_torch_mha(fn) -> None:
                      ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H)):
         if not ok:
             raise CheckFailed(t("hint_torch_mha_setup", what=what))
-    theirs = theirs.double()
+    _expect_like_mha(theirs, heads)
+    _expect_on_device(name, fn, heads)
     w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
     got = theirs.in_proj_weight.detach()
     # 1e-6: a float32 copy of float64 weights is right, just rounded.

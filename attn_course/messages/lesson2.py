@@ -33,6 +33,18 @@ MESSAGES = {
         "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",
         "ko": "nn.MultiheadAttention을 반환하세요(지금은 {kind}).",
     },
+    "hint_split_input": {
+        "ja": "split_heads の view が入力の要素数と合いません。split_heads には射影したあとのテンソル（split_heads(self.W_q(x), H) のように、最後の軸が H·D のもの）を渡し、H には self.n_head を使います。",
+        "ko": "split_heads의 view가 입력의 원소 수와 맞지 않습니다. split_heads에는 투영한 뒤의 텐서(split_heads(self.W_q(x), H)처럼 마지막 축이 H·D인 것)를 넘기고, H에는 self.n_head를 씁니다.",
+    },
+    "hint_split_args": {
+        "ja": "split_heads の引数の順番が逆になっていませんか。split_heads(テンソル, ヘッドの数) の順に渡します（split_heads(self.W_q(x), H)）。",
+        "ko": "split_heads의 인자 순서가 바뀐 것 같습니다. split_heads(텐서, 헤드 수) 순서로 넘깁니다(split_heads(self.W_q(x), H)).",
+    },
+    "hint_torch_mha_dtype": {
+        "ja": "返した nn.MultiheadAttention のパラメータが {got} にあります（mha の重みは {want}）。mha と同じデバイス・データ型にそろえるため、作ったあとで .to(mha.W_q.weight) としてください。そろえないと、mha に渡していた入力を渡したところでエラーになります。",
+        "ko": "반환한 nn.MultiheadAttention의 파라미터가 {got}입니다(mha의 가중치는 {want}). mha와 같은 장치·자료형으로 맞추도록, 만든 뒤에 .to(mha.W_q.weight)를 하세요. 맞추지 않으면 mha에 넣던 입력을 넣을 때 오류가 납니다.",
+    },
     "hint_torch_mha_setup": {
         "ja": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True) として作ってください（{what} が違います）。",
         "ko": "nn.MultiheadAttention(embed_dim, n_head, bias=False, batch_first=True)로 만드세요(다른 것: {what}).",
@@ -74,4 +86,12 @@ MESSAGES = {
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
+    "head_weights_differ": {
+        "ja": "head_as_single(mha, {i}) の W_q または W_o が、mha のヘッド {i} の部分と違います。",
+        "ko": "head_as_single(mha, {i})의 W_q 또는 W_o가 mha의 헤드 {i}에 해당하는 부분과 다릅니다.",
+    },
+    "hint_head_not_copied": {
+        "ja": "新しい Attention の重み行列に、mha の重みが1行も入っていません。作ったときの乱数のままのようです。各層の weight に、mha の重み行列のスライスを copy_ してください。",
+        "ko": "새 Attention의 가중치 행렬에 mha의 가중치가 한 행도 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. 각 층의 weight에 mha 가중치 행렬의 슬라이스를 copy_하세요.",
+    },
 }

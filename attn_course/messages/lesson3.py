@@ -22,8 +22,48 @@ MESSAGES = {
         "ko": "마스크가 점수와 다른 장치에 만들어졌습니다. torch.ones(T, T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 점수와 함께 쓰면 오류가 납니다. device=를 넘기거나 register_buffer로 등록해 모듈과 함께 옮겨지게 하세요.",
     },
     "hint_mask_multiplied": {
-        "ja": "スコアにマスクを掛けて 0 にしていませんか。exp(0) = 1 なので、0 にしても見てはいけない位置に重みが残ります。見てはいけない位置のスコアは -inf で埋めます。",
-        "ko": "점수에 마스크를 곱해 0으로 만든 것 같습니다. exp(0) = 1이라서 0으로 바꿔도 보면 안 되는 위치에 가중치가 남습니다. 보면 안 되는 위치의 점수는 -inf로 채웁니다.",
+        "ja": "見てはいけない位置のスコアが 0 になっています（スコアにマスクを掛けたか、masked_fill で 0 を入れたときにこうなります）。exp(0) = 1 なので、0 にしても見てはいけない位置に重みが残ります。見てはいけない位置のスコアは -inf で埋めます。",
+        "ko": "보면 안 되는 위치의 점수가 0이 되었습니다(점수에 마스크를 곱하거나 masked_fill로 0을 채우면 이렇게 됩니다). exp(0) = 1이라서 0으로 바꿔도 보면 안 되는 위치에 가중치가 남습니다. 보면 안 되는 위치의 점수는 -inf로 채웁니다.",
+    },
+    "hint_mask_diagonal": {
+        "ja": "対角線がずれています。クエリ i が見てよいのはキー j ≤ i で、自分自身（対角線）は含み、その右隣（未来）は含みません。tril は diagonal を指定せずに（diagonal=0 で）使います。",
+        "ko": "대각선이 어긋났습니다. 쿼리 i가 볼 수 있는 것은 키 j ≤ i이며, 자기 자신(대각선)은 포함하고 그 오른쪽(미래)은 포함하지 않습니다. tril은 diagonal을 지정하지 않고(diagonal=0으로) 씁니다.",
+    },
+    "hint_mask_no_tril": {
+        "ja": "すべて True です。tril() で下三角だけを残すのを忘れていませんか。",
+        "ko": "모두 True입니다. tril()로 아래 삼각형만 남기는 것을 빠뜨린 것 같습니다.",
+    },
+    "hint_mask_not_applied": {
+        "ja": "スコアが何も変わらずに返ってきました。keep が False の場所を -inf で埋めてください（scores.masked_fill(~keep, float(\"-inf\"))）。",
+        "ko": "점수가 하나도 바뀌지 않은 채 반환되었습니다. keep이 False인 곳을 -inf로 채우세요(scores.masked_fill(~keep, float(\"-inf\"))).",
+    },
+    "hint_fill_not_inf": {
+        "ja": "隠す場所を -inf ではなく有限の数（-1e9 や torch.finfo(dtype).min）で埋めていませんか。この講座の演習では -inf で埋めます。すべてのキーが隠された行を 0 にするのは safe_softmax（演習 5）の役目で、-inf なら NaN になるので 0 にできますが、有限の数で埋めると一様な重みになって見分けがつきません。",
+        "ko": "가릴 곳을 -inf가 아니라 유한한 수(-1e9나 torch.finfo(dtype).min)로 채운 것 같습니다. 이 강좌의 연습 문제에서는 -inf로 채웁니다. 모든 키가 가려진 행을 0으로 만드는 것은 safe_softmax(연습 문제 5)가 할 일인데, -inf면 NaN이 되므로 0으로 바꿀 수 있지만, 유한한 수로 채우면 균일한 가중치가 되어 구별할 수 없습니다.",
+    },
+    "hint_additive_nan": {
+        "ja": "残す場所に NaN が出ています。(~keep) * float(\"-inf\") は、keep が True の場所で 0 × (−∞) = NaN になります。masked_fill(~keep, float(\"-inf\")) を使ってください（加算マスクを作るなら torch.zeros(...).masked_fill(~keep, float(\"-inf\")) で作ります）。",
+        "ko": "남길 곳에 NaN이 나왔습니다. (~keep) * float(\"-inf\")는 keep이 True인 곳에서 0 × (−∞) = NaN이 됩니다. masked_fill(~keep, float(\"-inf\"))을 쓰세요(덧셈 마스크를 만들려면 torch.zeros(...).masked_fill(~keep, float(\"-inf\"))로 만듭니다).",
+    },
+    "hint_keep_as_given": {
+        "ja": "keep は (T, T) でも (B, 1, T, T) でもそのまま使えます（ブロードキャストされます）。keep[None, None] のように軸を足すと、(B, 1, T, T) の keep では 6 次元になってしまいます。",
+        "ko": "keep은 (T, T)든 (B, 1, T, T)든 그대로 쓸 수 있습니다(브로드캐스트됩니다). keep[None, None]처럼 축을 더하면 (B, 1, T, T) 모양의 keep에서는 6차원이 되어 버립니다.",
+    },
+    "hint_invert_float_mask": {
+        "ja": "~ は bool のテンソルにしか使えません。float の加算マスクは変換せずにそのまま返すので、先に mask.dtype == torch.bool かどうかで分けてください。",
+        "ko": "~는 bool 텐서에만 쓸 수 있습니다. float 덧셈 마스크는 변환하지 않고 그대로 반환하므로, 먼저 mask.dtype == torch.bool인지로 나누세요.",
+    },
+    "hint_padding_broadcast": {
+        "ja": "パディングマスクがヘッドの軸にブロードキャストされていません。padding_keep(lengths, T) は (B, T) なので、[:, None, None, :] で (B, 1, 1, T)（バッチ、ヘッド、クエリ、キー）に広げてから因果マスクと & をとります。[:, None, :] の (B, 1, T) では、軸が1つずれてバッチがヘッドの位置に来ます。",
+        "ko": "패딩 마스크가 헤드 축으로 브로드캐스트되지 않습니다. padding_keep(lengths, T)는 (B, T)이므로 [:, None, None, :]로 (B, 1, 1, T)(배치, 헤드, 쿼리, 키)로 늘린 다음 인과 마스크와 &를 취합니다. [:, None, :]로 만든 (B, 1, T)는 축이 하나 어긋나서 배치가 헤드 자리에 옵니다.",
+    },
+    "hint_buffer_persistent": {
+        "ja": "causal バッファが state_dict に入っています。register_buffer(\"causal\", …, persistent=False) として、保存されないようにしてください（いつでも作り直せるからです）。",
+        "ko": "causal 버퍼가 state_dict에 들어 있습니다. register_buffer(\"causal\", …, persistent=False)로 등록해 저장되지 않게 하세요(언제든 다시 만들 수 있기 때문입니다).",
+    },
+    "hint_sdpa_nan_rows": {
+        "ja": "use_sdpa=True の経路で、すべてのキーが隠された行が NaN になります。SDPA の計算方法（バックエンド）によってはそうした行を NaN にするので（GPU や 2.5 より前の PyTorch）、SDPA の出力に nan_to_num(0.0) をかけて 0 にそろえてください。この CPU では 0 になるので、チェックはその計算方法をまねて確かめています。",
+        "ko": "use_sdpa=True 경로에서 모든 키가 가려진 행이 NaN이 됩니다. SDPA의 계산 방식(백엔드)에 따라 그런 행을 NaN으로 만들기 때문에(GPU나 2.5 이전의 PyTorch), SDPA의 출력에 nan_to_num(0.0)을 적용해 0으로 맞추세요. 이 CPU에서는 0이 나오므로, 검사는 그 계산 방식을 흉내 내어 확인합니다.",
     },
     "hint_mask_after_softmax": {
         "ja": "ソフトマックスのあとでマスクをかけていませんか。その場合、マスクした重みは 0 になりますが、各行の和が 1 になりません。マスクはソフトマックスの前に、スコアを -inf で埋める形でかけます。",

@@ -33,10 +33,6 @@ MESSAGES = {
         "ja": "パラメータに = でテンソルを代入すると TypeError になります（nn.Parameter でないものは入れられません）。with torch.no_grad(): の中で mine.c_attn.weight.copy_(hf.c_attn.weight.T) のように copy_ でコピーしてください。",
         "ko": "파라미터에 =로 텐서를 대입하면 TypeError가 납니다(nn.Parameter가 아닌 것은 넣을 수 없습니다). with torch.no_grad(): 안에서 mine.c_attn.weight.copy_(hf.c_attn.weight.T)처럼 copy_로 복사하세요.",
     },
-    "hint_copy_no_grad": {
-        "ja": "勾配を記録するパラメータ（requires_grad=True）を、copy_ などでインプレースに書き換えようとしています。コピーは with torch.no_grad(): の中で行ってください。",
-        "ko": "기울기를 기록하는 파라미터를 제자리에서 바꾸려고 했습니다. 복사는 with torch.no_grad(): 안에서 하세요.",
-    },
     "hint_init_std": {
         "ja": "{name} の標準偏差が {got:.4f} になっています。この重み行列は、平均 0・標準偏差 {want:.4f} の正規分布で初期化します（GPT-2 の初期化：重み行列は 0.02、c_proj だけは 0.02/√(2·n_layer)）。",
         "ko": "{name}의 표준편차가 {got:.4f}입니다. 이 가중치 행렬은 평균 0, 표준편차 {want:.4f}인 정규분포로 초기화해야 합니다(GPT-2 초기화: 가중치 행렬은 0.02, c_proj만 0.02/√(2·n_layer)).",
@@ -144,10 +140,6 @@ MESSAGES = {
     "hint_init_mean": {
         "ja": "{name} の平均が {got:.4f} になっています。GPT-2 の初期化では、重み行列を平均 0（mean=0.0）の正規分布からとります。",
         "ko": "{name}의 평균이 {got:.4f}입니다. GPT-2 초기화에서는 가중치 행렬을 평균 0(mean=0.0)인 정규분포에서 뽑습니다.",
-    },
-    "hint_n_params_integer": {
-        "ja": "パラメータ数は要素を数えた数なので整数です（割り算は入りません）。c_attn と c_proj の、重み行列とバイアスの要素数を足してください。",
-        "ko": "파라미터 수는 원소를 센 값이므로 정수입니다(나눗셈은 들어가지 않습니다). c_attn과 c_proj의 가중치 행렬과 편향의 원소 수를 더하세요.",
     },
     "hint_module_cascade": {
         "ja": "原因はパラメータのコピーではなく、演習 2 の GPT2SelfAttention（その forward）にあります。パラメータは正しく移っていても、モジュールの計算が違えば出力は合いません。先に演習 2 のチェックを通してください。",

@@ -69,15 +69,18 @@ def module(rec, cls):
 @probe("lesson2.head_as_single")
 def head_as_single(rec, fn, attention_cls):
     weights, x = weights_and_input(rec, square=False)
-    outputs = []
-    with torch.no_grad():
-        for i in range(weights.n_head):
-            single = rec.call("head_as_single", fn, weights, i)
-            if not isinstance(single, attention_cls):
-                outputs.append(type(single).__name__)
-                continue
+    outputs, copied = [], []
+    for i in range(weights.n_head):
+        # With gradients on, as the notebook's own cells call it: a copy_ outside torch.no_grad() fails here too.
+        single = rec.call("head_as_single", fn, weights, i)
+        if not isinstance(single, attention_cls):
+            outputs.append(type(single).__name__)
+            continue
+        copied.append(getattr(getattr(single, "W_q", None), "weight", None))
+        with torch.no_grad():
             outputs.append(rec.call("head_as_single", single.double(), x)[0])
     rec.put("heads", outputs)
+    rec.put("W_q", copied)
 
 
 @probe("lesson2.to_torch_mha")

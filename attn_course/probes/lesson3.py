@@ -1,6 +1,7 @@
 """Lesson 3's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
 import torch
 
+from ..checks.engine import NanRowsSDPA
 from . import probe
 
 
@@ -85,12 +86,16 @@ def module(rec, cls):
     name = "CausalSelfAttention"
     mine, layout = _build(rec, cls, 0.0)
     rec.put("layout", layout)
+    rec.put("state_dict", sorted(mine.state_dict()))   # persistent=False: the causal buffer is not saved
     x, lengths, changed = module_inputs(rec)
     mine.eval()
     with torch.no_grad():
         for label, lens in (("no_padding", None), ("padding", lengths)):
-            rec.put(f"{label}.masked", rec.call(name, mine, x, lens))
-            rec.put(f"{label}.sdpa", rec.call(name, mine, x, lens, use_sdpa=True)[0])
+            call = name if lens is None else f"{name}(x, lengths)"
+            rec.put(f"{label}.masked", rec.call(call, mine, x, lens))
+            rec.put(f"{label}.sdpa", rec.call(call, mine, x, lens, use_sdpa=True)[0])
+        with NanRowsSDPA():   # as a GPU's SDPA: NaN where every key is masked, unless the module zeroes it
+            rec.put("padding.sdpa_nan", rec.call(f"{name}(x, lengths)", mine, x, lengths, use_sdpa=True)[0])
         # Causality: what changes after position `cut` must not reach the outputs up to it.
         for cut, x2 in enumerate(changed):
             rec.put(f"changed_{cut}.masked", rec.call(name, mine, x2)[0])

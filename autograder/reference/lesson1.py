@@ -60,8 +60,8 @@ def _softmax_bug(res):
     got = res["float64"]
     if isinstance(got, torch.Tensor) and not torch.isfinite(got).all():
         return "hint_softmax_overflow"
-    return matching_bug(got, {("hint_softmax_axis", (("axis", axis),)): torch.softmax(scores, dim=axis)
-                              for axis in (-2, 0)})
+    variants = {("hint_softmax_axis", (("axis", axis),)): torch.softmax(scores, dim=axis) for axis in (-2, 0)}
+    return matching_bug(got, {**variants, **checks.softmax_variants(scores)})
 
 
 def _attention_bug(res):
@@ -96,6 +96,7 @@ def _module_bug(res):
         Q, K = ref.W_q(x), ref.W_k(x)
         variants = checks.weight_variants(Q, K)
         variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(args[1]), dim=-1)
+        variants["hint_kv_swapped"] = checks.kv_swapped(Q, ref.W_v(x), args[1])
     return _weights_bug(got[1], variants)
 
 
@@ -127,7 +128,7 @@ def judge_attention(res):
         judge_function(res, attention, probe.one_batch_axis)
 
 
-@judge("lesson1.attention_module")
+@judge("lesson1.attention_module", partial=True)
 def judge_attention_module(res):
     with naming(lambda: _module_bug(res)):
         judge_module(res, Attention, probe.module_args, probe.module_input)
@@ -142,4 +143,4 @@ def judge_variance(res):
 
 @judge("lesson1.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 64)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 64, integer=True)

@@ -139,7 +139,7 @@ def judge_merge_heads(res):
         judge_function(res, merge_heads, probe.merge_inputs)
 
 
-@judge("lesson2.module")
+@judge("lesson2.module", on_error=checks.module_error, partial=True)
 def judge_module_(res):
     with naming(lambda: _module_bug(res)):
         judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
@@ -157,8 +157,24 @@ def _reference_weights(res, square):
     return mha, x
 
 
-@judge("lesson2.head_as_single", on_error="hint_head_slice")
+def _head_bug(res):
+    mha, _ = _reference_weights(res, square=False)
+    copied = res["W_q"]
+    for i, got in enumerate(copied if isinstance(copied, list) else []):
+        D = mha.head_dim
+        if not (isinstance(got, torch.Tensor) and got.shape == (D, mha.embed_dim)
+                and torch.equal(got.double(), mha.W_q.weight[i * D:(i + 1) * D])):
+            return checks.head_weights_hint(got, mha, i)
+    return "hint_head_slice"
+
+
+@judge("lesson2.head_as_single", on_error=checks.head_error)
 def judge_head_as_single(res):
+    with naming(lambda: _head_bug(res)):
+        _judge_head_as_single(res)
+
+
+def _judge_head_as_single(res):
     mha, x = _reference_weights(res, square=False)
     heads = res["heads"]
     if not isinstance(heads, list) or len(heads) != mha.n_head:
@@ -184,6 +200,11 @@ def judge_to_torch_mha(res):
         raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
     if (config.get("embed_dim"), config.get("num_heads")) != (mha.embed_dim, mha.n_head):
         raise Mismatch("hint_torch_mha_setup", what="embed_dim / num_heads")
+    if "in_proj_bias" in state:   # the text: bias=False (a zero bias would give the same outputs)
+        raise Mismatch("hint_torch_mha_setup", what="bias")
+    dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
+    if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
+        raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")
     theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
                                    batch_first=bool(config.get("batch_first"))).double()
     try:
@@ -199,4 +220,4 @@ def judge_to_torch_mha(res):
 
 @judge("lesson2.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64, integer=True)

@@ -5,6 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.checks import lesson3 as checks
+from attn_course.checks.engine import SIZE_MISMATCH, pair_swapped
 from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import (
@@ -79,15 +80,15 @@ class CausalSelfAttention(nn.Module):
 # --------------------------------------------------------------------------- naming the mistake
 # On a mismatch, the learner's results are compared with the visible checks' classic bugs
 # (attn_course.checks.lesson3), computed here on the grader's own inputs.
-def _mask_bug(got, want):
+def _mask_bug(got, T):
     if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
         return "hint_mask_not_bool", {"dtype": str(got.dtype)}
-    return matching_bug(got, {"hint_upper_triangle": want.T, "hint_inverted_mask": ~want}, 0.0)
+    return matching_bug(got, checks.causal_mask_variants(T), 0.0)
 
 
 def _causal_mask_bug(res):
     for T in res.sizes("T", 3, low=1, high=20):
-        if T > 1 and (key := _mask_bug(res[f"T={T}"], causal_mask(T))):
+        if T > 1 and (key := _mask_bug(res[f"T={T}"], T)):
             return key
     meta = res["meta"]
     return "hint_mask_device" if isinstance(meta, torch.Tensor) and meta.device.type != "meta" else None
@@ -95,19 +96,18 @@ def _causal_mask_bug(res):
 
 def _apply_mask_bug(res):
     scores, keep = probe.mask_scores(res)
-    return matching_bug(res["masked"], {
-        "hint_inverted_mask": scores.masked_fill(keep, float("-inf")), "hint_mask_multiplied": scores * keep,
-        "hint_upper_triangle": scores.masked_fill(~keep.transpose(-2, -1), float("-inf"))}, 0.0)
+    got = res["masked"]
+    if isinstance(got, torch.Tensor) and got.dim() > scores.dim():
+        return "hint_keep_as_given"
+    return checks.name_masked(got, checks.apply_mask_variants(scores, keep))
 
 
 def _padding_bug(res):
     lengths, T = probe.padding_inputs(res)
-    want = padding_keep(lengths, T)
     got = res["keep"]
     if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
         return "hint_mask_not_bool", {"dtype": str(got.dtype)}
-    return matching_bug(got, {"hint_padding_off_by_one": torch.arange(T) <= lengths[:, None],
-                              "hint_padding_inverted": ~want}, 0.0)
+    return matching_bug(got, checks.padding_variants(lengths, T), 0.0)
 
 
 def _to_sdpa_bug(res):
@@ -121,16 +121,20 @@ def _nan(*tensors) -> bool:
     return any(isinstance(x, torch.Tensor) and x.is_floating_point() and torch.isnan(x).any() for x in tensors)
 
 
-def _module_bug(res):
-    """The visible check's diagnosis, in its order: NaN rows, the weights' classic variants, the SDPA
-    path, the meta device (a GPU), dropout in eval, dropout in training."""
+def _pairs(res) -> bool:
+    return all(isinstance(res[f"{label}.masked"], tuple) and len(res[f"{label}.masked"]) == 2
+               for label in ("no_padding", "padding"))
+
+
+def _weights_bug(res):
+    """NaN rows, the weights' classic variants, the SDPA path: the visible check's order."""
     ref = _reference(res, 0.0).eval()
     x, lengths, _ = probe.module_inputs(res)
+    if not _pairs(res):
+        return None
     with torch.no_grad():
         for label, lens in (("no_padding", None), ("padding", lengths)):
             got = res[f"{label}.masked"]
-            if not (isinstance(got, tuple) and len(got) == 2):
-                return None
             if _nan(*got, res[f"{label}.sdpa"]):
                 return "hint_nan_fully_masked"
             variants, want_y = checks.causal_reference(ref, x, lens)
@@ -139,19 +143,82 @@ def _module_bug(res):
                 return key
             if not matching_bug(res[f"{label}.sdpa"], {"right": want_y}, 1e-7):
                 return "hint_sdpa_mismatch"
-        meta = res["meta"]
-        if meta is not None:
-            return "hint_mask_device" if "device" in str(meta) else None
-        want = _reference(res, 0.5).eval()(x, lengths)[0]
-        if not all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("eval.first", "eval.second", "eval.sdpa")):
-            return "hint_dropout_eval"
+    return None
+
+
+def _meta_bug(res):
+    meta = res["meta"]
+    return "hint_mask_device" if meta is not None and "device" in str(meta) else None
+
+
+def _dropout_eval_bug(res):
+    """Dropout in eval: the learner's module with p = 0.5 must give what it gives with p = 0 (its own output)."""
+    own = res["padding.masked"]
+    if not (isinstance(own, tuple) and isinstance(own[0], torch.Tensor)):
+        return None
+    same = all(matching_bug(res[k], {"own": own[0]}, 1e-9) for k in ("eval.first", "eval.second"))
+    if not same:
+        return "hint_dropout_eval"
+    if not matching_bug(res["eval.sdpa"], {"own": res["padding.sdpa"]}, 1e-9):
+        return "hint_dropout_eval_sdpa"
+    return None
+
+
+def _dropout_train_bug(res):
+    """In training: dropout where it belongs (told only on a module that is otherwise right), then the weights
+    returned from before dropout (told only when the learner's own eval weights sum to 1)."""
     got = res["train.masked"]
-    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor)) or not _pairs(res):
+        return None
+    x = probe.module_inputs(res)[0]
+    if _weights_bug(res) is None and matching_bug(res["no_padding.masked"][1], {"right": _right_weights(res)}, 1e-9):
+        with torch.no_grad():
+            if matching_bug(got[0], {"no dropout": _reference(res, 0.0).eval()(x)[0]}, 1e-9):
+                return "hint_dropout_train"
+            variants = checks.dropout_variants(_reference(res, 0.5), x, res.integer("dropout"))
+        if not matching_bug(got[0], {"right": variants[None]}, 1e-9):
+            return matching_bug(got[0], variants, 1e-9) or "hint_dropout_placement"
+    own = res["no_padding.masked"][1]   # in eval the learner's own weights sum to 1: in training they must too
+    if isinstance(own, torch.Tensor) and matching_bug(own.sum(-1), {"ones": torch.ones_like(own.sum(-1))}, 1e-6):
         sums = got[1].sum(-1)
         if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):
             return "hint_weights_after_dropout"
-        if matching_bug(got[0], {"no dropout": ref(x)[0].detach()}, 1e-9):
-            return "hint_dropout_train"
+    return None
+
+
+def _right_weights(res):
+    x = probe.module_inputs(res)[0]
+    with torch.no_grad():
+        return _reference(res, 0.0).eval()(x)[1]
+
+
+def _persistent_bug(res):
+    return "hint_buffer_persistent" if "causal" in (res["state_dict"] or ()) else None
+
+
+def _sdpa_nan_bug(res):
+    return "hint_sdpa_nan_rows" if _nan(res["padding.sdpa_nan"]) and not _nan(res["padding.sdpa"]) else None
+
+
+# Each finds one classic mistake, independently of the others: the first names the failure, the rest are "also".
+MODULE_FINDERS = (_weights_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug)
+
+
+def _module_bug(res):
+    for finder in MODULE_FINDERS:
+        if key := finder(res):
+            return key
+    return None
+
+
+def _module_error(kind, message, call):
+    """An error the module raised: a (B, 1, T) padding mask meeting the scores, or the whole causal buffer."""
+    if key := checks.padding_error(kind, message, call):
+        return key
+    sizes = SIZE_MISMATCH.search(message)
+    if sizes and "16" in sizes.groups():
+        other = int(sizes[1]) if sizes[2] == "16" else int(sizes[2])
+        return "hint_causal_slice", {"T": other, "max_len": 16}
     return None
 
 
@@ -177,7 +244,7 @@ def judge_padding_keep(res):
         expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
 
 
-@judge("lesson3.mha_mask_to_sdpa")
+@judge("lesson3.mha_mask_to_sdpa", on_error=checks.to_sdpa_error)
 def judge_mha_mask_to_sdpa(res):
     with naming(lambda: _to_sdpa_bug(res)):
         for name, mask in zip(("bool", "additive"), probe.mha_masks(res)):
@@ -203,13 +270,15 @@ def _reference(res, dropout):
 def _pair(case, got, want, tol=1e-9):
     if not (isinstance(got, tuple) and len(got) == 2):
         raise Mismatch("returned_not_pair", name="CausalSelfAttention.forward", kind=type(got).__name__)
+    if pair_swapped(got, want[0].shape):
+        raise Mismatch("hint_pair_order", name="CausalSelfAttention.forward")
     expect_close(case, got[0], want[0], tol)
     expect_close(case, got[1], want[1], tol)
 
 
-@judge("lesson3.module")
+@judge("lesson3.module", on_error=_module_error, partial=True)
 def judge_module(res):
-    with naming(lambda: _module_bug(res)):
+    with naming(lambda: _module_bug(res), *(lambda f=f: f(res) for f in MODULE_FINDERS)):
         _judge_module(res)
 
 
@@ -222,6 +291,7 @@ def _judge_module(res):
             want = ref(x, lens)
             _pair(masked, res[f"{label}.masked"], want)
             expect_close(sdpa, res[f"{label}.sdpa"], want[0], 1e-7)
+        expect_close(sdpa, res["padding.sdpa_nan"], want[0], 1e-7)   # NaN where a GPU's SDPA gives it
         for cut, x2 in enumerate(changed):
             want = ref(x2)[0]
             got = res[f"changed_{cut}.masked"]
@@ -250,3 +320,5 @@ def _judge_module(res):
     meta = res["meta"]
     if meta is not None:  # as on a GPU: the visible check runs the module on the meta device too
         raise Mismatch("hidden_raised", name="CausalSelfAttention (meta)", error=str(meta)[:300])
+    if _persistent_bug(res):
+        raise Mismatch("hint_buffer_persistent")

@@ -242,10 +242,7 @@ def judge_init(res):
 
 @judge("lesson4.n_params")
 def judge_n_params(res):
-    got = res["answer_n_params"]
-    if isinstance(got, float) and math.isfinite(got) and got != int(got):
-        raise Mismatch("answer_wrong", hint="hint_n_params_integer", name="answer_n_params")
-    expect_answer("answer_n_params", got, 4 * 768 * 768 + 4 * 768)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768, integer=True)
 
 
 def _expect_state(case, state, want: nn.Module):

@@ -35,13 +35,16 @@ CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how
 log = logging.getLogger(__name__)
 
 
-def judge(test: str, on_error=None):
+def judge(test: str, on_error=None, partial: bool = False):
     """Register a judge. on_error: the hint key for any error the learner's code raised in the probe,
     where the exercise knows better than the error's text (as the visible check's run(on_error=...));
     or a function (kind, message, call) -> hint key or None, for an exercise where only some errors say it
-    (call: what the probe called, as it named it, e.g. which step of a loop)."""
+    (call: what the probe called, as it named it, e.g. which step of a loop).
+    partial: when the learner's code raised, the judge still runs on what the probe recorded before (a
+    module's parameter layout): a mismatch found there is the verdict, since it names the cause (an
+    nn.Linear built the wrong way round) where the error's text only says two sizes differ."""
     def register(fn):
-        fn.on_error = on_error
+        fn.on_error, fn.partial = on_error, partial
         JUDGES[test] = fn
         return fn
     return register
@@ -65,6 +68,14 @@ class Mismatch(Exception):
     def __init__(self, key: str, hint: str | tuple | None = None, **fields):
         super().__init__(key)
         self.key, self.hint, self.fields = key, hint, fields
+        self.also: list = []     # other classic mistakes the judge could tell apart, shown as "also: …"
+        self.cause = None        # (exercise number, name): an earlier exercise's failing code this one uses
+
+    def add_also(self, hint) -> None:
+        def key(h):
+            return h[0] if isinstance(h, tuple) else h
+        if hint and key(hint) != key(self.hint) and key(hint) not in {key(a) for a in self.also}:
+            self.also.append(hint)
 
 
 # --------------------------------------------------------------------------- naming the mistake
@@ -108,18 +119,29 @@ def matching_bug(got, variants: dict, tol: float = 1e-6):
 
 
 @contextlib.contextmanager
-def naming(find_hint):
+def naming(find_hint, *also):
     """Inside a judge: a Mismatch raised in the block, with no likely cause yet, gets
-    find_hint()'s. Naming the mistake never changes the verdict: if find_hint fails, the
-    Mismatch goes on without a hint."""
+    find_hint()'s. Each of also is a finder of another classic mistake, independent of the
+    comparison that failed (dropout's placement, the device): what they name is added as
+    "also: …", so a learner with two mistakes learns of both. Naming the mistake never
+    changes the verdict: if a finder fails, the Mismatch goes on without what it would name."""
     try:
         yield
     except Mismatch as mismatch:
         if mismatch.hint is None:
             try:
                 mismatch.hint = find_hint()
+            except Mismatch:   # a result the finder needs was not recorded (the learner's code raised first)
+                pass
             except Exception:  # noqa: BLE001 - a diagnosis is a courtesy, the verdict stands
                 log.warning("could not name the mistake", exc_info=True)
+        for finder in also:
+            try:
+                mismatch.add_also(finder())
+            except Mismatch:
+                pass
+            except Exception:  # noqa: BLE001
+                log.warning("could not name a second mistake", exc_info=True)
         raise
 
 
@@ -178,9 +200,12 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
         raise Mismatch("hidden_device", hint=hint, case=case, want=device, got=got.device.type)
 
 
-def expect_answer(name: str, got, want: float, rel: float = 0.0) -> None:
+def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
+    """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
     if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
+    if integer and not isinstance(got, int):
+        raise Mismatch("hint_answer_not_int", name=name, got=repr(got))
     if abs(got - want) > rel * abs(want):
         raise Mismatch("answer_wrong", name=name)
 
@@ -203,7 +228,20 @@ def expect_layout(res: Results, module: torch.nn.Module, key: str = "layout") ->
     except (TypeError, ValueError):
         raise Mismatch("hidden_layout", want=_show_layout(want), got=_kind(got)) from None
     if got != want:
-        raise Mismatch("hidden_layout", want=_show_layout(want), got=_show_layout(got))
+        raise Mismatch("hidden_layout", hint=_layer_shape(want, got), want=_show_layout(want), got=_show_layout(got))
+
+
+def _layer_shape(want, got):
+    """The visible checks' hint for the first of the projections W_q, W_k, W_v, W_o whose nn.Linear has other
+    sizes than the reference's (hint_layer_shape; the reason, which the check gives, is left out here)."""
+    shapes = dict(got)
+    for name, shape in want:
+        layer = name.removesuffix(".weight")
+        if layer in ("W_q", "W_k", "W_v", "W_o") and name in shapes and shapes[name] != shape \
+                and len(shape) == len(shapes[name]) == 2:
+            return ("hint_layer_shape", {"name": layer, "want_in": shape[1], "want_out": shape[0],
+                                         "got_in": shapes[name][1], "got_out": shapes[name][0], "why": ""})
+    return None
 
 
 def _show_layout(layout) -> str:
@@ -229,10 +267,17 @@ def _expect_outputs(case, got, want, tol) -> None:
     gots = got if isinstance(got, tuple) else (got,)
     if len(gots) != len(wants):
         raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+    swapped = len(wants) == 2 and all(isinstance(x, torch.Tensor) for x in (*gots, *wants)) and \
+        gots[1].shape == wants[0].shape != gots[0].shape
     for g, w in zip(gots, wants):
         if w is None:
             continue
-        expect_close(case, g, w, tol)
+        try:
+            expect_close(case, g, w, tol)
+        except Mismatch as mismatch:
+            if swapped and mismatch.hint is None:   # (weights, output): the visible checks' hint_pair_order
+                mismatch.hint = ("hint_pair_order", {"name": "forward"})
+            raise
 
 
 def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "") -> None:

@@ -26,7 +26,8 @@ def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
 
 
 def localize(mismatch: Mismatch, lang: str) -> str:
-    """The mismatch's message in lang; a field given as (key,) or (key, fields) is a message too."""
+    """The mismatch's message in lang; a field given as (key,) or (key, fields) is a message too. Under it,
+    the likely mistake, the earlier exercise it may come from, and any other mistake the judge named."""
     fields = {}
     for name, value in mismatch.fields.items():
         if isinstance(value, tuple) and value and isinstance(value[0], str):
@@ -37,7 +38,43 @@ def localize(mismatch: Mismatch, lang: str) -> str:
     key, hint_fields = hint_of(mismatch)
     if key:
         message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **hint_fields))
+    cause = getattr(mismatch, "cause", None)
+    if cause:
+        message += "\n" + text("hidden_earlier_cause", lang, n=cause[0], name=cause[1])
+    for also in getattr(mismatch, "also", ()):
+        also_key, also_fields = (also[0], dict(also[1]) if len(also) > 1 else {}) if isinstance(also, tuple) \
+            else (also, {})
+        message += "\n" + text("hidden_also", lang, hint=text(also_key, lang, **also_fields))
     return message
+
+
+def defined_names(source: str) -> set:
+    """The names a solution cell defines at its top level (functions, classes, assignments)."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def earlier_cause(source: str, failed: dict):
+    """(exercise number, name) of the first name this exercise's code uses that an earlier exercise defined and
+    failed its hidden tests with (failed: {name: number}), or None."""
+    import ast
+    try:
+        used = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return None
+    used -= defined_names(source)
+    return next(((failed[name], name) for name in failed if name in used), None)
 
 
 def _raised(judge, raised: dict, source: str) -> Mismatch:
@@ -53,6 +90,21 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
         kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
     error = f"{kind}: {message}" if message else kind
     return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
+
+
+def _partial(judge, seed: int, test: str, payload: dict) -> Mismatch | None:
+    """A judge registered with partial=True, on the results recorded before the learner's code raised: the
+    mismatch it finds there (not one about a missing result), else None."""
+    values = payload.get("values")
+    if not getattr(judge, "partial", False) or not isinstance(values, dict) or not values:
+        return None
+    try:
+        judge(Results(seed, test, values))
+    except Mismatch as mismatch:
+        return None if mismatch.key == "results_unreadable" else mismatch
+    except Exception:  # noqa: BLE001 - partial results the reference cannot use: the error speaks
+        return None
+    return None
 
 
 def _by_hand_kept(payload) -> bool:
@@ -74,7 +126,7 @@ def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mi
     if judge is None:
         return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
     if isinstance(payload, dict) and isinstance(payload.get("raised"), dict):
-        return _raised(judge, payload["raised"], source)
+        return _partial(judge, seed, test, payload) or _raised(judge, payload["raised"], source)
     if test in by_hand.PROBE_RULES and not _by_hand_kept(payload):
         return Mismatch("hidden_by_hand_unproven", hint=("hint_from_scratch", {"name": test.split(".", 1)[1]}),
                         name=test.split(".", 1)[1])

@@ -29,7 +29,7 @@ from hint_sweep import notebook_cells, probe_calls
 
 REFERENCE = ROOT / "autograder" / "reference"
 HIDDEN_END = "### END HIDDEN TESTS"
-CELL_SECONDS = 60   # a mutant that loops (a range changed) is stopped, and that is its verdict
+CELL_SECONDS = 60   # of CPU time: a mutant that loops (a range changed) is stopped, and that is its verdict
 
 
 class Timeout(BaseException):
@@ -38,15 +38,16 @@ class Timeout(BaseException):
 
 @contextlib.contextmanager
 def deadline(seconds: float):
+    """Stop the block after this much CPU time (not wall time: a loaded machine must not make a verdict)."""
     def stop(*_):
         raise Timeout
-    before = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    before = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, before)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, before)
 
 
 def run_code(code: str, ns: dict, seconds: float = CELL_SECONDS) -> tuple[str, BaseException | None]:
@@ -171,7 +172,7 @@ class Notebook:
             if cell.solution:
                 self._before[cell.index] = _copied(self._ns)
             if not cell.grade:
-                _, error = run_code(cell.source, self._ns, 600)
+                _, error = run_code(cell.source, self._ns, 3600)
                 if error is not None:
                     raise RuntimeError(f"the solution notebook fails at {cell.label}: {error!r}")
             self._done += 1

@@ -11,12 +11,13 @@ from ..escapes import escapes, learner_cells
 from ..judge import Mismatch
 from ..messages import assignment_language, text
 from ..scan import by_hand_cells
-from ..verdict import decide, hint_of, localize
+from ..verdict import decide, defined_names, earlier_cause, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
 PROBE_ARGS = re.compile(r"course\.probes\.lesson\d+\.\w+\(([^)]*)\)")
-TESTS_SUFFIX = "_tests"  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
+TESTS_SUFFIX = "_tests"
+EXERCISE_NUMBER = re.compile(r"ex(\d+)_")  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
 
 
 def tested_names(source: str) -> list[str]:
@@ -73,6 +74,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         info = resources.get("nbgrader", {})
         self._by_hand = by_hand_cells(info.get("notebook", ""))
         self._escape = self._first_escape(nb, info) if self._by_hand else None
+        self._failed = {}  # name -> exercise number: what earlier exercises that failed defined
         return super().preprocess(nb, resources)
 
     def _first_escape(self, nb, info) -> Mismatch | None:
@@ -109,6 +111,14 @@ class DecideHiddenTests(NbGraderPreprocessor):
         failure = self._verdict(tests, bundles, source)
         if self._escape is not None and grade_id.removesuffix(TESTS_SUFFIX) in self._by_hand:
             failure = self._escape
+        number = EXERCISE_NUMBER.match(grade_id)
+        if failure is not None:
+            # A later exercise calls the learner's earlier functions: say so when one of those failed too
+            # (not on the escape's verdict, one object shared by every by-hand exercise).
+            if failure is not self._escape:
+                failure.cause = earlier_cause(source, self._failed)
+            if number:
+                self._failed.update(dict.fromkeys(defined_names(source), int(number[1])))
         hint, hint_fields = hint_of(failure)
         self._verdicts[grade_id] = {"tests": tests, "passed": failure is None,
                                     "mismatch": failure.key if failure else None,
