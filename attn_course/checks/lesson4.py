@@ -105,7 +105,7 @@ def module_error(max_len: int):
             return "hint_causal_slice", {"T": min(int(sizes[1]), int(sizes[2])), "max_len": max_len}
         if any(s in message for s in ("values to unpack", "is invalid for input of size",
                                       "object has no attribute 'shape'")):
-            return "hint_split_input"
+            return "hint_split_qkv_input"
         if "operator.invert" in message:
             return "hint_buffer_bool"
         if "masked_fill() received an invalid combination" in message:
@@ -360,8 +360,8 @@ def weight_variants(module, x) -> dict:
         None: soft(scaled),
         "hint_missing_mask": torch.softmax(scaled, -1),
         "hint_upper_triangle": soft(scaled, keep.T),
-        ("hint_mask_diagonal", "+1"): soft(scaled, ones.tril(1)),
-        ("hint_mask_diagonal", "-1"): soft(scaled, ones.tril(-1)),
+        ("hint_causal_diagonal", "+1"): soft(scaled, ones.tril(1)),
+        ("hint_causal_diagonal", "-1"): soft(scaled, ones.tril(-1)),
         "hint_inverted_mask": soft(scaled, ~keep),
         "hint_mask_fill_zero": soft(scaled, fill=0.0),
         "hint_mask_times_inf": torch.softmax(scaled + (~keep) * inf, -1),

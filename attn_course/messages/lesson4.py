@@ -61,11 +61,7 @@ MESSAGES = {
         "ja": "q, k, v はそれぞれ (B, H, T, D) にします。split で分けた (B, T, E) を view(B, T, H, D) で (B, T, H, D) にしてから、transpose(1, 2) で T と H の軸を入れ替えます。",
         "ko": "q, k, v는 각각 (B, H, T, D) 모양이어야 합니다. split으로 나눈 (B, T, E)를 view(B, T, H, D)로 (B, T, H, D)로 만든 다음, transpose(1, 2)로 T와 H 축을 맞바꿉니다.",
     },
-    "hint_int_division": {
-        "ja": "大きさに小数（float）を渡しています。nn.Linear の入出力やテンソルの大きさ、分ける幅は整数です。割り算が必要なら / ではなく // を使います（3E // 3、E // H など）。",
-        "ko": "크기에 실수(float)를 넘겼습니다. nn.Linear의 입출력 크기, 텐서의 크기, 나누는 폭은 모두 정수입니다. 나눗셈이 필요하면 /가 아니라 //를 씁니다(3E // 3, E // H 등).",
-    },
-    "hint_split_input": {
+    "hint_split_qkv_input": {
         "ja": "split_qkv には c_attn の出力 (B, T, 3E) とヘッドの数を、この順に渡します: q, k, v = split_qkv(self.c_attn(x), self.n_head)。返ってくる q, k, v はそれぞれ (B, H, T, D) です。",
         "ko": "split_qkv에는 c_attn의 출력 (B, T, 3E)와 헤드 수를 이 순서로 넘깁니다: q, k, v = split_qkv(self.c_attn(x), self.n_head). 반환되는 q, k, v는 각각 (B, H, T, D)입니다.",
     },
@@ -89,7 +85,7 @@ MESSAGES = {
         "ja": "forward は (出力, 重み) の順に返します。いまは (重み, 出力) の順になっているようです（1つ目が4次元の重み (B, H, T, T) です）。",
         "ko": "forward는 (출력, 가중치) 순서로 반환합니다. 지금은 (가중치, 출력) 순서인 것 같습니다(첫 번째 값이 4차원 가중치 (B, H, T, T)입니다).",
     },
-    "hint_mask_diagonal": {
+    "hint_causal_diagonal": {
         "ja": "因果マスクの対角線がずれています。クエリ i が見てよいのはキー 0〜i（自分自身を含む）なので、tril() は diagonal=0（既定）のまま使います。diagonal=1 では1つ先のキーまで見え、diagonal=-1 では自分自身が隠れて、先頭の行はすべて隠れるので NaN になります。",
         "ko": "인과 마스크의 대각선이 어긋났습니다. 쿼리 i가 볼 수 있는 것은 키 0~i(자기 자신 포함)이므로 tril()은 diagonal=0(기본값) 그대로 씁니다. diagonal=1이면 한 칸 뒤의 키까지 보이고, diagonal=-1이면 자기 자신이 가려지며 첫 행은 전부 가려져 NaN이 됩니다.",
     },
