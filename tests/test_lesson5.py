@@ -97,6 +97,71 @@ def test_loss_without_head_bugs_get_their_hints(lang, ref):
     fails_with(check, _ablate(remove=False), "hint_ablation_remove")
 
 
+def _loss_slip(slip):
+    """train_step and loss_without_head's loss with one slip make mutants found (each raises in torch)."""
+    def train_step(model, optimizer, x, y):
+        out = model(x)
+        logits = out[1] if slip == "pair" else out[0]
+        flat, target = logits.reshape(-1, logits.size(-1)), y.reshape(-1)
+        if slip == "no_reshape":
+            flat = logits
+        if slip == "swapped":
+            flat, target = target, flat
+        loss = torch.nn.functional.cross_entropy(flat, target, ignore_index=-100, reduction=
+                                                 "none" if slip == "not_scalar" else "mean")
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+    return train_step
+
+
+@pytest.mark.parametrize("slip,hint", [("no_reshape", "hint_loss_layout"), ("swapped", "hint_loss_argument_order"),
+                                       ("not_scalar", "hint_loss_scalar"), ("pair", "hint_model_pair")])
+def test_a_loss_that_raises_names_its_slip_visible_and_hidden(lang, ref, slip, hint):
+    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _loss_slip(slip), hint)
+    assert fails(probes.train_step, _loss_slip(slip)).hint == hint
+
+
+def test_an_ablation_that_raises_names_its_slip(lang, ref):
+    def float_width(model, x, y, layer, head):
+        attn = model.blocks[layer].attn
+        D = attn.c_proj.in_features / attn.n_head
+        return ref.loss_without_head(model, x, y, layer, head) + x[..., int(head * D):(head + 1) * D].sum().item()
+    fails_with(lambda f: checks.check_loss_without_head(f, ref.TinyDecoder), float_width, "hint_head_width_int")
+    assert fails(probes.loss_without_head, float_width).hint == "hint_head_width_int"
+
+
+@pytest.fixture(scope="module")
+def trained(ref):
+    model = _trained(ref)
+    x, _ = course.data.toy_batch(512, 12, 16, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        prev = course.previous_token_weight(model(x)[1][0].double())
+    return model, x, prev
+
+
+def test_head_answers_are_checked_on_the_trained_model(lang, ref, trained):
+    model, x, prev = trained
+    check = checks.check_head_answers
+    check(int(prev.argmax()), float(prev.max()), 2, model, x)
+    fails_with(lambda a: check(*a, 2, model, x), (int(prev.argmin()), float(prev.max())), "hint_prev_argmax")
+    # .mean() without dim: one number over every head, whose argmax is head 0
+    fails_with(lambda a: check(*a, 2, model, x), (0, float(prev.mean())), "hint_prev_mean_heads")
+    fails_with(lambda a: check(*a, 2, model, x), (int(prev.argmax()), float(prev.max()) - 0.2), "hint_prev_index")
+    torch.manual_seed(0)
+    untrained = ref.TinyDecoder().eval()
+    failure = fails_with(lambda a: check(*a, 2, untrained, x), (0, 0.1), "hint_prev_untrained")
+    assert "演習 1" in str(failure) or "연습 문제 1" in str(failure)
+
+
+def test_hidden_names_the_same_head_answer_slips(ref, trained):
+    model, _, prev = trained
+    failure = fails(probes.head_answers, model, 0, float(prev.mean()), key="hidden_role_missing")
+    assert failure.hint == "hint_prev_mean_heads"
+    assert fails(probes.head_answers, model, int(prev.argmin()), float(prev.max())).hint == "hint_prev_argmax"
+
+
 def test_head_answers_are_checked_for_form_only(lang):
     checks.check_head_answers(1, 0.9, 2)
     for head, weight in ((None, 0.9), (2, 0.9), (True, 0.9), (0, None), (0, 1.5)):
@@ -192,6 +257,13 @@ BUGS = {
                               {"ex3_loss_without_head_tests"}, "ablation hook on c_proj's output"),
     "ablation_one_column": Bug("ex3_loss_without_head", "heads[..., head * D:(head + 1) * D] = 0",
                                "heads[..., head] = 0", {"ex3_loss_without_head_tests"}, "ablation of one column"),
+    # Found by make mutants (issue 29): both raised or passed with no hint before.
+    "ablation_float_width": Bug("ex3_loss_without_head", "D = attn.c_proj.in_features // attn.n_head",
+                                "D = attn.c_proj.in_features / attn.n_head", {"ex3_loss_without_head_tests"},
+                                "head width with `/` (slice bounds not integers)"),
+    "prev_mean_all_heads": Bug("ex4_head_answers", "prev = w[:, :, t_, t_ - 1].mean(dim=(0, 2))",
+                               "prev = w[:, :, t_, t_ - 1].mean()", {"ex4_head_answers_tests"},
+                               "previous-token weight averaged over the heads too"),
     "prev_head_wrong": Bug("ex4_head_answers", "int(prev.argmax())", "int(prev.argmin())",
                            {"ex4_head_answers_tests"}, "wrong head named"),
 }

@@ -92,7 +92,13 @@ SAMPLE = {
                  "ex3_mha_mask_to_sdpa:L1:compare:== → !=": "caught_hint",       # the hints disagreed
                  "ex6_causal_module:L17:constant:0.0 → 1.0": "caught_hint",      # visible ✔, hidden ✗
                  "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint"},   # visible ✔, hidden ✗
-    "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint"},
+    "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint",
+                # both were visible ✔, hidden ✗ before the visible check tried them
+                "ex2_gpt2_module:L19:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",
+                "ex3_gpt2_init:L7:block:statement dropped": "caught_hint"},
+    "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
+                 "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
+                 "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint"},  # was visible ✔, hidden ✗
 }
 
 

@@ -4,12 +4,8 @@
 NAMED is the mistake each planted bug must be counted under, in every grade cell it fails: the visible
 checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
 None is a mistake no classic bug explains, counted as "unknown"; by design these are:
-- prev_head_wrong (lesson 5, ex4): the visible check has no hint for a wrong head, it only checks
-  that the answers are in range; the hidden test says which head it is (hidden_role_missing);
 - downstream cells where the visible check has no hint either: a lesson-3 module built on an
-  apply_mask that returns 6-D scores (the grader names exercise 2 as the cause), lesson-4 loading and export on a module with scrambled heads or no mask
-  (the parameters are copied right, the module's output is wrong), lesson 5's interpretation
-  answer after a training step that never trains.
+  apply_mask that returns 6-D scores (the grader names exercise 2 as the cause).
 """
 import csv
 import json
@@ -84,28 +80,31 @@ NAMED = {
     },
     "04_gpt2": {
         "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},
+        # Loading and export copy the parameters right; the module they fill (exercise 2) is named as the cause.
         "interleaved_heads": {"ex1_split_qkv": "hint_interleaved_qkv", "ex2_gpt2_module": "hint_interleaved_qkv",
-                              "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+                              "ex5_load_from_hf": "hint_module_cascade", "ex6_export_to_hf": "hint_module_cascade"},
         "qkv_wrong_order": {"ex1_split_qkv": "hint_qkv_order", "ex2_gpt2_module": "hint_qkv_order",
-                            "ex5_load_from_hf": None, "ex6_export_to_hf": None},
+                            "ex5_load_from_hf": "hint_module_cascade", "ex6_export_to_hf": "hint_module_cascade"},
         "bias_not_loaded": {"ex5_load_from_hf": "hint_missing_bias"},
-        # Loading into a module without biases fails; the visible check names any failure there a Conv1D mix-up.
-        "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_conv1d_transpose",
-                                "ex6_export_to_hf": "hint_conv1d_transpose"},
-        "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": None, "ex6_export_to_hf": None},
-        "causal_buffer_unsliced": {"ex2_gpt2_module": "hint_causal_slice", "ex5_load_from_hf": "hint_conv1d_transpose",
-                                   "ex6_export_to_hf": "hint_conv1d_transpose"},
-        "scale_by_embed_dim": {"ex2_gpt2_module": "hint_scale_head_dim", "ex5_load_from_hf": None,
-                               "ex6_export_to_hf": None},
-        "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval"},
+        # Loading into a module without biases copies into None: the missing bias is named there too.
+        "module_without_bias": {"ex2_gpt2_module": "layer_missing_bias", "ex5_load_from_hf": "hint_missing_bias",
+                                "ex6_export_to_hf": "hint_missing_bias"},
+        "missing_mask": {"ex2_gpt2_module": "hint_missing_mask", "ex5_load_from_hf": "hint_module_cascade",
+                         "ex6_export_to_hf": "hint_module_cascade"},
+        "causal_buffer_unsliced": {"ex2_gpt2_module": "hint_causal_slice", "ex5_load_from_hf": "hint_module_cascade",
+                                   "ex6_export_to_hf": "hint_module_cascade"},
+        "scale_by_embed_dim": {"ex2_gpt2_module": "hint_scale_head_dim", "ex5_load_from_hf": "hint_module_cascade",
+                               "ex6_export_to_hf": "hint_module_cascade"},
+        "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval_sdpa"},
         "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
         "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
     },
     "05_heads": {
-        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "no_zero_grad": {"ex1_train_step": "hint_zero_grad"},
-        "zero_grad_after_backward": {"ex1_train_step": "hint_train_order", "ex4_head_answers": None},
+        "zero_grad_after_backward": {"ex1_train_step": "hint_train_order",
+                                     "ex4_head_answers": "hint_prev_untrained"},
         "returns_loss_tensor": {"ex1_train_step": "hint_loss_item"},
         "softmax_before_cross_entropy": {"ex1_train_step": "hint_loss_softmax_twice"},
         "entropy_plain_log": {"ex2_head_entropy": "hint_entropy_nan"},
@@ -114,11 +113,13 @@ NAMED = {
         "ablation_hook_left": {"ex3_loss_without_head": "hint_ablation_remove"},
         "ablation_on_output": {"ex3_loss_without_head": "hint_ablation_output"},
         "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
-        "prev_head_wrong": {"ex4_head_answers": None},
+        "ablation_float_width": {"ex3_loss_without_head": "hint_head_width_int"},
+        "prev_mean_all_heads": {"ex4_head_answers": "hint_prev_mean_heads"},
+        "prev_head_wrong": {"ex4_head_answers": "hint_prev_argmax"},
     },
     "06_costs": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
-        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval"},
+        "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
         "pasted_weights_after_dropout": {"ex0_gpt2_attention": "hint_weights_after_dropout"},
         "flops_multiply_adds": {"ex1_attention_flops": "hint_flops_macs"},
         "flops_one_head": {"ex1_attention_flops": "hint_flops_heads"},
@@ -258,7 +259,7 @@ def test_named_mistakes_cover_every_failing_cell_of_every_bug():
         assert set(NAMED[stem]) == set(bugs), stem
         for name, bug in bugs.items():
             assert set(NAMED[stem][name]) == {c.removesuffix("_tests") for c in bug.fails}, (stem, name)
-            if bug.fails and name != "prev_head_wrong":  # its own exercise names it
+            if bug.fails:
                 assert NAMED[stem][name][bug.cell], (stem, name)
 
 

@@ -8,7 +8,7 @@ import torch
 
 from ..data import toy_batch, toy_loss
 from ..messages import t
-from ..validate import CheckFailed
+from ..validate import CheckFailed, previous_token_weight
 from .engine import diagnose, expect_number, expect_shape, passed, run, tril
 
 # Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch.
@@ -39,6 +39,28 @@ def _as_loss(name: str, value, strict: bool = False) -> float:
     return float(value)
 
 
+def loss_error(kind: str, message: str, call: str = "") -> str | None:
+    """The hint for an error train_step or loss_without_head raised (the grader names it with the same function).
+    Each text is what torch says for one slip in the loss or the hook, found by make mutants."""
+    if "Expected input batch_size" in message or "must be tuple of ints" in message:
+        return "hint_loss_layout"  # logits or answers not reshaped to (B·T·2, V) and (B·T·2,)
+    if "not implemented for 'Long'" in message:
+        return "hint_loss_argument_order"  # F.cross_entropy(answers, logits)
+    if "implicitly created only for scalar" in message or "cannot be converted to Scalar" in message:
+        return "hint_loss_scalar"  # the loss was never reduced to one number
+    if "'list' object has no attribute" in message or "too many values to unpack (expected 2)" in message:
+        return "hint_model_pair"  # model(x) is (logits, weights)
+    if "slice indices must be integers" in message:
+        return "hint_head_width_int"  # D = in_features / n_head
+    if "'tuple' object has no attribute" in message:
+        return "hint_hook_inputs"  # a pre-hook's inputs are a tuple
+    if "'ModuleList' object has no attribute" in message:
+        return "hint_layer_index"
+    if "object has no attribute 'remove'" in message:
+        return "hint_ablation_nothing"  # no hook was registered, so there is no handle
+    return None
+
+
 def _same_params(a, b, tol: float = 1e-9) -> bool:
     return all(torch.allclose(p, q, atol=tol, rtol=tol) for p, q in zip(a.parameters(), b.parameters()))
 
@@ -51,7 +73,7 @@ def check_train_step(fn, cls) -> None:
     opt_ref = torch.optim.SGD(ref.parameters(), lr=0.5)
     x, y = toy_batch(B, T, V, torch.Generator().manual_seed(31))
     for step in range(3):
-        got = _as_loss(name, run(name, fn, mine, opt_mine, x, y), strict=True)
+        got = _as_loss(name, run(name, fn, mine, opt_mine, x, y, on_error=loss_error), strict=True)
         with torch.no_grad():
             logits = ref(x)[0]
         want = _reference_step(ref, opt_ref, x, y)
@@ -137,7 +159,7 @@ def check_loss_without_head(fn, cls) -> None:
         before = float(toy_loss(model(x)[0], y))
     for layer in range(L):
         for head in range(H):
-            got = _as_loss(name, run(name, fn, model, x, y, layer, head))
+            got = _as_loss(name, run(name, fn, model, x, y, layer, head, on_error=loss_error))
             with torch.no_grad():
                 after = float(toy_loss(model(x)[0], y))
             if abs(after - before) > 1e-9:
@@ -151,11 +173,41 @@ def check_loss_without_head(fn, cls) -> None:
     passed(name)
 
 
-def check_head_answers(prev_head, prev_weight, n_head: int) -> None:
+def prev_answer_hint(per_head: torch.Tensor, head: int, weight: float, tol: float) -> str:
+    """Which slip gives these answers, from the true per-head weights (H,) (the grader names it alike)."""
+    if abs(weight - float(per_head.mean())) < tol:
+        return "hint_prev_mean_heads"  # averaged over the heads too: .mean() without dim
+    best = int(per_head.argmax())
+    if head != best and 0 <= head < per_head.numel() and min(abs(weight - float(per_head[head])),
+                                                             abs(weight - float(per_head[best]))) < tol:
+        return "hint_prev_argmax"  # a right weight, with another head's number (argmin, an index off by one)
+    return "hint_prev_index"
+
+
+def check_head_answers(prev_head, prev_weight, n_head: int, model=None, x=None) -> None:
+    """The answers' form; with the trained model and test_x, their values (what the hidden test grades on new
+    sequences): answers of the right form but of another head or another average used to pass here."""
     name = "answer_prev_head"
     if isinstance(prev_head, bool) or not isinstance(prev_head, int) or not 0 <= prev_head < n_head:
         raise CheckFailed(t("answer_head_range", name=name, n=n_head - 1, got=prev_head))
     value = expect_number("answer_prev_weight", prev_weight)
     if not 0.0 <= value <= 1.0:
         raise CheckFailed(t("answer_weight_range", got=value))
-    print(t("answers_plausible"))
+    if model is None:
+        print(t("answers_plausible"))
+        return
+    training = model.training
+    try:
+        with torch.no_grad():
+            w = model.eval()(x)[1][0].double()
+    finally:
+        model.train(training)
+    per_head = previous_token_weight(w)
+    best = int(per_head.argmax())
+    if float(per_head[best]) < 0.5:
+        # The cause is upstream: exercise 1's train_step (or the training cell) never trained the model.
+        raise CheckFailed(t("prev_untrained", w=float(per_head[best])), t("hint_prev_untrained"))
+    if prev_head != best or abs(value - float(per_head[best])) > 0.02:
+        raise CheckFailed(t("prev_answer_differs", head=prev_head, w=value),
+                          t(prev_answer_hint(per_head, prev_head, value, 0.01)))
+    passed(name)

@@ -51,6 +51,96 @@ MESSAGES = {
     },
     "fig_in_features": {"ja": "入力の次元（E）", "ko": "입력 차원(E)"},
     "fig_out_features": {"ja": "出力の次元（3E = Q | K | V）", "ko": "출력 차원(3E = Q | K | V)"},
+    # ---------------------------------------------------------------- naming a mistake in the module
+    # Lessons 5 to 7 paste the same module and reuse these through lesson 4's checks.
+    "hint_split_three": {
+        "ja": "qkv を Q, K, V の3つに分けられていません。最後の軸（dim=2 または dim=-1）を E = 3E // 3 個ずつに分ける qkv.split(E, dim=2) なら、3つのテンソルが返ります。",
+        "ko": "qkv를 Q, K, V 세 개로 나누지 못했습니다. 마지막 축(dim=2 또는 dim=-1)을 E = 3E // 3개씩 나누는 qkv.split(E, dim=2)를 쓰면 텐서 세 개가 반환됩니다.",
+    },
+    "hint_split_shape": {
+        "ja": "q, k, v はそれぞれ (B, H, T, D) にします。split で分けた (B, T, E) を view(B, T, H, D) で (B, T, H, D) にしてから、transpose(1, 2) で T と H の軸を入れ替えます。",
+        "ko": "q, k, v는 각각 (B, H, T, D) 모양이어야 합니다. split으로 나눈 (B, T, E)를 view(B, T, H, D)로 (B, T, H, D)로 만든 다음, transpose(1, 2)로 T와 H 축을 맞바꿉니다.",
+    },
+    "hint_split_qkv_input": {
+        "ja": "split_qkv には c_attn の出力 (B, T, 3E) とヘッドの数を、この順に渡します: q, k, v = split_qkv(self.c_attn(x), self.n_head)。返ってくる q, k, v はそれぞれ (B, H, T, D) です。",
+        "ko": "split_qkv에는 c_attn의 출력 (B, T, 3E)와 헤드 수를 이 순서로 넘깁니다: q, k, v = split_qkv(self.c_attn(x), self.n_head). 반환되는 q, k, v는 각각 (B, H, T, D)입니다.",
+    },
+    "hint_n_head_arg": {
+        "ja": "重みのヘッドの軸の大きさが {got} です（n_head = {h} のはずです）。split_qkv の2つ目の引数には、ヘッドの数 self.n_head を渡します（head_dim や embed_dim ではありません）。",
+        "ko": "가중치의 헤드 축 크기가 {got}입니다(n_head = {h}여야 합니다). split_qkv의 두 번째 인자에는 헤드 수 self.n_head를 넘깁니다(head_dim이나 embed_dim이 아닙니다).",
+    },
+    "hint_buffer_bool": {
+        "ja": "因果マスクのバッファが bool ではありません。~ で反転できるのは bool（と整数）のテンソルだけです。torch.ones(max_len, max_len, dtype=torch.bool).tril() のように dtype=torch.bool で作ります。",
+        "ko": "인과 마스크 버퍼가 bool이 아닙니다. ~로 뒤집을 수 있는 것은 bool(과 정수) 텐서뿐입니다. torch.ones(max_len, max_len, dtype=torch.bool).tril()처럼 dtype=torch.bool로 만드세요.",
+    },
+    "hint_masked_fill_args": {
+        "ja": "masked_fill の引数は (マスク, 埋める値) の順です: scores.masked_fill(~self.causal[:T, :T], float(\"-inf\"))。",
+        "ko": "masked_fill의 인자는 (마스크, 채울 값) 순서입니다: scores.masked_fill(~self.causal[:T, :T], float(\"-inf\")).",
+    },
+    "hint_softmax_dim": {
+        "ja": "torch.softmax には軸を dim で渡します。各クエリ（行）の中で、キーの方向に和が 1 になるよう dim=-1 にします。",
+        "ko": "torch.softmax에는 축을 dim으로 넘겨야 합니다. 각 쿼리(행) 안에서 키 방향으로 합이 1이 되도록 dim=-1로 하세요.",
+    },
+    "hint_returns_swapped": {
+        "ja": "forward は (出力, 重み) の順に返します。いまは (重み, 出力) の順になっているようです（1つ目が4次元の重み (B, H, T, T) です）。",
+        "ko": "forward는 (출력, 가중치) 순서로 반환합니다. 지금은 (가중치, 출력) 순서인 것 같습니다(첫 번째 값이 4차원 가중치 (B, H, T, T)입니다).",
+    },
+    "hint_causal_diagonal": {
+        "ja": "因果マスクの対角線がずれています。クエリ i が見てよいのはキー 0〜i（自分自身を含む）なので、tril() は diagonal=0（既定）のまま使います。diagonal=1 では1つ先のキーまで見え、diagonal=-1 では自分自身が隠れて、先頭の行はすべて隠れるので NaN になります。",
+        "ko": "인과 마스크의 대각선이 어긋났습니다. 쿼리 i가 볼 수 있는 것은 키 0~i(자기 자신 포함)이므로 tril()은 diagonal=0(기본값) 그대로 씁니다. diagonal=1이면 한 칸 뒤의 키까지 보이고, diagonal=-1이면 자기 자신이 가려지며 첫 행은 전부 가려져 NaN이 됩니다.",
+    },
+    "hint_mask_fill_zero": {
+        "ja": "隠す位置のスコアを 0 で埋めていませんか。exp(0) = 1 なので、0 で埋めても隠したい位置に重みが残ります。masked_fill で埋める値は float(\"-inf\") です。",
+        "ko": "가릴 위치의 점수를 0으로 채우지 않았나요? exp(0) = 1이므로 0으로 채워도 가리려던 위치에 가중치가 남습니다. masked_fill로 채울 값은 float(\"-inf\")입니다.",
+    },
+    "hint_mask_times_inf": {
+        "ja": "マスクに -inf を掛けてスコアに足していませんか。見てよい位置では 0 × (-inf) = NaN になり、重みがすべて NaN になります。掛け算ではなく masked_fill で -inf を入れます。",
+        "ko": "마스크에 -inf를 곱해서 점수에 더하지 않았나요? 볼 수 있는 위치에서는 0 × (-inf) = NaN이 되어 가중치가 모두 NaN이 됩니다. 곱셈 대신 masked_fill로 -inf를 넣으세요.",
+    },
+    "hint_no_softmax": {
+        "ja": "ソフトマックスがかかっていないようです（重みが、マスクをかけたスコアのままです）。torch.softmax(scores, dim=-1) で各行の和を 1 にします。",
+        "ko": "소프트맥스가 적용되지 않은 것 같습니다(가중치가 마스크를 씌운 점수 그대로입니다). torch.softmax(scores, dim=-1)로 각 행의 합을 1로 만드세요.",
+    },
+    "hint_weights_nan": {
+        "ja": "重みに NaN があります。ソフトマックスに入る行のキーがすべて -inf だと（すべて隠れた行）0/0 で NaN になり、0 × (-inf) も NaN です。因果マスクでは、どのクエリも少なくとも自分自身（対角線）は見られるようにします。",
+        "ko": "가중치에 NaN이 있습니다. 소프트맥스에 들어가는 행의 키가 모두 -inf이면(전부 가려진 행) 0/0이라 NaN이 되고, 0 × (-inf)도 NaN입니다. 인과 마스크에서는 모든 쿼리가 적어도 자기 자신(대각선)은 볼 수 있어야 합니다.",
+    },
+    "hint_scores_formula": {
+        "ja": "重みの各行の和は 1 で、因果マスクも正しくかかっていますが、値が違います。ソフトマックスに入るスコアを確かめてください。スコアは q @ k.transpose(-2, -1) / math.sqrt(D) です（D = E / H は1つのヘッドの幅。q と k は split_qkv で分けたもの）。",
+        "ko": "가중치의 각 행의 합은 1이고 인과 마스크도 올바르게 적용되었지만 값이 다릅니다. 소프트맥스에 들어가는 점수를 확인하세요. 점수는 q @ k.transpose(-2, -1) / math.sqrt(D)입니다(D = E / H는 헤드 하나의 폭, q와 k는 split_qkv로 나눈 것).",
+    },
+    "hint_after_weights": {
+        "ja": "返した重みは正しいので、間違いは重みのあとにあります。weights @ v（(B, H, T, D)）、ヘッドの結合 transpose(1, 2).contiguous().view(B, T, E)、c_proj を順に確かめてください。",
+        "ko": "반환한 가중치는 올바르므로 잘못은 가중치 다음 단계에 있습니다. weights @ v((B, H, T, D)), 헤드 잇기 transpose(1, 2).contiguous().view(B, T, E), c_proj를 차례로 확인하세요.",
+    },
+    "hint_c_proj_forgotten": {
+        "ja": "最後の出力射影 c_proj を通していないようです。ヘッドをつないだ (B, T, E) を self.c_proj に通してから返します。",
+        "ko": "마지막 출력 투영 c_proj를 거치지 않은 것 같습니다. 헤드를 이어 붙인 (B, T, E)를 self.c_proj에 통과시킨 뒤 반환하세요.",
+    },
+    "hint_sdpa_call": {
+        "ja": "マスクを使う経路は正しく、use_sdpa=True の経路だけが違います。F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p) の引数（q, k, v の順、eval では dropout_p=0）と、そのあとのヘッドの結合と c_proj を、マスクを使う経路と同じにしてください。",
+        "ko": "마스크를 쓰는 경로는 올바르고 use_sdpa=True 경로만 다릅니다. F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)의 인자(q, k, v 순서, eval에서는 dropout_p=0)와 그 뒤의 헤드 잇기, c_proj를 마스크를 쓰는 경로와 같게 하세요.",
+    },
+    "train_output_differs": {
+        "ja": "train モード（dropout=0.5、同じ乱数）で、マスクを使う経路の出力が、ソフトマックスのあとの重みにドロップアウトをかけたときの出力と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "train 모드(dropout=0.5, 같은 난수)에서 마스크를 쓰는 경로의 출력이, 소프트맥스 다음의 가중치에 드롭아웃을 걸었을 때의 출력과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_dropout_place": {
+        "ja": "ドロップアウトをかける場所が違います。self.dropout はソフトマックスのあとの重みにかけます（self.dropout(weights) @ v）。weights @ v の結果にかけると、同じ乱数でも消える値が変わります。",
+        "ko": "드롭아웃을 거는 위치가 다릅니다. self.dropout은 소프트맥스 다음의 가중치에 겁니다(self.dropout(weights) @ v). weights @ v의 결과에 걸면 같은 난수라도 지워지는 값이 달라집니다.",
+    },
+    "hint_named_parameters": {
+        "ja": "module.named_parameters() は (名前, パラメータ) の組を返します。for name, p in module.named_parameters(): のように受け取り、名前（'c_proj.weight' など）で初期化のしかたを選びます。",
+        "ko": "module.named_parameters()는 (이름, 파라미터) 쌍을 반환합니다. for name, p in module.named_parameters():처럼 받아서 이름('c_proj.weight' 등)으로 초기화 방법을 고르세요.",
+    },
+    "hint_init_mean": {
+        "ja": "{name} の平均が {got:.4f} になっています。GPT-2 の初期化では、重み行列を平均 0（mean=0.0）の正規分布からとります。",
+        "ko": "{name}의 평균이 {got:.4f}입니다. GPT-2 초기화에서는 가중치 행렬을 평균 0(mean=0.0)인 정규분포에서 뽑습니다.",
+    },
+    "hint_module_cascade": {
+        "ja": "原因はパラメータのコピーではなく、演習 2 の GPT2SelfAttention（その forward）にあります。パラメータは正しく移っていても、モジュールの計算が違えば出力は合いません。先に演習 2 のチェックを通してください。",
+        "ko": "원인은 파라미터 복사가 아니라 연습 문제 2의 GPT2SelfAttention(그 forward)에 있습니다. 파라미터가 올바르게 옮겨졌어도 모듈의 계산이 다르면 출력이 맞지 않습니다. 먼저 연습 문제 2의 검사를 통과하세요.",
+    },
     # ---------------------------------------------------------------- code comments
     "c4_chunk_columns": {
         "ja": "view(B, T, H, 3D).chunk(3) で、各ヘッドの q, k, v が qkv のどの列から来るか",

@@ -86,6 +86,54 @@ MESSAGES = {
         "ja": "answer_prev_weight は重みの平均なので 0 以上 1 以下のはずです。今の値: {got:.4g}",
         "ko": "answer_prev_weight는 가중치의 평균이므로 0 이상 1 이하여야 합니다. 지금 값: {got:.4g}",
     },
+    "hint_loss_argument_order": {
+        "ja": "F.cross_entropy(入力, 正解) の順です。1つ目にロジット（float）、2つ目に正解のトークン ID（整数）を渡してください。",
+        "ko": "F.cross_entropy(입력, 정답) 순서입니다. 첫 번째에 로짓(float)을, 두 번째에 정답 토큰 ID(정수)를 넘기세요.",
+    },
+    "hint_loss_scalar": {
+        "ja": "損失は数 1 つです。ロジット (B·T·2, V) と正解 (B·T·2,) を F.cross_entropy に渡すと、平均した損失が 1 要素のテンソルで返ります。backward() と item() はその 1 要素のテンソルに対して呼びます。",
+        "ko": "손실은 숫자 하나입니다. 로짓 (B·T·2, V)와 정답 (B·T·2,)를 F.cross_entropy에 넘기면, 평균한 손실이 원소 하나짜리 텐서로 반환됩니다. backward()와 item()은 그 텐서에 대해 호출합니다.",
+    },
+    "hint_model_pair": {
+        "ja": "model(x) は (ロジット, 重みのリスト) の組を返します。`logits, _ = model(x)` のように、1つ目を受け取ってください。",
+        "ko": "model(x)는 (로짓, 가중치 리스트) 쌍을 반환합니다. `logits, _ = model(x)`처럼 첫 번째 값을 받으세요.",
+    },
+    "hint_head_width_int": {
+        "ja": "スライスの端は整数でなければなりません。ヘッドの幅は整数の割り算で求めます: D = attn.c_proj.in_features // attn.n_head。列は head * D から (head + 1) * D の手前までです。",
+        "ko": "슬라이스의 양 끝은 정수여야 합니다. 헤드의 폭은 정수 나눗셈으로 구합니다: D = attn.c_proj.in_features // attn.n_head. 열은 head * D부터 (head + 1) * D 직전까지입니다.",
+    },
+    "hint_hook_inputs": {
+        "ja": "forward_pre_hook が受け取る inputs は、入力をまとめたタプルです。テンソルは inputs[0] で取り出し、書き換えたものを (heads,) のタプルにして返します。",
+        "ko": "forward_pre_hook이 받는 inputs는 입력을 묶은 튜플입니다. 텐서는 inputs[0]으로 꺼내고, 바꾼 텐서를 (heads,) 튜플로 만들어 반환합니다.",
+    },
+    "hint_layer_index": {
+        "ja": "model.blocks は層のリスト（nn.ModuleList）です。層 layer の注意は model.blocks[layer].attn です。",
+        "ko": "model.blocks는 층의 리스트(nn.ModuleList)입니다. 층 layer의 어텐션은 model.blocks[layer].attn입니다.",
+    },
+    "prev_untrained": {
+        "ja": "このモデルには、直前のトークンを見るヘッドがまだ育っていません（どのヘッドも、直前への重みの平均は最大 {w:.3f}）。",
+        "ko": "이 모델에는 바로 앞 토큰을 보는 헤드가 아직 생기지 않았습니다(바로 앞 토큰에 두는 가중치의 평균이 가장 큰 헤드도 {w:.3f}).",
+    },
+    "hint_prev_untrained": {
+        "ja": "原因はこの演習ではなく学習です。演習 1 の train_step（zero_grad() → backward() → step() の順か）と、学習のセルを実行したかを確かめてから、学習のセルをもう一度実行してください。",
+        "ko": "원인은 이 연습 문제가 아니라 학습입니다. 연습 문제 1의 train_step(zero_grad() → backward() → step() 순서인지)과 학습 셀을 실행했는지 확인한 뒤, 학습 셀을 다시 실행하세요.",
+    },
+    "prev_answer_differs": {
+        "ja": "answer_prev_head = {head}、answer_prev_weight = {w:.3f} は、学習したモデルの test_x での重みと合いません。",
+        "ko": "answer_prev_head = {head}, answer_prev_weight = {w:.3f}은(는) 학습한 모델이 test_x에서 내는 가중치와 맞지 않습니다.",
+    },
+    "hint_prev_mean_heads": {
+        "ja": "重みがヘッドもまとめた平均になっています。mean(dim=(0, 2)) のように、バッチとクエリの軸だけで平均して、ヘッドごとの値 (H,) にしてください。",
+        "ko": "가중치가 헤드까지 합친 평균이 되어 있습니다. mean(dim=(0, 2))처럼 배치 축과 쿼리 축으로만 평균해서 헤드별 값 (H,)를 만드세요.",
+    },
+    "hint_prev_argmax": {
+        "ja": "ヘッドの番号が違います。ヘッドごとの値 (H,) のうち最も大きいもの（argmax）が直前のトークンを見るヘッドで、answer_prev_weight はそのヘッドの値です。",
+        "ko": "헤드 번호가 다릅니다. 헤드별 값 (H,) 중 가장 큰 것(argmax)이 바로 앞 토큰을 보는 헤드이고, answer_prev_weight는 그 헤드의 값입니다.",
+    },
+    "hint_prev_index": {
+        "ja": "クエリ t がキー t−1 に置く重みは、t = torch.arange(2, T) として w[:, :, t, t - 1] です（形状 (B, H, T−2)）。これをバッチとクエリの軸で平均し、ヘッドごとの値 (H,) のうち最大のものを選びます。",
+        "ko": "쿼리 t가 키 t−1에 두는 가중치는 t = torch.arange(2, T)로 두고 w[:, :, t, t - 1]입니다(모양 (B, H, T−2)). 이것을 배치 축과 쿼리 축으로 평균한 헤드별 값 (H,) 중에서 가장 큰 것을 고릅니다.",
+    },
     "answers_plausible": {
         "ja": "✔ 答えの形式に問題はありません。値が合っているかどうかは、隠しテストがあなたの学習させたモデルで確かめます。",
         "ko": "✔ 답의 형식에는 문제가 없습니다. 값이 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",

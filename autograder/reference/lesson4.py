@@ -3,7 +3,6 @@
 The module judge is also the hidden test of the GPT2SelfAttention pasted into lessons 5 and 6.
 """
 import math
-import re
 
 import torch
 import torch.nn as nn
@@ -87,6 +86,9 @@ def _split_bug(res):
         if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) == (b, t, h, d)
                                           for z in got):
             return "hint_missing_transpose"
+        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) != (b, h, t, d)
+                                          for z in got):
+            return "hint_split_shape"
         key = matching_bug(got, checks.qkv_variants(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h), 0.0)
         if key:
             return key
@@ -94,7 +96,8 @@ def _split_bug(res):
 
 
 def _module_bug(res):
-    """Biases, the masked path's classic variants, then dropout in eval and in training (on the output too?)."""
+    """Biases, then each path as the visible check names it (checks.module_hint: the output's classic variants,
+    then what the returned weights say), then dropout in eval and in training."""
     for b, t, h, d in probe.configs(res):
         layout = [name for name, _ in res[f"layout.{h}.{d}"]]
         for layer in ("c_attn", "c_proj"):
@@ -102,37 +105,47 @@ def _module_bug(res):
                 return "layer_missing_bias", {"name": layer}
         ref = _reference(res, h, d).double().eval()
         got = res[f"masked.{h}.{d}"]
+        x = res.randn(f"x.{h}.{d}", b, t, h * d)
+        if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], torch.Tensor)):
+            return None
+        y, weights = got
         with torch.no_grad():
-            variants = checks.gpt2_expected(ref, res.randn(f"x.{h}.{d}", b, t, h * d))
-        if isinstance(got, tuple) and (key := matching_bug(got[0], variants, 1e-9)):
-            return key
+            want = ref(x)[0]
+            if y.shape != want.shape:
+                if y.dim() == 4 and isinstance(weights, torch.Tensor) and weights.dim() == 3:
+                    return "hint_returns_swapped"
+                return checks.shape_hint(y, tuple(want.shape), ("B", "T", "E"))
+            if not matching_bug(y, {"right": want}, 1e-9):
+                return checks.module_hint(ref, x, y, weights, 1e-9)
+            if not matching_bug(res[f"sdpa.{h}.{d}"], {"right": want}, 1e-9):
+                return checks.sdpa_hint(ref, x, res[f"sdpa.{h}.{d}"], 1e-9)
     b, t, h, d = next(probe.configs(res))
     noisy = _reference(res, h, d, dropout=0.5).double().eval()
     x = res.randn(f"x.{h}.{d}", b, t, h * d)
     with torch.no_grad():
         want = noisy(x)[0]
-    if not all(matching_bug(res[k], {"right": want}, 1e-9) for k in ("eval.masked", "eval.sdpa")):
+    if not matching_bug(res["eval.masked"], {"right": want}, 1e-9):
         return "hint_dropout_eval"
+    if not matching_bug(res["eval.sdpa"], {"right": want}, 1e-9):
+        return "hint_dropout_eval_sdpa"
     got = res["train.masked"]
-    if isinstance(got, tuple) and len(got) == 2 and output_dropped(got[0]):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return None
+    if output_dropped(got[0]):
         return "hint_dropout_output", {"layer": "c_proj"}
-    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
+    if matching_bug(got[0], {"right": want}, 1e-9):
+        return "hint_dropout_train"
+    if isinstance(got[1], torch.Tensor):
         sums = got[1].sum(-1)
         if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):
             return "hint_weights_after_dropout"
-    return None
+    with torch.no_grad():
+        return matching_bug(got[0], checks.train_variants(noisy, x, res.integer("dropout")), 1e-9)
 
 
 def _init_bug(res):
     state = res["state"]
-    for layer, want in (("c_attn", 0.02), ("c_proj", 0.02 / math.sqrt(24))):
-        w = state.get(f"{layer}.weight")
-        if isinstance(w, torch.Tensor) and abs(float(w.double().std()) - want) > 0.1 * want:
-            return "hint_init_std", {"name": f"{layer}.weight", "got": float(w.double().std()), "want": want}
-        bias = state.get(f"{layer}.bias")
-        if isinstance(bias, torch.Tensor) and float(bias.abs().max()) != 0.0:
-            return "hint_init_bias", {"name": f"{layer}.bias"}
-    return None
+    return checks.init_problem(state, 0.1) if isinstance(state, dict) else None
 
 
 def _load_bug(res):
@@ -149,7 +162,7 @@ def _export_bug(res):
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson4.split_qkv")
+@judge("lesson4.split_qkv", on_error=checks.split_error)
 def judge_split_qkv(res):
     for b, t, h, d in probe.configs(res):
         got, want = res[f"H={h}, D={d}"], split_qkv(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h)
@@ -175,14 +188,8 @@ def _expect_pair(case, got, want, tol):
         expect_close(case, g, w, tol)
 
 
-def _on_module_error(kind, message, call=""):
-    """A broadcast between two sizes in the module's forward is the causal buffer used without [:T, :T]
-    (matrix-product errors read differently): named with both sizes, as the visible check names it."""
-    sizes = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", message)
-    if not sizes:
-        return None
-    small, large = sorted((int(sizes[1]), int(sizes[2])))
-    return ("hint_causal_slice", {"T": small, "max_len": large})
+# The probe builds the module with max_len=32: a broadcast between T and 32 is the causal buffer used whole.
+_on_module_error = checks.module_error(32)
 
 
 @judge("lesson4.module", on_error=_on_module_error)
@@ -219,20 +226,18 @@ def _judge_module(res):
         raise Mismatch("hidden_dropout_train", err=err)
 
 
-@judge("lesson4.init")
+@judge("lesson4.init", on_error=checks.init_error)
 def judge_init(res):
     state = res["state"]
     if not isinstance(state, dict) or not all(isinstance(state.get(k), torch.Tensor)
                                               for k in ("c_attn.weight", "c_proj.weight")):
         raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("inf"))
-    w, p = state["c_attn.weight"].double(), state["c_proj.weight"].double()
-    # A module without biases is the module exercise's fault, not this one's.
-    biases = [b for n, b in state.items() if n.endswith("bias") and isinstance(b, torch.Tensor)]
-    ok = (abs(float(w.std()) - 0.02) < 0.001 and abs(float(w.mean())) < 0.001
-          and abs(float(p.std()) - 0.02 / math.sqrt(24)) < 0.0005
-          and all(float(b.abs().max()) == 0.0 for b in biases))
-    if not ok:
-        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"), hint=_init_bug(res))
+    # 10% of each std, for the mean too: at E = 48 (6,912 and 2,304 draws) a right init stays within a
+    # fifth of that; nn.Linear's own (std 0.083 for c_attn) and a mean of 1 are far outside.
+    # A module without biases is the module exercise's fault, not this one's: init_problem skips them.
+    problem = checks.init_problem(state, 0.1)
+    if problem:
+        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"), hint=problem)
 
 
 @judge("lesson4.n_params")
@@ -257,8 +262,9 @@ def judge_load_from_hf(res):
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with naming(lambda: _load_bug(res)):
         _expect_state("load_from_hf", res["state"], want)
-        with torch.no_grad():
-            expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
+    # Parameters copied right, output wrong: exercise 2's module is the cause, as the visible check says.
+    with naming(lambda: "hint_module_cascade"), torch.no_grad():
+        expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
 
 
 @judge("lesson4.export_to_hf", on_error=checks.hf_copy_error)
@@ -273,5 +279,5 @@ def judge_export_to_hf(res):
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with naming(lambda: _export_bug(res)):
         _expect_state("export_to_hf", res["state"], want)
-        with torch.no_grad():
-            expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)
+    with naming(lambda: "hint_module_cascade"), torch.no_grad():
+        expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)

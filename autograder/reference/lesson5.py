@@ -157,7 +157,7 @@ def _loss(res, key):
     return float(value)
 
 
-@judge("lesson5.train_step")
+@judge("lesson5.train_step", on_error=checks.loss_error)
 def judge_train_step(res):
     model = probe.toy_model(res)
     probe.stale_gradients(res, model)
@@ -185,7 +185,7 @@ def judge_head_entropy(res):
             expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], head_entropy(w), tol)
 
 
-@judge("lesson5.loss_without_head")
+@judge("lesson5.loss_without_head", on_error=checks.loss_error)
 def judge_loss_without_head(res):
     with naming(lambda: _ablation_bug(res)):
         _judge_loss_without_head(res)
@@ -237,7 +237,9 @@ def judge_head_answers(res):
     per_head = previous_token_weight(w)
     best = int(per_head.argmax())
     if float(per_head[best]) < 0.5:
-        raise Mismatch("hidden_role_untrained", w=float(per_head[best]))
+        # Named as the visible check names it: the cause is exercise 1 or the training cell.
+        raise Mismatch("hidden_role_untrained", w=float(per_head[best]), hint="hint_prev_untrained")
     if not 0 <= head < per_head.numel() or head != best or abs(weight - float(per_head[best])) > 0.05:
         w_head = float(per_head[head]) if 0 <= head < per_head.numel() else float("nan")
-        raise Mismatch("hidden_role_missing", head=head, w=w_head, best=best, best_w=float(per_head[best]))
+        raise Mismatch("hidden_role_missing", head=head, w=w_head, best=best, best_w=float(per_head[best]),
+                       hint=checks.prev_answer_hint(per_head, head, weight, 0.02))
