@@ -20,6 +20,9 @@ from classroom import course_skeleton, submission, submit
 from lessons import lessons
 from nbgrader.api import Gradebook
 
+from attn_course.exercises import EXERCISES
+from attn_grader.escapes import notebook_escapes
+
 # One `make test` worker runs these: one graded class (conftest.py, "Scheduling").
 pytestmark = pytest.mark.xdist_group("tamper")
 
@@ -275,6 +278,14 @@ def tamper_graded(tmp_path_factory):
     return course, scores, flags, run.stdout
 
 
+BY_HAND = {tests for tests, cell in EXERCISES[STEM].items() if cell["by_hand"]}
+
+
+def _has_escape(course, student) -> bool:
+    submitted = nbformat.read(course / "submitted" / student / ASSIGNMENT / f"{STEM}.ipynb", 4)
+    return bool(notebook_escapes(submitted, nbformat.read(course / "source" / ASSIGNMENT / f"{STEM}.ipynb", 4)))
+
+
 def _last_output(course, student) -> str:
     nb = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{STEM}.ipynb", 4)
     return "".join(o.get("text", "") for o in nb.cells[-1].outputs)
@@ -289,15 +300,17 @@ def test_honest_learners_are_graded_as_usual(tamper_graded):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_attack_gains_nothing(tamper_graded, case):
-    _, scores, flags, _ = tamper_graded
+    course, scores, flags, _ = tamper_graded
     _, attacked, must_flag = CASES[case]
     got = scores[_student(case)]
     if attacked == "wrong+":  # stopped: no cell above what the wrong answer alone scores
         wrong = scores["honest-bug"]
         assert all(got.get(cell, 0.0) <= wrong[cell] for cell in POINTS), (got, wrong)
     else:
+        # A way round the by-hand rule anywhere in the notebook costs every by-hand exercise too (escapes.py).
+        zero = set(attacked) | (BY_HAND if _has_escape(course, _student(case)) else set())
         for cell in POINTS:
-            assert got.get(cell, 0.0) == (0.0 if cell in attacked else float(POINTS[cell])), (cell, got)
+            assert got.get(cell, 0.0) == (0.0 if cell in zero else float(POINTS[cell])), (cell, got)
     if must_flag:
         assert _student(case) in flags, flags
 

@@ -310,8 +310,8 @@ MESSAGES = {
         "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제는 직접 작성하는 연습 문제입니다.",
     },
     "by_hand_note": {
-        "ja": "✋ **手で書く演習**：この演習のコードからは、PyTorch や transformers のアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても、`torch.ops` から呼んでも同じです）も、講座のチェック用のモジュール（`course.checks` など）も呼べません。呼ぶと、チェックでも採点でもこの演習は不合格になります。また、ノートブックのどこかに手で書く演習の決まりを崩せるコード（`exec`、フレームやスレッドの操作、`torch._C` や `torch.jit` などの内部、講座の内部の書き換え）があると、採点では手で書く演習がすべて 0 点になります。",
-        "ko": "✋ **직접 작성하는 연습 문제**: 이 연습 문제의 코드에서는 PyTorch나 transformers의 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙이거나 `torch.ops`를 거쳐 불러도 마찬가지입니다)도, 강좌의 검사용 모듈(`course.checks` 등)도 부를 수 없습니다. 부르면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 또한 노트북 어딘가에 직접 작성 규칙을 무너뜨릴 수 있는 코드(`exec`, 프레임이나 스레드 조작, `torch._C`나 `torch.jit` 같은 내부, 강좌 내부를 바꾸는 코드)가 있으면 채점에서 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
+        "ja": "**手で書く演習**：この演習のコードからは、PyTorch や transformers のアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても、`torch.ops` から呼んでも同じです）も、講座のチェック用のモジュール（`course.checks` など）も呼べません。呼ぶと、チェックでも採点でもこの演習は不合格になります。また、ノートブックのどこかに手で書く演習の決まりを崩せるコード（`exec`、フレームやスレッドの操作、`torch._C` や `torch.jit` などの内部、講座の内部の書き換え）があると、採点では手で書く演習がすべて 0 点になります。",
+        "ko": "**직접 작성하는 연습 문제**: 이 연습 문제의 코드에서는 PyTorch나 transformers의 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙이거나 `torch.ops`를 거쳐 불러도 마찬가지입니다)도, 강좌의 검사용 모듈(`course.checks` 등)도 부를 수 없습니다. 부르면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 또한 노트북 어딘가에 직접 작성 규칙을 무너뜨릴 수 있는 코드(`exec`, 프레임이나 스레드 조작, `torch._C`나 `torch.jit` 같은 내부, 강좌 내부를 바꾸는 코드)가 있으면 채점에서 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
     },
     "by_hand_note_softmax": {
         "ja": "この演習では、`torch.softmax` などのソフトマックス関数も使えません。",
