@@ -91,7 +91,9 @@ class DecideHiddenTests(NbGraderPreprocessor):
             found = escapes(cell.source)
             if found:
                 line, code, why = found[0]
-                where = grade_id or ("escape_own_cell", {"n": nb.cells.index(cell) + 1})
+                # by identity: list.index compares cells by value, and a learner may paste the same cell twice
+                n = next(i for i, c in enumerate(nb.cells) if c is cell) + 1
+                where = grade_id or ("escape_own_cell", {"n": n})
                 return Mismatch("hidden_by_hand_escape", cell=where, line=line, code=code[:100], why=(why,))
         return None
 
