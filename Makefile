@@ -24,7 +24,7 @@ lab: $(STAMP)
 # environment or a graded class stay on one worker, so each is built once; the longest go first
 # (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for README's table.
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=30 tests
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without

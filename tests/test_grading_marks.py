@@ -102,8 +102,10 @@ def graded_with_demo_cells(tmp_path_factory):
 
 
 @pytest.mark.parametrize("stem", WITH_MARKS)
-def test_verdicts_are_the_same_with_and_without_the_skipped_cells(graded, graded_with_demo_cells, stem):
-    skipped, _ = graded
+def test_verdicts_are_the_same_with_and_without_the_skipped_cells(graded_with_demo_cells, request, stem):
+    # conftest's `graded` is asked for only now: as an argument it would be made first (a session fixture comes
+    # before a module one), and this worker would wait on the other's lock instead of grading its own class.
+    skipped, _ = request.getfixturevalue("graded")
     assignment = f"{LESSONS[stem].assignment}-ja"
     for student in ["solution-ja"] + [f"{name}-ja" for name in BUGS[stem]]:
         assert _verdicts(skipped, assignment, student) == _verdicts(graded_with_demo_cells, assignment, student), \
