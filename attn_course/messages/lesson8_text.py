@@ -95,7 +95,7 @@ MESSAGES = {
     "table_paged_error": {"ja": "連続したキャッシュとの差（最大）", "ko": "연속된 캐시와의 차이(최대)"},
     "packed_check": {
         "ja": "packed_positions: {positions}\ntransformers が位置から見つけた文書: {docs}\n文書を1つずつ計算した出力との差（最大）: あなたの位置と document_mod {right:.1e}、位置を戻さずに document_mod {no_reset:.1e}（どちらもほぼ 0 になるはずです）\n位置が 0, 1, 2, … のままだと、transformers が見つける文書は {found}。ふつうの因果マスクで計算したときの差: {wrong:.2f}",
-        "ko": "packed_positions: {positions}\ntransformers가 위치에서 찾은 문서: {docs}\n문서를 하나씩 계산한 출력과의 차이(최대): 여러분의 위치와 document_mod {right:.1e}, 위치를 되돌리지 않고 document_mod {no_reset:.1e}(둘 다 거의 0이어야 합니다)\n위치가 0, 1, 2, … 그대로이면 transformers가 찾는 문서는 {found}. 보통의 인과 마스크로 계산했을 때의 차이: {wrong:.2f}",
+        "ko": "packed_positions: {positions}\ntransformers가 위치에서 찾은 문서: {docs}\n문서를 하나씩 계산한 출력과의 차이(최대): 여러분의 위치와 document_mod {right:.1e}, 위치를 되돌리지 않고 document_mod {no_reset:.1e}(둘 다 거의 0이어야 합니다)\n위치가 0, 1, 2, … 그대로이면 transformers가 찾는 문서: {found}. 보통의 인과 마스크로 계산했을 때의 차이: {wrong:.2f}",
     },
     "varlen_cpu": {
         "ja": "CPU で varlen_attn を呼ぶと: {kind}: {error} …",
@@ -118,7 +118,7 @@ MESSAGES = {
     # ---------------------------------------------------------------- comments in code cells
     "c8_flex_warning": {
         "ja": "コンパイルせずに使うので、融合カーネルではないという一度きりの警告は出さない",
-        "ko": "컴파일하지 않고 쓰므로, 융합 커널이 아니라는 한 번뿐인 경고는 내지 않음",
+        "ko": "컴파일하지 않고 쓰므로, 융합 커널이 아니라는 경고(한 번만 나옴)는 끔",
     },
     "c8_true_position": {"ja": "新しいトークンの本当の位置は q_idx + T_past", "ko": "새 토큰의 실제 위치는 q_idx + T_past"},
     "c8_lesson3_mask": {"ja": "第3回のテンソルのマスク", "ko": "3강의 텐서 마스크"},
@@ -146,7 +146,7 @@ MESSAGES = {
         "ja": "(4, 6, 7)：最後の列はシンクへ行った重み（1 − 行の和）",
         "ko": "(4, 6, 7): 마지막 열은 싱크로 간 가중치(1 − 행의 합)",
     },
-    "c8_sink_values": {"ja": "ヘッドごとのシンクのロジット s_h", "ko": "헤드마다의 싱크 로짓 s_h"},
+    "c8_sink_values": {"ja": "ヘッドごとのシンクのロジット s_h", "ko": "헤드별 싱크 로짓 s_h"},
     "c8_no_cpu_kernel": {"ja": "CPU にはこのカーネルがない", "ko": "CPU에는 이 커널이 없음"},
     "c8_head_views": {"ja": "ヘッドごとに特徴量を混ぜる行列", "ko": "헤드마다 특징을 섞는 행렬"},
     "c8_same_names": {"ja": "層の名前と形状が同じなので、そのまま読み込める", "ko": "층의 이름과 모양이 같아서 그대로 읽어 들일 수 있음"},
@@ -156,7 +156,7 @@ MESSAGES = {
         "ja": "GPT-2 式のアテンションの重み行列（c_attn、c_proj）と n_head だけを持つモジュール",
         "ko": "GPT-2 형식 어텐션의 가중치 행렬(c_attn, c_proj)과 n_head만 가진 모듈",
     },
-    "c8_pages_used": {"ja": "使う論理ページの数：length / P の切り上げ", "ko": "쓰는 논리 페이지 수: length / P를 올림"},
+    "c8_pages_used": {"ja": "使う論理ページの数：length / P の切り上げ", "ko": "쓰는 논리 페이지 수: length / P를 올림한 값"},
     "c8_interleaved_decode": {
         "ja": "2つの系列を1トークンずつ交互に生成し、ページは必要になったときに借りる",
         "ko": "두 시퀀스를 토큰 하나씩 번갈아 생성하고, 페이지는 필요할 때 빌림",
