@@ -88,7 +88,7 @@ MESSAGES = {
     },
     "hidden_cache_shape": {
         "ja": "隠しテスト：{name} に {n} 個のトークンを渡したあとのキャッシュ (k, v) の形状は、どちらも (B, H, {n}, D) = {want} になるはずです（いまは {got}）。",
-        "ko": "숨겨진 테스트: {name}에 토큰 {n}개를 넘긴 뒤 캐시 (k, v)의 모양은 둘 다 (B, H, {n}, D) = {want}이어야 합니다(지금은 {got}).",
+        "ko": "숨겨진 테스트: {name}에 토큰 {n}개를 넘긴 뒤 캐시 (k, v)의 모양은 둘 다 (B, H, {n}, D)여야 합니다. 기대한 모양은 {want}, 지금은 {got}입니다.",
     },
     "case_float64": {"ja": "float64 の入力", "ko": "float64 입력"},
     "case_float32": {"ja": "float32 の入力", "ko": "float32 입력"},
@@ -156,7 +156,7 @@ MESSAGES = {
         "ja": "結果が {got} 個届きました。届くのは {want} 個のはずです",
         "ko": "결과가 {got}개 도착했습니다. {want}개여야 합니다",
     },
-    "why_missing_value": {"ja": "「{key}」がありません", "ko": "'{key}'이(가) 없습니다"},
+    "why_missing_value": {"ja": "「{key}」がありません", "ko": "'{key}' 항목이 없습니다"},
     "why_not_decodable": {"ja": "「{key}」の形式が正しくありません", "ko": "'{key}'의 형식이 올바르지 않습니다"},
     "hidden_layout": {
         "ja": "隠しテスト: パラメータの名前や形状が参照実装と違います。参照: {want} / あなたのモジュール: {got}",
@@ -213,7 +213,7 @@ MESSAGES = {
     "report_names": {"ja": "受講者", "ko": "수강생"},
     "report_most_common": {"ja": "最も多かった誤り", "ko": "가장 많았던 실수"},
     "report_none": {"ja": "（なし）", "ko": "(없음)"},
-    "report_lesson": {"ja": "回", "ko": "회차"},
+    "report_lesson": {"ja": "回", "ko": "강"},
     "report_language": {"ja": "日本語", "ko": "한국어"},
     "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})"},
     "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키"},
