@@ -108,7 +108,7 @@ MESSAGES = {
         "ko": "키가 W + 1개 보입니다. 남기는 것은 key_pos > p − window인 키입니다(>=가 아닙니다).",
     },
     "hint_rolling_empty": {
-        "ja": "まだ何も入っていないスロット（pos が −1）まで見ています。そこにあるのは 0 のキーで、スコア 0 の分だけ重みが漏れます。keep に key_pos >= 0 を加えます。",
+        "ja": "まだ何も入っていないスロット（pos が −1）まで見ています。そこに入っている 0 のキーが、スコア 0 のキーとして重みの一部を受け取ってしまいます。keep に key_pos >= 0 を加えます。",
         "ko": "아직 아무것도 들어가지 않은 슬롯(pos가 −1)까지 봤습니다. 그 슬롯에는 0으로 채운 키가 있어서, 점수가 0인 그 키들로 가중치가 새어 나갑니다. keep에 key_pos >= 0을 더합니다.",
     },
     "hint_rolling_write_first": {
@@ -146,7 +146,7 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
-        "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列を足していないか、捨てたあとで正規化し直しています。スコアの最後に列 sinks[h] を足して (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
+        "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列をつないでいないか、捨てたあとで正規化し直しています。スコアの最後に sinks[h] の列をつないで (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
         "ko": "가중치가 보통 어텐션과 같습니다(각 행의 합이 1입니다). 싱크 열을 더하지 않았거나, 버린 뒤에 다시 정규화했습니다. 점수 끝에 열 sinks[h]를 더해 (…, T_k + 1)로 만든 다음 소프트맥스를 적용하고, 그 열을 버린 뒤에는 아무것도 더 하지 않습니다.",
     },
     "hint_sink_scaled": {
@@ -154,11 +154,11 @@ MESSAGES = {
         "ko": "싱크 로짓까지 √D로 나눴습니다. √D로 나누는 것은 q · k뿐이고, sinks[h]는 그대로 열에 넣습니다.",
     },
     "hint_sink_wrong_column": {
-        "ja": "捨てる列を間違えています。シンクを最後の列に足したなら、捨てるのも最後の列です（[..., :-1]）。いまは最初のキーの重みを捨てています。",
+        "ja": "捨てる列を間違えています。シンクの列を最後につないだなら、捨てるのも最後の列です（[..., :-1]）。いまは最初のキーの重みを捨てています。",
         "ko": "버리는 열이 틀렸습니다. 싱크를 마지막 열에 더했다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
     },
     "hint_sink_max": {
-        "ja": "キーの最大値を引いた exp(s − m) と、引いていない exp(sinks[h]) を足しています。同じ m を引いた exp(sinks[h] − m) を分母に足すか、列を足してから torch.softmax をとります。",
+        "ja": "キーの最大値を引いた exp(s − m) と、引いていない exp(sinks[h]) を足しています。同じ m を引いた exp(sinks[h] − m) を分母に足すか、列をつないでから torch.softmax をとります。",
         "ko": "키의 최댓값을 뺀 exp(s − m)과 빼지 않은 exp(sinks[h])를 더했습니다. 같은 m을 뺀 exp(sinks[h] − m)을 분모에 더하거나, 열을 더한 다음 torch.softmax를 적용합니다.",
     },
     "hint_sink_column_kept": {
@@ -175,7 +175,7 @@ MESSAGES = {
         "ko": "kv_a_layernorm이 없거나 크기가 다릅니다. 잠재 벡터(폭 kv_lora_rank = {r})에 적용하는 nn.RMSNorm({r}, eps=1e-6)입니다.",
     },
     "hint_mla_norm": {
-        "ja": "潜在ベクトル c_kv に kv_a_layernorm をかけていません。kv_a_proj_with_mqa の出力を分けたあと、c_kv だけを正規化してから kv_b_proj に通します（k_rot は正規化しません）。",
+        "ja": "潜在ベクトル c に kv_a_layernorm をかけていません。kv_a_proj_with_mqa の出力を c と k_R に分けたあと、c だけを正規化してから kv_b_proj に通します（k_R は正規化しません）。",
         "ko": "잠재 벡터 c_kv에 kv_a_layernorm을 적용하지 않았습니다. kv_a_proj_with_mqa의 출력을 나눈 뒤 c_kv만 정규화하고 kv_b_proj에 통과시킵니다(k_rot은 정규화하지 않습니다).",
     },
     "hint_mla_scale": {
@@ -187,15 +187,15 @@ MESSAGES = {
         "ko": "인과 마스크가 적용되지 않았습니다. DeepSeek-V3도 디코더이므로 위치 t의 쿼리가 보는 것은 위치 0부터 t까지의 키입니다.",
     },
     "hint_mla_kv_split": {
-        "ja": "kv_b_proj の出力を分ける順番が逆です。各ヘッドの (qk_nope_head_dim + v_head_dim) のうち、前が k_nope、後ろが v です。",
+        "ja": "kv_b_proj の出力を分ける順番が逆です。各ヘッドの (qk_nope_head_dim + v_head_dim) のうち、前が k_C、後ろが v です。",
         "ko": "kv_b_proj 출력을 나누는 순서가 반대입니다. 각 헤드의 (qk_nope_head_dim + v_head_dim) 중 앞이 k_nope, 뒤가 v입니다.",
     },
     "hint_mla_latent_split": {
-        "ja": "kv_a_proj_with_mqa の出力を分ける順番が逆です。前の kv_lora_rank 個が c_kv、後ろの qk_rope_head_dim 個が k_rot です。",
+        "ja": "kv_a_proj_with_mqa の出力を分ける順番が逆です。前の kv_lora_rank 個が c、後ろの qk_rope_head_dim 個が k_R です。",
         "ko": "kv_a_proj_with_mqa 출력을 나누는 순서가 반대입니다. 앞의 kv_lora_rank개가 c_kv, 뒤의 qk_rope_head_dim개가 k_rot입니다.",
     },
     "hint_mla_q_split": {
-        "ja": "クエリを分ける順番が逆です。各ヘッドの前の qk_nope_head_dim 個が q_nope、後ろの qk_rope_head_dim 個が q_rot で、回すのは後ろだけです。",
+        "ja": "クエリを分ける順番が逆です。各ヘッドの前の qk_nope_head_dim 個が q_C、後ろの qk_rope_head_dim 個が q_R で、回すのは後ろだけです。",
         "ko": "쿼리를 나누는 순서가 반대입니다. 각 헤드의 앞 qk_nope_head_dim개가 q_nope, 뒤 qk_rope_head_dim개가 q_rot이고, 돌리는 것은 뒤쪽뿐입니다.",
     },
     # ---------------------------------------------------------------- exercise 8: the absorbed form
@@ -205,11 +205,11 @@ MESSAGES = {
         "ko": "토큰 {n}개를 넘긴 뒤 잠재 캐시의 {part} 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_mla_latent_contents": {
-        "ja": "キャッシュに入れるのは、正規化したあとの c_kv と、位置で回したあとの k_rot です（どちらもヘッドに分けません）。",
+        "ja": "キャッシュに入れるのは、正規化したあとの c_kv（本文の c）と、位置で回したあとの k_rot（本文の k_R）です（どちらもヘッドに分けません）。",
         "ko": "캐시에 넣는 것은 정규화한 뒤의 c_kv와 위치만큼 돌린 뒤의 k_rot입니다(둘 다 헤드로 나누지 않습니다).",
     },
     "hint_mla_cache_expanded": {
-        "ja": "キャッシュがヘッドに分かれています。MLA のキャッシュは1トークンあたり c_kv の {r} 個と k_rot の {dr} 個だけで、ヘッド {h} 個が共有します。k_nope と v に展開したものをキャッシュしてはいけません。",
+        "ja": "キャッシュがヘッドに分かれています。MLA のキャッシュは1トークンあたり c_kv（本文の c）の {r} 個と k_rot（本文の k_R）の {dr} 個だけで、ヘッド {h} 個が共有します。k_C と v に展開したものをキャッシュしてはいけません。",
         "ko": "캐시가 헤드로 나뉘어 있습니다. MLA의 캐시는 토큰 하나당 c_kv {r}개와 k_rot {dr}개뿐이고, 헤드 {h}개가 함께 씁니다. k_nope와 v로 펼친 것을 캐시하면 안 됩니다.",
     },
     "hint_mla_positions": {
@@ -217,7 +217,7 @@ MESSAGES = {
         "ko": "호출할 때마다 위치를 0부터 셌습니다. 새 토큰의 위치는 T_past, T_past + 1, …입니다(T_past는 캐시의 길이).",
     },
     "hint_mla_absorb_swapped": {
-        "ja": "W_UK と W_UV が入れ替わっています。kv_b_proj.weight を (H, dn + dv, r) に見たとき、前の dn 行が W_UK（クエリ側に吸収）、後ろの dv 行が W_UV（出力側に吸収）です。",
+        "ja": "W_UK と W_UV が入れ替わっています。kv_b_proj.weight を view(H, d_C + d_V, r) で見たとき、各ヘッドの前の d_C 行が W_UK（クエリ側に吸収）、後ろの d_V 行が W_UV（出力側に吸収）です。",
         "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 (H, dn + dv, r)로 보면 앞의 dn행이 W_UK(쿼리 쪽으로 흡수), 뒤의 dv행이 W_UV(출력 쪽으로 흡수)입니다.",
     },
     "hidden_latent_shape": {
@@ -252,7 +252,7 @@ MESSAGES = {
     },
     "what_gathered": {"ja": "集めたキャッシュ", "ko": "모은 캐시"},
     "hint_paged_divmod": {
-        "ja": "// と % が入れ替わっています。位置 p のトークンは、ブロックテーブルの p // P 番目のページの、スロット p % P に入ります（P はページの大きさ）。",
+        "ja": "// と % が入れ替わっています。位置 p のトークンは、ブロックテーブルの p // P 番目が指す物理ページの、スロット p % P に入ります（P はページの大きさ）。",
         "ko": "//와 %가 뒤바뀌었습니다. 위치 p인 토큰은 블록 테이블의 p // P번째 페이지의 슬롯 p % P에 들어갑니다(P는 페이지 크기).",
     },
     "hint_paged_table": {
@@ -293,7 +293,7 @@ MESSAGES = {
         "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers는 위치가 0으로 돌아가는 곳에서 문서를 나눕니다).",
     },
     "hint_packed_boundary": {
-        "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) − 1 にします（right=False では、境目の位置が前の文書になります）。",
+        "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) - 1 にします（right=False では、境目の位置が前の文書になります）。",
         "ko": "문서의 첫 토큰이 바로 앞 문서에 들어갔습니다. torch.searchsorted(cu_seqlens, idx, right=True) − 1로 씁니다(right=False이면 경계 위치가 앞 문서가 됩니다).",
     },
     "hint_packed_not_causal": {

@@ -6,7 +6,7 @@ MESSAGES = {
     "no": {"ja": "いいえ", "ko": "아니요"},
     "table_mod": {"ja": "mask_mod", "ko": "mask_mod"},
     "table_flex_vs_sdpa": {
-        "ja": "flex_attention とテンソルのマスクを渡した SDPA の差（最大）",
+        "ja": "flex_attention と、テンソルのマスクを渡した SDPA の差（最大）",
         "ko": "flex_attention과 텐서 마스크를 넘긴 SDPA의 차이(최대)",
     },
     "row_causal_mod": {"ja": "causal_mod（第3回の因果マスク）", "ko": "causal_mod(3강의 인과 마스크)"},
@@ -94,7 +94,7 @@ MESSAGES = {
     "table_unused_static": {"ja": "使っていないスロット（T_max = 16 で確保）", "ko": "쓰지 않는 슬롯(T_max = 16으로 확보)"},
     "table_paged_error": {"ja": "連続したキャッシュとの差（最大）", "ko": "연속된 캐시와의 차이(최대)"},
     "packed_check": {
-        "ja": "packed_positions: {positions}\ntransformers が位置から見つけた文書: {docs}\n文書を1つずつ計算した出力との差（最大）: あなたの位置と document_mod {right:.1e}、位置を戻さずに document_mod {no_reset:.1e}（どちらもほぼ 0 になるはずです）\n位置が 0, 1, 2, … のままだと、transformers が見つける文書は {found}。ふつうの因果マスクで計算したときの差: {wrong:.2f}",
+        "ja": "packed_positions: {positions}\ntransformers が位置から見つけた文書: {docs}\n文書を1つずつ計算した出力との差（最大）: あなたの位置と document_mod {right:.1e}、位置を 0 に戻さずに document_mod {no_reset:.1e}（どちらもほぼ 0 になるはずです）\n位置が 0, 1, 2, … のままのとき transformers が見つける文書: {found}（区切りなし）。ふつうの因果マスクで計算したときの差: {wrong:.2f}",
         "ko": "packed_positions: {positions}\ntransformers가 위치에서 찾은 문서: {docs}\n문서를 하나씩 계산한 출력과의 차이(최대): 여러분의 위치와 document_mod {right:.1e}, 위치를 되돌리지 않고 document_mod {no_reset:.1e}(둘 다 거의 0이어야 합니다)\n위치가 0, 1, 2, … 그대로이면 transformers가 찾는 문서: {found}. 보통의 인과 마스크로 계산했을 때의 차이: {wrong:.2f}",
     },
     "varlen_cpu": {
@@ -139,8 +139,8 @@ MESSAGES = {
     "c8_cache_positions": {"ja": "位置はキャッシュの中で数える", "ko": "위치는 캐시 안에서 셈"},
     "c8_no_rotation": {"ja": "ここでは回さない（位置の印を読むため）", "ko": "여기서는 돌리지 않음(위치 표시를 읽기 위해)"},
     "c8_marks": {"ja": "トークン t のキーは (t, t)：キャッシュから元の位置が読める", "ko": "토큰 t의 키는 (t, t): 캐시에서 원래 위치를 읽을 수 있음"},
-    "c8_drop_sink": {"ja": "シンクの列を足してソフトマックスをとり、その列を捨てる", "ko": "싱크 열을 더해 소프트맥스를 적용하고 그 열을 버림"},
-    "c8_eager": {"ja": "単独で作ったモジュールには、アテンションの実装が選ばれていない", "ko": "따로 만든 모듈에는 어텐션 구현이 정해져 있지 않음"},
+    "c8_drop_sink": {"ja": "シンクの列をつないでソフトマックスをとり、その列を捨てる", "ko": "싱크 열을 더해 소프트맥스를 적용하고 그 열을 버림"},
+    "c8_eager": {"ja": "モデルを通さずに単独で作ったモジュールには、アテンションの実装がまだ選ばれていない", "ko": "따로 만든 모듈에는 어텐션 구현이 정해져 있지 않음"},
     "c8_gqa_groups": {"ja": "KV ヘッド 2 個を、クエリのヘッド 4 個に広げる", "ko": "KV 헤드 2개를 쿼리 헤드 4개로 늘림"},
     "c8_sink_share_last": {
         "ja": "(4, 6, 7)：最後の列はシンクへ行った重み（1 − 行の和）",
@@ -165,7 +165,7 @@ MESSAGES = {
     "c8_one_latent": {"ja": "MLA：1トークン・1層あたり潜在ベクトル1本", "ko": "MLA: 토큰 하나·층 하나당 잠재 벡터 하나"},
     "c8_v3_defaults": {"ja": "既定値は DeepSeek-V3 の設定", "ko": "기본값은 DeepSeek-V3의 설정"},
     "c8_allocated_doc": {
-        "ja": "同じ形で小さな設定の StaticCache に各層1回書き込み、確保されたバイト数を足す",
+        "ja": "形は同じで大きさだけ小さくした設定の StaticCache に各層1回ずつ書き込み、確保されたバイト数を合計する",
         "ko": "같은 형태의 작은 설정으로 만든 StaticCache에 층마다 한 번 써 넣고, 확보된 바이트 수를 더함",
     },
 }
