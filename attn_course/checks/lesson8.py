@@ -60,6 +60,11 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
     return torch.softmax(s, -1).nan_to_num(0.0) @ v   # a row with no key: 0, as flex_attention gives
 
 
+def one_or_span(key: str, lo: int, hi: int) -> str:
+    """The message for tokens lo … hi − 1: its "_one" form when that is one token ("position 5", not "5 to 5")."""
+    return f"{key}_one" if hi - lo == 1 else key
+
+
 def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
     """`and`, `or`, `if` or `min` on the index tensors inside a mod: vmap cannot follow Python's branches."""
     if "data-dependent control flow" in message or "Boolean value of Tensor" in message:
@@ -155,6 +160,24 @@ def causal(b, h, q_idx, kv_idx):
     return q_idx >= kv_idx
 
 
+def score_slope(mod) -> float | None:
+    """How much the learner's score_mod changes its output when the score it is given grows by 1: 1 when it only
+    adds a bias, 0 when it drops the score, 1/√D when it scales the score again (None when the mod cannot run on
+    single values)."""
+    try:
+        index = [torch.tensor(i) for i in (0, 0, 3, 1)]
+        low, high = (mod(torch.tensor(s, dtype=torch.float64), *index) for s in (0.0, 1.0))
+        return float(high - low)
+    except Exception:  # noqa: BLE001 - a mod that needs flex_attention's own call: no slope, no hint from it
+        return None
+
+
+def score_slope_hint(slope) -> str | None:
+    """The score multiplied or divided again inside the mod (it already is q·k/√D)."""
+    ok = slope is None or not math.isfinite(slope) or abs(slope - 1) < 1e-6 or abs(slope) < 1e-6
+    return None if ok else "hint_alibi_mod_score_scaled"
+
+
 def check_alibi_score_mod(fn) -> None:
     name = "alibi_score_mod"
     heads = 4
@@ -166,7 +189,9 @@ def check_alibi_score_mod(fn) -> None:
     variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
     if not close(y, variants[None], 1e-9):
         hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
+        scaled = score_slope_hint(score_slope(mod))
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])),
+                          hint or (t(scaled) if scaled else None))
     passed(name)
 
 
@@ -177,6 +202,7 @@ def window_variants(window: int, t_new: int, t_past: int) -> dict:
     causal_ = k <= q
     return {None: causal_ & (k > q - window), "hint_window_plus_one": causal_ & (k >= q - window),
             "hint_window_minus_one": causal_ & (k > q - window + 1), "hint_window_no_causal": k > q - window,
+            "hint_window_shifted": (k < q) & (k >= q - window),
             "hint_window_top_left": (k <= q - t_past) & (k > q - t_past - window)}
 
 
@@ -203,9 +229,10 @@ def sliding_reference(q, k, v, window, turn):
 
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
-                grow=False) -> tuple[list, list]:
+                grow=False, turn_at=None) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
-    right with the defaults, or one classic mistake."""
+    right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
+    on every call; "slots": at p % window), the ring and the mask at the right ones."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
@@ -214,7 +241,8 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         n = hi - lo
         seen = int(pos.max()) + 1
         positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
-        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], positions)
+        turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], turned)
         last = min(n, window)
         slots = positions[-last:] % window
         def write():
@@ -243,12 +271,18 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
 
 
 ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
-                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True)}
+                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
+                "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots")}
 
 
 def rolling_error(kind: str, message: str, call: str = "") -> str | None:
-    """A slot past the ring's end: the position used as the slot without % window."""
-    return "hint_rolling_modulo" if kind == "IndexError" or "out of bounds" in message else None
+    """A slot past the ring's end: the position used as the slot without % window. A ring of another dtype than
+    the keys (torch.zeros without dtype=: float32): writing float64 keys into it fails."""
+    if kind == "IndexError" or "out of bounds" in message:
+        return "hint_rolling_modulo"
+    if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
+        return "hint_rolling_ring_dtype"
+    return None
 
 
 def _ring(result, name):
@@ -282,7 +316,7 @@ def check_attend_rolling(fn) -> None:
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
             hint = next((t(key) for key, outs in variants.items()
                          if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
-            raise CheckFailed(t("rolling_differs", lo=lo, last=hi - 1, err=max_error(y, full[:, :, lo:hi])), hint)
+            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1, err=max_error(y, full[:, :, lo:hi])), hint)
         pos = cache[2]
         if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
             raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
@@ -292,10 +326,11 @@ def check_attend_rolling(fn) -> None:
 
 # --------------------------------------------------------------------------- exercise 5: StreamingLLM
 def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
-                  budget_slack=False) -> tuple[list, list]:
+                  budget_slack=False, top_left=False) -> tuple[list, list]:
     """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
     the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
-    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's."""
+    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's
+    (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask)."""
     cache_k = cache_v = None
     outputs, lengths = [], []
     for lo, hi in chunks:
@@ -314,7 +349,7 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
         positions = torch.arange(total)
         qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], positions[total - n:])[0]
         keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
-        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=total - n)
+        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=0 if top_left else total - n)
         outputs.append(attend(qq, keys, cache_v, keep))
         if late:
             cache_k, cache_v = evict(cache_k, cache_v, n_sink, window, sinks)
@@ -328,13 +363,24 @@ def evict(k, v, n_sink: int, recent: int, sinks: bool = True):
     n = k.size(2)
     if n <= n_sink + recent:
         return k, v
+    if sinks == "dropped":
+        return k[:, :, n - recent:], v[:, :, n - recent:]
     if not sinks:
         return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
     return tuple(torch.cat([x[:, :, :n_sink], x[:, :, n - recent:]], 2) for x in (k, v))
 
 
 STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
-               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True)}
+               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True),
+               "hint_stream_is_causal": dict(top_left=True)}
+
+
+def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list) -> str | None:
+    """A cache of the wrong length: past the budget, or only the last window − T_new kept (the first n_sink
+    evicted with the rest)."""
+    if length > n_sink + window:
+        return "hint_stream_budget"
+    return "hint_stream_no_sink" if length == dropped[index] else None
 STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 12))   # n_sink = 2, window = 4
 
 
@@ -346,6 +392,7 @@ def check_attend_streaming(fn) -> None:
     want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
     variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
                 for key, flags in STREAM_BUGS.items()}
+    dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
     cache = None
     for index, (lo, hi) in enumerate(STREAM_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
@@ -356,12 +403,13 @@ def check_attend_streaming(fn) -> None:
         y, cache = result
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
         for part, c in zip("KV", cache):
+            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped) \
+                if isinstance(c, torch.Tensor) and c.dim() == 4 else None
             expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
-                         t("hint_stream_budget") if isinstance(c, torch.Tensor) and c.dim() == 4 and
-                         c.size(2) > n_sink + window else None)
+                         t(hint) if hint else None)
         if not close(y, want[index], 1e-9):
             hint = next((t(key) for key, outs in variants.items() if close(y, outs[index], 1e-9)), None)
-            raise CheckFailed(t("stream_differs", lo=lo, last=hi - 1, err=max_error(y, want[index])), hint)
+            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1, err=max_error(y, want[index])), hint)
     passed(name)
 
 
@@ -374,10 +422,10 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     s = s.masked_fill(~keep, float("-inf")) if keep is not None else s
     column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
 
-    def with_column(col, first=False, drop_first=False):
+    def with_column(col, first=False, drop_first=None):
         logits = torch.cat([col, s], -1) if first else torch.cat([s, col], -1)
         p = torch.softmax(logits, -1)
-        w = p[..., 1:] if (first or drop_first) else p[..., :-1]
+        w = p[..., 1:] if (first if drop_first is None else drop_first) else p[..., :-1]
         return w @ v, w
 
     plain = torch.softmax(s, -1)
@@ -387,6 +435,7 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     return {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
             "hint_sink_scaled": with_column(column / math.sqrt(d)),
             "hint_sink_wrong_column": with_column(column, drop_first=True),
+            "hint_sink_column_first": with_column(column, first=True, drop_first=False),
             "hint_sink_max": (unshifted @ v, unshifted)}
 
 
