@@ -16,7 +16,7 @@ import torch
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, max_error, passed, run
+from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
 from .lesson7 import alibi_slopes, rope
 
 # Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -100,7 +100,34 @@ def padding_variants(n: int, lengths: torch.Tensor) -> dict:
             "hint_flex_padding_ignored": causal.expand(len(lengths), 1, n, n)}
 
 
-def _expect_mask(got, variants: dict, what: str) -> None:
+def mask_hint(got, right, offset: int = 0, rules=()) -> str | None:
+    """A mask that is no classic mistake's: which kind of key it gets wrong. A future key seen comes first, then
+    each of rules ((hint, forbidden region) seen), then a query that does not see itself. got and right have one
+    shape; offset is the first query's true position (T_past with a cache)."""
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.shape == right.shape):
+        return None
+    q, k = grid(right.size(-2), right.size(-1), offset)
+    extra, missing = got & ~right, right & ~got
+    if (extra & (k > q)).any():
+        return "hint_mask_future"
+    for key, region in rules:
+        if (extra & region).any():
+            return key
+    if (missing & (k == q)).any():
+        return "hint_mask_self_hidden"
+    return None
+
+
+def padding_rules(n: int, lengths: torch.Tensor) -> tuple:
+    return (("hint_mask_padding_keys", grid(n, n)[1][None, None] >= lengths[:, None, None, None]),)
+
+
+def window_rules(window: int, t_new: int, t_past: int) -> tuple:
+    q, k = grid(t_new, t_past + t_new, t_past)
+    return (("hint_mask_too_old", k <= q - window),)
+
+
+def _expect_mask(got, variants: dict, what: str, offset: int = 0, rules=()) -> None:
     right = variants[None]
     right = right if right.dim() == 4 else right[None, None]
     if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
@@ -111,6 +138,9 @@ def _expect_mask(got, variants: dict, what: str) -> None:
         return
     hint = next((t(key) for key, v in variants.items()
                  if key and torch.equal(got, (v if v.dim() == 4 else v[None, None]).expand_as(got))), None)
+    if hint is None:
+        key = mask_hint(got, right, offset, rules)
+        hint = t(key) if key else None
     wrong = int((got != right).sum())
     raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
 
@@ -122,11 +152,11 @@ def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
     t_new, t_past = 3, 4
     mod = run("cache_mod", cache_mod, t_past)
     got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
-    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})")
+    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})", t_past)
     lengths = torch.tensor([T, 3, 5])
     mod = run("causal_padding_mod", causal_padding_mod, lengths)
     got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
-    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod")
+    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod", rules=padding_rules(T, lengths))
     # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
     q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
     y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past))
@@ -215,7 +245,8 @@ def check_sliding_window_mod(fn) -> None:
         mod = run(name, fn, window, t_past)
         got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
                   on_error=control_flow_error)
-        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})")
+        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})", t_past,
+                     window_rules(window, t_new, t_past))
     passed(name)
 
 
@@ -418,25 +449,43 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     """Attention with one learned logit per head as an extra column of the softmax (gpt-oss), and the mistakes.
     Each value: (output, weights)."""
     d = q.size(-1)
-    s = q @ k.transpose(-2, -1) / math.sqrt(d)
-    s = s.masked_fill(~keep, float("-inf")) if keep is not None else s
+    raw = q @ k.transpose(-2, -1)
+    masked = (lambda x: x.masked_fill(~keep, float("-inf"))) if keep is not None else (lambda x: x)
+    s = masked(raw / math.sqrt(d))
     column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
 
-    def with_column(col, first=False, drop_first=None):
-        logits = torch.cat([col, s], -1) if first else torch.cat([s, col], -1)
-        p = torch.softmax(logits, -1)
-        w = p[..., 1:] if (first if drop_first is None else drop_first) else p[..., :-1]
+    def with_column(col, first=False, drop_first=False, scores=s, dim=-1, drop_last=False):
+        logits = torch.cat([col, scores], -1) if first else torch.cat([scores, col], -1)
+        p = torch.softmax(logits, dim)
+        w = p[..., :-1] if drop_last else p[..., 1:] if (first or drop_first) else p[..., :-1]
         return w @ v, w
 
     plain = torch.softmax(s, -1)
     # By hand: exp(s − max over the keys) over their sum plus exp(sink), the sink not shifted by the same max.
     m = s.amax(-1, keepdim=True)
     unshifted = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
-    return {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
-            "hint_sink_scaled": with_column(column / math.sqrt(d)),
-            "hint_sink_wrong_column": with_column(column, drop_first=True),
-            "hint_sink_column_first": with_column(column, first=True, drop_first=False),
-            "hint_sink_max": (unshifted @ v, unshifted)}
+    out = {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
+           "hint_sink_scaled": with_column(column / math.sqrt(d)),
+           "hint_sink_wrong_column": with_column(column, drop_first=True),
+           "hint_sink_column_first": with_column(column, first=True, drop_last=True),
+           "hint_sink_max": (unshifted @ v, unshifted),
+           ("hint_softmax_axis", (("axis", -2),)): with_column(column, dim=-2)}
+    # The scale, as lessons 1 to 7 name its mistakes (√D multiplied, //, inverted, D itself, another axis's size).
+    for key, scaled in scale_variants(raw, d, (q.size(0), q.size(1), q.size(2), k.size(2))).items():
+        out[key] = with_column(column, scores=masked(scaled))
+    out["hint_scale_dk"] = with_column(column, scores=masked(raw / d))
+    if keep is not None:   # the mask: not applied, filled with 0, or the keys it keeps hidden instead
+        out["hint_sink_mask_ignored"] = with_column(column, scores=raw / math.sqrt(d))
+        out["hint_mask_fill_zero"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(~keep, 0.0))
+        out["hint_inverted_mask"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(keep, float("-inf")))
+    return out
+
+
+def hint_text(key) -> str:
+    """A variant's key as its hint: "hint_x", (hint, "detail") or (hint, (("field", value), …))."""
+    if isinstance(key, tuple):
+        return t(key[0], **dict(key[1])) if isinstance(key[1], tuple) else t(key[0])
+    return t(key)
 
 
 def check_sink_attention(fn) -> None:
@@ -448,6 +497,8 @@ def check_sink_attention(fn) -> None:
         result = run(name, fn, q, k, v, sinks, mask)
         if not (isinstance(result, tuple) and len(result) == 2):
             raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+        if pair_swapped(result, (B, H, T, D)):
+            raise named("hint_pair_order", name=name)
         y, w = result
         if isinstance(w, torch.Tensor) and w.dim() == 4 and w.size(-1) == T + 3:
             raise CheckFailed(t("wrong_axis", what=t("what_weights"), want=(B, H, T, T + 2), layout="(B, H, T_q, T_k)",
@@ -459,7 +510,8 @@ def check_sink_attention(fn) -> None:
         for what, index in (("what_weights", 1), ("what_output", 0)):
             got, right = (y, w)[index], variants[None][index]
             if not close(got, right, 1e-9):
-                hint = next((t(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)), None)
+                hint = next((hint_text(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)),
+                            None)
                 if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
                     hint = t("hint_sink_rows_sum_to_one")
                 raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)

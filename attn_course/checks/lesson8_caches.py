@@ -6,6 +6,7 @@ course.checks.lesson8 re-exports the check_… functions, so a notebook calls th
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 import torch.nn as nn
@@ -13,7 +14,9 @@ from torch.overrides import TorchFunctionMode
 
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
-from .engine import close, expect_shape, inputs, linear_problem, max_error, merge_heads, passed, run, split_heads
+from .engine import (
+    close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, split_heads,
+)
 from .lesson8 import attend, control_flow_error, create_mask, flex, grid, one_or_span
 from .lesson7 import rope
 
@@ -328,9 +331,21 @@ def check_attend_preallocated(fn) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
+RESHAPE_ROWS = re.compile(r"shape '\[(\d+)((?:, \d+)*)\]' is invalid for input of size (\d+)")
+
+
 def paged_error(kind: str, message: str, call: str = "") -> str | None:
-    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P)."""
-    return "hint_paged_divmod" if call.startswith("paged_write") and "out of bounds" in message else None
+    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P).
+    In paged_gather, a reshape to n · P rows of pages that hold fewer rows (n past the table: the page count rounded
+    wrong) or more (the pages not cut to block_table[:n])."""
+    if call.startswith("paged_write") and "out of bounds" in message:
+        return "hint_paged_divmod"
+    found = RESHAPE_ROWS.search(message) if call.startswith("paged_gather") else None
+    if found:
+        rest = math.prod(int(x) for x in found.group(2).split(", ")[1:]) if found.group(2) else 1
+        rows = int(found.group(3)) / rest
+        return "hint_paged_pages_count" if rows < int(found.group(1)) else "hint_paged_table_slice"
+    return None
 
 
 def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False):
@@ -377,7 +392,9 @@ def paged_length_hint(got, length: int, size: int) -> str | None:
         return None
     if got.size(0) > length:
         return "hint_paged_length"
-    return "hint_paged_floor" if got.size(0) == length // size * size < length else None
+    if got.size(0) < length:
+        return "hint_paged_floor" if got.size(0) == length // size * size else "hint_paged_pages_count"
+    return None
 
 
 def check_paged_cache(paged_write, paged_gather) -> None:
@@ -395,8 +412,9 @@ def check_paged_cache(paged_write, paged_gather) -> None:
             hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
             raise CheckFailed(t("paged_pages_differ", n=hi), hint)
     (filled,) = inputs((n_pages, size, heads, d), seed=93)
-    for length in (10, 7, 3):
-        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length)
+    for length in (10, 7, 3, 12):   # 12: every page of the table, so a page count rounded up too far runs past it
+        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length,
+                  on_error=paged_error)
         want = paged_gather_ref(filled, PAGE_TABLE, length)
         hint = paged_length_hint(got, length, size)
         if hint:
@@ -437,6 +455,11 @@ def document_variants(cu_seqlens) -> dict:
             "hint_packed_boundary": (off[:, None] == off[None, :]) & causal}
 
 
+def document_rules(cu_seqlens) -> tuple:
+    doc = document_ids(cu_seqlens)
+    return (("hint_mask_other_document", doc[:, None] != doc[None, :]),)
+
+
 CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
 
 
@@ -470,7 +493,7 @@ def check_packed(packed_positions, document_mod) -> None:
     mod = run("document_mod", document_mod, cu.clone())
     mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=control_flow_error)
     from .lesson8 import _expect_mask
-    _expect_mask(mask, document_variants(cu), "document_mod")
+    _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
     q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
     qq, kk = turn(q, k, got)
@@ -505,10 +528,25 @@ BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.floa
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 4, 2, torch.float8_e4m3fn))
 
 
+def bytes_error(kind: str, message: str, call: str = "") -> str | None:
+    """A key some configs lack (MLA's have no n_kv_head; window is optional), the dict or a key's name used as a
+    number, or a missing window used as one."""
+    if kind == "KeyError":
+        return "hint_bytes_key"
+    if kind == "TypeError" and ("'dict'" in message or "'str'" in message):
+        return "hint_bytes_config"
+    if kind == "TypeError" and "NoneType" in message:
+        return "hint_bytes_no_window"
+    return None
+
+
 def check_cache_bytes(fn) -> None:
     name = "cache_bytes"
     for config, n, batch, dtype in BYTES_CASES:
-        got = run(name, fn, dict(config), n, batch, dtype)
+        got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
+        if isinstance(got, float):
+            raise named("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+                        got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int):
             raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
         want = cache_bytes_ref(config, n, batch, dtype)

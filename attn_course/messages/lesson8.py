@@ -385,4 +385,51 @@ MESSAGES = {
         "ja": "キーとバリューの2つ分になっていません。1層・1トークンあたり、キーとバリューを n_kv_head × head_dim 個ずつキャッシュするので、2 × n_kv_head × head_dim 個です（MLA の潜在ベクトルは1つだけです）。",
         "ko": "키와 밸류 두 개 분량이 되지 않았습니다. 층 하나·토큰 하나당 키와 밸류를 n_kv_head × head_dim개씩 캐시하므로 2 × n_kv_head × head_dim개입니다(MLA의 잠재 벡터는 하나뿐입니다).",
     },
+
+    # ---------------------------------------------------------------- what a wrong mask gets wrong (no classic variant)
+    "hint_mask_future": {
+        "ja": "未来のキーが見えています。本当の位置より後ろのキー（kv_idx > 本当の位置）は、どの mask_mod でも隠します。条件を & ではなく | でつないでいないか、比較の向きが逆になっていないか確かめてください。",
+        "ko": "미래의 키가 보입니다. 실제 위치보다 뒤에 있는 키(kv_idx > 실제 위치)는 어떤 mask_mod에서도 가립니다. 조건을 &가 아니라 |로 잇지 않았는지, 비교 방향이 뒤집히지 않았는지 확인하세요.",
+    },
+    "hint_mask_self_hidden": {
+        "ja": "自分自身を見ていないクエリがあります。本当の位置が p のクエリはキー p（自分）を見てよいので、そのキーは残します。比較の等号（>= と >）、本当の位置 q_idx + T_past の足し方、& でつないだ条件を確かめてください。",
+        "ko": "자기 자신을 보지 못하는 쿼리가 있습니다. 실제 위치가 p인 쿼리는 키 p(자기 자신)를 봐도 되므로 그 키는 남깁니다. 비교의 등호(>=와 >), 실제 위치 q_idx + T_past를 더하는 방법, &로 이은 조건을 확인하세요.",
+    },
+    "hint_mask_too_old": {
+        "ja": "ウィンドウより古いキーが見えています。位置 p のクエリが見るのは p − W < kv_idx ≤ p の W 個だけです（kv_idx > p - window）。",
+        "ko": "윈도보다 오래된 키가 보입니다. 위치 p인 쿼리가 보는 것은 p − W < kv_idx ≤ p인 W개뿐입니다(kv_idx > p - window).",
+    },
+    "hint_mask_padding_keys": {
+        "ja": "パディングのキー（kv_idx >= lengths[b]）が見えています。因果マスクの条件と kv_idx < lengths[b] を & でつなぎます。",
+        "ko": "패딩 키(kv_idx >= lengths[b])가 보입니다. 인과 마스크 조건과 kv_idx < lengths[b]를 &로 잇습니다.",
+    },
+    "hint_mask_other_document": {
+        "ja": "別の文書のキーが見えています。doc[q_idx] == doc[kv_idx]（同じ文書）と因果マスクの条件を & でつなぎます。",
+        "ko": "다른 문서의 키가 보입니다. doc[q_idx] == doc[kv_idx](같은 문서)와 인과 마스크 조건을 &로 잇습니다.",
+    },
+    # ---------------------------------------------------------------- exercise 10, 12: more named mistakes
+    "hint_sink_mask_ignored": {
+        "ja": "keep を渡したのに、隠すはずのキーにも重みがあります。keep が渡されたとき（if keep is not None:）は、スコアを scores.masked_fill(~keep, float(\"-inf\")) で隠してからシンクの列を足します。",
+        "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
+    },
+    "hint_paged_pages_count": {
+        "ja": "使うページの数 n が違います。length 個のトークンが入るページの数は length / P の切り上げ、(length + P - 1) // P です（P はページの大きさ）。",
+        "ko": "사용하는 페이지 수 n이 틀렸습니다. length개의 토큰이 들어가는 페이지 수는 length / P의 올림, (length + P - 1) // P입니다(P는 페이지 크기).",
+    },
+    "hint_paged_table_slice": {
+        "ja": "使うページを絞らずに並べています。ブロックテーブルの先頭 n 個 block_table[:n] が指すページだけを集めてから、(n * P, H, D) にします。",
+        "ko": "사용할 페이지를 추리지 않고 늘어놓았습니다. 블록 테이블의 앞쪽 n개 block_table[:n]이 가리키는 페이지만 모은 뒤 (n * P, H, D)로 만듭니다.",
+    },
+    "hint_bytes_key": {
+        "ja": "config にないキーを読んでいます。MLA の設定（latent_dim がある）には n_kv_head も head_dim もなく、window や window_layers がない設定もあります。ないかもしれないキーは config.get(...) で読みます。",
+        "ko": "config에 없는 키를 읽었습니다. MLA 설정(latent_dim이 있는 것)에는 n_kv_head도 head_dim도 없고, window나 window_layers가 없는 설정도 있습니다. 없을 수도 있는 키는 config.get(...)으로 읽습니다.",
+    },
+    "hint_bytes_config": {
+        "ja": "config は辞書です。計算に使う数は config[\"n_layer\"] のようにキーで取り出します（辞書そのものやキーの文字列は数として使えません）。",
+        "ko": "config는 딕셔너리입니다. 계산에 쓰는 수는 config[\"n_layer\"]처럼 키로 꺼냅니다(딕셔너리 자체나 키 문자열은 수로 쓸 수 없습니다).",
+    },
+    "hint_bytes_no_window": {
+        "ja": "window のない設定で window（None）を数として使っています。config.get(\"window\") が None なら、すべての層が T トークン分をキャッシュします。",
+        "ko": "window가 없는 설정에서 window(None)를 수로 썼습니다. config.get(\"window\")가 None이면 모든 층이 T 토큰만큼 캐시합니다.",
+    },
 }

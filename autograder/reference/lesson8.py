@@ -71,7 +71,7 @@ def sdpa(q, k, v, keep=None, bias=None):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
 
-def _expect_mask(case, got, want, variants):
+def _expect_mask(case, got, want, variants, offset=0, rules=()):
     if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
         raise Mismatch("flex_mask_not_bool", what=case, kind=getattr(got, "dtype", type(got).__name__))
     if got.dim() == 4 and got.size(0) == 1 and want.size(0) > 1:
@@ -80,7 +80,8 @@ def _expect_mask(case, got, want, variants):
         raise Mismatch("hidden_shape", case=case, want=tuple(want.shape), got=tuple(got.shape))
     if not torch.equal(got, want):
         full = {key: (v if v.dim() == 4 else v[None, None]).expand_as(want) for key, v in variants.items()}
-        raise Mismatch("flex_mask_differs", hint=matching_bug(got, full, 0.0), what=case, n=int((got != want).sum()),
+        hint = matching_bug(got, full, 0.0) or checks.mask_hint(got, want, offset, rules)
+        raise Mismatch("flex_mask_differs", hint=hint, what=case, n=int((got != want).sum()),
                        total=want.numel())
 
 
@@ -90,11 +91,12 @@ def judge_mask_mods(res):
     with quiet():
         _expect_mask("causal_mod", res["causal"], causal_mask(n), checks.causal_variants(n))
         want = cache_mask(t_new, t_past)
-        _expect_mask(f"cache_mod({t_past})", res["cache"], want, checks.cache_variants(t_new, t_past))
+        _expect_mask(f"cache_mod({t_past})", res["cache"], want, checks.cache_variants(t_new, t_past), t_past)
         q, k, v = (res.randn(f"cache.{x}", b, h, m, d) for x, m in (("q", t_new), ("k", t_past + t_new), ("v", t_past + t_new)))
         expect_close("flex_attention(…, cache_mod)", res["cache.flex"], sdpa(q, k, v, want), 1e-9)
         want = padding_mask(n, lengths)
-        _expect_mask("causal_padding_mod", res["padding"], want, checks.padding_variants(n, lengths))
+        _expect_mask("causal_padding_mod", res["padding"], want, checks.padding_variants(n, lengths),
+                     rules=checks.padding_rules(n, lengths))
         q, k, v = (res.randn(f"padding.{x}", b, h, n, d) for x in "qkv")
         expect_close("flex_attention(…, causal_padding_mod)", res["padding.flex"], sdpa(q, k, v, want), 1e-9)
 
@@ -134,7 +136,8 @@ def judge_sliding_window_mod(res):
         for i, (window, t_new, t_past) in enumerate(probe.window_cases(res)):
             want = window_mask(window, t_new, t_past)
             case = f"sliding_window_mod({window}, T_past={t_past})"
-            _expect_mask(case, res[f"mask.{i}"], want, checks.window_variants(window, t_new, t_past))
+            _expect_mask(case, res[f"mask.{i}"], want, checks.window_variants(window, t_new, t_past), t_past,
+                         checks.window_rules(window, t_new, t_past))
             if i == 2:
                 q, k, v = (res.randn(f"{i}.{x}", 2, 3, m, 4) for x, m in (("q", t_new), ("k", t_past + t_new),
                                                                          ("v", t_past + t_new)))
@@ -506,7 +509,7 @@ def judge_packed(res):
     if not torch.equal(got, positions):
         raise Mismatch("packed_positions_differ", hint=matching_bug(got, variants, 0.0), got=got.tolist(),
                        want=positions.tolist())
-    _expect_mask("document_mod", res["mask"], mask, caches.document_variants(cu))
+    _expect_mask("document_mod", res["mask"], mask, caches.document_variants(cu), rules=caches.document_rules(cu))
     expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)
 
 
@@ -533,10 +536,13 @@ def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
     return total
 
 
-@judge("lesson8.cache_bytes")
+@judge("lesson8.cache_bytes", on_error=caches.bytes_error)
 def judge_cache_bytes(res):
     for i, (config, n, batch, dtype) in enumerate(probe.bytes_cases(res)):
         got, want = res[f"bytes.{i}"], static_cache_bytes(config, n, batch, dtype)
+        if isinstance(got, float):   # a byte count is a whole number: 4536.0 is no answer, whatever it equals
+            raise Mismatch("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+                           got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
             hint = next((bug for bug in caches.BYTES_BUGS if caches.cache_bytes_ref(config, n, batch, dtype, bug) == got),
                         "hint_kv_bits" if got == want * 8 else None)
