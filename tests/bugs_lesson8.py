@@ -112,11 +112,11 @@ BUGS = {
                                     "latent cache: positions restart at 0 on every call"),
     "decode_absorb_swapped": Bug("ex8_mla_decode", "W_UK, W_UV = mla.kv_b_proj.weight", "W_UV, W_UK = mla.kv_b_proj.weight",
                                  {"ex8_mla_decode_tests"}, "W_UK and W_UV swapped"),
-    "decode_not_absorbed": Bug("ex8_mla_decode",
-                               "    scores = (q_C @ W_UK) @ c[:, None].transpose(-2, -1) + q_R @ k_R[:, None].transpose(-2, -1)",
-                               "    k_C = c[:, None] @ W_UK.transpose(-2, -1)                                   # per-head keys\n"
-                               "    scores = q_C @ k_C.transpose(-2, -1) + q_R @ k_R[:, None].transpose(-2, -1)",
-                               {"ex8_mla_decode_tests"}, "keys expanded to every head over the cache: right numbers, not absorbed"),
+    "decode_not_absorbed": Bug("ex8_mla_decode", "    scores = (q_C @ W_UK) @ c[:, None].transpose(-2, -1) + ",
+                               "    k_C = c[:, None] @ W_UK.transpose(-2, -1)\n"
+                               "    scores = q_C @ k_C.transpose(-2, -1) + ",
+                               {"ex8_mla_decode_tests"},
+                               "keys expanded to every head over the cache: right numbers, not absorbed"),
     "decode_mask_offset": Bug("ex8_mla_decode", ".tril(diagonal=T_past)", ".tril()", {"ex8_mla_decode_tests"},
                               "latent cache mask `tril()` without the `T_past` offset"),
     "static_at_zero": Bug("ex9_preallocated", "k_buf[:, :, T_past:T_all] = k\n    v_buf[:, :, T_past:T_all] = v",

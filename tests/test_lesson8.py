@@ -181,7 +181,8 @@ def _rolling(bug=None):
 
 
 ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_window", "empty": "hint_rolling_empty",
-                "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows", "no_modulo": "hint_rolling_modulo",
+                "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows",
+                "no_modulo": "hint_rolling_modulo",
                 "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
                 "ring_dtype": "hint_rolling_ring_dtype"}
 

@@ -347,7 +347,8 @@ def check_attend_rolling(fn) -> None:
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
             hint = next((t(key) for key, outs in variants.items()
                          if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
-            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1, err=max_error(y, full[:, :, lo:hi])), hint)
+            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, full[:, :, lo:hi])), hint)
         pos = cache[2]
         if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
             raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
@@ -440,7 +441,8 @@ def check_attend_streaming(fn) -> None:
                          t(hint) if hint else None)
         if not close(y, want[index], 1e-9):
             hint = next((t(key) for key, outs in variants.items() if close(y, outs[index], 1e-9)), None)
-            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1, err=max_error(y, want[index])), hint)
+            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, want[index])), hint)
     passed(name)
 
 
