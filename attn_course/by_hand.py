@@ -21,6 +21,8 @@ are up, each covering what the others cannot see:
 
 The families refused are read from torch when this module is imported, not written here:
 every function whose name says attention (or softmax), in every namespace torch offers.
+`:by_hand: concat` (a cache written in place, never joined) refuses torch.cat and its kin
+(concat, stack, hstack, …) by their whole names, and leaves SDPA on.
 A refused call raises; it is also recorded, so a learner who catches the error still fails.
 When the learner's code returns, each guard must still be in force.
 
@@ -48,7 +50,10 @@ from .messages import t
 from .validate import CheckFailed
 
 REFUSED_KIND = "LibraryAttentionRefused"  # what a probe records as the learner code's error kind
-FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp")}
+FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp"), "concat": ()}
+# A family named by whole names, not by a word inside them: "cat" is also in scatter and truncate.
+EXACT = {"concat": frozenset({"cat", "concat", "concatenate", "_cat", "stack", "_stack", "hstack", "vstack", "dstack",
+                              "column_stack", "row_stack"})}
 
 
 # --------------------------------------------------------------------------- what the lessons declare
@@ -178,7 +183,7 @@ def _kernels(names) -> list:
 
 
 _KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CPU", "CUDA")
-LIBRARY = {family: _library_names(words) for family, words in FAMILIES.items()}
+LIBRARY = {family: _library_names(words) | EXACT.get(family, frozenset()) for family, words in FAMILIES.items()}
 _KERNELS = {family: _kernels(names) for family, names in LIBRARY.items()}
 _HANDLES = {family: _op_handles(names) for family, names in LIBRARY.items()}
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
@@ -225,8 +230,8 @@ def _base(name: str) -> str:
 
 # --------------------------------------------------------------------------- the guards
 # What a refusal names, by what was called: the probe records "kind:what", and the grader reads the kind.
-HINTS = {"attention": "hint_from_scratch", "softmax": "hint_softmax_by_hand", "course": "hint_course_not_answer",
-         "guard": "hint_by_hand_guard"}
+HINTS = {"attention": "hint_from_scratch", "softmax": "hint_softmax_by_hand", "concat": "hint_concat_by_hand",
+         "course": "hint_course_not_answer", "guard": "hint_by_hand_guard"}
 
 
 def hint_key(recorded: str) -> str:
@@ -293,7 +298,8 @@ class Guard:
     def _failure(self) -> CheckFailed:
         """The check's failure for the first refusal; its `raised` is what a probe sends the grader."""
         kind, what = self.refused.split(":", 1)
-        failure = CheckFailed(t("by_hand_refused", name=self.name, what=what), t(HINTS[kind], name=self.name))
+        refused = "concat_refused" if kind == "concat" else "by_hand_refused"
+        failure = CheckFailed(t(refused, name=self.name, what=what), t(HINTS[kind], name=self.name))
         failure.raised = {"kind": REFUSED_KIND, "message": self.refused, "dot_T": False}
         return failure
 
@@ -367,8 +373,9 @@ class Guard:
             for family in self.rule.families:
                 for op, key in _KERNELS[family]:
                     self._library.impl(op, self._refusing_kernel(family, op.split(".")[0]), key)
+        self._sdp = "attention" in self.rule.families   # an exercise that refuses only torch.cat may call SDPA
         self._saved_sdp = [enabled() for enabled, _ in _SDP]
-        for _, switch in _SDP:
+        for _, switch in _SDP if self._sdp else ():
             switch(False)
         self._mode = Refusal(self)
         self._depth = _stack_len()
@@ -389,7 +396,7 @@ class Guard:
         mode_up = _stack_len() == self._depth + 1 and _stack_at(self._depth) is self._mode and _tf_enabled()
         if mode_up:
             self._mode.__exit__(None, None, None)
-        sdp_down = not any(enabled() for enabled, _ in _SDP)
+        sdp_down = not self._sdp or not any(enabled() for enabled, _ in _SDP)
         for (_, switch), saved in zip(_SDP, self._saved_sdp):
             switch(saved)
         self._library._destroy()  # aten's own kernels are back

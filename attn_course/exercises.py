@@ -70,7 +70,7 @@ EXERCISES = {
         'ex6_sink_attention_tests': {'points': 3, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson8.sink_attention'], 'checks': ['lesson8.check_sink_attention']},
         'ex7_mla_tests': {'points': 4, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.mla'], 'checks': ['lesson8.check_mla']},
         'ex8_mla_decode_tests': {'points': 4, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.mla_decode'], 'checks': ['lesson8.check_mla_decode']},
-        'ex9_preallocated_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.attend_preallocated'], 'checks': ['lesson8.check_attend_preallocated']},
+        'ex9_preallocated_tests': {'points': 3, 'by_hand': ['concat'], 'library_path': None, 'probes': ['lesson8.attend_preallocated'], 'checks': ['lesson8.check_attend_preallocated']},
         'ex10_paged_cache_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.paged_cache'], 'checks': ['lesson8.check_paged_cache']},
         'ex11_packed_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.packed'], 'checks': ['lesson8.check_packed']},
         'ex12_cache_bytes_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson8.cache_bytes'], 'checks': ['lesson8.check_cache_bytes']},

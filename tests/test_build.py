@@ -72,7 +72,10 @@ def test_learners_are_told_where_the_by_hand_rule_applies(lang):
                          if c.metadata.get("nbgrader", {}).get("grade_id") == tests_id.removesuffix("_tests"))
             above = nb.cells[index - 1].source
             note = course_text("by_hand_note", lang)
-            assert (note in above) == bool(cell["by_hand"]), (stem, tests_id)
+            assert (note in above) == ("attention" in cell["by_hand"]), (stem, tests_id)
+            # A cache written in place (:by_hand: concat) is told that torch.cat is refused, not the attention.
+            concat = course_text("by_hand_note_concat", lang)
+            assert (concat in above) == (cell["by_hand"] == ["concat"]), (stem, tests_id)
             if cell["library_path"]:
                 assert cell["library_path"] in above, (stem, tests_id)
             if "softmax" in cell["by_hand"]:

@@ -83,12 +83,13 @@ def _alibi(bug=None):
             bias = m * (q_idx - kv_idx) if bug == "sign" else -m * (q_idx - kv_idx)
             if bug == "dropped":
                 return bias
-            return score + bias
+            return score / 4 + bias if bug == "scaled" else score + bias
         return score_mod
     return alibi_score_mod
 
 
-ALIBI_BUGS = {"sign": "hint_alibi_mod_sign", "dropped": "hint_alibi_mod_score_dropped", "batch": "hint_alibi_mod_batch"}
+ALIBI_BUGS = {"sign": "hint_alibi_mod_sign", "dropped": "hint_alibi_mod_score_dropped", "batch": "hint_alibi_mod_batch",
+              "scaled": "hint_alibi_mod_score_scaled"}
 
 
 def test_alibi_score_mod_bugs_get_their_hints(lang):
@@ -113,13 +114,16 @@ def _window(bug=None):
                 return (kv_idx <= p) & (kv_idx >= p - window)
             if bug == "minus_one":
                 return (kv_idx <= p) & (kv_idx > p - window + 1)
+            if bug == "shifted":
+                return (kv_idx < p) & (kv_idx >= p - window)
             return kv_idx > p - window if bug == "no_causal" else (kv_idx <= p) & (kv_idx > p - window)
         return mod
     return sliding_window_mod
 
 
 WINDOW_BUGS = {"plus_one": "hint_window_plus_one", "minus_one": "hint_window_minus_one",
-               "no_causal": "hint_window_no_causal", "top_left": "hint_window_top_left"}
+               "no_causal": "hint_window_no_causal", "top_left": "hint_window_top_left",
+               "shifted": "hint_window_shifted"}
 
 
 def test_sliding_window_bugs_get_their_hints(lang):
@@ -147,12 +151,15 @@ def _rolling(bug=None):
         B, H, T_new, D = q.shape
         if cache is None:
             k_ring, v_ring = q.new_zeros(B, H, window, D), v.new_zeros(B, H, window, D)
+            if bug == "ring_dtype":   # torch.zeros without dtype=: a float32 ring for float64 keys
+                k_ring, v_ring = torch.zeros(B, H, window, D), torch.zeros(B, H, window, D)
             pos = torch.full((window,), -1, dtype=torch.long)
         else:
             k_ring, v_ring, pos = cache
         seen = int(pos.max()) + 1
         positions = torch.arange(T_new) if bug == "restart" else torch.arange(seen, seen + T_new)
-        q, k = rope(q, k, positions)
+        turned = {"rope_restart": torch.arange(T_new), "rope_slots": positions % window}.get(bug, positions)
+        q, k = rope(q, k, turned)
         last = min(T_new, window)
         slots = positions[-last:] if bug == "no_modulo" else positions[-last:] % window
         if bug == "write_first":
@@ -174,7 +181,10 @@ def _rolling(bug=None):
 
 
 ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_window", "empty": "hint_rolling_empty",
-                "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows", "no_modulo": "hint_rolling_modulo"}
+                "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows",
+                "no_modulo": "hint_rolling_modulo",
+                "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
+                "ring_dtype": "hint_rolling_ring_dtype"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):
@@ -201,6 +211,8 @@ def _streaming(bug=None):
             if bug != "late" and L > n_sink + recent:
                 if bug == "no_sink":
                     k_old, v_old = k_old[:, :, L - n_sink - recent:], v_old[:, :, L - n_sink - recent:]
+                elif bug == "sinks_dropped":   # only the last window − T_new kept
+                    k_old, v_old = k_old[:, :, L - recent:], v_old[:, :, L - recent:]
                 else:
                     k_old = torch.cat([k_old[:, :, :n_sink], k_old[:, :, L - recent:]], 2)
                     v_old = torch.cat([v_old[:, :, :n_sink], v_old[:, :, L - recent:]], 2)
@@ -212,7 +224,7 @@ def _streaming(bug=None):
         n = k.size(2)
         q_rot = rope(q, q, torch.arange(n - T_new, n))[0]
         k_rot = k if bug == "rotated" else rope(k, k, torch.arange(n))[1]
-        keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=n - T_new)
+        keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=0 if bug == "is_causal" else n - T_new)
         out = torch.softmax((q_rot @ k_rot.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf")), -1) @ v
         if bug == "late" and n > n_sink + window:
             k = torch.cat([k[:, :, :n_sink], k[:, :, n - window:]], 2)
@@ -222,7 +234,8 @@ def _streaming(bug=None):
 
 
 STREAM_BUGS = {"no_sink": "hint_stream_no_sink", "rotated": "hint_stream_rotated_cache",
-               "late": "hint_stream_evict_late", "budget": "hint_stream_budget"}
+               "late": "hint_stream_evict_late", "budget": "hint_stream_budget", "is_causal": "hint_stream_is_causal",
+               "sinks_dropped": "hint_stream_no_sink"}
 
 
 def test_streaming_bugs_get_their_hints(lang):
@@ -262,7 +275,7 @@ def _sink(bug=None):
             w = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
         else:
             column = column / math.sqrt(q.size(-1)) if bug == "scaled" else column
-            p = torch.softmax(torch.cat([s, column], -1), -1)
+            p = torch.softmax(torch.cat([column, s] if bug == "column_first" else [s, column], -1), -1)
             w = p if bug == "kept" else (p[..., 1:] if bug == "wrong_column" else p[..., :-1])
             if bug == "renormalized":
                 w = w / w.sum(-1, keepdim=True)
@@ -271,7 +284,8 @@ def _sink(bug=None):
 
 
 SINK_BUGS = {"missing": "hint_sink_missing", "scaled": "hint_sink_scaled", "wrong_column": "hint_sink_wrong_column",
-             "max": "hint_sink_max", "kept": "hint_sink_column_kept", "renormalized": "hint_sink_missing"}
+             "max": "hint_sink_max", "kept": "hint_sink_column_kept", "renormalized": "hint_sink_missing",
+             "column_first": "hint_sink_column_first"}
 
 
 def test_sink_attention_bugs_get_their_hints(lang):
@@ -381,6 +395,12 @@ def _decode(bug=None):
         q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, positions, rope)
         if cache is not None:
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
+        if bug == "not_absorbed":   # the latent cached, keys and values made from all of it on every call
+            k_nope, v = mla.kv_b_proj(c).view(b, past + n, h, dn + dv).transpose(1, 2).split([dn, dv], -1)
+            k = torch.cat([k_nope, k_rot[:, None].expand(b, h, past + n, dr)], -1)
+            keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past)
+            y = checks.attend(torch.cat([q_nope, q_rot], -1), k, v, keep)
+            return mla.o_proj(y.transpose(1, 2).reshape(b, n, h * dv)), (c, k_rot)
         w_uk, w_uv = mla.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)
         if bug == "swap":
             w_uk, w_uv = w_uv, w_uk
@@ -406,7 +426,8 @@ def _decode(bug=None):
     return expanded if bug == "expanded" else mla_decode
 
 
-DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset"}
+DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset",
+               "not_absorbed": "hint_mla_not_absorbed"}
 
 
 def test_mla_decode_bugs_get_their_hints(lang):
@@ -431,27 +452,37 @@ def _static(bug=None):
         B, T_new, E = x_new.shape
         H = attn.n_head
         q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
-        start, n = (0 if bug == "at_zero" else T_past), T_past + T_new
-        if bug == "cat":
-            keys = torch.cat([k_buf[:, :, :T_past], k], 2)
-            values = torch.cat([v_buf[:, :, :T_past], v], 2)
+        start, n = (0 if bug == "at_zero" else T_past + (bug == "plus_one")), T_past + T_new
+        if bug in ("cat", "cat_copied", "stack_alias"):
+            join = torch.cat if bug == "cat" else (lambda xs, d: torch.ops.aten.cat.default(xs, d)) \
+                if bug == "stack_alias" else torch.concat
+            keys = join([k_buf[:, :, :T_past], k], 2)
+            values = join([v_buf[:, :, :T_past], v], 2)
+            if bug == "cat_copied":   # joined, then copied into the buffer: right buffers, right outputs
+                k_buf[:, :, :n], v_buf[:, :, :n] = keys, values
         else:
             k_buf[:, :, start:start + T_new], v_buf[:, :, start:start + T_new] = k, v
             keys, values = (k_buf, v_buf) if bug == "unsliced" else (k_buf[:, :, :n], v_buf[:, :, :n])
         keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else T_past)
         s = (q @ keys.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
-        return attn.c_proj((torch.softmax(s, -1) @ values).transpose(1, 2).reshape(B, T_new, E))
+        y = (torch.softmax(s, -1) @ values).transpose(1, 2).reshape(B, T_new, E)
+        return y if bug == "no_proj" else attn.c_proj(y)
     return attend_preallocated
 
 
-STATIC_BUGS = {"at_zero": "hint_static_offset", "offset": "hint_cache_mask_offset", "cat": "hint_static_not_written",
-               "unsliced": "hint_static_unsliced"}
+STATIC_BUGS = {"at_zero": "hint_static_offset", "offset": "hint_cache_mask_offset", "unsliced": "hint_static_unsliced",
+               "plus_one": "hint_static_plus_one", "no_proj": "hint_static_no_proj"}
+# torch.cat and its kin are refused inside attend_preallocated (`:by_hand: concat`), however reached.
+STATIC_JOINS = ("cat", "cat_copied", "stack_alias")
 
 
 def test_preallocated_bugs_get_their_hints(lang):
     checks.check_attend_preallocated(_static())
     for bug, hint in STATIC_BUGS.items():
         fails_with(checks.check_attend_preallocated, _static(bug), hint)
+    for bug in STATIC_JOINS:
+        fails_with(checks.check_attend_preallocated, _static(bug), "hint_concat_by_hand",
+                   name="attend_preallocated(attn, x_new, k_buf, v_buf, 0)")
 
 
 def test_hidden_preallocated_names_each_bug():
@@ -459,6 +490,9 @@ def test_hidden_preallocated_names_each_bug():
         passes(probes.attend_preallocated, _static(), seed=seed)
     for bug, hint in STATIC_BUGS.items():
         assert fails(probes.attend_preallocated, _static(bug)).hint == hint, bug
+    for bug in STATIC_JOINS:
+        failure = fails(probes.attend_preallocated, _static(bug), key="hidden_concat_refused")
+        assert failure.hint[0] == "hint_concat_by_hand", bug
 
 
 # --------------------------------------------------------------------------- exercise 10
@@ -471,7 +505,7 @@ def _paged(bug=None):
 
     def paged_gather(pages, block_table, length):
         P = pages.size(1)
-        n = (length + P - 1) // P
+        n = length // P if bug == "floor" else (length + P - 1) // P
         used = pages[:n] if bug == "no_table" else pages[block_table[:n]]
         if bug == "layout":
             used = used.transpose(1, 2).reshape(used.shape)
@@ -481,7 +515,7 @@ def _paged(bug=None):
 
 
 PAGED_BUGS = {"divmod": "hint_paged_divmod", "no_table": "hint_paged_table", "from_zero": "hint_paged_start",
-              "layout": "hint_paged_layout", "uncut": "hint_paged_length"}
+              "layout": "hint_paged_layout", "uncut": "hint_paged_length", "floor": "hint_paged_floor"}
 
 
 def test_paged_cache_bugs_get_their_hints(lang):
@@ -538,6 +572,13 @@ def test_packed_bugs_get_their_hints(lang):
         fails_with(lambda fns: checks.check_packed(*fns), _packed(bug), hint)
 
 
+def test_float_positions_are_told_their_dtype(lang):
+    positions, document_mod = _packed()
+    with pytest.raises(course.CheckFailed if hasattr(course, "CheckFailed") else Exception) as info:
+        checks.check_packed(lambda cu: positions(cu).float(), document_mod)
+    assert "torch.float32" in str(info.value) and "torch.long" in str(info.value)
+
+
 def test_hidden_packed_names_each_bug():
     for seed in (20261123, 1, 2, 3):
         passes(probes.packed, *_packed(), seed=seed)
@@ -550,13 +591,14 @@ def _bytes(bug=None):
     def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):
         return caches.cache_bytes_ref(config, T, batch, dtype, {"latent_twice": "hint_bytes_latent_twice",
                                                                "window_ignored": "hint_bytes_window_ignored",
-                                                               "window_all": "hint_bytes_window_all"}.get(bug)) * (
+                                                               "window_all": "hint_bytes_window_all",
+                                                               "kv_once": "hint_bytes_kv_once"}.get(bug)) * (
             8 if bug == "bits" else 1)
     return cache_bytes
 
 
 BYTES_BUGS = {"latent_twice": "hint_bytes_latent_twice", "window_ignored": "hint_bytes_window_ignored",
-              "window_all": "hint_bytes_window_all", "bits": "hint_kv_bits"}
+              "window_all": "hint_bytes_window_all", "bits": "hint_kv_bits", "kv_once": "hint_bytes_kv_once"}
 
 
 def test_cache_bytes_bugs_get_their_hints(lang):

@@ -48,7 +48,7 @@ REPO_URL = f"https://github.com/{GITHUB_REPO}.git"
 MANIFEST = "tools/build-manifest.json"
 KINDS = {"setup", "solution", "tests"}
 EXERCISES = "attn_course/exercises.py"          # generated: each graded cell's points and by-hand rule
-BY_HAND_FAMILIES = {"attention", "softmax"}     # what attn_course/by_hand.py can refuse
+BY_HAND_FAMILIES = {"attention", "softmax", "concat"}   # what attn_course/by_hand.py can refuse
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+\.\w+)\(")
 CHECK_CALL = re.compile(r"course\.checks\.(lesson\d+\.check_\w+)\(")
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS\n.*?^[ \t]*### END HIDDEN TESTS\n?", re.S | re.M)
@@ -148,7 +148,7 @@ def exercises_module(lessons: list) -> str:
 def by_hand_note(cell, lang: str):
     """The prose line above a by-hand exercise: where the rule applies, in the learner's language."""
     families, library_path = by_hand_rule("", cell)
-    parts = [MESSAGES["by_hand_note"][lang]]
+    parts = [MESSAGES["by_hand_note" if "attention" in families else "by_hand_note_concat"][lang]]
     if "softmax" in families:
         parts.append(MESSAGES["by_hand_note_softmax"][lang])
     if library_path:

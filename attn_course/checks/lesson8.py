@@ -16,7 +16,7 @@ import torch
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, max_error, passed, run
+from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
 from .lesson7 import alibi_slopes, rope
 
 # Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -60,6 +60,11 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
     return torch.softmax(s, -1).nan_to_num(0.0) @ v   # a row with no key: 0, as flex_attention gives
 
 
+def one_or_span(key: str, lo: int, hi: int) -> str:
+    """The message for tokens lo … hi − 1: its "_one" form when that is one token ("position 5", not "5 to 5")."""
+    return f"{key}_one" if hi - lo == 1 else key
+
+
 def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
     """`and`, `or`, `if` or `min` on the index tensors inside a mod: vmap cannot follow Python's branches."""
     if "data-dependent control flow" in message or "Boolean value of Tensor" in message:
@@ -95,7 +100,34 @@ def padding_variants(n: int, lengths: torch.Tensor) -> dict:
             "hint_flex_padding_ignored": causal.expand(len(lengths), 1, n, n)}
 
 
-def _expect_mask(got, variants: dict, what: str) -> None:
+def mask_hint(got, right, offset: int = 0, rules=()) -> str | None:
+    """A mask that is no classic mistake's: which kind of key it gets wrong. A future key seen comes first, then
+    each of rules ((hint, forbidden region) seen), then a query that does not see itself. got and right have one
+    shape; offset is the first query's true position (T_past with a cache)."""
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.shape == right.shape):
+        return None
+    q, k = grid(right.size(-2), right.size(-1), offset)
+    extra, missing = got & ~right, right & ~got
+    if (extra & (k > q)).any():
+        return "hint_mask_future"
+    for key, region in rules:
+        if (extra & region).any():
+            return key
+    if (missing & (k == q)).any():
+        return "hint_mask_self_hidden"
+    return None
+
+
+def padding_rules(n: int, lengths: torch.Tensor) -> tuple:
+    return (("hint_mask_padding_keys", grid(n, n)[1][None, None] >= lengths[:, None, None, None]),)
+
+
+def window_rules(window: int, t_new: int, t_past: int) -> tuple:
+    q, k = grid(t_new, t_past + t_new, t_past)
+    return (("hint_mask_too_old", k <= q - window),)
+
+
+def _expect_mask(got, variants: dict, what: str, offset: int = 0, rules=()) -> None:
     right = variants[None]
     right = right if right.dim() == 4 else right[None, None]
     if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
@@ -106,6 +138,9 @@ def _expect_mask(got, variants: dict, what: str) -> None:
         return
     hint = next((t(key) for key, v in variants.items()
                  if key and torch.equal(got, (v if v.dim() == 4 else v[None, None]).expand_as(got))), None)
+    if hint is None:
+        key = mask_hint(got, right, offset, rules)
+        hint = t(key) if key else None
     wrong = int((got != right).sum())
     raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
 
@@ -117,11 +152,11 @@ def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
     t_new, t_past = 3, 4
     mod = run("cache_mod", cache_mod, t_past)
     got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
-    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})")
+    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})", t_past)
     lengths = torch.tensor([T, 3, 5])
     mod = run("causal_padding_mod", causal_padding_mod, lengths)
     got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
-    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod")
+    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod", rules=padding_rules(T, lengths))
     # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
     q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
     y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past))
@@ -155,6 +190,24 @@ def causal(b, h, q_idx, kv_idx):
     return q_idx >= kv_idx
 
 
+def score_slope(mod) -> float | None:
+    """How much the learner's score_mod changes its output when the score it is given grows by 1: 1 when it only
+    adds a bias, 0 when it drops the score, 1/√D when it scales the score again (None when the mod cannot run on
+    single values)."""
+    try:
+        index = [torch.tensor(i) for i in (0, 0, 3, 1)]
+        low, high = (mod(torch.tensor(s, dtype=torch.float64), *index) for s in (0.0, 1.0))
+        return float(high - low)
+    except Exception:  # noqa: BLE001 - a mod that needs flex_attention's own call: no slope, no hint from it
+        return None
+
+
+def score_slope_hint(slope) -> str | None:
+    """The score multiplied or divided again inside the mod (it already is q·k/√D)."""
+    ok = slope is None or not math.isfinite(slope) or abs(slope - 1) < 1e-6 or abs(slope) < 1e-6
+    return None if ok else "hint_alibi_mod_score_scaled"
+
+
 def check_alibi_score_mod(fn) -> None:
     name = "alibi_score_mod"
     heads = 4
@@ -166,7 +219,9 @@ def check_alibi_score_mod(fn) -> None:
     variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
     if not close(y, variants[None], 1e-9):
         hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
+        scaled = score_slope_hint(score_slope(mod))
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])),
+                          hint or (t(scaled) if scaled else None))
     passed(name)
 
 
@@ -177,6 +232,7 @@ def window_variants(window: int, t_new: int, t_past: int) -> dict:
     causal_ = k <= q
     return {None: causal_ & (k > q - window), "hint_window_plus_one": causal_ & (k >= q - window),
             "hint_window_minus_one": causal_ & (k > q - window + 1), "hint_window_no_causal": k > q - window,
+            "hint_window_shifted": (k < q) & (k >= q - window),
             "hint_window_top_left": (k <= q - t_past) & (k > q - t_past - window)}
 
 
@@ -189,7 +245,8 @@ def check_sliding_window_mod(fn) -> None:
         mod = run(name, fn, window, t_past)
         got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
                   on_error=control_flow_error)
-        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})")
+        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})", t_past,
+                     window_rules(window, t_new, t_past))
     passed(name)
 
 
@@ -203,9 +260,10 @@ def sliding_reference(q, k, v, window, turn):
 
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
-                grow=False) -> tuple[list, list]:
+                grow=False, turn_at=None) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
-    right with the defaults, or one classic mistake."""
+    right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
+    on every call; "slots": at p % window), the ring and the mask at the right ones."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
@@ -214,7 +272,8 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         n = hi - lo
         seen = int(pos.max()) + 1
         positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
-        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], positions)
+        turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], turned)
         last = min(n, window)
         slots = positions[-last:] % window
         def write():
@@ -243,12 +302,18 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
 
 
 ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
-                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True)}
+                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
+                "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots")}
 
 
 def rolling_error(kind: str, message: str, call: str = "") -> str | None:
-    """A slot past the ring's end: the position used as the slot without % window."""
-    return "hint_rolling_modulo" if kind == "IndexError" or "out of bounds" in message else None
+    """A slot past the ring's end: the position used as the slot without % window. A ring of another dtype than
+    the keys (torch.zeros without dtype=: float32): writing float64 keys into it fails."""
+    if kind == "IndexError" or "out of bounds" in message:
+        return "hint_rolling_modulo"
+    if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
+        return "hint_rolling_ring_dtype"
+    return None
 
 
 def _ring(result, name):
@@ -282,7 +347,8 @@ def check_attend_rolling(fn) -> None:
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
             hint = next((t(key) for key, outs in variants.items()
                          if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
-            raise CheckFailed(t("rolling_differs", lo=lo, last=hi - 1, err=max_error(y, full[:, :, lo:hi])), hint)
+            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, full[:, :, lo:hi])), hint)
         pos = cache[2]
         if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
             raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
@@ -292,10 +358,11 @@ def check_attend_rolling(fn) -> None:
 
 # --------------------------------------------------------------------------- exercise 5: StreamingLLM
 def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
-                  budget_slack=False) -> tuple[list, list]:
+                  budget_slack=False, top_left=False) -> tuple[list, list]:
     """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
     the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
-    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's."""
+    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's
+    (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask)."""
     cache_k = cache_v = None
     outputs, lengths = [], []
     for lo, hi in chunks:
@@ -314,7 +381,7 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
         positions = torch.arange(total)
         qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], positions[total - n:])[0]
         keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
-        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=total - n)
+        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=0 if top_left else total - n)
         outputs.append(attend(qq, keys, cache_v, keep))
         if late:
             cache_k, cache_v = evict(cache_k, cache_v, n_sink, window, sinks)
@@ -328,13 +395,24 @@ def evict(k, v, n_sink: int, recent: int, sinks: bool = True):
     n = k.size(2)
     if n <= n_sink + recent:
         return k, v
+    if sinks == "dropped":
+        return k[:, :, n - recent:], v[:, :, n - recent:]
     if not sinks:
         return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
     return tuple(torch.cat([x[:, :, :n_sink], x[:, :, n - recent:]], 2) for x in (k, v))
 
 
 STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
-               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True)}
+               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True),
+               "hint_stream_is_causal": dict(top_left=True)}
+
+
+def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list) -> str | None:
+    """A cache of the wrong length: past the budget, or only the last window − T_new kept (the first n_sink
+    evicted with the rest)."""
+    if length > n_sink + window:
+        return "hint_stream_budget"
+    return "hint_stream_no_sink" if length == dropped[index] else None
 STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 12))   # n_sink = 2, window = 4
 
 
@@ -346,6 +424,7 @@ def check_attend_streaming(fn) -> None:
     want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
     variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
                 for key, flags in STREAM_BUGS.items()}
+    dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
     cache = None
     for index, (lo, hi) in enumerate(STREAM_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
@@ -356,12 +435,14 @@ def check_attend_streaming(fn) -> None:
         y, cache = result
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
         for part, c in zip("KV", cache):
+            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped) \
+                if isinstance(c, torch.Tensor) and c.dim() == 4 else None
             expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
-                         t("hint_stream_budget") if isinstance(c, torch.Tensor) and c.dim() == 4 and
-                         c.size(2) > n_sink + window else None)
+                         t(hint) if hint else None)
         if not close(y, want[index], 1e-9):
             hint = next((t(key) for key, outs in variants.items() if close(y, outs[index], 1e-9)), None)
-            raise CheckFailed(t("stream_differs", lo=lo, last=hi - 1, err=max_error(y, want[index])), hint)
+            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, want[index])), hint)
     passed(name)
 
 
@@ -370,24 +451,43 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     """Attention with one learned logit per head as an extra column of the softmax (gpt-oss), and the mistakes.
     Each value: (output, weights)."""
     d = q.size(-1)
-    s = q @ k.transpose(-2, -1) / math.sqrt(d)
-    s = s.masked_fill(~keep, float("-inf")) if keep is not None else s
+    raw = q @ k.transpose(-2, -1)
+    masked = (lambda x: x.masked_fill(~keep, float("-inf"))) if keep is not None else (lambda x: x)
+    s = masked(raw / math.sqrt(d))
     column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
 
-    def with_column(col, first=False, drop_first=False):
-        logits = torch.cat([col, s], -1) if first else torch.cat([s, col], -1)
-        p = torch.softmax(logits, -1)
-        w = p[..., 1:] if (first or drop_first) else p[..., :-1]
+    def with_column(col, first=False, drop_first=False, scores=s, dim=-1, drop_last=False):
+        logits = torch.cat([col, scores], -1) if first else torch.cat([scores, col], -1)
+        p = torch.softmax(logits, dim)
+        w = p[..., :-1] if drop_last else p[..., 1:] if (first or drop_first) else p[..., :-1]
         return w @ v, w
 
     plain = torch.softmax(s, -1)
     # By hand: exp(s − max over the keys) over their sum plus exp(sink), the sink not shifted by the same max.
     m = s.amax(-1, keepdim=True)
     unshifted = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
-    return {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
-            "hint_sink_scaled": with_column(column / math.sqrt(d)),
-            "hint_sink_wrong_column": with_column(column, drop_first=True),
-            "hint_sink_max": (unshifted @ v, unshifted)}
+    out = {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
+           "hint_sink_scaled": with_column(column / math.sqrt(d)),
+           "hint_sink_wrong_column": with_column(column, drop_first=True),
+           "hint_sink_column_first": with_column(column, first=True, drop_last=True),
+           "hint_sink_max": (unshifted @ v, unshifted),
+           ("hint_softmax_axis", (("axis", -2),)): with_column(column, dim=-2)}
+    # The scale, as lessons 1 to 7 name its mistakes (√D multiplied, //, inverted, D itself, another axis's size).
+    for key, scaled in scale_variants(raw, d, (q.size(0), q.size(1), q.size(2), k.size(2))).items():
+        out[key] = with_column(column, scores=masked(scaled))
+    out["hint_scale_dk"] = with_column(column, scores=masked(raw / d))
+    if keep is not None:   # the mask: not applied, filled with 0, or the keys it keeps hidden instead
+        out["hint_sink_mask_ignored"] = with_column(column, scores=raw / math.sqrt(d))
+        out["hint_mask_fill_zero"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(~keep, 0.0))
+        out["hint_inverted_mask"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(keep, float("-inf")))
+    return out
+
+
+def hint_text(key) -> str:
+    """A variant's key as its hint: "hint_x", (hint, "detail") or (hint, (("field", value), …))."""
+    if isinstance(key, tuple):
+        return t(key[0], **dict(key[1])) if isinstance(key[1], tuple) else t(key[0])
+    return t(key)
 
 
 def check_sink_attention(fn) -> None:
@@ -399,6 +499,8 @@ def check_sink_attention(fn) -> None:
         result = run(name, fn, q, k, v, sinks, mask)
         if not (isinstance(result, tuple) and len(result) == 2):
             raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+        if pair_swapped(result, (B, H, T, D)):
+            raise named("hint_pair_order", name=name)
         y, w = result
         if isinstance(w, torch.Tensor) and w.dim() == 4 and w.size(-1) == T + 3:
             raise CheckFailed(t("wrong_axis", what=t("what_weights"), want=(B, H, T, T + 2), layout="(B, H, T_q, T_k)",
@@ -410,7 +512,8 @@ def check_sink_attention(fn) -> None:
         for what, index in (("what_weights", 1), ("what_output", 0)):
             got, right = (y, w)[index], variants[None][index]
             if not close(got, right, 1e-9):
-                hint = next((t(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)), None)
+                hint = next((hint_text(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)),
+                            None)
                 if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
                     hint = t("hint_sink_rows_sum_to_one")
                 raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)

@@ -6,14 +6,18 @@ course.checks.lesson8 re-exports the check_… functions, so a notebook calls th
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 import torch.nn as nn
+from torch.overrides import TorchFunctionMode
 
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
-from .engine import close, expect_shape, inputs, linear_problem, max_error, merge_heads, passed, run, split_heads
-from .lesson8 import attend, control_flow_error, create_mask, flex, grid
+from .engine import (
+    close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, split_heads,
+)
+from .lesson8 import attend, control_flow_error, create_mask, flex, grid, one_or_span
 from .lesson7 import rope
 
 B, T = 3, 7
@@ -159,10 +163,62 @@ ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no
 def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
     if not (isinstance(cache, tuple) and len(cache) == 2):
         raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-    for part, c, width in zip(("c_kv", "k_rot"), cache, (r, dr)):
+    for part, c, width in zip(("c", "k_R"), cache, (r, dr)):
         expanded = isinstance(c, torch.Tensor) and c.dim() == 4
         expect_shape(c, (b, n, width), ("B", "T", part), t("what_latent", part=part),
                      t("hint_mla_cache_expanded", r=r, dr=dr, h=h) if expanded else None)
+
+
+class PerHeadWatch(TorchFunctionMode):
+    """Sees every tensor a torch function returns while the learner's mla_decode runs, and notes one that holds
+    keys or values for every head over the whole cache: an axis of the cache's length T_all and at least
+    B · H · T_all · min(d_C, d_V) numbers. The absorbed form never makes one; its largest tensors over the cache
+    are the latent c (B, T_all, r), c[:, None] broadcast over the heads, and the scores (B, H, T_new, T_all)."""
+
+    def __init__(self, t_all: int, at_least: int):
+        super().__init__()
+        self.t_all, self.at_least, self.seen = t_all, at_least, False
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for x in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(x, torch.Tensor) and self.t_all in x.shape and x.numel() >= self.at_least:
+                self.seen = True
+        return out
+
+
+# E, H, r, d_C, d_R, d_V and the chunks: caches of 40 and 42 tokens, a length no other axis has, and r + d_R < d_C,
+# so that per-head keys (B, H, T_all, d_C) outnumber the latent broadcast over the heads (B, H, T_all, r + d_R).
+WATCH_SIZES = (43, 3, 3, 7, 2, 7)
+WATCH_CHUNKS = ((0, 39), (39, 40), (40, 42))
+
+
+def expands_heads(fn, turn, call=run) -> bool:
+    """Whether fn (mla_decode) makes per-head keys or values over the cache on decoding steps after a long prefill
+    (call: how the learner's code is run, run or a probe's rec.call). Weights from a seed of their own."""
+    host = MLAHost(*WATCH_SIZES).double()
+    gen = torch.Generator().manual_seed(95)
+    with torch.no_grad():
+        for p in host.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) / math.sqrt(p.size(-1)) if p.dim() > 1
+                    else 1 + 0.3 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+    b, (e, h, _, dn, _, dv) = 2, WATCH_SIZES
+    x = torch.randn(b, WATCH_CHUNKS[-1][1], e, generator=gen, dtype=torch.float64)
+    cache, seen = None, False
+    with torch.no_grad():
+        for lo, hi in WATCH_CHUNKS:
+            watch = PerHeadWatch(hi, b * h * hi * min(dn, dv)) if cache is not None else None
+            name = f"mla_decode(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
+            if watch is None:
+                result = call(name, fn, host, x[:, lo:hi], cache, turn)
+            else:
+                with watch:
+                    result = call(name, fn, host, x[:, lo:hi], cache, turn)
+                seen = seen or watch.seen
+            if not (isinstance(result, tuple) and len(result) == 2):
+                return seen
+            cache = result[1]
+    return seen
 
 
 def check_mla_decode(fn) -> None:
@@ -190,12 +246,14 @@ def check_mla_decode(fn) -> None:
             expect_latent_cache(cache, B, hi, r, dr, h)
             if not close(y, full[:, lo:hi], 1e-9):
                 hint = next((t(key) for key, outs in variants.items() if close(y, outs[index][0], 1e-9)), None)
-                raise CheckFailed(t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=max_error(y, full[:, lo:hi])),
-                                  hint)
-            for part, got, want in zip(("c_kv", "k_rot"), cache, right[index][1]):
+                raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
+                                    err=max_error(y, full[:, lo:hi])), hint)
+            for part, got, want in zip(("c", "k_R"), cache, right[index][1]):
                 if not close(got, want, 1e-9):
                     raise CheckFailed(t("latent_differs", part=part, n=hi, err=max_error(got, want)),
                                       t("hint_mla_latent_contents"))
+        if expands_heads(fn, turn):
+            raise CheckFailed(t("mla_not_absorbed"), t("hint_mla_not_absorbed"))
     passed(name)
 
 
@@ -210,8 +268,9 @@ class CacheHost(nn.Module):
         self.c_proj = nn.Linear(embed_dim, embed_dim)
 
 
-def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True):
-    """Outputs per chunk and the buffers after the last: right, or one classic mistake."""
+def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True, shift=0, proj=True):
+    """Outputs per chunk and the buffers after the last: right, or one classic mistake (shift: written that many
+    slots past T_past; proj=False: c_proj forgotten)."""
     b, _, e = x.shape
     h = host.n_head
     d = e // h
@@ -220,19 +279,21 @@ def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=
     for lo, hi in chunks:
         n = hi - lo
         q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
-        start = 0 if at_zero else lo
+        start = 0 if at_zero else lo + shift
         if written:
             k_buf[:, :, start:start + n], v_buf[:, :, start:start + n] = k, v
             keys, values = k_buf[:, :, :hi], v_buf[:, :, :hi]
         else:   # torch.cat onto the buffer's first T_past slots, which nothing ever wrote: the old keys read as 0
             keys, values = torch.cat([k_buf[:, :, :lo], k], 2), torch.cat([v_buf[:, :, :lo], v], 2)
         keep = torch.ones(n, hi, dtype=torch.bool).tril(diagonal=lo if offset else 0)
-        outputs.append(host.c_proj(merge_heads(attend(q, keys, values, keep))))
+        y = merge_heads(attend(q, keys, values, keep))
+        outputs.append(host.c_proj(y) if proj else y)
     return outputs, (k_buf, v_buf)
 
 
 STATIC_BUGS = {"hint_static_offset": dict(at_zero=True), "hint_cache_mask_offset": dict(offset=False),
-               "hint_static_not_written": dict(written=False)}
+               "hint_static_not_written": dict(written=False), "hint_static_plus_one": dict(shift=1),
+               "hint_static_no_proj": dict(proj=False)}
 STATIC_CHUNKS = ((0, 3), (3, 4), (4, 5), (5, 7), (7, 8))
 
 
@@ -260,8 +321,8 @@ def check_attend_preallocated(fn) -> None:
             expect_shape(y, (B, hi - lo, h * d), ("B", "T_new", "E"), t("what_output"))
             if not close(y, right[index], 1e-9):
                 hint = next((t(key) for key, (outs, _) in variants.items() if close(y, outs[index], 1e-9)), None)
-                raise CheckFailed(t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=max_error(y, right[index])),
-                                  hint)
+                raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
+                                    err=max_error(y, right[index])), hint)
             written = all(close(got[:, :, :hi], want[:, :, :hi], 1e-9) for got, want in zip((k_buf, v_buf), buffers))
             if not written:
                 untouched = not k_buf.any() and not v_buf.any()
@@ -270,9 +331,21 @@ def check_attend_preallocated(fn) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
+RESHAPE_ROWS = re.compile(r"shape '\[(\d+)((?:, \d+)*)\]' is invalid for input of size (\d+)")
+
+
 def paged_error(kind: str, message: str, call: str = "") -> str | None:
-    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P)."""
-    return "hint_paged_divmod" if call.startswith("paged_write") and "out of bounds" in message else None
+    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P).
+    In paged_gather, a reshape to n · P rows of pages that hold fewer rows (n past the table: the page count rounded
+    wrong) or more (the pages not cut to block_table[:n])."""
+    if call.startswith("paged_write") and "out of bounds" in message:
+        return "hint_paged_divmod"
+    found = RESHAPE_ROWS.search(message) if call.startswith("paged_gather") else None
+    if found:
+        rest = math.prod(int(x) for x in found.group(2).split(", ")[1:]) if found.group(2) else 1
+        rows = int(found.group(3)) / rest
+        return "hint_paged_pages_count" if rows < int(found.group(1)) else "hint_paged_table_slice"
+    return None
 
 
 def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False):
@@ -312,6 +385,18 @@ def paged_written(writes, n_pages, size, heads, d, chunks, table, **bug):
     return pages
 
 
+def paged_length_hint(got, length: int, size: int) -> str | None:
+    """Gathered too many tokens (the last page's unused slots), or too few: length // P pages, which leaves out the
+    last, partly filled page (the pages in use are ⌈length / P⌉)."""
+    if not (isinstance(got, torch.Tensor) and got.dim() == 3):
+        return None
+    if got.size(0) > length:
+        return "hint_paged_length"
+    if got.size(0) < length:
+        return "hint_paged_floor" if got.size(0) == length // size * size else "hint_paged_pages_count"
+    return None
+
+
 def check_paged_cache(paged_write, paged_gather) -> None:
     heads, d, size, n_pages = 2, 3, 3, 8
     (new,) = inputs((10, heads, d), seed=92)
@@ -327,13 +412,15 @@ def check_paged_cache(paged_write, paged_gather) -> None:
             hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
             raise CheckFailed(t("paged_pages_differ", n=hi), hint)
     (filled,) = inputs((n_pages, size, heads, d), seed=93)
-    for length in (10, 7, 3):
-        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length)
+    for length in (10, 7, 3, 12):   # 12: every page of the table, so a page count rounded up too far runs past it
+        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length,
+                  on_error=paged_error)
         want = paged_gather_ref(filled, PAGE_TABLE, length)
-        if isinstance(got, torch.Tensor) and got.dim() == 3 and got.size(0) > length:
+        hint = paged_length_hint(got, length, size)
+        if hint:
             raise CheckFailed(t("wrong_axis", what=t("what_gathered"), want=tuple(want.shape), layout="(T, H, D)",
                                 got=tuple(got.shape), axis=0, axis_name="T", want_n=length, got_n=got.size(0)),
-                              t("hint_paged_length"))
+                              t(hint))
         expect_shape(got, tuple(want.shape), ("T", "H", "D"), t("what_gathered"))
         if not torch.equal(got, want):
             hint = next((t(key) for key, flags in PAGED_GATHER_BUGS.items()
@@ -368,6 +455,11 @@ def document_variants(cu_seqlens) -> dict:
             "hint_packed_boundary": (off[:, None] == off[None, :]) & causal}
 
 
+def document_rules(cu_seqlens) -> tuple:
+    doc = document_ids(cu_seqlens)
+    return (("hint_mask_other_document", doc[:, None] != doc[None, :]),)
+
+
 CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
 
 
@@ -381,20 +473,27 @@ def packed_alone(q, k, v, cu_seqlens, turn) -> torch.Tensor:
     return torch.cat(outs, 2)
 
 
+def positions_kind(got) -> str:
+    """What packed_positions returned, for the message: its shape and dtype ("(11,), torch.float32")."""
+    if isinstance(got, torch.Tensor):
+        return f"{tuple(got.shape)}, {got.dtype}"
+    return type(got).__name__
+
+
 def check_packed(packed_positions, document_mod) -> None:
     cu = CU_SEQLENS
     n = int(cu[-1])
     got = run("packed_positions", packed_positions, cu.clone())
     variants = positions_variants(cu)
     if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
-        raise CheckFailed(t("packed_positions_shape", n=n, got=getattr(got, "shape", type(got).__name__)))
+        raise CheckFailed(t("packed_positions_shape", n=n, got=positions_kind(got)))
     if not torch.equal(got.cpu(), variants[None]):
         hint = next((t(key) for key, val in variants.items() if key and torch.equal(got.cpu(), val)), None)
         raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()), hint)
     mod = run("document_mod", document_mod, cu.clone())
     mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=control_flow_error)
     from .lesson8 import _expect_mask
-    _expect_mask(mask, document_variants(cu), "document_mod")
+    _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
     q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
     qq, kk = turn(q, k, got)
@@ -413,7 +512,7 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
     if "latent_dim" in config:
         factor = 2 if bug == "hint_bytes_latent_twice" else 1
         return factor * n_layer * batch * T * config["latent_dim"] * size
-    per_token = 2 * batch * config["n_kv_head"] * config["head_dim"] * size
+    per_token = (1 if bug == "hint_bytes_kv_once" else 2) * batch * config["n_kv_head"] * config["head_dim"] * size
     window = config.get("window")
     if window is None or bug == "hint_bytes_window_ignored":
         return n_layer * T * per_token
@@ -421,7 +520,7 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
     return (window_layers * min(T, window) + (n_layer - window_layers) * T) * per_token
 
 
-BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all")
+BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once")
 BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
                ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
@@ -429,10 +528,25 @@ BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.floa
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 4, 2, torch.float8_e4m3fn))
 
 
+def bytes_error(kind: str, message: str, call: str = "") -> str | None:
+    """A key some configs lack (MLA's have no n_kv_head; window is optional), the dict or a key's name used as a
+    number, or a missing window used as one."""
+    if kind == "KeyError":
+        return "hint_bytes_key"
+    if kind == "TypeError" and ("'dict'" in message or "'str'" in message):
+        return "hint_bytes_config"
+    if kind == "TypeError" and "NoneType" in message:
+        return "hint_bytes_no_window"
+    return None
+
+
 def check_cache_bytes(fn) -> None:
     name = "cache_bytes"
     for config, n, batch, dtype in BYTES_CASES:
-        got = run(name, fn, dict(config), n, batch, dtype)
+        got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
+        if isinstance(got, float):
+            raise named("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+                        got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int):
             raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
         want = cache_bytes_ref(config, n, batch, dtype)

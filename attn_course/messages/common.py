@@ -297,6 +297,10 @@ MESSAGES = {
         "ja": "{name} はソフトマックスを自分で書く演習です。torch.softmax や F.softmax、Tensor.softmax を使わずに、各行の最大値を引いてから torch.exp と sum で書いてください。",
         "ko": "{name}: 소프트맥스를 직접 작성하는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
     },
+    "hint_concat_by_hand": {
+        "ja": "{name} ではキャッシュを torch.cat でつなぎません。torch.cat や torch.stack（torch.concat、hstack なども同じです）は新しいテンソルを確保して中身を丸ごとコピーするので、事前に確保したバッファを使う意味がなくなります。k_buf[:, :, T_past:T_past + T_new] = k のようにバッファに書き込み、書いたところまで切り出して使ってください。",
+        "ko": "{name}에서는 캐시를 torch.cat으로 이어 붙이지 않습니다. torch.cat이나 torch.stack(torch.concat, hstack 등도 마찬가지입니다)은 새 텐서를 확보해 내용을 통째로 복사하므로, 미리 확보한 버퍼를 쓰는 의미가 없어집니다. k_buf[:, :, T_past:T_past + T_new] = k처럼 버퍼에 쓰고, 쓴 곳까지 잘라서 쓰세요.",
+    },
     "hint_course_not_answer": {
         "ja": "講座のチェックや採点用のモジュール（course.checks など）の関数は、答えの代わりには使えません。{name} の計算は自分で書いてください。",
         "ko": "강좌의 검사나 채점용 모듈(course.checks 등)의 함수는 답 대신 쓸 수 없습니다. {name}의 계산은 직접 작성하세요.",
@@ -309,9 +313,17 @@ MESSAGES = {
         "ja": "{name} の中で {what} が呼ばれました。この演習は手で書く演習です。",
         "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제는 직접 작성하는 연습 문제입니다.",
     },
+    "concat_refused": {
+        "ja": "{name} の中で {what} が呼ばれました。この演習では、キャッシュをつながずにバッファに書き込みます。",
+        "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제에서는 캐시를 이어 붙이지 않고 버퍼에 씁니다.",
+    },
     "by_hand_note": {
         "ja": "**手で書く演習**：この演習のコードからは、PyTorch や transformers のアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても、`torch.ops` から呼んでも同じです）も、講座のチェック用のモジュール（`course.checks` など）も呼べません。呼ぶと、チェックでも採点でもこの演習は不合格になります。また、ノートブックのどこかに手で書く演習の決まりを崩せるコード（`exec`、フレームやスレッドの操作、`torch._C` や `torch.jit` などの内部、講座の内部の書き換え）があると、採点では手で書く演習がすべて 0 点になります。",
         "ko": "**직접 작성하는 연습 문제**: 이 연습 문제의 코드에서는 PyTorch나 transformers의 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙이거나 `torch.ops`를 거쳐 불러도 마찬가지입니다)도, 강좌의 검사용 모듈(`course.checks` 등)도 부를 수 없습니다. 부르면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 또한 노트북 어딘가에 직접 작성 규칙을 무너뜨릴 수 있는 코드(`exec`, 프레임이나 스레드 조작, `torch._C`나 `torch.jit` 같은 내부, 강좌 내부를 바꾸는 코드)가 있으면 채점에서 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
+    },
+    "by_hand_note_concat": {
+        "ja": "**torch.cat を使わない演習**：この演習のコードからは、`torch.cat` とその仲間（`torch.concat`、`torch.stack`、`torch.hstack` など。別名を付けても、`torch.ops` から呼んでも同じです）も、講座のチェック用のモジュール（`course.checks` など）も呼べません。呼ぶと、チェックでも採点でもこの演習は不合格になります。また、ノートブックのどこかにこの決まりを崩せるコード（`exec`、フレームやスレッドの操作、`torch._C` や `torch.jit` などの内部、講座の内部の書き換え）があると、採点ではこの演習も 0 点になります。",
+        "ko": "**torch.cat을 쓰지 않는 연습 문제**: 이 연습 문제의 코드에서는 `torch.cat`과 그 친척(`torch.concat`, `torch.stack`, `torch.hstack` 등. 다른 이름을 붙이거나 `torch.ops`를 거쳐 불러도 마찬가지입니다)도, 강좌의 검사용 모듈(`course.checks` 등)도 부를 수 없습니다. 부르면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 또한 노트북 어딘가에 이 규칙을 무너뜨릴 수 있는 코드(`exec`, 프레임이나 스레드 조작, `torch._C`나 `torch.jit` 같은 내부, 강좌 내부를 바꾸는 코드)가 있으면 채점에서 이 연습 문제도 0점이 됩니다.",
     },
     "by_hand_note_softmax": {
         "ja": "この演習では、`torch.softmax` などのソフトマックス関数も使えません。",

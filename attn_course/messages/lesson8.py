@@ -64,6 +64,10 @@ MESSAGES = {
         "ja": "傾きをバッチの番号 b で選んでいます。傾きはヘッドごとなので slopes[h] です。",
         "ko": "기울기를 배치 번호 b로 골랐습니다. 기울기는 헤드마다 정해지므로 slopes[h]입니다.",
     },
+    "hint_alibi_mod_score_scaled": {
+        "ja": "score をもう一度割っています（またはかけています）。flex_attention が score_mod に渡す score は、もう √D で割ったあとの q · k です。score_mod はバイアスを足すだけで、score − slopes[h] · (q_idx − kv_idx) を返します。",
+        "ko": "score를 한 번 더 나눴습니다(또는 곱했습니다). flex_attention이 score_mod에 넘기는 score는 이미 √D로 나눈 q · k입니다. score_mod는 편향을 더하기만 하고 score − slopes[h] · (q_idx − kv_idx)를 반환합니다.",
+    },
     # ---------------------------------------------------------------- exercise 3: sliding window
     "hint_window_plus_one": {
         "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p − window にします（>= ではありません）。",
@@ -81,8 +85,12 @@ MESSAGES = {
         "ja": "T_past を使っていません。キャッシュがあるときは、新しいトークンの位置は p = q_idx + T_past です。",
         "ko": "T_past를 쓰지 않았습니다. 캐시가 있을 때 새 토큰의 위치는 p = q_idx + T_past입니다.",
     },
+    "hint_window_shifted": {
+        "ja": "ウィンドウが1つ過去にずれています（p − W ≤ j < p）。自分自身が見えず、代わりに W 個前のキーが見えます。見るのは自分を含む p − W < j ≤ p で、(kv_idx <= p) & (kv_idx > p − window) です。",
+        "ko": "윈도가 한 칸 과거로 밀렸습니다(p − W ≤ j < p). 자기 자신은 보이지 않고, 대신 W개 앞의 키가 보입니다. 봐야 하는 것은 자신을 포함한 p − W < j ≤ p, 즉 (kv_idx <= p) & (kv_idx > p − window)입니다.",
+    },
     # ---------------------------------------------------------------- exercise 4: a rolling cache
-    "what_ring": {"ja": "リングバッファの {part}", "ko": "링 버퍼의 {part}"},
+    "what_ring": {"ja": "リングバッファ（{part}）", "ko": "링 버퍼({part})"},
     "rolling_not_pair": {
         "ja": "{name} は (出力, (k_ring, v_ring, pos)) を返してください。返ってきたのは {kind} です。",
         "ko": "{name}의 반환값은 (출력, (k_ring, v_ring, pos))여야 합니다. 반환된 것: {kind}",
@@ -90,6 +98,10 @@ MESSAGES = {
     "rolling_differs": {
         "ja": "位置 {lo}〜{last} のトークンの出力が、系列全体をスライディングウィンドウで一度に計算した結果と違います（最大誤差 {err:.3g}）。",
         "ko": "위치 {lo}~{last} 토큰의 출력이 시퀀스 전체를 슬라이딩 윈도로 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "rolling_differs_one": {
+        "ja": "位置 {lo} のトークンの出力が、系列全体をスライディングウィンドウで一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} 토큰의 출력이 시퀀스 전체를 슬라이딩 윈도로 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "rolling_positions_differ": {
         "ja": "{n} トークンを渡したあとの pos が正しくありません（いまは {got}、正しくは {want}）。位置 p のトークンはスロット p % window に入り、pos[p % window] = p です。まだ何も入っていないスロットは −1 のままです。",
@@ -102,6 +114,18 @@ MESSAGES = {
     "hint_rolling_positions": {
         "ja": "呼び出しのたびに位置を 0 から数えています。位置は系列の中の絶対位置で、T_seen = int(pos.max()) + 1 から始まります。",
         "ko": "호출할 때마다 위치를 0부터 셌습니다. 위치는 시퀀스 안의 절대 위치이고 T_seen = int(pos.max()) + 1부터 시작합니다.",
+    },
+    "hint_rolling_rope_restart": {
+        "ja": "RoPE で回す位置だけが、呼び出しのたびに 0 から始まっています。リングへの書き込みとマスクには絶対位置を使っているのに、q と k は 0, 1, … で回しています。回すのも同じ絶対位置 positions（T_seen から）です。",
+        "ko": "RoPE로 돌리는 위치만 호출할 때마다 0부터 시작합니다. 링에 쓰는 위치와 마스크에는 절대 위치를 쓰면서, q와 k는 0, 1, …로 돌렸습니다. 돌릴 때도 같은 절대 위치 positions(T_seen부터)를 씁니다.",
+    },
+    "hint_rolling_rope_slots": {
+        "ja": "q と k をスロットの番号 p % window で回しています。スロットはリングのどこに書くかを決めるだけで、RoPE で回すのはトークンの絶対位置 p です。",
+        "ko": "q와 k를 슬롯 번호 p % window로 돌렸습니다. 슬롯은 링의 어디에 쓸지만 정하고, RoPE로 돌리는 것은 토큰의 절대 위치 p입니다.",
+    },
+    "hint_rolling_ring_dtype": {
+        "ja": "リングの dtype が q、k、v と違います。torch.zeros(B, H, window, D) のように dtype を指定しないと float32 になり、float64 のキーを書き込めません。q.new_zeros(B, H, window, D) か、dtype=q.dtype, device=q.device を付けて作ります。",
+        "ko": "링의 dtype이 q, k, v와 다릅니다. torch.zeros(B, H, window, D)처럼 dtype을 지정하지 않으면 float32가 되어 float64 키를 쓸 수 없습니다. q.new_zeros(B, H, window, D)로 만들거나 dtype=q.dtype, device=q.device를 붙여 만듭니다.",
     },
     "hint_rolling_window": {
         "ja": "キーが W + 1 個見えています。残すのは key_pos > p − window のキーです（>= ではありません）。",
@@ -128,6 +152,14 @@ MESSAGES = {
         "ja": "位置 {lo}〜{last} のトークンの出力が正しくありません（最大誤差 {err:.3g}）。",
         "ko": "위치 {lo}~{last} 토큰의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
+    "stream_differs_one": {
+        "ja": "位置 {lo} のトークンの出力が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} 토큰의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "cache_differs_one": {
+        "ja": "位置 {lo} のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
+        "ko": "위치 {lo} 토큰의 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
+    },
     "hint_stream_no_sink": {
         "ja": "最初の n_sink 個のトークンも追い出しています。StreamingLLM が残すのは、先頭の n_sink 個と最後の window 個です。追い出すのはその間だけです。",
         "ko": "처음 n_sink개 토큰까지 내보냈습니다. StreamingLLM이 남기는 것은 맨 앞 n_sink개와 마지막 window개입니다. 내보내는 것은 그 사이뿐입니다.",
@@ -144,6 +176,10 @@ MESSAGES = {
         "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window − T_new 個です。",
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
+    "hint_stream_is_causal": {
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた tril(diagonal=L_all − T_new) の keep を attn_mask に渡します。is_causal=True では、1トークンずつのときキャッシュの先頭のキーしか見えません。",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all − T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+    },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
         "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列をつないでいないか、捨てたあとで正規化し直しています。スコアの最後に sinks[h] の列をつないで (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
@@ -156,6 +192,10 @@ MESSAGES = {
     "hint_sink_wrong_column": {
         "ja": "捨てる列を間違えています。シンクの列を最後につないだなら、捨てるのも最後の列です（[..., :-1]）。いまは最初のキーの重みを捨てています。",
         "ko": "버리는 열이 틀렸습니다. 싱크를 마지막 열에 더했다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
+    },
+    "hint_sink_column_first": {
+        "ja": "シンクの列をスコアの前に足したのに、最後の列を捨てています。いま捨てているのは最後のキーの重みで、残った最初の列がシンクの重みです。列はスコアの最後に足し（torch.cat([scores, sink], dim=-1)）、[..., :-1] で捨てます。",
+        "ko": "싱크 열을 점수 앞에 더해 놓고 마지막 열을 버렸습니다. 지금 버린 것은 마지막 키의 가중치이고, 남은 첫 열이 싱크의 가중치입니다. 열은 점수 끝에 더하고(torch.cat([scores, sink], dim=-1)), [..., :-1]로 버립니다.",
     },
     "hint_sink_max": {
         "ja": "キーの最大値を引いた exp(s − m) と、引いていない exp(sinks[h]) を足しています。同じ m を引いた exp(sinks[h] − m) を分母に足すか、列をつないでから torch.softmax をとります。",
@@ -176,49 +216,57 @@ MESSAGES = {
     },
     "hint_mla_norm": {
         "ja": "潜在ベクトル c に kv_a_layernorm をかけていません。kv_a_proj_with_mqa の出力を c と k_R に分けたあと、c だけを正規化してから kv_b_proj に通します（k_R は正規化しません）。",
-        "ko": "잠재 벡터 c_kv에 kv_a_layernorm을 적용하지 않았습니다. kv_a_proj_with_mqa의 출력을 나눈 뒤 c_kv만 정규화하고 kv_b_proj에 통과시킵니다(k_rot은 정규화하지 않습니다).",
+        "ko": "잠재 벡터 c에 kv_a_layernorm을 적용하지 않았습니다. kv_a_proj_with_mqa의 출력을 c와 k_R로 나눈 뒤 c만 정규화하고 kv_b_proj에 통과시킵니다(k_R은 정규화하지 않습니다).",
     },
     "hint_mla_scale": {
-        "ja": "√(qk_nope_head_dim) で割っています。クエリとキーの幅は qk_nope_head_dim + qk_rope_head_dim なので、その平方根で割ります。",
-        "ko": "√(qk_nope_head_dim)로 나눴습니다. 쿼리와 키의 폭은 qk_nope_head_dim + qk_rope_head_dim이므로 그 제곱근으로 나눕니다.",
+        "ja": "√d_C で割っています。クエリとキーの幅は d_C + d_R（qk_nope_head_dim + qk_rope_head_dim）なので、√(d_C + d_R) で割ります。",
+        "ko": "√d_C로 나눴습니다. 쿼리와 키의 폭은 d_C + d_R(qk_nope_head_dim + qk_rope_head_dim)이므로 √(d_C + d_R)로 나눕니다.",
     },
     "hint_mla_no_mask": {
         "ja": "因果マスクがかかっていません。DeepSeek-V3 もデコーダなので、位置 t のクエリが見るのは位置 0 から t までのキーです。",
         "ko": "인과 마스크가 적용되지 않았습니다. DeepSeek-V3도 디코더이므로 위치 t의 쿼리가 보는 것은 위치 0부터 t까지의 키입니다.",
     },
     "hint_mla_kv_split": {
-        "ja": "kv_b_proj の出力を分ける順番が逆です。各ヘッドの (qk_nope_head_dim + v_head_dim) のうち、前が k_C、後ろが v です。",
-        "ko": "kv_b_proj 출력을 나누는 순서가 반대입니다. 각 헤드의 (qk_nope_head_dim + v_head_dim) 중 앞이 k_nope, 뒤가 v입니다.",
+        "ja": "kv_b_proj の出力を分ける順番が逆です。各ヘッドの d_C + d_V 個のうち、前の d_C 個が k_C、後ろの d_V 個が v です。",
+        "ko": "kv_b_proj 출력을 나누는 순서가 반대입니다. 각 헤드의 d_C + d_V개 중 앞의 d_C개가 k_C, 뒤의 d_V개가 v입니다.",
     },
     "hint_mla_latent_split": {
-        "ja": "kv_a_proj_with_mqa の出力を分ける順番が逆です。前の kv_lora_rank 個が c、後ろの qk_rope_head_dim 個が k_R です。",
-        "ko": "kv_a_proj_with_mqa 출력을 나누는 순서가 반대입니다. 앞의 kv_lora_rank개가 c_kv, 뒤의 qk_rope_head_dim개가 k_rot입니다.",
+        "ja": "kv_a_proj_with_mqa の出力を分ける順番が逆です。前の r 個（kv_lora_rank）が c、後ろの d_R 個（qk_rope_head_dim）が k_R です。",
+        "ko": "kv_a_proj_with_mqa 출력을 나누는 순서가 반대입니다. 앞의 r개(kv_lora_rank)가 c, 뒤의 d_R개(qk_rope_head_dim)가 k_R입니다.",
     },
     "hint_mla_q_split": {
-        "ja": "クエリを分ける順番が逆です。各ヘッドの前の qk_nope_head_dim 個が q_C、後ろの qk_rope_head_dim 個が q_R で、回すのは後ろだけです。",
-        "ko": "쿼리를 나누는 순서가 반대입니다. 각 헤드의 앞 qk_nope_head_dim개가 q_nope, 뒤 qk_rope_head_dim개가 q_rot이고, 돌리는 것은 뒤쪽뿐입니다.",
+        "ja": "クエリを分ける順番が逆です。各ヘッドの前の d_C 個（qk_nope_head_dim）が q_C、後ろの d_R 個（qk_rope_head_dim）が q_R で、回すのは後ろの q_R だけです。",
+        "ko": "쿼리를 나누는 순서가 반대입니다. 각 헤드의 앞 d_C개(qk_nope_head_dim)가 q_C, 뒤 d_R개(qk_rope_head_dim)가 q_R이고, 돌리는 것은 뒤쪽 q_R뿐입니다.",
     },
     # ---------------------------------------------------------------- exercise 8: the absorbed form
-    "what_latent": {"ja": "潜在キャッシュの {part}", "ko": "잠재 캐시의 {part}"},
+    "what_latent": {"ja": "潜在キャッシュ（{part}）", "ko": "잠재 캐시({part})"},
     "latent_differs": {
         "ja": "{n} トークンを渡したあとの潜在キャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",
         "ko": "토큰 {n}개를 넘긴 뒤 잠재 캐시의 {part} 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_mla_latent_contents": {
-        "ja": "キャッシュに入れるのは、正規化したあとの c_kv（本文の c）と、位置で回したあとの k_rot（本文の k_R）です（どちらもヘッドに分けません）。",
-        "ko": "캐시에 넣는 것은 정규화한 뒤의 c_kv와 위치만큼 돌린 뒤의 k_rot입니다(둘 다 헤드로 나누지 않습니다).",
+        "ja": "キャッシュに入れるのは、正規化したあとの c と、位置で回したあとの k_R です（どちらもヘッドに分けません）。",
+        "ko": "캐시에 넣는 것은 정규화한 뒤의 c와 위치만큼 돌린 뒤의 k_R입니다(둘 다 헤드로 나누지 않습니다).",
     },
     "hint_mla_cache_expanded": {
-        "ja": "キャッシュがヘッドに分かれています。MLA のキャッシュは1トークンあたり c_kv（本文の c）の {r} 個と k_rot（本文の k_R）の {dr} 個だけで、ヘッド {h} 個が共有します。k_C と v に展開したものをキャッシュしてはいけません。",
-        "ko": "캐시가 헤드로 나뉘어 있습니다. MLA의 캐시는 토큰 하나당 c_kv {r}개와 k_rot {dr}개뿐이고, 헤드 {h}개가 함께 씁니다. k_nope와 v로 펼친 것을 캐시하면 안 됩니다.",
+        "ja": "キャッシュがヘッドに分かれています。MLA のキャッシュは1トークンあたり c の {r} 個と k_R の {dr} 個だけで、ヘッド {h} 個が共有します。k_C と v に展開したものをキャッシュしてはいけません。",
+        "ko": "캐시가 헤드로 나뉘어 있습니다. MLA의 캐시는 토큰 하나당 c {r}개와 k_R {dr}개뿐이고, 헤드 {h}개가 함께 씁니다. k_C와 v로 펼친 것을 캐시하면 안 됩니다.",
     },
     "hint_mla_positions": {
         "ja": "呼び出しのたびに位置を 0 から数えています。新しいトークンの位置は T_past, T_past + 1, … です（T_past はキャッシュの長さ）。",
         "ko": "호출할 때마다 위치를 0부터 셌습니다. 새 토큰의 위치는 T_past, T_past + 1, …입니다(T_past는 캐시의 길이).",
     },
     "hint_mla_absorb_swapped": {
-        "ja": "W_UK と W_UV が入れ替わっています。kv_b_proj.weight を view(H, d_C + d_V, r) で見たとき、各ヘッドの前の d_C 行が W_UK（クエリ側に吸収）、後ろの d_V 行が W_UV（出力側に吸収）です。",
-        "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 (H, dn + dv, r)로 보면 앞의 dn행이 W_UK(쿼리 쪽으로 흡수), 뒤의 dv행이 W_UV(출력 쪽으로 흡수)입니다.",
+        "ja": "W_UK と W_UV が入れ替わっています。kv_b_proj.weight を view(H, d_C + d_V, r) で見たとき、各ヘッドの前の d_C 行が W_UK（クエリの側に吸収）、後ろの d_V 行が W_UV（出力の側に吸収）です。",
+        "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 view(H, d_C + d_V, r)로 보면 각 헤드의 앞 d_C행이 W_UK(쿼리 쪽으로 흡수), 뒤 d_V행이 W_UV(출력 쪽으로 흡수)입니다.",
+    },
+    "mla_not_absorbed": {
+        "ja": "出力は合っていますが、キャッシュしたトークン全部について、キーかバリューをヘッドごとに展開しています（kv_b_proj を c にかけています）。この演習は吸収した形で書きます。",
+        "ko": "출력은 맞지만, 캐시한 토큰 전부에 대해 키나 밸류를 헤드마다 펼쳤습니다(kv_b_proj를 c에 적용했습니다). 이 연습 문제는 흡수한 형태로 씁니다.",
+    },
+    "hint_mla_not_absorbed": {
+        "ja": "kv_b_proj(c) でキャッシュ全体からヘッドごとの k_C と v を作ると、キャッシュが小さくても、毎ステップ H 倍の計算とメモリの読み書きが残ります。kv_b_proj.weight.view(H, d_C + d_V, r) を W_UK と W_UV に分け、スコアは (q_C @ W_UK) @ c[:, None].transpose(-2, -1)、出力は (weights @ c[:, None]) @ W_UV.transpose(-2, -1) で計算します。c に直接かけるのは、幅 r のままの計算だけです。",
+        "ko": "kv_b_proj(c)로 캐시 전체에서 헤드마다 k_C와 v를 만들면, 캐시가 작아도 매 스텝 H배의 계산과 메모리 읽기·쓰기가 남습니다. kv_b_proj.weight.view(H, d_C + d_V, r)를 W_UK와 W_UV로 나누고, 점수는 (q_C @ W_UK) @ c[:, None].transpose(-2, -1), 출력은 (weights @ c[:, None]) @ W_UV.transpose(-2, -1)로 계산합니다. c에 직접 적용하는 것은 폭 r 그대로의 계산뿐입니다.",
     },
     "hidden_latent_shape": {
         "ja": "隠しテスト：{n} トークンを渡したあとの潜在キャッシュの形状が {want} ではありません（いまは {got}）。",
@@ -240,6 +288,14 @@ MESSAGES = {
     "hint_static_unsliced": {
         "ja": "バッファ全体（T_max 個）のキーでスコアを計算しています。まだ書いていない位置も含まれてしまうので、k_buf[:, :, :T_past + T_new] のように、書いたところまで切り出してから使います。",
         "ko": "버퍼 전체(T_max개)의 키로 점수를 계산했습니다. 아직 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new]처럼 쓴 곳까지 잘라서 씁니다.",
+    },
+    "hint_static_plus_one": {
+        "ja": "書き込む場所が1つ後ろにずれています。位置 0 から T_past − 1 まではもう埋まっているので、新しいトークンは k_buf[:, :, T_past:T_past + T_new] に書きます（T_past + 1 からではありません）。",
+        "ko": "쓰는 위치가 한 칸 뒤로 밀렸습니다. 위치 0부터 T_past − 1까지는 이미 차 있으므로, 새 토큰은 k_buf[:, :, T_past:T_past + T_new]에 씁니다(T_past + 1부터가 아닙니다).",
+    },
+    "hint_static_no_proj": {
+        "ja": "最後の c_proj を忘れています。ヘッドをつなぎ直した (B, T_new, E) に attn.c_proj をかけてから返します。",
+        "ko": "마지막 c_proj를 빠뜨렸습니다. 헤드를 다시 이어 붙인 (B, T_new, E)에 attn.c_proj를 적용한 뒤 반환합니다.",
     },
     "case_buffer": {
         "ja": "{n} トークンのあとのバッファ {part}",
@@ -267,6 +323,10 @@ MESSAGES = {
         "ja": "最後のページの使っていないスロットまで返しています。つないだあとで [:length] と切ります。",
         "ko": "마지막 페이지의 쓰지 않은 슬롯까지 반환했습니다. 이어 붙인 뒤 [:length]로 자릅니다.",
     },
+    "hint_paged_floor": {
+        "ja": "最後のページが足りません。使っているページの数は length // P（切り捨て）ではなく、⌈length / P⌉（切り上げ、-(-length // P)）です。最後のページが一部しか埋まっていなくても集め、つないだあとで [:length] と切ります。",
+        "ko": "마지막 페이지가 빠졌습니다. 쓰고 있는 페이지 수는 length // P(내림)가 아니라 ⌈length / P⌉(올림, -(-length // P))입니다. 마지막 페이지가 일부만 차 있어도 모으고, 이어 붙인 뒤 [:length]로 자릅니다.",
+    },
     "hint_paged_layout": {
         "ja": "ページの軸の順番を取り違えています。pages は (ページ数, P, H, D) で、集めた (n, P, H, D) をそのまま reshape(n * P, H, D) すれば、トークンの順に並びます。",
         "ko": "페이지 축의 순서를 착각했습니다. pages는 (페이지 수, P, H, D)이고, 모은 (n, P, H, D)를 그대로 reshape(n * P, H, D)하면 토큰 순서대로 놓입니다.",
@@ -277,8 +337,8 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 11: packed sequences
     "packed_positions_shape": {
-        "ja": "packed_positions は長さ {n} の整数のテンソルを返してください（いまは {got}）。",
-        "ko": "packed_positions는 길이 {n}인 정수 텐서를 반환해야 합니다(지금은 {got}).",
+        "ja": "packed_positions は長さ {n} の整数（torch.long）のテンソルを返してください。いまは {got} です。位置は transformers の position_ids と同じく整数で返します（float にはしません）。",
+        "ko": "packed_positions는 길이 {n}인 정수(torch.long) 텐서를 반환해야 합니다. 지금은 {got}입니다. 위치는 transformers의 position_ids처럼 정수로 반환합니다(float로 만들지 않습니다).",
     },
     "packed_positions_differ": {
         "ja": "位置が正しくありません（いまは {got}、正しくは {want}）。",
@@ -320,5 +380,56 @@ MESSAGES = {
     "hint_bytes_window_all": {
         "ja": "すべての層にウィンドウをかけています。ウィンドウを使うのは window_layers 個の層だけで、残りの層は T トークン全部をキャッシュします（gpt-oss では、ウィンドウを使う層と全体を見る層が交互に並びます）。",
         "ko": "모든 층에 윈도를 적용했습니다. 윈도를 쓰는 것은 window_layers개 층뿐이고, 나머지 층은 토큰 T개를 모두 캐시합니다(gpt-oss에서는 윈도를 쓰는 층과 전체를 보는 층이 번갈아 놓입니다).",
+    },
+    "hint_bytes_kv_once": {
+        "ja": "キーとバリューの2つ分になっていません。1層・1トークンあたり、キーとバリューを n_kv_head × head_dim 個ずつキャッシュするので、2 × n_kv_head × head_dim 個です（MLA の潜在ベクトルは1つだけです）。",
+        "ko": "키와 밸류 두 개 분량이 되지 않았습니다. 층 하나·토큰 하나당 키와 밸류를 n_kv_head × head_dim개씩 캐시하므로 2 × n_kv_head × head_dim개입니다(MLA의 잠재 벡터는 하나뿐입니다).",
+    },
+
+    # ---------------------------------------------------------------- what a wrong mask gets wrong (no classic variant)
+    "hint_mask_future": {
+        "ja": "未来のキーが見えています。本当の位置より後ろのキー（kv_idx > 本当の位置）は、どの mask_mod でも隠します。条件を & ではなく | でつないでいないか、比較の向きが逆になっていないか確かめてください。",
+        "ko": "미래의 키가 보입니다. 실제 위치보다 뒤에 있는 키(kv_idx > 실제 위치)는 어떤 mask_mod에서도 가립니다. 조건을 &가 아니라 |로 잇지 않았는지, 비교 방향이 뒤집히지 않았는지 확인하세요.",
+    },
+    "hint_mask_self_hidden": {
+        "ja": "自分自身を見ていないクエリがあります。本当の位置が p のクエリはキー p（自分）を見てよいので、そのキーは残します。比較の等号（>= と >）、本当の位置 q_idx + T_past の足し方、& でつないだ条件を確かめてください。",
+        "ko": "자기 자신을 보지 못하는 쿼리가 있습니다. 실제 위치가 p인 쿼리는 키 p(자기 자신)를 봐도 되므로 그 키는 남깁니다. 비교의 등호(>=와 >), 실제 위치 q_idx + T_past를 더하는 방법, &로 이은 조건을 확인하세요.",
+    },
+    "hint_mask_too_old": {
+        "ja": "ウィンドウより古いキーが見えています。位置 p のクエリが見るのは p − W < kv_idx ≤ p の W 個だけです（kv_idx > p - window）。",
+        "ko": "윈도보다 오래된 키가 보입니다. 위치 p인 쿼리가 보는 것은 p − W < kv_idx ≤ p인 W개뿐입니다(kv_idx > p - window).",
+    },
+    "hint_mask_padding_keys": {
+        "ja": "パディングのキー（kv_idx >= lengths[b]）が見えています。因果マスクの条件と kv_idx < lengths[b] を & でつなぎます。",
+        "ko": "패딩 키(kv_idx >= lengths[b])가 보입니다. 인과 마스크 조건과 kv_idx < lengths[b]를 &로 잇습니다.",
+    },
+    "hint_mask_other_document": {
+        "ja": "別の文書のキーが見えています。doc[q_idx] == doc[kv_idx]（同じ文書）と因果マスクの条件を & でつなぎます。",
+        "ko": "다른 문서의 키가 보입니다. doc[q_idx] == doc[kv_idx](같은 문서)와 인과 마스크 조건을 &로 잇습니다.",
+    },
+    # ---------------------------------------------------------------- exercise 10, 12: more named mistakes
+    "hint_sink_mask_ignored": {
+        "ja": "keep を渡したのに、隠すはずのキーにも重みがあります。keep が渡されたとき（if keep is not None:）は、スコアを scores.masked_fill(~keep, float(\"-inf\")) で隠してからシンクの列を足します。",
+        "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
+    },
+    "hint_paged_pages_count": {
+        "ja": "使うページの数 n が違います。length 個のトークンが入るページの数は length / P の切り上げ、(length + P - 1) // P です（P はページの大きさ）。",
+        "ko": "사용하는 페이지 수 n이 틀렸습니다. length개의 토큰이 들어가는 페이지 수는 length / P의 올림, (length + P - 1) // P입니다(P는 페이지 크기).",
+    },
+    "hint_paged_table_slice": {
+        "ja": "使うページを絞らずに並べています。ブロックテーブルの先頭 n 個 block_table[:n] が指すページだけを集めてから、(n * P, H, D) にします。",
+        "ko": "사용할 페이지를 추리지 않고 늘어놓았습니다. 블록 테이블의 앞쪽 n개 block_table[:n]이 가리키는 페이지만 모은 뒤 (n * P, H, D)로 만듭니다.",
+    },
+    "hint_bytes_key": {
+        "ja": "config にないキーを読んでいます。MLA の設定（latent_dim がある）には n_kv_head も head_dim もなく、window や window_layers がない設定もあります。ないかもしれないキーは config.get(...) で読みます。",
+        "ko": "config에 없는 키를 읽었습니다. MLA 설정(latent_dim이 있는 것)에는 n_kv_head도 head_dim도 없고, window나 window_layers가 없는 설정도 있습니다. 없을 수도 있는 키는 config.get(...)으로 읽습니다.",
+    },
+    "hint_bytes_config": {
+        "ja": "config は辞書です。計算に使う数は config[\"n_layer\"] のようにキーで取り出します（辞書そのものやキーの文字列は数として使えません）。",
+        "ko": "config는 딕셔너리입니다. 계산에 쓰는 수는 config[\"n_layer\"]처럼 키로 꺼냅니다(딕셔너리 자체나 키 문자열은 수로 쓸 수 없습니다).",
+    },
+    "hint_bytes_no_window": {
+        "ja": "window のない設定で window（None）を数として使っています。config.get(\"window\") が None なら、すべての層が T トークン分をキャッシュします。",
+        "ko": "window가 없는 설정에서 window(None)를 수로 썼습니다. config.get(\"window\")가 None이면 모든 층이 T 토큰만큼 캐시합니다.",
     },
 }

@@ -48,8 +48,8 @@ MESSAGES = {
     "table_kept_positions": {"ja": "キャッシュに残っている元の位置", "ko": "캐시에 남아 있는 원래 위치"},
     "table_cache_length": {"ja": "キャッシュの長さ", "ko": "캐시 길이"},
     "sink_vs_gpt_oss": {
-        "ja": "GptOssAttention（transformers）の出力との差（最大）: {err:.1e}\n最後のトークンのクエリの、ヘッドごとの重みの和: {sums}（1 に足りない分がシンクへ行った重み）",
-        "ko": "GptOssAttention(transformers) 출력과의 차이(최대): {err:.1e}\n마지막 토큰 쿼리의 헤드별 가중치 합: {sums}(1에 모자라는 만큼이 싱크로 간 가중치)",
+        "ja": "GptOssAttention（transformers）の出力との差（最大）: {err:.1e}\n最後のトークンのクエリの、ヘッドごとの重みの和（s_h = {sinks}）: {sums}（1 に足りない分がシンクへ行った重み）",
+        "ko": "GptOssAttention(transformers) 출력과의 차이(최대): {err:.1e}\n마지막 토큰 쿼리의 헤드별 가중치 합(s_h = {sinks}): {sums}(1에 모자라는 만큼이 싱크로 간 가중치)",
     },
     "table_head": {"ja": "ヘッド", "ko": "헤드"},
     "table_first_no_sink": {
@@ -150,6 +150,8 @@ MESSAGES = {
     "c8_no_cpu_kernel": {"ja": "CPU にはこのカーネルがない", "ko": "CPU에는 이 커널이 없음"},
     "c8_head_views": {"ja": "ヘッドごとに特徴量を混ぜる行列", "ko": "헤드마다 특징을 섞는 행렬"},
     "c8_same_names": {"ja": "層の名前と形状が同じなので、そのまま読み込める", "ko": "층의 이름과 모양이 같아서 그대로 읽어 들일 수 있음"},
+    "c8_batched_calls": {"ja": "短い操作は 2 ms 分ほどまとめて呼ぶ（1回だけではタイマーの粒度に負ける）", "ko": "짧은 연산은 2 ms 정도 분량을 한꺼번에 호출(한 번만으로는 타이머 정밀도보다 짧음)"},
+    "c8_one_thread": {"ja": "1スレッドで測る（混んだ CPU では、スレッドの待ち合わせで値が跳ねる）", "ko": "스레드 하나로 잼(바쁜 CPU에서는 스레드끼리 기다리느라 값이 튐)"},
     "c8_median": {"ja": "中央値：ほかの作業による揺れを減らす", "ko": "중앙값: 다른 작업 때문에 생기는 흔들림을 줄임"},
     "c8_write_in_place": {"ja": "確保してあるバッファに、その場で書き込む", "ko": "확보해 둔 버퍼에 그 자리에서 씀"},
     "c8_gpt2_weights_doc": {

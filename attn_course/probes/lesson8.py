@@ -10,7 +10,7 @@ import torch
 
 from ..checks.lesson7 import alibi_slopes
 from ..checks.lesson8 import create_mask, flex, quiet_flex
-from ..checks.lesson8_caches import CacheHost, MLAHost
+from ..checks.lesson8_caches import CacheHost, MLAHost, expands_heads
 from . import probe
 from .cases import DTYPE_CASES, function_cases
 from .lesson7 import BASES, turn_with
@@ -54,11 +54,12 @@ def alibi_setup(draws, case, dtype):
 
 @probe("lesson8.alibi_score_mod")
 def alibi_score_mod(rec, fn):
-    from ..checks.lesson8 import causal
+    from ..checks.lesson8 import causal, score_slope
     for case, dtype in DTYPE_CASES:
         q, k, v, slopes = alibi_setup(rec, case, dtype)
         mod = rec.call("alibi_score_mod", fn, slopes.clone())
         rec.put(case, rec.call("flex_attention(…, score_mod)", flex, q, k, v, causal, mod))
+        rec.put(f"{case}.slope", score_slope(mod))   # names a score scaled again, whatever the factor
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -223,6 +224,8 @@ def mla_decode(rec, fn):
     cache = decode_steps(rec, chunks, step, 2)
     if cache is not None:
         rec.put("cache", cache)
+        # Keys or values expanded to every head over a long cache: right numbers, not the absorbed form.
+        rec.put("expands_heads", expands_heads(fn, turn_with(base), rec.call))
 
 
 # --------------------------------------------------------------------------- exercise 9

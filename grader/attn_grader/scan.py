@@ -34,7 +34,8 @@ TESTS_SUFFIX = "_tests"
 LIBRARY = {"attention": set(by_hand.LIBRARY["attention"]) | {"MultiheadAttention", "TransformerEncoderLayer",
                                                               "TransformerDecoderLayer", "Transformer"},
            "softmax": set(by_hand.LIBRARY["softmax"]) | {"Softmax", "LogSoftmax", "cross_entropy",
-                                                              "CrossEntropyLoss"}}
+                                                              "CrossEntropyLoss"},
+           "concat": set(by_hand.LIBRARY["concat"])}
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "exercises", "engine", "Recorder", "reference", "MIME", "SEED_ENV"}
 GUARD = set(by_hand._GUARD_CALLS) | {"DisableTorchFunction", "DisableTorchFunctionSubclass", "TorchFunctionMode",
                                     "TorchDispatchMode", "_disabled_torch_function_impl", "overrides", "_python_dispatch"}
@@ -117,7 +118,8 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
         spelled = named(node) if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant,
                                                     ast.BinOp, ast.JoinedStr, ast.Call)) else set()
         if spelled & refused and id(node) not in library_path:
-            found.append("library_softmax" if spelled & refused - LIBRARY["attention"] else "library_attention")
+            found.append("library_concat" if spelled & refused & LIBRARY["concat"] else
+                         "library_softmax" if spelled & refused - LIBRARY["attention"] else "library_attention")
         if isinstance(node, (ast.Import, ast.ImportFrom)) and any(named(a) & LIBRARY["attention"] for a in node.names):
             found.append("library_attention")      # bound to a name of the learner's own, in any cell
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in aliases:

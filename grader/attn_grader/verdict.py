@@ -84,7 +84,8 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     on_error = getattr(judge, "on_error", None)
     call = str(raised.get("call", "?"))[:80]
     if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
-        return Mismatch("hidden_by_hand", hint=(by_hand.hint_key(message), {"name": call}), name=call,
+        key = "hidden_concat_refused" if message.startswith("concat:") else "hidden_by_hand"
+        return Mismatch(key, hint=(by_hand.hint_key(message), {"name": call}), name=call,
                         what=by_hand.refused_what(message)[:120])
     hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
         kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
