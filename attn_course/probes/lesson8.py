@@ -275,6 +275,12 @@ def paged_setup(draws):
     return size, h, d, n_pages, table, new, chunks
 
 
+def gather_lengths(n: int, size: int) -> tuple:
+    """The lengths paged_gather is asked for: all n tokens, one less, one page, one token, and every slot of the
+    table's pages (a page count rounded up one too far then runs past the table)."""
+    return tuple(dict.fromkeys((n, n - 1, size, 1, -(-n // size) * size)))
+
+
 @probe("lesson8.paged_cache")
 def paged_cache(rec, paged_write, paged_gather):
     size, h, d, n_pages, table, new, chunks = paged_setup(rec)
@@ -283,8 +289,7 @@ def paged_cache(rec, paged_write, paged_gather):
         rec.call(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, table.clone(), lo, new[lo:hi])
     rec.put("pages", pages)
     filled = rec.randn("filled", n_pages, size, h, d)
-    n = new.size(0)
-    for length in (n, n - 1, size, 1):
+    for length in gather_lengths(new.size(0), size):
         rec.put(f"gather.{length}", rec.call(f"paged_gather(pages, block_table, {length})", paged_gather,
                                              filled.clone(), table.clone(), length))
 

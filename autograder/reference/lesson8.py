@@ -461,7 +461,7 @@ def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
         if written is not None and matching_bug(pages, {"x": written}, 0.0):
             return key
     filled = res.randn("filled", n_pages, size, h, d)
-    for length in (new.size(0), new.size(0) - 1, size, 1):
+    for length in probe.gather_lengths(new.size(0), size):
         got = res[f"gather.{length}"]
         if isinstance(got, torch.Tensor) and got.dim() == 3 and got.size(0) > length:
             return "hint_paged_length"
@@ -482,7 +482,7 @@ def judge_paged_cache(res):
             paged_write(pages, table, lo, new[lo:hi])
         expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
         filled = res.randn("filled", n_pages, size, h, d)
-        for length in (new.size(0), new.size(0) - 1, size, 1):
+        for length in probe.gather_lengths(new.size(0), size):
             expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
                          paged_gather(filled, table, length), 0.0)
 
