@@ -99,6 +99,13 @@ SAMPLE = {
     "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
                  "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
                  "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint"},  # was visible ✔, hidden ✗
+    "08_deployed": {"ex1_mask_mods:L8:compare:>= → >": "caught_hint",          # a mask named by what it gets wrong
+                    "ex6_sink_attention:L1:constant:/ → *": "caught_hint",
+                    "ex10_paged_cache:L9:constant:- → +": "caught_hint",        # was visible ✔, hidden ✗
+                    "ex12_cache_bytes:L2:constant:* → /": "caught_hint",        # the grader named the window for 4536.0
+                    # both were visible ✔, hidden ✗: q_proj was square in the check, and eps went unchecked
+                    "ex7_mla:L3:swap_args:arguments 1 and 2 swapped": "caught_hint",
+                    "ex7_mla:L5:drop_keyword:eps= dropped": "caught_hint"},
 }
 
 

@@ -153,6 +153,10 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_cat_dim"
     if any(s in message for s in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2")):
         return "hint_transpose_k"
+    if "split_with_sizes expects split_sizes to sum exactly" in message:
+        return "hint_split_sizes"   # split([a, b], dim=…) on an axis whose size is not a + b
+    if re.search(r"shape '\[[\d, -]*\]' is invalid for input of size", message):
+        return "hint_view_sizes"    # view/reshape to sizes whose product is not the tensor's
     return None
 
 

@@ -15,9 +15,10 @@ from torch.overrides import TorchFunctionMode
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
 from .engine import (
-    close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, split_heads,
+    close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, scale_variants,
+    split_heads,
 )
-from .lesson8 import attend, control_flow_error, create_mask, flex, grid, one_or_span
+from .lesson8 import attend, control_flow_error, create_mask, flex, grid, hint_text, one_or_span
 from .lesson7 import rope
 
 B, T = 3, 7
@@ -64,8 +65,8 @@ def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=
     return q_nope, q_rot, c, k_rot
 
 
-def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
-    """MLA's output for x (B, T, E), causal, RoPE at 0 … T−1: right, or one classic mistake."""
+def mla_qkv(m, x, turn, bug: str | None = None) -> tuple:
+    """MLA's q, k (B, H, T, dn + dr) and v (B, H, T, dv) for x (B, T, E), RoPE at 0 … T−1."""
     b, n, _ = x.shape
     h, dn, dr, dv = m.n_head, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
     q_nope, q_rot, c, k_rot = mla_parts(m, x, torch.arange(n), turn, norm=bug != "hint_mla_norm",
@@ -73,8 +74,14 @@ def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
                                         q_nope_first=bug != "hint_mla_q_split")
     kv = m.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2)
     k_nope, v = kv.split([dn, dv], -1) if bug != "hint_mla_kv_split" else kv.split([dv, dn], -1)[::-1]
-    q = torch.cat([q_nope, q_rot], -1)
-    k = torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1)
+    return torch.cat([q_nope, q_rot], -1), torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1), v
+
+
+def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
+    """MLA's output for x (B, T, E), causal, RoPE at 0 … T−1: right, or one classic mistake."""
+    n = x.size(1)
+    dn, dr = m.qk_nope_head_dim, m.qk_rope_head_dim
+    q, k, v = mla_qkv(m, x, turn, bug)
     keep = None if bug == "hint_mla_no_mask" else grid(n, n)[0] >= grid(n, n)[1]
     scale = 1 / math.sqrt(dn if bug == "hint_mla_scale" else dn + dr)
     return m.o_proj(merge_heads(attend(q, k, v, keep, scale=scale)))
@@ -84,6 +91,51 @@ MLA_BUGS = ("hint_mla_norm", "hint_mla_scale", "hint_mla_kv_split", "hint_mla_la
             "hint_mla_no_mask")
 
 
+def core_variants(q, k, v, keep) -> dict:
+    """Attention written out, (B, T, H·d_v) before the output layer, with one of lessons 1 to 4's classic mistakes
+    each: the scale, the causal mask's triangle, diagonal and fill, softmax's axis, heads merged without the
+    transpose, the rotated part put first in q and k."""
+    d, (b, h, n, dv) = q.size(-1), v.shape
+    raw = q @ k.transpose(-2, -1)
+
+    def out(scores, keep_=keep, fill=float("-inf"), dim=-1, merge=merge_heads):
+        return merge(torch.softmax(scores.masked_fill(~keep_, fill), dim) @ v)
+
+    right = raw / math.sqrt(d)
+    found = {key: out(scaled) for key, scaled in scale_variants(raw, d, (b, h, n)).items()}
+    found.update({"hint_scale_dk": out(raw / d), "hint_upper_triangle": out(right, keep.mT),
+                  "hint_causal_diagonal": out(right, keep | torch.ones_like(keep).tril(1)),
+                  "hint_mask_fill_zero": out(right, fill=0.0),
+                  ("hint_softmax_axis", (("axis", -2),)): out(right, dim=-2),
+                  "hint_merge_without_transpose": out(right, merge=lambda y: y.reshape(b, n, h * dv))})
+    return found
+
+
+def first_call_hint(y0, q, k, v, keep, finish=lambda y: y, tol: float = 1e-9):
+    """The first call of a cache exercise has no cache yet: it is plain attention over its own tokens, so an
+    output there equal to one of core_variants' names that mistake (finish: what the exercise does after the heads
+    are merged: the output layer, or splitting them again)."""
+    if not isinstance(y0, torch.Tensor):
+        return None
+    y0 = torch.nan_to_num(y0.detach().double())
+    right = finish(merge_heads(attend(q, k, v, keep))).double()
+    if right.shape == y0.shape and close(y0, right, tol):
+        return None   # right on the first call (one token alone cannot show these mistakes): the cache is wrong
+    for key, y in core_variants(q, k, v, keep).items():
+        try:
+            out = torch.nan_to_num(finish(y).double())
+        except RuntimeError:
+            continue
+        if out.shape == y0.shape and close(y0, out, tol) and not close(out, right, tol):
+            return key
+    return None
+
+
+def unmerged(h: int):
+    """(B, T, H·d) back to (B, H, T, d): for the exercises that return each head's output."""
+    return lambda y: y.view(y.size(0), y.size(1), h, -1).transpose(1, 2)
+
+
 def mla_variants(m, x, turn) -> dict:
     out = {None: mla_run(m, x, turn)}
     for bug in MLA_BUGS:
@@ -91,6 +143,15 @@ def mla_variants(m, x, turn) -> dict:
             out[bug] = mla_run(m, x, turn, bug)
         except RuntimeError:   # a split that does not fit these sizes cannot be the learner's either
             pass
+    q, k, v = mla_qkv(m, x, turn)
+    n = x.size(1)
+    keep = grid(n, n)[0] >= grid(n, n)[1]
+    for key, y in core_variants(q, k, v, keep).items():
+        out.setdefault(key, m.o_proj(y))
+    dn = m.qk_nope_head_dim
+    turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
+    for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
+        out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
     return out
 
 
@@ -102,9 +163,12 @@ def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
     norm = getattr(module, "kv_a_layernorm", None)
     if not isinstance(norm, nn.Module) or tuple(getattr(norm, "weight", torch.empty(0)).shape) != (r,):
         raise CheckFailed(t("hint_mla_norm_layer", r=r))
+    if getattr(norm, "eps", None) != 1e-6:   # DeepSeek's rms_norm_eps; RMSNorm's default (None) is the dtype's eps
+        raise named("hint_mla_norm_eps", eps=getattr(norm, "eps", None))
 
 
-MLA_SIZES = (12, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different
+MLA_SIZES = (10, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different, and no layer square (nn.Linear(out, in) shows)
+MLA_T = 8   # no width's sum either (dn + dv = 7 = T let a split on the length axis pass)
 
 
 def check_mla(cls) -> None:
@@ -116,14 +180,14 @@ def check_mla(cls) -> None:
         torch.manual_seed(86)
         for p in module.parameters():   # a norm weight that is not all ones, so a missing norm shows
             p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
-    (x,) = inputs((B, T, MLA_SIZES[0]), seed=87)
+    (x,) = inputs((B, MLA_T, MLA_SIZES[0]), seed=87)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
     with torch.no_grad():
         y = run(f"{name}.forward", module, x, turn)
-        expect_shape(y, (B, T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"))
+        expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"))
         variants = mla_variants(module, x, turn)
     if not close(y, variants[None], 1e-9):
-        hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+        hint = next((hint_text(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
         raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
     passed(name)
 
@@ -246,6 +310,10 @@ def check_mla_decode(fn) -> None:
             expect_latent_cache(cache, B, hi, r, dr, h)
             if not close(y, full[:, lo:hi], 1e-9):
                 hint = next((t(key) for key, outs in variants.items() if close(y, outs[index][0], 1e-9)), None)
+                if hint is None and index == 0:
+                    key = first_call_hint(y, *mla_qkv(host, x[:, lo:hi], turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
+                                          host.o_proj)
+                    hint = hint_text(key) if key else None
                 raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
                                     err=max_error(y, full[:, lo:hi])), hint)
             for part, got, want in zip(("c", "k_R"), cache, right[index][1]):
@@ -266,6 +334,11 @@ class CacheHost(nn.Module):
         self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
         self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
         self.c_proj = nn.Linear(embed_dim, embed_dim)
+
+
+def gpt2_qkv(host, x) -> tuple:
+    e = x.size(-1)
+    return tuple(split_heads(z, host.n_head) for z in host.c_attn(x).split(e, dim=2))
 
 
 def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True, shift=0, proj=True):
@@ -321,6 +394,10 @@ def check_attend_preallocated(fn) -> None:
             expect_shape(y, (B, hi - lo, h * d), ("B", "T_new", "E"), t("what_output"))
             if not close(y, right[index], 1e-9):
                 hint = next((t(key) for key, (outs, _) in variants.items() if close(y, outs[index], 1e-9)), None)
+                if hint is None and index == 0:
+                    key = first_call_hint(y, *gpt2_qkv(host, x[:, lo:hi]), grid(hi, hi)[0] >= grid(hi, hi)[1],
+                                          host.c_proj)
+                    hint = hint_text(key) if key else None
                 raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
                                     err=max_error(y, right[index])), hint)
             written = all(close(got[:, :, :hi], want[:, :, :hi], 1e-9) for got, want in zip((k_buf, v_buf), buffers))
@@ -340,6 +417,9 @@ def paged_error(kind: str, message: str, call: str = "") -> str | None:
     wrong) or more (the pages not cut to block_table[:n])."""
     if call.startswith("paged_write") and "out of bounds" in message:
         return "hint_paged_divmod"
+    if call.startswith("paged_write") and ("inconsistent with step sign" in message
+                                           or "cannot be broadcast to indexing result" in message):
+        return "hint_paged_positions"   # not one position per new token: arange(start, start + T_new)
     found = RESHAPE_ROWS.search(message) if call.startswith("paged_gather") else None
     if found:
         rest = math.prod(int(x) for x in found.group(2).split(", ")[1:]) if found.group(2) else 1
@@ -480,18 +560,33 @@ def positions_kind(got) -> str:
     return type(got).__name__
 
 
+def packed_error(kind: str, message: str, call: str = "") -> str | None:
+    """A document index past the last document, or the whole tensor cu_seqlens taken as the total length."""
+    if kind == "IndexError" and "out of bounds" in message:
+        return "hint_packed_doc_index"
+    if "only one element tensors" in message:
+        return "hint_packed_total"
+    return control_flow_error(kind, message, call)
+
+
+def positions_hint(got, variants) -> str | None:
+    found = next((key for key, val in variants.items() if key and torch.equal(got, val)), None)
+    return found or ("hint_packed_negative" if bool((got < 0).any()) else None)
+
+
 def check_packed(packed_positions, document_mod) -> None:
     cu = CU_SEQLENS
     n = int(cu[-1])
-    got = run("packed_positions", packed_positions, cu.clone())
+    got = run("packed_positions", packed_positions, cu.clone(), on_error=packed_error)
     variants = positions_variants(cu)
     if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
         raise CheckFailed(t("packed_positions_shape", n=n, got=positions_kind(got)))
     if not torch.equal(got.cpu(), variants[None]):
-        hint = next((t(key) for key, val in variants.items() if key and torch.equal(got.cpu(), val)), None)
-        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()), hint)
-    mod = run("document_mod", document_mod, cu.clone())
-    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=control_flow_error)
+        key = positions_hint(got.cpu(), variants)
+        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()),
+                          t(key) if key else None)
+    mod = run("document_mod", document_mod, cu.clone(), on_error=packed_error)
+    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=packed_error)
     from .lesson8 import _expect_mask
     _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
     q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)

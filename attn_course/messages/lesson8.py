@@ -412,6 +412,30 @@ MESSAGES = {
         "ja": "keep を渡したのに、隠すはずのキーにも重みがあります。keep が渡されたとき（if keep is not None:）は、スコアを scores.masked_fill(~keep, float(\"-inf\")) で隠してからシンクの列を足します。",
         "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
     },
+    "hint_mla_norm_eps": {
+        "ja": "kv_a_layernorm の eps が 1e-6 ではありません（いまは {eps}）。DeepSeek の設定（rms_norm_eps）に合わせて nn.RMSNorm(r, eps=1e-6) とします。eps を省くと dtype ごとの既定値になり、DeepseekV3Attention と出力がわずかにずれます。",
+        "ko": "kv_a_layernorm의 eps가 1e-6이 아닙니다(지금은 {eps}). DeepSeek 설정(rms_norm_eps)에 맞춰 nn.RMSNorm(r, eps=1e-6)으로 만듭니다. eps를 빼면 dtype마다의 기본값이 쓰여 DeepseekV3Attention과 출력이 조금 어긋납니다.",
+    },
+    "hint_mla_cat_order": {
+        "ja": "q と k で、つなぐ順番がそろっていません。どちらも前が RoPE なしの部分、後ろが RoPE の部分です（q = [q^C; q^R]、k = [k^C; k^R]）。順番が違うと、q·k が別の成分どうしを掛け合わせます。",
+        "ko": "q와 k에서 이어 붙이는 순서가 맞지 않습니다. 둘 다 앞쪽이 RoPE가 없는 부분, 뒤쪽이 RoPE 부분입니다(q = [q^C; q^R], k = [k^C; k^R]). 순서가 다르면 q·k가 서로 다른 성분끼리 곱하게 됩니다.",
+    },
+    "hint_paged_positions": {
+        "ja": "新しいトークンの位置が、トークン1つにつき1つになっていません。位置は start, start + 1, …, start + T_new − 1、つまり torch.arange(start, start + k_new.size(0)) です。",
+        "ko": "새 토큰의 위치가 토큰 하나에 하나씩이 아닙니다. 위치는 start, start + 1, …, start + T_new − 1, 즉 torch.arange(start, start + k_new.size(0))입니다.",
+    },
+    "hint_packed_doc_index": {
+        "ja": "文書の番号が範囲を外れています。トークン i の文書の番号は torch.searchsorted(cu_seqlens, i, right=True) - 1 で、0 から（文書の数 − 1）までです。",
+        "ko": "문서 번호가 범위를 벗어났습니다. 토큰 i의 문서 번호는 torch.searchsorted(cu_seqlens, i, right=True) - 1이고, 0부터 (문서 수 − 1)까지입니다.",
+    },
+    "hint_packed_total": {
+        "ja": "cu_seqlens 全体を1つの数にしようとしています。詰めた行の長さ T は、最後の要素 int(cu_seqlens[-1]) です。",
+        "ko": "cu_seqlens 전체를 하나의 수로 바꾸려고 했습니다. 채운 행의 길이 T는 마지막 원소 int(cu_seqlens[-1])입니다.",
+    },
+    "hint_packed_negative": {
+        "ja": "負の位置があります。文書の中での位置は、トークンの番号からその文書の始まりを引いた idx - cu_seqlens[doc] で、どの文書でも 0 から始まります。",
+        "ko": "음수 위치가 있습니다. 문서 안에서의 위치는 토큰 번호에서 그 문서의 시작을 뺀 idx - cu_seqlens[doc]이고, 어느 문서에서나 0부터 시작합니다.",
+    },
     "hint_paged_pages_count": {
         "ja": "使うページの数 n が違います。length 個のトークンが入るページの数は length / P の切り上げ、(length + P - 1) // P です（P はページの大きさ）。",
         "ko": "사용하는 페이지 수 n이 틀렸습니다. length개의 토큰이 들어가는 페이지 수는 length / P의 올림, (length + P - 1) // P입니다(P는 페이지 크기).",

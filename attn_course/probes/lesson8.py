@@ -177,6 +177,7 @@ def mla_sizes(draws, name: str = "mla") -> tuple:
     """E, H, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim (even), v_head_dim."""
     h, r, dn, dv = draws.sizes(f"{name}.dims", 4, low=2, high=8)
     dr = 2 * int(draws.randint(f"{name}.rope", 1, 3, (1,)))
+    dn += dn == dr   # d_C ≠ d_R: q_C and q_R (k_C and k_R) joined on a wrong axis fail, as in the visible check
     return 2 * h * dv + 1, h, r, dn, dr, dv
 
 
@@ -190,6 +191,8 @@ def mla(rec, cls):
     sizes = mla_sizes(rec)
     module = rec.call("MultiHeadLatentAttention", cls, *sizes).double()
     rec.put("layout", rec.fill_parameters(module))
+    eps = getattr(getattr(module, "kv_a_layernorm", None), "eps", None)
+    rec.put("norm_eps", eps if isinstance(eps, float) else None)   # nn.RMSNorm's default, None, is the dtype's eps
     base = draw_base(rec)
     module.eval()
     for case, dtype in DTYPE_CASES:
@@ -209,7 +212,8 @@ def decode_setup(draws):
     b, n = draws.sizes("sizes", 2, low=2, high=6)
     n += 5
     x = draws.randn("x", b, n, host.q_proj.in_features)
-    prefill = int(draws.randint("prefill", 1, n - 3, (1,)))
+    # A prefill of 2 or more: its attention shows the core's mistakes, and the next call's T_past differs from T_new.
+    prefill = int(draws.randint("prefill", 2, n - 3, (1,)))
     chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, n - 2)] + [(n - 2, n)]
     return host, x, chunks, draw_base(draws)
 
@@ -235,7 +239,7 @@ def static_setup(draws):
     host = CacheHost(h * d, h).double().eval()
     draws.fill_parameters(host, "host")
     x = draws.randn("x", b, n, h * d)
-    prefill = int(draws.randint("prefill", 1, n - 3, (1,)))
+    prefill = int(draws.randint("prefill", 2, n - 3, (1,)))   # 2 or more, as in decode_setup
     chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, n - 2)] + [(n - 2, n)]
     return host, x, chunks, n + 3                                      # room left over in the buffers
 
@@ -274,6 +278,12 @@ def paged_setup(draws):
     return size, h, d, n_pages, table, new, chunks
 
 
+def gather_lengths(n: int, size: int) -> tuple:
+    """The lengths paged_gather is asked for: all n tokens, one less, one page, one token, and every slot of the
+    table's pages (a page count rounded up one too far then runs past the table)."""
+    return tuple(dict.fromkeys((n, n - 1, size, 1, -(-n // size) * size)))
+
+
 @probe("lesson8.paged_cache")
 def paged_cache(rec, paged_write, paged_gather):
     size, h, d, n_pages, table, new, chunks = paged_setup(rec)
@@ -282,8 +292,7 @@ def paged_cache(rec, paged_write, paged_gather):
         rec.call(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, table.clone(), lo, new[lo:hi])
     rec.put("pages", pages)
     filled = rec.randn("filled", n_pages, size, h, d)
-    n = new.size(0)
-    for length in (n, n - 1, size, 1):
+    for length in gather_lengths(new.size(0), size):
         rec.put(f"gather.{length}", rec.call(f"paged_gather(pages, block_table, {length})", paged_gather,
                                              filled.clone(), table.clone(), length))
 

@@ -172,6 +172,14 @@ def _decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
     return None
 
 
+def _first_call(res, q, k, v, keep, finish, tol: float = 1e-9):
+    """A mistake in the attention itself, named from the first call (no cache yet), as the visible checks do."""
+    outputs = res["outputs"]
+    found = caches.first_call_hint(outputs[0] if outputs else None, q, k, v, keep, finish, tol)
+    return (found[0], dict(found[1])) if isinstance(found, tuple) and isinstance(found[1], tuple) else \
+        found[0] if isinstance(found, tuple) else found
+
+
 def _no_nan(x):
     """A row with no key to see is NaN from torch.softmax, 0 in the variants (as flex_attention gives)."""
     return torch.nan_to_num(x) if isinstance(x, torch.Tensor) else x
@@ -188,13 +196,17 @@ def judge_attend_rolling(res):
     outputs, rings, positions = res["outputs"], res["cache_shapes"], res["positions"]
     if not all(isinstance(z, list) and len(z) == len(chunks) for z in (outputs, rings, positions)):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
+    first = chunks[0][1]
     with naming(lambda: _decoding_bug(res, checks.ROLLING_BUGS,
-                                      lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)[0])):
+                                      lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)[0])
+                or _first_call(res, *checks.first_turned(q, k, v, first, turn),
+                               checks.window_variants(window, first, 0)[None], caches.unmerged(h))):
         for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions, ring_positions(chunks, window)):
             sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
             if ring[:2] != [[b, h, window, d]] * 2:
-                raise Mismatch("hidden_ring_shape", hint="hint_rolling_grows", n=hi, want=(b, h, window, d),
-                               got=ring[:2])
+                grows = any(isinstance(z, list) and len(z) == 4 and z[2] > window for z in ring[:2])
+                raise Mismatch("hidden_ring_shape", hint="hint_rolling_grows" if grows else None, n=hi,
+                               want=(b, h, window, d), got=ring[:2])
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, :, lo:hi], 1e-9)
@@ -247,8 +259,11 @@ def judge_attend_streaming(res):
     if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_streaming", err=float("inf"))
     dropped = checks.streaming_run(q, k, v, chunks, n_sink, window, turn, sinks="dropped")[1]
+    first = chunks[0][1]
     with naming(lambda: _decoding_bug(res, checks.STREAM_BUGS,
-                                      lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])):
+                                      lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])
+                or _first_call(res, *checks.first_turned(q, k, v, first, turn),
+                               checks.grid(first, first)[0] >= checks.grid(first, first)[1], caches.unmerged(h))):
         for index, ((lo, hi), got, shape, w, n) in enumerate(zip(chunks, outputs, shapes, want, lengths)):
             sizes = f"n_sink={n_sink}, window={window}, base={base:g}"
             if shape != [[b, h, n, d]] * 2:
@@ -334,12 +349,14 @@ def _mla_bug(res, sizes, base):
     return matching_bug(res["float64"], variants, 1e-5)
 
 
-@judge("lesson8.mla")
+@judge("lesson8.mla", partial=True)   # a layer built nn.Linear(out, in) is named from the layout, as the check does
 def judge_mla(res):
     sizes = probe.mla_sizes(res)
     base = probe.draw_base(res)
     attention, rotary = deepseek_attention(*sizes, base)
     expect_layout(res, attention)
+    if "norm_eps" in res and res["norm_eps"] != attention.kv_a_layernorm.variance_epsilon:
+        raise Mismatch("hint_mla_norm_eps", eps=res["norm_eps"])   # off by ~1e-5 on some seeds only: named here
     res.fill_parameters(attention)
     with naming(lambda: _mla_bug(res, sizes, base)):
         for case, dtype in DTYPE_CASES:
@@ -354,8 +371,11 @@ def _decode_bug(res, host, x, chunks, base):
     if any(s and isinstance(s[0], list) and len(s[0]) == 4 for s in shapes):
         return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
     with torch.no_grad():
+        first = chunks[0][1]
         return _decoding_bug(res, caches.ABSORBED_BUGS, lambda **bug: [y for y, _ in caches.absorbed_run(
-            host, x, chunks, turn_with(base), **bug)], 1e-5)
+            host, x, chunks, turn_with(base), **bug)], 1e-5) or \
+            _first_call(res, *caches.mla_qkv(host, x[:, :first], turn_with(base)),
+                        checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
 
 
 @judge("lesson8.mla_decode")
@@ -413,7 +433,12 @@ def judge_attend_preallocated(res):
     outputs = res["outputs"]
     if not isinstance(outputs, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
-    with naming(lambda: _static_bug(res, host, x, chunks, t_max)):
+    first = chunks[0][1]
+    with torch.no_grad():
+        first_qkv = caches.gpt2_qkv(host, x[:, :first])
+    with naming(lambda: _static_bug(res, host, x, chunks, t_max)
+                or _first_call(res, *first_qkv, checks.grid(first, first)[0] >= checks.grid(first, first)[1],
+                               host.c_proj)):
         for (lo, hi), got in zip(chunks, outputs):
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
@@ -446,7 +471,7 @@ def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
         if written is not None and matching_bug(pages, {"x": written}, 0.0):
             return key
     filled = res.randn("filled", n_pages, size, h, d)
-    for length in (new.size(0), new.size(0) - 1, size, 1):
+    for length in probe.gather_lengths(new.size(0), size):
         got = res[f"gather.{length}"]
         hint = caches.paged_length_hint(got, length, size)
         if hint:
@@ -466,7 +491,7 @@ def judge_paged_cache(res):
             paged_write(pages, table, lo, new[lo:hi])
         expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
         filled = res.randn("filled", n_pages, size, h, d)
-        for length in (new.size(0), new.size(0) - 1, size, 1):
+        for length in probe.gather_lengths(new.size(0), size):
             expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
                          paged_gather(filled, table, length), 0.0)
 
@@ -497,7 +522,7 @@ def packed_alone(q, k, v, cu, turn):
     return torch.cat(outs, 2)
 
 
-@judge("lesson8.packed", on_error=checks.control_flow_error)
+@judge("lesson8.packed", on_error=caches.packed_error)
 def judge_packed(res):
     cu, q, k, v, base = probe.packed_setup(res)
     with quiet():
@@ -507,7 +532,7 @@ def judge_packed(res):
     if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
         raise Mismatch("packed_positions_shape", n=len(positions), got=caches.positions_kind(got))
     if not torch.equal(got, positions):
-        raise Mismatch("packed_positions_differ", hint=matching_bug(got, variants, 0.0), got=got.tolist(),
+        raise Mismatch("packed_positions_differ", hint=caches.positions_hint(got, variants), got=got.tolist(),
                        want=positions.tolist())
     _expect_mask("document_mod", res["mask"], mask, caches.document_variants(cu), rules=caches.document_rules(cu))
     expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)

@@ -162,6 +162,7 @@ class Notebook:
         self._ns = {"__name__": "__main__"}
         self._done = 0             # cells of the base run so far
         self._before: dict = {}    # solution cell index -> namespace just before it
+        self._names: dict = {}     # cell index -> the names bound just before it (a shallow copy: cheap)
         self._payloads: dict = {}  # (grade id, seed) -> the solution's recorded results
 
     # the base run
@@ -169,6 +170,7 @@ class Notebook:
         from attn_course import messages
         while self._done <= upto and self._done < len(self.cells):
             cell = self.cells[self._done]
+            self._names[cell.index] = dict(self._ns)
             if cell.solution:
                 self._before[cell.index] = _copied(self._ns)
             if not cell.grade:
@@ -282,34 +284,42 @@ class Notebook:
 
         Only the cells that read a name the mutated cell defines, or a name such a cell defined, run again
         (a demo that trains or times something and never touches the mutant is not run once per mutant);
-        everything else they read comes from the solution's own run, as it would be in the learner's kernel.
+        everything else they read comes from the solution's own run just before that cell, as it would be in the
+        learner's kernel (not from the end of the notebook: a later section may bind the same name, x or a
+        module, to another value).
         """
         self._advance(len(self.cells) - 1)
-        later = _copied(self._ns)
-        later.update({name: ns[name] for name in changed if name in ns})
-        ns, failures = later, []
+        state = {name: ns[name] for name in changed if name in ns}   # what the mutant and the cells re-run bound
+        failures = []
         for cell in self.cells[grade.index + 1:]:
             reads, writes = names(cell.source)
             if not reads & changed:
                 continue
             changed |= writes
+            ns = _copied(self._names[cell.index])
+            ns.update(state)
             torch.manual_seed(0)
-            if not cell.grade:
-                _, error = run_code(cell.source, ns)
-                if error is not None:
-                    failures.append({"cell": cell.label, "kind": "raised",
-                                     "message": f"{type(error).__name__}: {error}"[:300]})
-                continue
-            seen = self.visible(cell, _copied(ns))
-            if seen["result"] != "pass":
-                failures.append({"cell": cell.label, "kind": "visible", "message": seen["message"][:300],
-                                 "keys": seen["keys"]})
-            if probe_calls(cell.source):
-                hidden, _ = self.hidden(cell, _copied(ns), "", seeds=self.seeds[:1])
-                if hidden["result"] != "pass":
-                    failures.append({"cell": cell.label, "kind": "hidden", "message": hidden["message"][:300],
-                                     "hint": hidden["hint"]})
+            self._rerun(cell, ns, failures)
+            state.update({name: ns[name] for name in writes if name in ns})
         return failures
+
+    def _rerun(self, cell: Cell, ns: dict, failures: list) -> None:
+        """One later cell again, on the mutant's names: its failures added to failures."""
+        if not cell.grade:
+            _, error = run_code(cell.source, ns)
+            if error is not None:
+                failures.append({"cell": cell.label, "kind": "raised",
+                                 "message": f"{type(error).__name__}: {error}"[:300]})
+            return
+        seen = self.visible(cell, _copied(ns))
+        if seen["result"] != "pass":
+            failures.append({"cell": cell.label, "kind": "visible", "message": seen["message"][:300],
+                             "keys": seen["keys"]})
+        if probe_calls(cell.source):
+            hidden, _ = self.hidden(cell, _copied(ns), "", seeds=self.seeds[:1])
+            if hidden["result"] != "pass":
+                failures.append({"cell": cell.label, "kind": "hidden", "message": hidden["message"][:300],
+                                 "hint": hidden["hint"]})
 
 
 def names(code: str) -> tuple[set, set]:
