@@ -78,11 +78,15 @@ def test_hidden_verdicts_are_written_in_the_learners_language(graded):
     assert "✘ 隠しテスト不合格" in html and "HiddenTestFailed" not in html
 
 
+# Planted bugs that break a by-hand rule are flagged for the instructor, as a learner's would be; nothing else is.
+FLAGGED_BUGS = {("sink_through_sdpa-ja", "library_attention"), ("static_cat-ja", "library_concat")}
+
+
 def test_no_honest_submission_is_flagged(graded):
     course, _ = graded
     with open(course / "flags.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert rows == []
+    assert {(r["student_id"], r["rule"]) for r in rows} == FLAGGED_BUGS
 
 
 def test_a_submission_that_could_not_be_graded_is_no_zero(tmp_path):
