@@ -21,7 +21,6 @@ from lessons import lessons
 from nbgrader.api import Gradebook
 
 from attn_course.exercises import EXERCISES
-from attn_grader.escapes import notebook_escapes
 
 # One `make test` worker runs these: one graded class (conftest.py, "Scheduling").
 pytestmark = pytest.mark.xdist_group("tamper")
@@ -279,11 +278,9 @@ def tamper_graded(tmp_path_factory):
 
 
 BY_HAND = {tests for tests, cell in EXERCISES[STEM].items() if cell["by_hand"]}
-
-
-def _has_escape(course, student) -> bool:
-    submitted = nbformat.read(course / "submitted" / student / ASSIGNMENT / f"{STEM}.ipynb", 4)
-    return bool(notebook_escapes(submitted, nbformat.read(course / "source" / ASSIGNMENT / f"{STEM}.ipynb", 4)))
+# The cases whose code is a way round the by-hand rule (escapes.py: hooks, frames, threads, processes, files,
+# torch's or the course's insides): written out here, not asked of escapes.py, so the test cannot agree with a miss.
+ESCAPES = {"02", "03", "04", "05", "11", "12", "15", "17", "18", "19", "20", "20b", "21", "22", "23"}
 
 
 def _last_output(course, student) -> str:
@@ -300,7 +297,7 @@ def test_honest_learners_are_graded_as_usual(tamper_graded):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_attack_gains_nothing(tamper_graded, case):
-    course, scores, flags, _ = tamper_graded
+    _, scores, flags, _ = tamper_graded
     _, attacked, must_flag = CASES[case]
     got = scores[_student(case)]
     if attacked == "wrong+":  # stopped: no cell above what the wrong answer alone scores
@@ -308,7 +305,7 @@ def test_attack_gains_nothing(tamper_graded, case):
         assert all(got.get(cell, 0.0) <= wrong[cell] for cell in POINTS), (got, wrong)
     else:
         # A way round the by-hand rule anywhere in the notebook costs every by-hand exercise too (escapes.py).
-        zero = set(attacked) | (BY_HAND if _has_escape(course, _student(case)) else set())
+        zero = set(attacked) | (BY_HAND if case.split()[0] in ESCAPES else set())
         for cell in POINTS:
             assert got.get(cell, 0.0) == (0.0 if cell in zero else float(POINTS[cell])), (cell, got)
     if must_flag:
