@@ -1,18 +1,27 @@
 """`:grading: skip`: the build refuses a mark something later depends on (tools/grading_marks.py), and the
-grader's verdicts are the same whether the marked cells run or not, for the solution and every planted bug.
+grader's verdicts are the same whether the marked cells run or not, for the solution and every planted bug
+that a marked cell can see.
 
-The run with the marked cells skipped is conftest's `graded` class (`make autograde` skips them by default);
-the run with them is graded here with `--run-demo-cells`, for the lessons that have marks only.
+The run with the marked cells skipped is conftest's `graded` class (`make autograde` skips them by default).
+The run with them is graded here, for the lessons that have marks only: the solution with every marked cell
+(`--run-demo-cells`), and each planted bug with the marked cells whose outcome can depend on the bug's cell.
+Lesson 7's five-model training, 25 s a notebook, runs for the 12 bugs of what it trains, not for all 34: a
+marked cell that reads nothing the bug changed runs as it does for the solution (issue 28).
 """
+import ast
 import json
+import re
 import subprocess
 import sys
 
 import jupytext
+import nbformat
 import pytest
-from classroom import course_skeleton, submission, submit
+from attn_grader.cell_names import parse
+from attn_grader.preprocessors.skip_demo_cells import _code
+from classroom import MARKERS, course_skeleton, submission, submit
 from conftest import ROOT, class_bugs, class_lessons
-from grading_marks import check
+from grading_marks import check, depends_on
 
 LESSONS = class_lessons()
 BUGS = class_bugs()
@@ -86,19 +95,88 @@ def _verdicts(course, assignment: str, student: str) -> dict:
     return cells
 
 
+def demo_runs(stem: str) -> dict[str, list[int]]:
+    """student -> the marked code cells (indices among the lesson's code cells) run for them: every one for the
+    solution; for a planted bug, those whose outcome can depend on the bug's cell (grading_marks.depends_on),
+    with the marked cells they in turn read. A bug no marked cell depends on gets none and is not graded again:
+    there the marked cells run the solution's code on the solution's values, and the solution is compared."""
+    source = nbformat.read(ROOT / "autograder" / "source" / f"{LESSONS[stem].assignment}-ja" / f"{stem}.ipynb", 4)
+    code = [c for c in source.cells if c.cell_type == "code"]
+    sources = [MARKERS.sub("", c.source) for c in code]
+    marks = [i for i, c in enumerate(code) if c.metadata.get("attn_course", {}).get("grading") == "skip"]
+    needs = {m: depends_on(sources, m) for m in marks}
+    runs = {"solution-ja": marks}
+    for name, bug in BUGS[stem].items():
+        at = next(i for i, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("grade_id") == bug.cell)
+        run = {m for m in marks if at in needs[m]}
+        run |= {e for m in run for e in needs[m] if e in marks}
+        runs[f"{name}-ja"] = sorted(run)
+    return runs
+
+
+def with_cells_run(nb, stem: str, run: list[int]):
+    """The submission with the marked cells in run changed by a comment line: the grader runs a demonstration
+    cell the learner changed (SkipDemoCells), and skips the others as `make autograde` does."""
+    from attn_grader.preprocessors.skip_demo_cells import marked_sources
+    marked = marked_sources(ROOT / "autograder" / "source" / f"{LESSONS[stem].assignment}-ja" / f"{stem}.ipynb")
+    order = dict(zip(map(tuple, marked), DEMO[stem]))
+    for cell in nb.cells:
+        if cell.cell_type == "code" and order.get(tuple(_code(cell.source))) in run:
+            cell.source += "\n# run while grading (tests/test_grading_marks.py)"
+    return nb
+
+
+DEMO = {stem: demo_runs(stem)["solution-ja"] for stem in WITH_MARKS}
+
+
 @pytest.fixture(scope="module")
 def graded_with_demo_cells(tmp_path_factory):
-    """The lessons with marks, solution and every planted bug (ja), graded with every cell run."""
-    course = course_skeleton(tmp_path_factory.mktemp("demo-cells-run"))
+    """The lessons with marks graded again with marked cells run: the solution (ja) with every one, by
+    `--run-demo-cells`; each planted bug (ja) with those its cell can change, as a class of its own. Returns
+    {student: course} for every student graded."""
+    everything = course_skeleton(tmp_path_factory.mktemp("demo-cells-run"))
+    some = course_skeleton(tmp_path_factory.mktemp("demo-cells-some"))
+    where = {}
     for stem in WITH_MARKS:
         assignment = LESSONS[stem].assignment
-        submit(course, "solution-ja", f"{assignment}-ja", stem, submission(assignment, stem, "ja"))
+        submit(everything, "solution-ja", f"{assignment}-ja", stem, submission(assignment, stem, "ja"))
         for name, bug in BUGS[stem].items():
-            submit(course, f"{name}-ja", f"{assignment}-ja", stem,
-                   submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new)))
-    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), "--run-demo-cells"],
-                   check=True, stdout=subprocess.DEVNULL)
-    return course
+            run = demo_runs(stem)[f"{name}-ja"]
+            if run:
+                nb = with_cells_run(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new)), stem, run)
+                submit(some, f"{name}-ja", f"{assignment}-ja", stem, nb)
+                where[stem, f"{name}-ja"] = some
+        where.update({(stem, "solution-ja"): everything})
+    for course, flags in ((everything, ["--run-demo-cells"]), (some, [])):
+        subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), *flags],
+                       check=True, stdout=subprocess.DEVNULL)
+    return where
+
+
+def test_demo_runs_find_what_each_marked_cell_calls():
+    """depends_on against a cruder reading: a marked cell that names a function or class an exercise defines is
+    run for every planted bug of that exercise; and lessons 5 and 7 train for the bugs of what their training uses."""
+    from attn_grader.cell_names import bound
+    for stem in WITH_MARKS:
+        source = nbformat.read(ROOT / "autograder" / "source" / f"{LESSONS[stem].assignment}-ja" / f"{stem}.ipynb", 4)
+        code = [c for c in source.cells if c.cell_type == "code"]
+        runs = demo_runs(stem)
+        for name, bug in BUGS[stem].items():
+            cell = next(c for c in code if c.metadata.get("nbgrader", {}).get("grade_id") == bug.cell)
+            defined = {n for s in parse(MARKERS.sub("", cell.source)).body
+                       if isinstance(s, (ast.FunctionDef, ast.ClassDef)) for n in bound(s)}
+            for m in DEMO[stem]:
+                if any(re.search(rf"\b{n}\b", code[m].source) for n in defined):
+                    assert m in runs[f"{name}-ja"], (stem, name, m)
+    assert {"no_zero_grad-ja", "ablation_one_column-ja"} <= {s for s, run in demo_runs("05_heads").items() if run}
+    trains = next(m for m in DEMO["07_positions"] if "train(kind)" in _source(m))
+    assert {s for s, run in demo_runs("07_positions").items() if trains in run} >= \
+        {"rope_pairing-ja", "alibi_sign-ja", "pe_halves-ja"}
+
+
+def _source(m: int) -> str:
+    source = nbformat.read(ROOT / "autograder" / "source" / "07-positions-ja" / "07_positions.ipynb", 4)
+    return [c for c in source.cells if c.cell_type == "code"][m].source
 
 
 @pytest.mark.parametrize("stem", WITH_MARKS)
@@ -107,9 +185,18 @@ def test_verdicts_are_the_same_with_and_without_the_skipped_cells(graded_with_de
     # before a module one), and this worker would wait on the other's lock instead of grading its own class.
     skipped, _ = request.getfixturevalue("graded")
     assignment = f"{LESSONS[stem].assignment}-ja"
-    for student in ["solution-ja"] + [f"{name}-ja" for name in BUGS[stem]]:
-        assert _verdicts(skipped, assignment, student) == _verdicts(graded_with_demo_cells, assignment, student), \
-            (stem, student)
+    students = [s for (lesson, s) in graded_with_demo_cells if lesson == stem]
+    assert "solution-ja" in students and len(students) > 1, stem
+    for student in students:
+        assert _verdicts(skipped, assignment, student) == \
+            _verdicts(graded_with_demo_cells[stem, student], assignment, student), (stem, student)
+        # The marked cells meant to run did run: none of them carries the note of a skipped cell.
+        from attn_grader.messages import text
+        nb = nbformat.read(graded_with_demo_cells[stem, student] / "autograded" / student / assignment /
+                           f"{stem}.ipynb", 4)
+        notes = sum(text("demo_skipped", "ja") in "".join(o.get("text", "") for o in c.get("outputs", []))
+                    for c in nb.cells if c.cell_type == "code")
+        assert notes == len(DEMO[stem]) - len(demo_runs(stem)[student]), (stem, student, notes)
     # And the skipped cells were skipped: the graded class's feedback says so in the learner's language.
     from attn_grader.messages import text
     page = (skipped / "feedback" / "solution-ja" / assignment / f"{stem}.html").read_text("utf-8")

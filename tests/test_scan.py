@@ -51,6 +51,14 @@ def test_the_library_path_may_call_the_library():
     assert "library_attention" in rules("y = F.scaled_dot_product_attention(Q, K, V)", LIBRARY_PATH)
 
 
+def test_a_modules_own_eval_is_not_pythons():
+    # A learner who changed lesson 5's demo cell was flagged for `deep.eval()` (issue 28's demo class found it).
+    assert rules("deep.eval()\nmodel.compile()") == set()
+    assert "dynamic_code" in rules("x = builtins.eval('1 + 1')")
+    assert "dynamic_code" in rules("b = __builtins__\ny = b.eval(source)")
+    assert "dynamic_code" in rules("f = model.eval\nf()")   # not called with nothing where it is named: flagged
+
+
 def test_prose_in_strings_is_not_a_name():
     assert rules("print('all checks passed; the probes are fine')") == set()
 

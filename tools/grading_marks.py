@@ -101,3 +101,23 @@ def _read_later(name: str, cells, parsed, i: int) -> int | None:
             if name in bound(stmt):
                 return None
     return None
+
+
+def depends_on(sources: list[str], cell: int) -> set[int]:
+    """The code cells whose statements the given cell's outcome can depend on: for each name a statement reads
+    before binding it, the last statement before it that binds the name, and so on back (a function's body
+    counts as read where it is defined). tests/test_grading_marks.py runs a marked cell for a planted bug only
+    when the bug's cell is among these: otherwise the cell runs the same code on the same values as it does
+    for the solution."""
+    stmts = [(i, stmt) for i, source in enumerate(sources) for stmt in parse(source).body]
+    binds, reads = [bound(s) for _, s in stmts], [read_first(s) for _, s in stmts]
+    todo = [p for p, (i, _) in enumerate(stmts) if i == cell]
+    seen = set(todo)
+    while todo:
+        p = todo.pop()
+        for name in reads[p]:
+            q = next((q for q in range(p - 1, -1, -1) if name in binds[q]), None)
+            if q is not None and q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return {stmts[p][0] for p in seen}

@@ -113,6 +113,10 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
         return flags
     refused = set().union(*(LIBRARY[f] for f in rule[0])) if rule else set()
     library_path = _library_path_nodes(tree, rule[1] if rule else None)
+    # `model.eval()`, `model.compile()`: a module's own methods, called with nothing; Python's eval and compile
+    # take the code they run as an argument. A learner who changed a lesson's demo cell was flagged for `deep.eval()`.
+    module_methods = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and n.func.attr in ("eval", "compile") and not n.args and not n.keywords}
     for node in ast.walk(tree):
         found = []
         spelled = named(node) if isinstance(node, (ast.Name, ast.Attribute, ast.alias, ast.ImportFrom, ast.Constant,
@@ -136,7 +140,7 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
             if named(node.slice) & (COURSE_INTERNALS | {"attn_course"}):
                 found.append("course_internals")
-        found.append(_classic(node))
+        found.append(None if id(node) in module_methods else _classic(node))
         for rule_name in filter(None, found):
             line = getattr(node, "lineno", 1)
             flags.append((rule_name, line, lines[line - 1].strip() if line <= len(lines) else ""))
