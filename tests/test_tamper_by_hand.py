@@ -31,6 +31,17 @@ L1_ZERO_4 = {"ex4_attention_tests", "ex5_attention_module_tests"}   # ex5's modu
 # A way round the guards from inside the kernel (grader/attn_grader/escapes.py) costs every by-hand exercise.
 L1_BY_HAND = {tests for tests, cell in EXERCISES["01_attention"].items() if cell["by_hand"]}
 SDPA_OUT = "    return {call}, weights\n"
+# Lesson 8 ex9 (`:by_hand: concat`): the buffers are still written in place, so only the join breaks the rule.
+L8_KEYS = '    scores = (q @ k_buf[:, :, :T_all].transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf"))\n'
+L8_ZERO_9 = {"ex9_preallocated_tests"}
+L8_BY_HAND = {tests for tests, cell in EXERCISES["08_deployed"].items() if cell["by_hand"]}
+
+
+def _l8_join(join: str, before: str = "") -> list:
+    """Lesson 8 ex9 attending to keys joined from the past and the new ones, not to the buffer's slice."""
+    return [("replace", "ex9_preallocated", L8_KEYS,
+             before + f"    k_all = {join}\n"
+             '    scores = (q @ k_all.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf"))\n')]
 
 
 def _l1_output(call: str, before: str = "") -> list:
@@ -157,6 +168,18 @@ CASES = {
                           "    rows = flat.repeat_interleave(scores.size(-1), 0)\n"
                           "    return torch.exp(-F.cross_entropy(rows, classes, reduction='none')).reshape(scores.shape)\n")],
         {"ex3_softmax_last_tests"}),
+    "24 torch.cat where the cache is written in place (lesson 8 ex9)": (
+        "08_deployed", _l8_join("torch.cat([k_buf[:, :, :T_past], k], dim=2)"), L8_ZERO_9),
+    "25 torch.cat under an alias from the learner's own cell, in lesson 8 ex9": (
+        "08_deployed", [_own_cell("from torch import cat as join", "ex9_preallocated")]
+        + _l8_join("join([k_buf[:, :, :T_past], k], dim=2)"), L8_ZERO_9),
+    "26 torch.stack's kin by another name: torch.column_stack of the flattened keys, in lesson 8 ex9": (
+        "08_deployed", _l8_join("torch.column_stack([k_buf[:, :, :T_past].reshape(-1, T_past * D), "
+                                "k.reshape(-1, T_new * D)]).view(B, H, T_all, D)"), L8_ZERO_9),
+    "27 torch.ops.aten.cat in lesson 8 ex9": (
+        "08_deployed", _l8_join("torch.ops.aten.cat([k_buf[:, :, :T_past], k], 2)"), L8_BY_HAND),
+    "28 torch.cat found by getattr with a name built at run time, in lesson 8 ex9": (
+        "08_deployed", _l8_join("getattr(torch, 'c' + 'at')([k_buf[:, :, :T_past], k], dim=2)"), L8_BY_HAND),
 }
 ENVIRONMENT_PRINT = "import os\nprint('ENV', dict(os.environ))"
 
