@@ -313,6 +313,15 @@ BUGS = {
     "cache_not_used": Bug("ex5_attend_with_cache",
                           "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
                           {"ex5_attend_with_cache_tests"}, "cache never concatenated"),
+    # Each was ✔ in the notebook and NaN in grading (issue 29): the check compared NaN as "not above the tolerance".
+    "cache_past_sign": Bug("ex5_attend_with_cache", "T_past = k.size(2) - T_new", "T_past = T_new - k.size(2)",
+                           {"ex5_attend_with_cache_tests"}, "cache mask shifted left (`diagonal=-T_past`): NaN rows"),
+    "cache_keep_not_inverted": Bug("ex5_attend_with_cache", ".masked_fill(~keep,", ".masked_fill(keep,",
+                                   {"ex5_attend_with_cache_tests"}, "cache mask fills the kept keys"),
+    "cache_additive_nan": Bug("ex5_attend_with_cache", '.masked_fill(~keep, float("-inf"))', ' + (~keep) * float("-inf")',
+                              {"ex5_attend_with_cache_tests"}, "cache mask added as `(~keep) * -inf`: 0 × −∞ = NaN"),
+    "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
+                               {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
 }
 
 

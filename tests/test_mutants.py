@@ -99,6 +99,11 @@ SAMPLE = {
     "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
                  "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
                  "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint"},  # was visible ✔, hidden ✗
+    "06_costs": {"ex1_attention_flops:L4:constant:* → /#2": "caught_hint",       # "int please", for a wrong formula
+                 "ex3_gqa:L5:swap_args:arguments 1 and 2 swapped": "caught_hint",  # the grader named "transpose K"
+                 "ex5_attend_with_cache:L8:swap_args:operands of - swapped": "caught_hint",   # was visible ✔, hidden ✗
+                 "ex5_attend_with_cache:L10:invert:~x → x": "caught_hint",                    # was visible ✔, hidden ✗
+                 "ex5_attend_with_cache:L12:swap_args:elements 1 and 2 swapped#2": "caught_hint"},  # (v, k) cached
     "08_deployed": {"ex1_mask_mods:L8:compare:>= → >": "caught_hint",          # a mask named by what it gets wrong
                     "ex6_sink_attention:L1:constant:/ → *": "caught_hint",
                     "ex10_paged_cache:L9:constant:- → +": "caught_hint",        # was visible ✔, hidden ✗

@@ -1,6 +1,7 @@
 """Lesson 6's visible checks: FLOPs, KV-cache bytes, tiled attention, grouped-query attention, the KV cache."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -9,7 +10,7 @@ import torch.nn as nn
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
 from .engine import (
-    close, diagnose, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
+    close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, run, split_heads, tril,
 )
 
@@ -31,6 +32,30 @@ def flops_variants(B_, T_, E_, H_) -> dict:
     }
 
 
+def factor_hint(got, want: int, sizes: dict):
+    """A count off by a factor: (hint, {factor}) naming the one size, or two, whose product is want / got
+    (missing: not multiplied, or divided by) or got / want (extra); the first in sizes' order, one size
+    before two. None when no such factor explains it. A product of two constants is left out (2·3 is H=6)."""
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got) or not want:
+        return None
+    if got == 0:
+        return "hint_count_zero"
+    names = list(sizes)
+    for n in (1, 2):
+        for combo in itertools.combinations_with_replacement(names, n):
+            if all(c.isdigit() for c in combo) and n == 2:
+                continue
+            product = math.prod(sizes[c] for c in combo)
+            for key, ratio in (("hint_count_missing", want / got), ("hint_count_extra", got / want)):
+                if abs(ratio - product) <= 1e-9 * product:
+                    return (key, (("factor", "·".join(combo)),))
+    return None
+
+
+def flops_sizes_named(B_, T_, E_, H_) -> dict:
+    return {"2": 2, "3": 3, "B": B_, "T": T_, "H": H_, "D": E_ // H_, "E": E_}
+
+
 def check_attention_flops(fn) -> None:
     name = "attention_flops"
     E_ = H * D
@@ -42,12 +67,13 @@ def check_attention_flops(fn) -> None:
                             got=", ".join(map(str, got)) if isinstance(got, dict) else type(got).__name__))
     for key, want in right.items():
         value = got[key]
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and value == want):
             raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__))
-        if value != want:
-            hint = next((t(k) for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
+        if value != want:   # a float that is not the count either: the formula is the mistake, not the division
+            hint = next((k for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
+            hint = hint or factor_hint(value, want, flops_sizes_named(B, T, E_, H))
             raise CheckFailed(t("flops_differs", step=key, got=value, want=want,
-                                sizes=f"B={B}, T={T}, E={E_}, H={H}"), hint)
+                                sizes=f"B={B}, T={T}, E={E_}, H={H}"), say(hint))
     passed(name)
 
 
@@ -136,18 +162,50 @@ def gqa_expected(module, x) -> dict:
     D_ = E_ // H_
     q = split_heads(module.q_proj(x), H_)
     k, v = (split_heads(z, G_) for z in module.kv_proj(x).split(G_ * D_, dim=2))
-    keep = tril(T_)
-    variants = {}
-    for key, (kk, vv, mask) in {
-        None: (k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1), True),
-        "hint_gqa_repeat": (k.repeat(1, H_ // G_, 1, 1), v.repeat(1, H_ // G_, 1, 1), True),
-        "hint_causal_6": (k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1), False),
-        "hint_gqa_kv_swapped": (v.repeat_interleave(H_ // G_, 1), k.repeat_interleave(H_ // G_, 1), True),
-    }.items():
-        s = q @ kk.transpose(-2, -1) / math.sqrt(D_)
-        if mask:
-            s = s.masked_fill(~keep, float("-inf"))
-        variants[key] = module.c_proj(merge_heads(torch.softmax(s, -1) @ vv))
+    ones = torch.ones(T_, T_, dtype=torch.bool)
+    keep = ones.tril()
+    kk, vv = k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1)
+
+    def attend(keys=kk, values=vv, mask=keep, scale=None, axis=-1, fill="-inf", merge=merge_heads, proj=True,
+               product=lambda q, keys: q @ keys.transpose(-2, -1)):
+        raw = product(q, keys)
+        s = raw / math.sqrt(D_) if scale is None else scale(raw)
+        if mask is not None:
+            if fill == "additive":       # scores + (~keep) * -inf: 0 * -inf is NaN where keep is True
+                s = s + (~mask) * float("-inf")
+            elif fill == "inverted":
+                s = s.masked_fill(mask, float("-inf"))
+            else:
+                s = s.masked_fill(~mask, float(fill))
+        y = merge(torch.softmax(s, axis) @ values)
+        return module.c_proj(y) if proj else y
+
+    root = math.sqrt(D_)
+    variants = {
+        None: attend(),
+        "hint_gqa_repeat": attend(k.repeat(1, H_ // G_, 1, 1), v.repeat(1, H_ // G_, 1, 1)),
+        "hint_causal_6": attend(mask=None),
+        "hint_gqa_kv_swapped": attend(vv, kk),
+        "hint_inverted_mask": attend(fill="inverted"),
+        "hint_additive_nan": attend(fill="additive"),
+        "hint_mask_multiplied": attend(fill="0"),
+        "hint_upper_triangle": attend(mask=ones.triu()),
+        "hint_mask_diagonal": attend(mask=ones.tril(diagonal=1)),
+        ("hint_mask_diagonal", ()): attend(mask=ones.tril(diagonal=-1)),
+        "hint_no_scale": attend(scale=lambda raw: raw),
+        "hint_scale_dk": attend(scale=lambda raw: raw / D_),
+        "hint_scale_mul": attend(scale=lambda raw: raw * root),
+        "hint_scale_floor": attend(scale=lambda raw: raw // root),
+        "hint_scale_inverted": attend(scale=lambda raw: root / raw),
+        ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
+        "hint_merge_without_transpose": attend(merge=lambda y: y.reshape(B_, T_, E_)),
+        "hint_w_o_missing": attend(proj=False),
+        ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
+        ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),
+    }
+    if T_ == D_:   # K not transposed only runs when T = D (as in the check): named, not a crash
+        variants["hint_transpose_k"] = attend(product=lambda q, keys: q @ keys)
+        variants[("hint_transpose_k", ())] = attend(product=lambda q, keys: keys.transpose(-2, -1) @ q)
     return variants
 
 
@@ -174,7 +232,11 @@ def check_gqa_module(cls) -> None:
         expect_shape(y, (B, T - 4, E_), ("B", "T", "E"), t("what_output"))
         expect_shape(weights, (B, H_, T - 4, T - 4), ("B", "H", "T", "T"), t("what_weights"),
                      t("hint_gqa_weights_heads"))
-        diagnose(y, gqa_expected(module, x), "what_output")
+        variants = gqa_expected(module, x)
+        if not same(y, variants[None], 1e-9):
+            failure = (t("values_differ", what=t("what_output"), err=max_error(y, variants[None]))
+                       if torch.isfinite(y).all() else t("has_nan", what=t("what_output")))
+            raise CheckFailed(failure, say(find_bug(y, variants, 1e-9)))
     passed(name)
 
 
@@ -188,6 +250,51 @@ class _CacheHost(nn.Module):
             torch.manual_seed(seed)
             self.c_attn = nn.Linear(embed_dim, 3 * embed_dim).double()
             self.c_proj = nn.Linear(embed_dim, embed_dim).double()
+
+
+def same(got, want, tol: float) -> bool:
+    """got equals want within tol, NaN where want has NaN (a mask that leaves a row with no key gives NaN:
+    matching where the NaN are names which mask it was)."""
+    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) or got.shape != want.shape:
+        return False
+    a, b = got.detach().double(), want.detach().double()
+    if not torch.equal(a.isnan(), b.isnan()):
+        return False
+    finite = ~a.isnan()
+    return bool(((a - b).abs()[finite] <= tol).all()) if finite.any() else True
+
+
+def find_bug(got, variants: dict, tol: float):
+    """The first classic mistake (its hint key, or (key, fields)) whose result got equals, else None."""
+    for key, want in variants.items():
+        if key is not None and same(got, want, tol):
+            return key
+    return None
+
+
+def say(hint):
+    """The text of a hint key, or of (key, {fields})."""
+    if hint is None:
+        return None
+    return t(hint[0], **dict(hint[1])) if isinstance(hint, tuple) else t(hint)
+
+
+def cache_content_bug(cache, host, x, hi: int):
+    """The classic mistake the returned cache shows (keys and values swapped, or the new ones put before the
+    old), or None: the visible check and the grader read the same cache."""
+    E_ = x.size(-1)
+    _, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))
+    try:
+        ck, cv = cache
+        if same(ck, v, 1e-9) and same(cv, k, 1e-9):
+            return "hint_cache_kv_swapped"
+        for lo in range(1, hi):
+            if same(ck, torch.cat([k[:, :, lo:], k[:, :, :lo]], 2), 1e-9) or \
+                    same(cv, torch.cat([v[:, :, lo:], v[:, :, :lo]], 2), 1e-9):
+                return "hint_cache_cat_order"
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return None
 
 
 def check_attend_with_cache(fn) -> None:
@@ -209,11 +316,14 @@ def check_attend_with_cache(fn) -> None:
                              t("hint_cache_concat"))
             variants = cache_variants(host, x, lo, hi)
             err = max_error(y, variants[None])
-            if err > 1e-9:
-                hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+            content = cache_content_bug(cache, host, x, hi)
+            if not err <= 1e-9 or content:   # NaN compares False too
+                hint = content or find_bug(y, variants, 1e-9)
                 failure = (t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
                            else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err))
-                raise CheckFailed(failure, hint)
+                if content and err <= 1e-9:
+                    failure = t("cache_contents_differ", hi=hi)
+                raise CheckFailed(failure, say(hint))
     passed(name)
 
 
@@ -221,18 +331,41 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
     """Outputs for tokens lo..hi-1 given a cache of 0..lo-1: right, and the classic cache bugs."""
     E_ = x.size(-1)
     q, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))
+    q_all = q   # the keys a k, q, v = … mix-up attends to (told apart at the prefill, where no cache mixes in)
     q = q[:, :, lo:hi]
-
-    def attend(keys, values, keep):
-        s = q @ keys.transpose(-2, -1) / math.sqrt(host.head_dim)
-        if keep is not None:
-            s = s.masked_fill(~keep, float("-inf"))
-        return host.c_proj(merge_heads(torch.softmax(s, -1) @ values))
-
     n = hi - lo
+    ones = torch.ones(n, hi, dtype=torch.bool)
+    right_keep = ones.tril(diagonal=lo)
+
+    def attend(keys=k, values=v, keep=right_keep, scale=None, axis=-1, fill="-inf", query=q):
+        raw = query @ keys.transpose(-2, -1)
+        s = raw / math.sqrt(host.head_dim) if scale is None else scale(raw)
+        if keep is not None:
+            if fill == "additive":       # scores + (~keep) * -inf: 0 * -inf is NaN where keep is True
+                s = s + (~keep) * float("-inf")
+            elif fill == "inverted":
+                s = s.masked_fill(keep, float("-inf"))
+            else:
+                s = s.masked_fill(~keep, float(fill))
+        return host.c_proj(merge_heads(torch.softmax(s, axis) @ values))
+
+    root = math.sqrt(host.head_dim)
     return {
-        None: attend(k, v, torch.ones(n, hi, dtype=torch.bool).tril(diagonal=lo)),
-        "hint_causal_6": attend(k, v, None),
-        "hint_cache_mask_offset": attend(k, v, torch.ones(n, hi, dtype=torch.bool).tril()),
+        None: attend(),
+        "hint_causal_6": attend(keep=None),
+        "hint_cache_mask_offset": attend(keep=ones.tril()),
         "hint_cache_unused": attend(k[:, :, lo:], v[:, :, lo:], tril(n)),
+        "hint_cache_mask_sign": attend(keep=ones.tril(diagonal=-lo)),
+        "hint_inverted_mask": attend(fill="inverted"),
+        "hint_additive_nan": attend(fill="additive"),
+        "hint_mask_multiplied": attend(fill="0"),
+        "hint_upper_triangle": attend(keep=ones.triu(diagonal=lo)),
+        "hint_qkv_order": attend(v, k),                                   # q, v, k = …split(E, dim=2)
+        ("hint_qkv_order", ()): attend(q_all, v, query=k[:, :, lo:hi]),  # k, q, v = …
+        "hint_no_scale": attend(scale=lambda raw: raw),
+        "hint_scale_dk": attend(scale=lambda raw: raw / host.head_dim),
+        "hint_scale_mul": attend(scale=lambda raw: raw * root),
+        "hint_scale_floor": attend(scale=lambda raw: raw // root),
+        "hint_scale_inverted": attend(scale=lambda raw: root / raw),
+        ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
     }

@@ -81,24 +81,44 @@ def tiled_attention(rec, fn):
         function_cases(rec, "tiled_attention", fn, tiled_inputs(causal), prefix=f"causal={causal}.")
 
 
+def gqa_bad_args(args):
+    """Sizes that do not divide (n_kv_head not dividing n_head, embed_dim not dividing by n_head): a ValueError."""
+    e, h, g = args
+    return [(e, h, h + 1), (e + 1, h, g)]
+
+
 @probe("lesson6.gqa")
 def gqa(rec, cls):
+    errors = []
+    for bad in gqa_bad_args(gqa_args(rec)):
+        try:
+            cls(*bad)
+            errors.append("none")
+        except ValueError:
+            errors.append("ValueError")
+        except Exception as error:  # noqa: BLE001 - any other failure is not the clear error asked for
+            errors.append(type(error).__name__)
+    rec.put("errors", errors)
     module_cases(rec, "GroupedQueryAttention", cls, gqa_args, gqa_input)
 
 
 @probe("lesson6.attend_with_cache")
 def attend_with_cache(rec, fn):
     host, x, chunks = cache_setup(rec)
-    cache, outputs, shapes = None, [], []
-    with torch.no_grad():
-        for lo, hi in chunks:
-            result = rec.call("attend_with_cache", fn, host, x[:, lo:hi], cache)
-            if not (isinstance(result, tuple) and len(result) == 2):
-                rec.put("result", result)
-                return
-            y, cache = result
-            outputs.append(y)
-            shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
-                          if isinstance(cache, tuple) else None)
-    rec.put("outputs", outputs)
-    rec.put("cache_shapes", shapes)
+    cache, outputs, shapes, caches = None, [], [], []
+    try:   # what the steps before an error returned is recorded too: a wrong output there names the cause
+        with torch.no_grad():
+            for lo, hi in chunks:
+                result = rec.call("attend_with_cache", fn, host, x[:, lo:hi], cache)
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    rec.put("result", result)
+                    return
+                y, cache = result
+                outputs.append(y)
+                shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
+                              if isinstance(cache, tuple) else None)
+                caches.append(tuple(cache) if isinstance(cache, tuple) and len(cache) == 2 else None)
+    finally:
+        rec.put("outputs", outputs)
+        rec.put("cache_shapes", shapes)
+        rec.put("caches", caches)

@@ -92,18 +92,36 @@ def attend_with_cache(attn, x_new, cache=None):
 # On a mismatch, the learner's results are compared with the visible checks' classic bugs
 # (attn_course.checks.lesson6), computed here on the grader's own inputs.
 def _flops_bug(res):
-    """The visible check's rule (a wrong step's value equals that step in a bug's counts), kept to the
-    bugs that explain every wrong step of all three sizes: with H = 2, "one head" and "multiply-adds"
-    give the same scores."""
+    """The visible check's rule (a wrong step's value equals that step in a bug's counts, else a factor of the
+    sizes explains it), kept to the causes that explain every wrong step of all three sizes: with H = 2,
+    "one head" and "multiply-adds" give the same scores."""
     candidates = None
     for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
         got, variants = res[f"flops.{i}"], checks.flops_variants(b, t, h * d, h)
         for key, want in variants[None].items():
             value = got.get(key) if isinstance(got, dict) else None
             if value != want:
-                fits = [k for k, v in variants.items() if k and v[key] == value]
+                fits = [k for k, v in variants.items() if k and v[key] == value] + _factors(value, want, b, t, h * d, h)
                 candidates = fits if candidates is None else [k for k in candidates if k in fits]
-    return candidates[0] if candidates else None
+    if not candidates:
+        return None
+    hint = candidates[0]
+    return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
+
+
+def _factors(value, want, *sizes):
+    """Every factor explanation of value (checks.factor_hint's, in its order), not only the first."""
+    named = checks.flops_sizes_named(*sizes)
+    found = []
+    for n in (1, 2):
+        for combo in __import__("itertools").combinations_with_replacement(list(named), n):
+            one = {"·".join(combo): math.prod(named[c] for c in combo)}
+            if n == 2 and all(c.isdigit() for c in combo):
+                continue
+            hint = checks.factor_hint(value, want, {"·".join(combo): one["·".join(combo)]})
+            if hint and hint not in found:
+                found.append(hint)
+    return found
 
 
 def _kv_bug(res):
@@ -139,7 +157,26 @@ def _gqa_bug(res):
     got = res["float64"]
     with torch.no_grad():
         variants = checks.gqa_expected(ref, probe.gqa_input(res, args, "float64", torch.float64))
-    return matching_bug(got[0] if isinstance(got, tuple) else got, variants, 1e-9)
+    hint = checks.find_bug(got[0] if isinstance(got, tuple) else got, variants, 1e-9)
+    return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
+
+
+def _gqa_layout(res):
+    """The visible check's first comparison: each projection's nn.Linear sizes (named, where the grader's own
+    layout check names only W_q, W_k, W_v, W_o)."""
+    ref = GroupedQueryAttention(*probe.gqa_args(res)).double()
+    want = [(n, tuple(p.shape)) for n, p in ref.named_parameters()]
+    try:
+        got = dict((n, tuple(s)) for n, s in res["layout"])
+    except (TypeError, ValueError):
+        return
+    for name, shape in want:
+        layer = name.removesuffix(".weight")
+        if name.endswith(".weight") and name in got and got[name] != shape and len(got[name]) == 2:
+            show = ", ".join(f"{n} {s}" for n, s in want), ", ".join(f"{n} {s}" for n, s in got.items())
+            raise Mismatch("hidden_layout", hint=("hint_layer_shape", {
+                "name": layer, "want_in": shape[1], "want_out": shape[0], "got_in": got[name][1],
+                "got_out": got[name][0], "why": ""}), want=show[0], got=show[1])
 
 
 def _cache_bug(res):
@@ -147,12 +184,18 @@ def _cache_bug(res):
     b, _, _ = x.shape
     h, d = host.n_head, host.head_dim
     with torch.no_grad():
-        for (lo, hi), got, shape in zip(chunks, res["outputs"], res["cache_shapes"]):
+        for (lo, hi), got, shape, cache in zip(chunks, res["outputs"], res["cache_shapes"], res["caches"]):
+            if isinstance(got, torch.Tensor) and tuple(got.shape) == (hi - lo, b, x.size(-1)) and hi - lo != b:
+                return ("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})   # as expect_shape says
             if shape != [[b, h, hi, d], [b, h, hi, d]]:
                 return "hint_cache_concat"
+            content = checks.cache_content_bug(cache, host, x, hi)
+            if content:
+                return content
             variants = checks.cache_variants(host, x, lo, hi)
-            if not matching_bug(got, {"right": variants[None]}, 1e-9):
-                return matching_bug(got, variants, 1e-9)
+            if not checks.same(got, variants[None], 1e-9):
+                hint = checks.find_bug(got, variants, 1e-9)
+                return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     return None
 
 
@@ -162,7 +205,7 @@ def judge_attention_flops(res):
     for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
         got, want = res[f"flops.{i}"], attention_flops(b, t, h * d, h)
         if not isinstance(got, dict) or {k: got.get(k) for k in want} != want or \
-                any(isinstance(got.get(k), bool) for k in want):
+                any(type(got.get(k)) is not int for k in want):   # a count is an int, as the check says
             raise Mismatch("hidden_mismatch", case=f"attention_flops(B={b}, T={t}, E={h * d}, H={h})",
                            err=float("inf"), hint=_flops_bug(res))
 
@@ -187,13 +230,17 @@ def judge_tiled_attention(res):
             judge_function(res, _sdpa, probe.tiled_inputs(causal), prefix=f"causal={causal}.")
 
 
-@judge("lesson6.gqa")
+@judge("lesson6.gqa", partial=True)   # a projection built the wrong size is named from the layout, as the check does
 def judge_gqa(res):
+    _gqa_layout(res)   # in the visible check's order: the layers' sizes, then the errors, then the outputs
+    for bad, error in zip(probe.gqa_bad_args(probe.gqa_args(res)), res["errors"]):
+        if error != "ValueError":   # the text asks for a ValueError on sizes that do not divide, as the check tries
+            raise Mismatch("gqa_no_error", hint="hint_gqa_error", args=bad)
     with naming(lambda: _gqa_bug(res)):
         judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
 
 
-@judge("lesson6.attend_with_cache")
+@judge("lesson6.attend_with_cache", partial=True)   # the steps before an error are judged first: they name the cause
 def judge_attend_with_cache(res):
     host, x, chunks = probe.cache_setup(res)
     if "result" in res:
@@ -203,9 +250,14 @@ def judge_attend_with_cache(res):
     with torch.no_grad():
         full, _ = attend_with_cache(host, x)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
     with naming(lambda: _cache_bug(res)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
+            if isinstance(got, torch.Tensor) and tuple(got.shape) != (b, hi - lo, e):   # the output first, as the check
+                raise Mismatch("hidden_shape", case=f"attend_with_cache（B={b}, H={h}, D={d}, T={t}）",
+                               want=(b, hi - lo, e), got=tuple(got.shape))
             case = cache_step("attend_with_cache", f"B={b}, H={h}, D={d}, T={t}", lo, hi, shape, (b, h, hi, d))
             expect_close(case, got, full[:, lo:hi], 1e-9)
+        if len(outputs) == len(chunks) and _cache_bug(res):   # right outputs, but a cache the next call would misread
+            raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
