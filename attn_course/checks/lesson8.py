@@ -60,9 +60,14 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
     return torch.softmax(s, -1).nan_to_num(0.0) @ v   # a row with no key: 0, as flex_attention gives
 
 
+# Each message for a span of tokens, and its form for one token ("position 5", not "5 to 5").
+ONE_TOKEN = {"rolling_differs": "rolling_differs_one", "stream_differs": "stream_differs_one",
+             "cache_differs": "cache_differs_one"}
+
+
 def one_or_span(key: str, lo: int, hi: int) -> str:
-    """The message for tokens lo … hi − 1: its "_one" form when that is one token ("position 5", not "5 to 5")."""
-    return f"{key}_one" if hi - lo == 1 else key
+    """The message for tokens lo … hi − 1: its "_one" form when that is one token."""
+    return ONE_TOKEN[key] if hi - lo == 1 else key
 
 
 def cache_none_error(kind: str, message: str, call: str) -> bool:

@@ -224,7 +224,7 @@ def check_mla(cls) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
-def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True) -> list:
+def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False) -> list:
     """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
     into the output side, keys and values never expanded. Right with the defaults, or one classic mistake."""
     b, _, _ = x.shape
@@ -238,6 +238,8 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True) -> 
         past = 0 if cache is None else cache[0].size(1)
         positions = torch.arange(n) if restart else torch.arange(past, past + n)
         q_nope, q_rot, c, k_rot = mla_parts(m, x[:, lo:hi], positions, turn)
+        if swap_qk:   # rope's results taken the other way round: the shared key as the query, head 0's query cached
+            q_rot, k_rot = k_rot[:, None], q_rot[:, 0]
         if cache is not None:
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
         scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
@@ -250,10 +252,10 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True) -> 
 
 
 ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
-                 "hint_cache_mask_offset": dict(offset=False)}
-# The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 5) scores,
+                 "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True)}
+# The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
 # the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
-MLA_CHUNKS = ((0, 3), (3, 5), (5, 6), (6, 7), (7, 8))
+MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
 ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
 
 
@@ -406,12 +408,13 @@ STATIC_CHUNKS = ((0, 4), (4, 5), (5, 7), (7, 8))
 
 def static_error(kind: str, message: str, call: str = "") -> str | None:
     """Scores over the whole buffer (T_max keys) against a mask for T_past + T_new: the buffer was not sliced.
-    Batched matmul's first two axes (B, H) not alike: the buffer sliced on another axis than the sequence's.
+    Batched matmul's sizes not alike: the values' buffer unsliced, or sliced on the heads' axis (which of the two
+    errors depends on whether H ≤ T_past + T_new: one hint for both).
     view after transpose: the heads split in the wrong order (or merged with view)."""
     if "size of tensor a" in message and "must match" in message:
         return "hint_static_unsliced"
     if "Expected size for first two dimensions of batch2 tensor" in message:
-        return "hint_static_slice_axis"
+        return "hint_static_unsliced"   # weights @ v_buf unsliced, or sliced on the heads' axis
     if "view size is not compatible" in message:
         return "hint_view_after_transpose"
     return None

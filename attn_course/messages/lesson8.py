@@ -286,8 +286,8 @@ MESSAGES = {
         "ko": "늘 버퍼의 맨 앞(위치 0)에 썼습니다. 쓸 곳은 T_past부터입니다.",
     },
     "hint_static_unsliced": {
-        "ja": "バッファ全体（T_max 個）のキーでスコアを計算しています。まだ書いていない位置も含まれてしまうので、k_buf[:, :, :T_past + T_new] のように、書いたところまで切り出してから使います。",
-        "ko": "버퍼 전체(T_max개)의 키로 점수를 계산했습니다. 아직 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new]처럼 쓴 곳까지 잘라서 씁니다.",
+        "ja": "バッファを、書いたところまで系列の軸で切り出さずに使っています（バッファ全体の T_max 個か、別の軸で切り出したもの）。まだ書いていない位置まで含まれてしまうので、k_buf[:, :, :T_past + T_new]、v_buf[:, :, :T_past + T_new] のように軸 2 を切り出してから使います。",
+        "ko": "버퍼를 쓴 곳까지 시퀀스 축으로 잘라 내지 않고 썼습니다(버퍼 전체 T_max개이거나 다른 축으로 잘라 낸 것). 아직 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new], v_buf[:, :, :T_past + T_new]처럼 축 2를 잘라서 씁니다.",
     },
     "hint_static_plus_one": {
         "ja": "書き込む場所が1つ後ろにずれています。位置 0 から T_past − 1 まではもう埋まっているので、新しいトークンは k_buf[:, :, T_past:T_past + T_new] に書きます（T_past + 1 からではありません）。",
@@ -479,10 +479,6 @@ MESSAGES = {
     "hint_view_after_transpose": {
         "ja": "transpose したあとのテンソルはメモリ上で連続していないので、view できません。ヘッドに分けるときは view(B, T_new, H, D) が先で transpose(1, 2) があと、ヘッドをつなぐときは transpose(1, 2) のあとに reshape（または contiguous().view）です。",
         "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 view할 수 없습니다. 헤드로 나눌 때는 view(B, T_new, H, D)가 먼저이고 transpose(1, 2)가 나중, 헤드를 이어 붙일 때는 transpose(1, 2) 뒤에 reshape(또는 contiguous().view)입니다.",
-    },
-    "hint_static_slice_axis": {
-        "ja": "q (B, H, T_new, D) と、バッファから切り出したキーかバリューとで、B と H の軸が合っていません。切り出すのは系列の軸（軸 2）です：k_buf[:, :, :T_past + T_new]。",
-        "ko": "q (B, H, T_new, D)와 버퍼에서 잘라 낸 키나 밸류의 B, H 축이 맞지 않습니다. 잘라 낼 것은 시퀀스 축(축 2)입니다: k_buf[:, :, :T_past + T_new].",
     },
     "hint_mask_not_used": {
         "ja": "マスクがスコアにかかっていません。見てはいけないキー（keep が False）まで重みを持っています。ソフトマックスの前に scores.masked_fill(~keep, float(\"-inf\")) で隠します。",
