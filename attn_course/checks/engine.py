@@ -127,6 +127,16 @@ def _uses_dot_T(fn) -> bool:
         return False
 
 
+# A list or tuple where a tensor was expected: its attribute, an operator, torch.cat's element, or indexing it with a
+# tuple of slices.
+NOT_A_TENSOR = re.compile(r"'(list|tuple)' object has no attribute|for @: '(Tensor|list|tuple)' and '(list|tuple)'"
+                          r"|for @: '(list|tuple)'|expected Tensor as element \d+ in argument \d+, but got (list|tuple)"
+                          r"|not supported between instances of '(list|tuple)'|list indices must be integers")
+# A tensor's method (or indexing) on an object that is no tensor, no list or tuple, and not None: a module.
+A_TENSOR_METHOD = re.compile(r"'(?!list'|tuple'|NoneType'|int'|float'|str'|dict')\w+' object (has no attribute "
+                             r"'(view|split|transpose|reshape|size|contiguous|masked_fill|softmax)'|is not subscriptable)")
+
+
 def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
     """The hint key for an error the learner's code raised (kind: its class name), or None.
 
@@ -143,8 +153,20 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_int_division"   # a size computed with / is a float: view, reshape and nn.Linear want ints
     if kind == "TypeError" and 'missing 1 required positional argument' in message and '"dim"' in message:
         return "hint_dim_missing"
+    if kind == "ValueError" and "too many values to unpack" in message:
+        return "hint_unpack_tensor"    # a, b = tensor: the call that returns a pair (split, rope) left out
+    if kind in ("TypeError", "AttributeError") and NOT_A_TENSOR.search(message):
+        return "hint_list_not_tensor"  # [a, b] where torch.cat(...) was meant, or a tuple (split's, a cache's) used whole
+    if kind in ("TypeError", "AttributeError") and A_TENSOR_METHOD.search(message):
+        return "hint_not_a_tensor_method"   # view, split, … called on a module, not on the tensor a layer returns
+    if kind == "TypeError" and "operator.invert" in message:
+        return "hint_invert_needs_bool"     # ~ on a mask made without dtype=torch.bool
+    if kind == "TypeError" and "masked_fill() received an invalid combination" in message and "got (float" in message:
+        return "hint_masked_fill_order"
     if kind != "RuntimeError":
         return None
+    if "upper bound and lower bound inconsistent with step sign" in message:
+        return "hint_arange_bounds"
     if "leaf Variable that requires grad" in message:
         return "hint_copy_no_grad"   # copy_ into a parameter outside torch.no_grad()
     if "view size is not compatible" in message:

@@ -60,9 +60,25 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
     return torch.softmax(s, -1).nan_to_num(0.0) @ v   # a row with no key: 0, as flex_attention gives
 
 
+# Each message for a span of tokens, and its form for one token ("position 5", not "5 to 5").
+ONE_TOKEN = {"rolling_differs": "rolling_differs_one", "stream_differs": "stream_differs_one",
+             "cache_differs": "cache_differs_one"}
+
+
 def one_or_span(key: str, lo: int, hi: int) -> str:
-    """The message for tokens lo … hi − 1: its "_one" form when that is one token ("position 5", not "5 to 5")."""
-    return f"{key}_one" if hi - lo == 1 else key
+    """The message for tokens lo … hi − 1: its "_one" form when that is one token."""
+    return ONE_TOKEN[key] if hi - lo == 1 else key
+
+
+def cache_none_error(kind: str, message: str, call: str) -> bool:
+    """The first call of a cache exercise (its cache argument None) failed on None itself: the cache unpacked or
+    indexed before `if cache is None` (or with that test the wrong way round)."""
+    return ", None," in call and "NoneType" in message and (
+        "cannot unpack" in message or "not subscriptable" in message or "has no attribute" in message)
+
+
+def streaming_error(kind: str, message: str, call: str = "") -> str | None:
+    return "hint_cache_none" if cache_none_error(kind, message, call) else None
 
 
 def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
@@ -72,6 +88,24 @@ def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
     if "must only return Tensors" in message:
         return "hint_flex_python_bool"
     return None
+
+
+def _masked(q, k, keep, fill=float("-inf"), hide=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    return s.masked_fill(~keep if hide is None else hide, fill)
+
+
+# The attention core's classic mistakes, for every exercise that writes it out: fn(q, k, v, keep) -> each head's
+# output, NaN where the mistake gives NaN (a check compares both with NaN as 0).
+CORE_MISTAKES = {
+    "hint_mask_not_used": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, hide=torch.zeros_like(keep)), -1) @ v,
+    "hint_inverted_mask": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, hide=keep), -1) @ v,
+    ("hint_softmax_axis", (("axis", 0),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), 0) @ v,
+    ("hint_softmax_axis", (("axis", 1),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), 1) @ v,
+    ("hint_softmax_axis", (("axis", -2),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), -2) @ v,
+    "hint_no_softmax": lambda q, k, v, keep: _masked(q, k, keep) @ v,
+    "hint_mask_fill_zero": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, 0.0), -1) @ v,
+}
 
 
 # --------------------------------------------------------------------------- exercise 1: mask_mods
@@ -260,10 +294,12 @@ def sliding_reference(q, k, v, window, turn):
 
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
-                grow=False, turn_at=None) -> tuple[list, list]:
+                grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
     right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
-    on every call; "slots": at p % window), the ring and the mask at the right ones."""
+    on every call; "slots": at p % window), the ring and the mask at the right ones. core: one of CORE_MISTAKES in
+    the attention itself; swap_qk: rope's two results taken the other way round; swap_kv: keys and values swapped
+    where the ring and the new tokens are joined."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
@@ -274,6 +310,8 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
         turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
         qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], turned)
+        if swap_qk:
+            kk, qq = qq, kk
         last = min(n, window)
         slots = positions[-last:] % window
         def write():
@@ -285,11 +323,14 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         else:
             keys, values = torch.cat([ring_k, kk], 2), torch.cat([ring_v, v[:, :, lo:hi]], 2)
             key_pos = torch.cat([pos, positions])
+            if swap_kv:
+                keys, values = values, keys
         keep = (key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
                                                   else key_pos > positions[:, None] - window)
         if empty:
             keep = keep & (key_pos >= 0)
-        outputs.append(attend(qq, keys, values, keep))
+        outputs.append(attend(qq, keys, values, keep) if core is None else
+                       torch.nan_to_num(CORE_MISTAKES[core](qq, keys, values, keep)))
         if grow:
             rings.append((keys, values, key_pos))
             ring_k, ring_v, pos = keys, values, key_pos
@@ -319,7 +360,9 @@ def unmerged(h: int):
 
 ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
                 "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
-                "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots")}
+                "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots"),
+                "hint_rope_qk_swapped": dict(swap_qk=True), "hint_cache_kv_swapped": dict(swap_kv=True),
+                **{key: dict(core=key) for key in CORE_MISTAKES}}
 
 
 def rolling_error(kind: str, message: str, call: str = "") -> str | None:
@@ -327,6 +370,10 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
     the keys (torch.zeros without dtype=: float32): writing float64 keys into it fails."""
     if "out of bounds" in message:   # not "Dimension out of range"
         return "hint_rolling_modulo"
+    if "cannot be broadcast to indexing result" in message:
+        return "hint_rolling_write"   # slots and the tokens written to them are not as many
+    if cache_none_error(kind, message, call):
+        return "hint_cache_none"
     if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
         return "hint_rolling_ring_dtype"
     return None
@@ -362,7 +409,7 @@ def check_attend_rolling(fn) -> None:
                          t("hint_rolling_grows") if grows else None)
         if not close(y, full[:, :, lo:hi], 1e-9):
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
-            hint = next((t(key) for key, outs in variants.items()
+            hint = next((hint_text(key) for key, outs in variants.items()
                          if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
             if hint is None and index == 0:
                 key = first_call_hint(y, *first_turned(q, k, v, hi, turn), window_variants(window, hi, 0)[None],
@@ -449,7 +496,8 @@ def check_attend_streaming(fn) -> None:
     cache = None
     for index, (lo, hi) in enumerate(STREAM_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
-        result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn)
+        result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn,
+                     on_error=streaming_error)
         if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
                 and len(result[1]) == 2):
             raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))

@@ -168,7 +168,7 @@ def _decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
     for key, flags in bugs.items():
         outs = run(**flags)
         if all(matching_bug(_no_nan(g), {"x": o}, tol) for g, o in zip(res["outputs"], outs)):
-            return key
+            return (key[0], dict(key[1])) if isinstance(key, tuple) else key   # as matching_bug names a field
     return None
 
 
@@ -247,7 +247,7 @@ def streaming_attention(q, k, v, chunks, n_sink, window, turn):
     return outputs, lengths
 
 
-@judge("lesson8.attend_streaming")
+@judge("lesson8.attend_streaming", on_error=checks.streaming_error)
 def judge_attend_streaming(res):
     q, k, v, window, n_sink, chunks, base = probe.stream_setup(res, "streaming")
     if "result" in res:
@@ -346,10 +346,11 @@ def _mla_bug(res, sizes, base):
     x = probe.mla_input(res, "float64", torch.float64, sizes[0])
     with torch.no_grad():
         variants = caches.mla_variants(host, x, turn_with(base))
-    return matching_bug(res["float64"], variants, 1e-5)
+    return matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
 
 
-@judge("lesson8.mla", partial=True)   # a layer built nn.Linear(out, in) is named from the layout, as the check does
+# partial: a layer built nn.Linear(out, in) is named from the layout, as the check does
+@judge("lesson8.mla", partial=True, on_error=caches.mla_error)
 def judge_mla(res):
     sizes = probe.mla_sizes(res)
     base = probe.draw_base(res)
@@ -378,7 +379,7 @@ def _decode_bug(res, host, x, chunks, base):
                         checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
 
 
-@judge("lesson8.mla_decode")
+@judge("lesson8.mla_decode", on_error=caches.decode_error)
 def judge_mla_decode(res):
     host, x, chunks, base = probe.decode_setup(res)
     if "result" in res:
