@@ -361,7 +361,7 @@ def unmerged(h: int):
 ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
                 "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
                 "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots"),
-                "hint_rope_qk_swapped": dict(swap_qk=True), "hint_cache_kv_swapped": dict(swap_kv=True),
+                "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
                 **{key: dict(core=key) for key in CORE_MISTAKES}}
 
 
