@@ -1,0 +1,262 @@
+"""Lesson 8's visible checks, sections 5 to 7 (the exercises 10 to 12): a paged cache, packed sequences, and what a
+cache costs. lesson8_caches re-exports them, and course.checks.lesson8 re-exports the check_… functions from there.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import torch
+
+from ..messages import t
+from ..validate import CheckFailed, dtype_bytes
+from .engine import close, expect_shape, inputs, max_error, named, passed, run
+from .lesson8 import attend, control_flow_error, create_mask, flex, grid
+from .lesson7 import rope
+
+
+# --------------------------------------------------------------------------- exercise 10: a paged cache
+RESHAPE_ROWS = re.compile(r"shape '\[(\d+)((?:, \d+)*)\]' is invalid for input of size (\d+)")
+
+
+def paged_error(kind: str, message: str, call: str = "") -> str | None:
+    """A slot index past the page's end in paged_write: p // P and p % P swapped (the slot is p % P < P).
+    In paged_gather, a reshape to n · P rows of pages that hold fewer rows (n past the table: the page count rounded
+    wrong) or more (the pages not cut to block_table[:n])."""
+    if call.startswith("paged_write") and "out of bounds" in message:
+        return "hint_paged_divmod"
+    if call.startswith("paged_write") and ("inconsistent with step sign" in message
+                                           or "cannot be broadcast to indexing result" in message):
+        return "hint_paged_positions"   # not one position per new token: arange(start, start + T_new)
+    found = RESHAPE_ROWS.search(message) if call.startswith("paged_gather") else None
+    if found:
+        rest = math.prod(int(x) for x in found.group(2).split(", ")[1:]) if found.group(2) else 1
+        rows = int(found.group(3)) / rest
+        return "hint_paged_pages_count" if rows < int(found.group(1)) else "hint_paged_table_slice"
+    return None
+
+
+def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False):
+    """pages (n_pages, P, H, D); new (T_new, H, D) at positions start …: page block_table[p // P], slot p % P."""
+    size = pages.size(1)
+    positions = torch.arange(new.size(0)) + (0 if from_zero else start)
+    logical, slot = (positions % size, positions // size) if swap else (positions // size, positions % size)
+    physical = logical if no_table else block_table[logical]
+    pages[physical, slot] = new
+
+
+def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=False, transposed=False):
+    size = pages.size(1)
+    n = -(-length // size)                                            # pages in use
+    used = pages[:n] if no_table else pages[block_table[:n]]          # (n, P, H, D)
+    if transposed:   # heads and slots mixed up: (n, H, P, D) read as if it were (n, P, H, D)
+        used = used.transpose(1, 2).reshape(used.shape)
+    out = used.reshape(n * size, *pages.shape[2:])
+    return out if uncut else out[:length]
+
+
+PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
+                    "hint_paged_start": dict(from_zero=True)}
+PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
+PAGE_TABLE = torch.tensor([5, 2, 7, 0])
+PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))
+
+
+def paged_written(writes, n_pages, size, heads, d, chunks, table, **bug):
+    """The pages after writing these chunks; None when the mistake cannot even write them (a slot past the page)."""
+    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
+    try:
+        for lo, hi in chunks:
+            paged_write_ref(pages, table, lo, writes[lo:hi], **bug)
+    except IndexError:
+        return None
+    return pages
+
+
+def paged_length_hint(got, length: int, size: int) -> str | None:
+    """Gathered too many tokens (the last page's unused slots), or too few: length // P pages, which leaves out the
+    last, partly filled page (the pages in use are ⌈length / P⌉)."""
+    if not (isinstance(got, torch.Tensor) and got.dim() == 3):
+        return None
+    if got.size(0) > length:
+        return "hint_paged_length"
+    if got.size(0) < length:
+        return "hint_paged_floor" if got.size(0) == length // size * size else "hint_paged_pages_count"
+    return None
+
+
+def check_paged_cache(paged_write, paged_gather) -> None:
+    heads, d, size, n_pages = 2, 3, 3, 8
+    (new,) = inputs((10, heads, d), seed=92)
+    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
+    for lo, hi in PAGED_CHUNKS:
+        run(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, PAGE_TABLE.clone(), lo, new[lo:hi],
+            on_error=paged_error)
+        want = paged_written(new, n_pages, size, heads, d, [c for c in PAGED_CHUNKS if c[1] <= hi], PAGE_TABLE)
+        if not torch.equal(pages, want):
+            done = [c for c in PAGED_CHUNKS if c[1] <= hi]
+            bugs = {key: paged_written(new, n_pages, size, heads, d, done, PAGE_TABLE, **flags)
+                    for key, flags in PAGED_WRITE_BUGS.items()}
+            hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
+            raise CheckFailed(t("paged_pages_differ", n=hi), hint)
+    (filled,) = inputs((n_pages, size, heads, d), seed=93)
+    for length in (10, 7, 3, 12):   # 12: every page of the table, so a page count rounded up too far runs past it
+        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length,
+                  on_error=paged_error)
+        want = paged_gather_ref(filled, PAGE_TABLE, length)
+        hint = paged_length_hint(got, length, size)
+        if hint:
+            raise CheckFailed(t("wrong_axis", what=t("what_gathered"), want=tuple(want.shape), layout="(T, H, D)",
+                                got=tuple(got.shape), axis=0, axis_name="T", want_n=length, got_n=got.size(0)),
+                              t(hint))
+        expect_shape(got, tuple(want.shape), ("T", "H", "D"), t("what_gathered"))
+        if not torch.equal(got, want):
+            hint = next((t(key) for key, flags in PAGED_GATHER_BUGS.items()
+                         if torch.equal(got, paged_gather_ref(filled, PAGE_TABLE, length, **flags))), None)
+            raise CheckFailed(t("values_differ", what=t("what_gathered"), err=max_error(got, want)), hint)
+    passed("paged_write, paged_gather")
+
+
+# --------------------------------------------------------------------------- exercise 11: packed sequences
+def document_ids(cu_seqlens: torch.Tensor, right: bool = True) -> torch.Tensor:
+    n = int(cu_seqlens[-1])
+    return torch.searchsorted(cu_seqlens, torch.arange(n), right=right) - 1
+
+
+def positions_variants(cu_seqlens) -> dict:
+    """right=False puts each document's first token in the document before it (the very first in document −1,
+    whose start cu_seqlens[-1] is T: a learner's own code indexes so too)."""
+    n = int(cu_seqlens[-1])
+    doc = document_ids(cu_seqlens)
+    off = document_ids(cu_seqlens, right=False)
+    return {None: torch.arange(n) - cu_seqlens[doc], "hint_packed_positions": torch.arange(n),
+            "hint_packed_boundary": torch.arange(n) - cu_seqlens[off]}
+
+
+def document_variants(cu_seqlens) -> dict:
+    n = int(cu_seqlens[-1])
+    q, k = grid(n, n)
+    doc = document_ids(cu_seqlens)
+    off = document_ids(cu_seqlens, right=False)
+    same, causal = doc[:, None] == doc[None, :], q >= k
+    return {None: same & causal, "hint_packed_not_causal": same, "hint_packed_no_docs": causal,
+            "hint_packed_boundary": (off[:, None] == off[None, :]) & causal}
+
+
+def document_rules(cu_seqlens) -> tuple:
+    doc = document_ids(cu_seqlens)
+    return (("hint_mask_other_document", doc[:, None] != doc[None, :]),)
+
+
+CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
+
+
+def packed_alone(q, k, v, cu_seqlens, turn) -> torch.Tensor:
+    """Each document run alone, RoPE from 0 in each: what the packed row must give."""
+    outs = []
+    for lo, hi in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()):
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], torch.arange(hi - lo))
+        n = hi - lo
+        outs.append(attend(qq, kk, v[:, :, lo:hi], grid(n, n)[0] >= grid(n, n)[1]))
+    return torch.cat(outs, 2)
+
+
+def positions_kind(got) -> str:
+    """What packed_positions returned, for the message: its shape and dtype ("(11,), torch.float32")."""
+    if isinstance(got, torch.Tensor):
+        return f"{tuple(got.shape)}, {got.dtype}"
+    return type(got).__name__
+
+
+def packed_error(kind: str, message: str, call: str = "") -> str | None:
+    """A document index past the last document, or the whole tensor cu_seqlens taken as the total length."""
+    if kind == "IndexError" and "out of bounds" in message:
+        return "hint_packed_doc_index"
+    if "only one element tensors" in message:
+        return "hint_packed_total"
+    return control_flow_error(kind, message, call)
+
+
+def positions_hint(got, variants) -> str | None:
+    found = next((key for key, val in variants.items() if key and torch.equal(got, val)), None)
+    return found or ("hint_packed_negative" if bool((got < 0).any()) else None)
+
+
+def check_packed(packed_positions, document_mod) -> None:
+    cu = CU_SEQLENS
+    n = int(cu[-1])
+    got = run("packed_positions", packed_positions, cu.clone(), on_error=packed_error)
+    variants = positions_variants(cu)
+    if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
+        raise CheckFailed(t("packed_positions_shape", n=n, got=positions_kind(got)))
+    if not torch.equal(got.cpu(), variants[None]):
+        key = positions_hint(got.cpu(), variants)
+        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()),
+                          t(key) if key else None)
+    mod = run("document_mod", document_mod, cu.clone(), on_error=packed_error)
+    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=packed_error)
+    from .lesson8 import _expect_mask
+    _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
+    q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+    qq, kk = turn(q, k, got)
+    y = flex(qq, kk, v, mod)
+    want = packed_alone(q, k, v, cu, turn)
+    if not close(y, want, 1e-9):
+        raise CheckFailed(t("packed_differs", err=max_error(y, want)))
+    passed("packed_positions, document_mod")
+
+
+# --------------------------------------------------------------------------- exercise 12: what a cache costs
+def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, bug: str | None = None) -> int:
+    """Bytes of a KV cache for the config's layers: 2 · B · T_l · G · D per layer (T_l = min(T, W) on a window
+    layer), or B · T · latent_dim per layer for MLA's latent cache."""
+    n_layer, size = config["n_layer"], dtype_bytes(dtype)
+    if "latent_dim" in config:
+        factor = 2 if bug == "hint_bytes_latent_twice" else 1
+        return factor * n_layer * batch * T * config["latent_dim"] * size
+    per_token = (1 if bug == "hint_bytes_kv_once" else 2) * batch * config["n_kv_head"] * config["head_dim"] * size
+    window = config.get("window")
+    if window is None or bug == "hint_bytes_window_ignored":
+        return n_layer * T * per_token
+    window_layers = n_layer if bug == "hint_bytes_window_all" else config.get("window_layers", n_layer)
+    return (window_layers * min(T, window) + (n_layer - window_layers) * T) * per_token
+
+
+BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once")
+BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
+               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
+               ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
+               ({"n_layer": 5, "latent_dim": 7}, 9, 3, torch.float16),
+               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 4, 2, torch.float8_e4m3fn))
+
+
+def bytes_error(kind: str, message: str, call: str = "") -> str | None:
+    """A key some configs lack (MLA's have no n_kv_head; window is optional), the dict or a key's name used as a
+    number, or a missing window used as one."""
+    if kind == "KeyError":
+        return "hint_bytes_key"
+    if kind == "TypeError" and ("'dict'" in message or "'str'" in message):
+        return "hint_bytes_config"
+    if kind == "TypeError" and "NoneType" in message:
+        return "hint_bytes_no_window"
+    return None
+
+
+def check_cache_bytes(fn) -> None:
+    name = "cache_bytes"
+    for config, n, batch, dtype in BYTES_CASES:
+        got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
+        if isinstance(got, float):
+            raise named("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+                        got=repr(got))
+        if isinstance(got, bool) or not isinstance(got, int):
+            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+        want = cache_bytes_ref(config, n, batch, dtype)
+        if got != want:
+            hint = next((t(bug) for bug in BYTES_BUGS if cache_bytes_ref(config, n, batch, dtype, bug) == got), None)
+            if hint is None and got == want * 8:
+                hint = t("hint_kv_bits")
+            raise CheckFailed(t("bytes_differs", config=config, T=n, batch=batch, dtype=dtype, got=got, want=want),
+                              hint)
+    passed(name)
