@@ -347,27 +347,27 @@ MESSAGES = {
     },
     "hint_unpack_tensor": {
         "ja": "左辺の変数の数（a, b = … なら2つ）と、右辺から取り出される値の数が合いません。右辺がテンソルだと、最初の軸（バッチ）に沿って分けられます。組を返す呼び出し（split や rope など）が抜けていないか確かめてください。B, T, E = x.shape のように形状を受け取るところなら、入力の次元の数が合っているかも見てください。",
-        "ko": "왼쪽에 늘어놓은 이름의 개수(a, b = …라면 두 개)와 오른쪽에서 나오는 값의 개수가 맞지 않습니다. 오른쪽이 텐서라면 첫 축(배치)을 따라 나뉩니다. 짝을 반환하는 호출(split이나 rope 등)이 빠지지 않았는지, 형태를 받는 곳(B, T, E = x.shape)이라면 입력의 차원 수가 맞는지 확인하세요.",
+        "ko": "좌변의 변수 개수(a, b = …라면 2개)와 우변에서 나오는 값의 개수가 다릅니다. 우변이 텐서이면 첫 번째 축(배치)을 따라 나뉩니다. 여러 값을 반환하는 호출(split, rope 등)이 빠지지 않았는지, 모양을 받는 곳(B, T, E = x.shape)이라면 입력의 차원 수가 맞는지 확인하세요.",
     },
     "hint_list_not_tensor": {
         "ja": "テンソルが来るべきところに list か tuple が渡されています。[a, b] と並べただけでは1つのテンソルにはなりません（つなぐなら torch.cat を使います）。split の結果や、(c, k_R) のようなキャッシュの組は tuple なので、要素を取り出してから使ってください。",
-        "ko": "텐서여야 할 자리에 list나 tuple이 왔습니다. [a, b]처럼 늘어놓기만 해서는 텐서 하나가 되지 않습니다(이어 붙이려면 torch.cat). split의 결과나 (c, k_R) 같은 캐시 짝은 tuple이므로 원소를 꺼내서 씁니다.",
+        "ko": "텐서가 와야 할 자리에 list나 tuple이 왔습니다. [a, b]처럼 대괄호로 묶기만 해서는 텐서 하나가 되지 않습니다(이어 붙이려면 torch.cat을 쓰세요). split의 결과나 (c, k_R) 같은 캐시 쌍은 tuple이므로 원소를 꺼내서 쓰세요.",
     },
     "hint_not_a_tensor_method": {
         "ja": "テンソルではないもの（層をまとめたモジュールなど）に対して、view や split などのテンソルのメソッドを呼んでいます。まず層を呼び出してテンソルを得てから（mla.q_proj(x_new) など）、そのテンソルに対して使ってください。",
-        "ko": "텐서가 아닌 것(층을 묶은 모듈 등)에 view나 split 같은 텐서 메서드를 썼습니다. 먼저 층을 호출해 텐서를 만들고(mla.q_proj(x_new) 등) 그 텐서에 씁니다.",
+        "ko": "텐서가 아닌 객체(층을 묶은 모듈 등)에 view나 split 같은 텐서 메서드를 썼습니다. 먼저 층을 호출해 텐서를 얻고(mla.q_proj(x_new) 등) 그 텐서에 메서드를 쓰세요.",
     },
     "hint_arange_bounds": {
         "ja": "torch.arange(start, end) の end が start より小さくなっています。引数の順番を逆にしたか、+ と − を取り違えていませんか。新しいトークンの位置は torch.arange(最初の位置, 最初の位置 + T_new) です。",
-        "ko": "torch.arange(start, end)의 end가 start보다 작습니다(인자 순서나 +와 −를 바꿔 쓴 것). 새 토큰의 위치는 torch.arange(첫 위치, 첫 위치 + T_new)입니다.",
+        "ko": "torch.arange(start, end)에서 end가 start보다 작습니다. 인자 순서가 바뀌었거나 +와 −를 혼동했을 수 있습니다. 새 토큰의 위치는 torch.arange(첫 위치, 첫 위치 + T_new)입니다.",
     },
     "hint_invert_needs_bool": {
         "ja": "~ は bool のテンソルにしか使えません。マスクは torch.ones(…, dtype=torch.bool) のように bool 型で作ってください（dtype を省くと float になります）。",
-        "ko": "~는 bool 텐서에만 쓸 수 있습니다. 마스크는 torch.ones(…, dtype=torch.bool)처럼 bool로 만듭니다(dtype을 빼면 float가 됩니다).",
+        "ko": "~ 연산자는 bool 텐서에만 쓸 수 있습니다. 마스크는 torch.ones(…, dtype=torch.bool)처럼 bool로 만드세요(dtype을 생략하면 float 텐서가 됩니다).",
     },
     "hint_masked_fill_order": {
         "ja": "masked_fill の引数の順番が逆です。scores.masked_fill(~keep, float(\"-inf\")) のように、マスクを先に、埋める値をあとに渡します。",
-        "ko": "masked_fill의 인자 순서가 반대입니다. scores.masked_fill(~keep, float(\"-inf\"))처럼 마스크가 먼저, 채울 값이 나중입니다.",
+        "ko": "masked_fill의 인자 순서가 반대입니다. scores.masked_fill(~keep, float(\"-inf\"))처럼 마스크를 먼저, 채울 값을 나중에 넘기세요.",
     },
     "cpu_name": {"ja": "CPU（論理コア数 {cores}、PyTorch のスレッド数 {threads}）", "ko": "CPU(논리 코어 {cores}개, PyTorch 스레드 {threads}개)"},
     "fig_weights_title": {

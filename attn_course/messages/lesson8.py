@@ -287,7 +287,7 @@ MESSAGES = {
     },
     "hint_static_unsliced": {
         "ja": "バッファを、書き込んだところまで系列の軸で切り出さずに使っています（T_max 個分すべてを使っているか、別の軸で切り出しています）。これでは、まだ書き込んでいない位置まで含まれてしまいます。k_buf[:, :, :T_past + T_new]、v_buf[:, :, :T_past + T_new] のように、軸 2 を切り出してから使ってください。",
-        "ko": "버퍼를 쓴 곳까지 시퀀스 축으로 잘라 내지 않고 썼습니다(버퍼 전체 T_max개이거나 다른 축으로 잘라 낸 것). 아직 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new], v_buf[:, :, :T_past + T_new]처럼 축 2를 잘라서 씁니다.",
+        "ko": "버퍼를 시퀀스 축에서 값을 쓴 곳까지 잘라 내지 않고 사용했습니다(버퍼 전체 T_max개를 사용했거나 다른 축을 잘랐습니다). 아직 값을 쓰지 않은 위치까지 포함되므로 k_buf[:, :, :T_past + T_new], v_buf[:, :, :T_past + T_new]처럼 축 2를 잘라서 사용하세요.",
     },
     "hint_static_plus_one": {
         "ja": "書き込む場所が1つ後ろにずれています。位置 0 から T_past − 1 まではもう埋まっているので、新しいトークンは k_buf[:, :, T_past:T_past + T_new] に書きます（T_past + 1 からではありません）。",
@@ -458,38 +458,38 @@ MESSAGES = {
     },
     "hint_cache_none": {
         "ja": "最初の呼び出しでは cache は None ですが、その None を分解するか、cache[0] のように要素を取り出そうとしています。if cache is None: の分岐があるか、その条件が逆になっていないかを確かめてください。",
-        "ko": "첫 호출에서 cache는 None입니다. None을 풀거나 cache[0]처럼 꺼냈습니다. if cache is None: 분기와 그 조건의 방향을 확인하세요.",
+        "ko": "첫 호출에서는 cache가 None인데, 이 None을 언패킹하거나 cache[0]처럼 인덱싱했습니다. if cache is None: 분기가 있는지, 조건이 거꾸로 되지 않았는지 확인하세요.",
     },
     "hint_rolling_write": {
         "ja": "リングバッファで書き込み先にするスロットの数と、書き込むトークンの数が合いません。last = min(T_new, window) として、系列の軸（軸 2）の最後の last 個のトークンを、スロット positions[-last:] % window に書き込みます（k_ring[:, :, slots] = k[:, :, -last:]）。",
-        "ko": "링 버퍼에 쓰는 슬롯 수와 쓰는 토큰 수가 맞지 않습니다. k_ring[:, :, slots] = k[:, :, -last:]처럼, last = min(T_new, window)개의 슬롯 positions[-last:] % window에 시퀀스 축(축 2)의 마지막 last개를 씁니다.",
+        "ko": "링 버퍼에서 값을 쓸 슬롯 수와 쓰려는 토큰 수가 다릅니다. last = min(T_new, window)로 두면, 슬롯 positions[-last:] % window에 시퀀스 축(축 2)의 마지막 토큰 last개를 써야 합니다(k_ring[:, :, slots] = k[:, :, -last:]).",
     },
     "hint_mla_norm_input": {
         "ja": "kv_a_layernorm に、最後の軸の大きさが r でないテンソルを渡しています。kv_a_proj_with_mqa(x) の出力を split([r, d_R], dim=-1) で c、k_R の順に分け、正規化するのは c（幅 r）のほうです。",
-        "ko": "kv_a_layernorm에 마지막 축이 r이 아닌 텐서를 넘겼습니다. kv_a_proj_with_mqa(x)의 출력을 split([r, d_R], dim=-1)로 c, k_R 순서로 나누고 c(폭 r)를 정규화합니다.",
+        "ko": "kv_a_layernorm에 마지막 축의 크기가 r이 아닌 텐서를 넘겼습니다. kv_a_proj_with_mqa(x)의 출력을 split([r, d_R], dim=-1)로 나눠 c와 k_R을 차례로 얻고, 그중 c(폭 r)를 정규화하세요.",
     },
     "hint_mla_cache_span": {
         "ja": "キャッシュがある呼び出しで、長さ T_new のものと T_past + T_new のものを組み合わせたため、形状が合っていません。マスクの形状は (T_new, T_past + T_new) で、T_past はキャッシュの長さ cache[0].size(1) です（T_past を 0 のままにすると、位置も 0 から数え直してしまいます）。c と k_R の両方をキャッシュの後ろにつないだかも確かめてください。",
-        "ko": "캐시가 있는 호출에서 T_new개분밖에 없는 것과 T_past + T_new개분인 것이 부딪쳤습니다. 마스크는 (T_new, T_past + T_new)이고 T_past는 캐시 길이 cache[0].size(1)입니다(0으로 두면 위치도 0부터 다시 셉니다). c와 k_R을 둘 다 캐시 뒤에 이어 붙였는지도 확인하세요.",
+        "ko": "캐시가 있는 호출에서 길이가 T_new인 텐서와 T_past + T_new인 텐서의 모양이 맞지 않습니다. 마스크의 모양은 (T_new, T_past + T_new)이고, T_past는 캐시 길이 cache[0].size(1)입니다(T_past를 0으로 두면 위치도 0부터 다시 세게 됩니다). c와 k_R을 모두 캐시 뒤에 이어 붙였는지도 확인하세요.",
     },
     "hint_mla_decode_shapes": {
         "ja": "mla_decode の途中で形状が合わなくなっています。次の順に形状を確かめてください。q_C は (B, H, T_new, d_C)（view(B, T_new, H, …) のあと transpose(1, 2)）、q_C @ W_UK は (B, H, T_new, r)、c[:, None] は (B, 1, T_all, r)、スコアは (B, H, T_new, T_all)、weights @ c[:, None] は (B, H, T_new, r)、最後に W_UV.transpose(-2, -1) を右から掛けて (B, H, T_new, d_V) になります。",
-        "ko": "mla_decode 도중에 모양이 맞지 않게 되었습니다. 모양을 차례로 확인하세요: q_C는 (B, H, T_new, d_C)(view(B, T_new, H, …) 뒤에 transpose(1, 2)), q_C @ W_UK는 (B, H, T_new, r), c[:, None]은 (B, 1, T_all, r), 점수는 (B, H, T_new, T_all), weights @ c[:, None]은 (B, H, T_new, r), 마지막으로 W_UV.transpose(-2, -1)을 오른쪽에서 곱해 (B, H, T_new, d_V)입니다.",
+        "ko": "mla_decode 안에서 모양이 어긋났습니다. 각 단계의 모양을 차례로 확인하세요. q_C는 (B, H, T_new, d_C)(view(B, T_new, H, …) 뒤에 transpose(1, 2)), q_C @ W_UK는 (B, H, T_new, r), c[:, None]은 (B, 1, T_all, r), 점수는 (B, H, T_new, T_all), weights @ c[:, None]은 (B, H, T_new, r)이고, 마지막으로 W_UV.transpose(-2, -1)을 오른쪽에서 곱하면 (B, H, T_new, d_V)가 됩니다.",
     },
     "hint_view_after_transpose": {
         "ja": "transpose したテンソルはメモリ上で連続していないため、そのままでは view できません。ヘッドに分けるときは view(B, T_new, H, D) を先に、transpose(1, 2) をあとに呼びます。ヘッドをつなぎ直すときは、transpose(1, 2) のあとに reshape（または contiguous().view）を使います。",
-        "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 view할 수 없습니다. 헤드로 나눌 때는 view(B, T_new, H, D)가 먼저이고 transpose(1, 2)가 나중, 헤드를 이어 붙일 때는 transpose(1, 2) 뒤에 reshape(또는 contiguous().view)입니다.",
+        "ko": "transpose한 텐서는 메모리에서 연속적이지 않아 view를 쓸 수 없습니다. 헤드로 나눌 때는 view(B, T_new, H, D)를 먼저 하고 transpose(1, 2)를 나중에 합니다. 헤드를 다시 합칠 때는 transpose(1, 2) 뒤에 reshape(또는 contiguous().view)를 쓰세요.",
     },
     "hint_mask_not_used": {
         "ja": "スコアにマスクがかかっていません。そのため、見てはいけないキー（keep が False のところ）にも重みがついています。ソフトマックスの前に scores.masked_fill(~keep, float(\"-inf\")) で隠してください。",
-        "ko": "마스크가 점수에 적용되지 않았습니다. 보면 안 되는 키(keep이 False)까지 가중치를 가집니다. 소프트맥스 전에 scores.masked_fill(~keep, float(\"-inf\"))로 가립니다.",
+        "ko": "마스크가 점수에 적용되지 않았습니다. 그래서 보면 안 되는 키(keep이 False인 키)에도 가중치가 주어집니다. 소프트맥스 전에 scores.masked_fill(~keep, float(\"-inf\"))로 가리세요.",
     },
     "hint_rope_qk_swapped": {
         "ja": "rope の2つの戻り値を逆の順番で受け取っています。rope(q, k, positions) は (回したクエリ, 回したキー) の順に返すので、q, k = rope(q, k, positions) と受け取ります。",
-        "ko": "rope의 반환값 두 개를 반대로 받았습니다. rope(q, k, positions)는 (돌린 쿼리, 돌린 키) 순서로 반환하므로 q, k = rope(q, k, positions)입니다.",
+        "ko": "rope의 반환값 두 개를 거꾸로 받았습니다. rope(q, k, positions)는 (회전한 쿼리, 회전한 키) 순서로 반환하므로 q, k = rope(q, k, positions)로 받아야 합니다.",
     },
     "hint_keys_values_swapped": {
         "ja": "キーとバリューが入れ替わっています。キャッシュと新しいトークンのキー・バリューをつなぐところ（あるいはキャッシュを分解するところや返すところ）で、キーはキーどうし、バリューはバリューどうしをつないでください。",
-        "ko": "키와 밸류가 바뀌었습니다. 캐시와 새 토큰을 이어 붙이는 곳(또는 캐시를 푸는 곳, 반환하는 곳)에서 키는 키끼리, 밸류는 밸류끼리 이어 붙입니다.",
+        "ko": "키와 밸류가 뒤바뀌었습니다. 캐시와 새 토큰을 이어 붙이는 곳(또는 캐시를 언패킹하거나 반환하는 곳)에서 키는 키끼리, 밸류는 밸류끼리 이어 붙여야 합니다.",
     },
 }
