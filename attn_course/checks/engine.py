@@ -153,7 +153,7 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_int_division"   # a size computed with / is a float: view, reshape and nn.Linear want ints
     if kind == "TypeError" and 'missing 1 required positional argument' in message and '"dim"' in message:
         return "hint_dim_missing"
-    if kind == "ValueError" and "too many values to unpack" in message:
+    if kind == "ValueError" and ("too many values to unpack" in message or "not enough values to unpack" in message):
         return "hint_unpack_tensor"    # a, b = tensor: the call that returns a pair (split, rope) left out
     if kind in ("TypeError", "AttributeError") and NOT_A_TENSOR.search(message):
         return "hint_list_not_tensor"  # [a, b] where torch.cat(...) was meant, or a tuple (split's, a cache's) used whole

@@ -354,16 +354,16 @@ MESSAGES = {
         "ko": "텐서가 와야 할 자리에 list나 tuple이 왔습니다. [a, b]처럼 대괄호로 묶기만 해서는 텐서 하나가 되지 않습니다(이어 붙이려면 torch.cat을 쓰세요). split의 결과나 (c, k_R) 같은 캐시 쌍은 tuple이므로 원소를 꺼내서 쓰세요.",
     },
     "hint_not_a_tensor_method": {
-        "ja": "テンソルではないもの（層をまとめたモジュールなど）に対して、view や split などのテンソルのメソッドを呼んでいます。まず層を呼び出してテンソルを得てから（mla.q_proj(x_new) など）、そのテンソルに対して使ってください。",
-        "ko": "텐서가 아닌 객체(층을 묶은 모듈 등)에 view나 split 같은 텐서 메서드를 썼습니다. 먼저 층을 호출해 텐서를 얻고(mla.q_proj(x_new) 등) 그 텐서에 메서드를 쓰세요.",
+        "ja": "テンソルではないもの（層をまとめたモジュールなど）に対して、view や split などのテンソルのメソッドを呼んだか、[ ] で要素を取り出そうとしています。まず層を呼び出してテンソルを得てから（mla.q_proj(x_new) など）、そのテンソルに対して使ってください。",
+        "ko": "텐서가 아닌 객체(층을 묶은 모듈 등)에 view나 split 같은 텐서 메서드를 쓰거나 [ ]로 인덱싱했습니다. 먼저 층을 호출해 텐서를 얻고(mla.q_proj(x_new) 등) 그 텐서에 메서드를 쓰세요.",
     },
     "hint_arange_bounds": {
         "ja": "torch.arange(start, end) の end が start より小さくなっています。引数の順番を逆にしたか、+ と − を取り違えていませんか。新しいトークンの位置は torch.arange(最初の位置, 最初の位置 + T_new) です。",
         "ko": "torch.arange(start, end)에서 end가 start보다 작습니다. 인자 순서가 바뀌었거나 +와 −를 혼동했을 수 있습니다. 새 토큰의 위치는 torch.arange(첫 위치, 첫 위치 + T_new)입니다.",
     },
     "hint_invert_needs_bool": {
-        "ja": "~ は bool のテンソルにしか使えません。マスクは torch.ones(…, dtype=torch.bool) のように bool 型で作ってください（dtype を省くと float になります）。",
-        "ko": "~ 연산자는 bool 텐서에만 쓸 수 있습니다. 마스크는 torch.ones(…, dtype=torch.bool)처럼 bool로 만드세요(dtype을 생략하면 float 텐서가 됩니다).",
+        "ja": "~ は bool（または整数）のテンソルに使う演算子で、float のテンソルには使えません。マスクは torch.ones(…, dtype=torch.bool) のように bool 型で作ってください（dtype を省くと float になります）。",
+        "ko": "~ 연산자는 bool(또는 정수) 텐서에 쓰는 연산자라서 float 텐서에는 쓸 수 없습니다. 마스크는 torch.ones(…, dtype=torch.bool)처럼 bool로 만드세요(dtype을 생략하면 float 텐서가 됩니다).",
     },
     "hint_masked_fill_order": {
         "ja": "masked_fill の引数の順番が逆です。scores.masked_fill(~keep, float(\"-inf\")) のように、マスクを先に、埋める値をあとに渡します。",
