@@ -3,9 +3,8 @@
 
 NAMED is the mistake each planted bug must be counted under, in every grade cell it fails: the visible
 checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
-None is a mistake no classic bug explains, counted as "unknown"; by design these are:
-- downstream cells where the visible check has no hint either: a lesson-3 module built on an
-  apply_mask that returns 6-D scores (the grader names exercise 2 as the cause).
+None would be a mistake no classic bug explains, counted as "unknown"; no planted bug has one now (the last,
+lesson 3's module built on an apply_mask that returns 6-D scores, is named by its unpacking error since issue 29).
 """
 import csv
 import json
@@ -65,8 +64,9 @@ NAMED = {
         "padding_off_by_one": dict.fromkeys(("ex4_padding_keep", "ex6_causal_module"), "hint_padding_off_by_one"),
         "sdpa_dropout_in_eval": {"ex6_causal_module": "hint_dropout_eval_sdpa"},
         "weights_after_dropout": {"ex6_causal_module": "hint_weights_after_dropout"},
-        # The module's error comes from apply_mask's 6-D result: the grader names exercise 2 as its cause.
-        "keep_with_extra_axes": {"ex2_apply_mask": "hint_keep_as_given", "ex6_causal_module": None},
+        # The module's error comes from apply_mask's 6-D result: the grader names exercise 2 as its cause, then
+        # the unpacking error itself (B, T, E = … met a tensor of another rank).
+        "keep_with_extra_axes": {"ex2_apply_mask": "hint_keep_as_given", "ex6_causal_module": "hint_unpack_tensor"},
         "dropout_on_scores": {"ex6_causal_module": "hint_dropout_on_scores"},
         "mask_diagonal_below": dict.fromkeys(("ex1_causal_mask", "ex6_causal_module"), "hint_mask_diagonal"),
         "fill_minus_1e9": dict.fromkeys(("ex2_apply_mask", "ex6_causal_module"), "hint_fill_not_inf"),
@@ -136,6 +136,11 @@ NAMED = {
         "cache_not_used": {"ex5_attend_with_cache": "hint_cache_concat"},
         # SDPA's is_causal with a cache aligns the mask top-left: the offset the cache needs is missing.
         "cache_sdpa_is_causal": {"ex5_attend_with_cache": "hint_cache_mask_offset"},
+        "cache_past_sign": {"ex5_attend_with_cache": "hint_cache_mask_sign"},
+        "cache_keep_not_inverted": {"ex5_attend_with_cache": "hint_inverted_mask"},
+        "cache_additive_nan": {"ex5_attend_with_cache": "hint_additive_nan"},
+        # 2·B·T·E / E: a float, and E·E short of the count.
+        "flops_float_formula": {"ex1_attention_flops": "hint_count_missing"},
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
