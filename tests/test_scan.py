@@ -13,8 +13,8 @@ BY_HAND = (("attention",), None)
 LIBRARY_PATH = (("attention",), "use_sdpa")
 
 
-def rules(source, rule=None, aliases=frozenset()):
-    return {flag[0] for flag in scan_source(source, rule, aliases)}
+def rules(source, rule=None, aliases=frozenset(), concat_aliases=frozenset()):
+    return {flag[0] for flag in scan_source(source, rule, aliases, concat_aliases)}
 
 
 @pytest.mark.parametrize("code, rule, aliases, want", [
@@ -49,6 +49,12 @@ def test_the_library_path_may_call_the_library():
             "scores = Q @ K.mT\n")
     assert "library_attention" not in rules(code, LIBRARY_PATH)
     assert "library_attention" in rules("y = F.scaled_dot_product_attention(Q, K, V)", LIBRARY_PATH)
+
+
+def test_a_concat_alias_is_flagged_where_joining_is_refused():
+    concat = (("concat",), None)
+    assert "library_concat" in rules("k_all = join([a, b], dim=2)", concat, concat_aliases={"join"})
+    assert rules("k_all = join([a, b], dim=2)", None, concat_aliases={"join"}) == set()   # lesson 6 joins by cat
 
 
 def test_a_modules_own_eval_is_not_pythons():

@@ -74,19 +74,20 @@ def by_hand_cells(stem: str) -> dict:
     return cells
 
 
-def library_aliases(tree: ast.AST) -> set:
-    """Names a learner binds to the library's attention: `from … import scaled_dot_product_attention as sdpa`,
-    `sdpa = F.scaled_dot_product_attention`, a default argument `f=F.scaled_dot_product_attention`."""
-    bound = set()
+def library_aliases(tree: ast.AST, family: str = "attention") -> set:
+    """Names a learner binds to the library's attention (or to another family's functions, e.g. torch.cat):
+    `from … import scaled_dot_product_attention as sdpa`, `sdpa = F.scaled_dot_product_attention`, a default
+    argument `f=F.scaled_dot_product_attention`."""
+    names, bound = LIBRARY[family], set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            bound |= {a.asname or a.name for a in node.names if a.name in LIBRARY["attention"]}
-        elif isinstance(node, ast.Assign) and named(node.value) & LIBRARY["attention"]:
+            bound |= {a.asname or a.name for a in node.names if a.name in names}
+        elif isinstance(node, ast.Assign) and named(node.value) & names:
             bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args.args[len(node.args.args) - len(node.args.defaults):] + node.args.kwonlyargs
             defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-            bound |= {a.arg for a, d in zip(args, defaults) if named(d) & LIBRARY["attention"]}
+            bound |= {a.arg for a, d in zip(args, defaults) if named(d) & names}
     return bound
 
 
@@ -100,11 +101,13 @@ def _library_path_nodes(tree: ast.AST, keyword: str | None) -> set:
     return inside
 
 
-def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset()) -> list[tuple[str, int, str]]:
+def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset(),
+                concat_aliases: set = frozenset()) -> list[tuple[str, int, str]]:
     """(rule, line, text) for everything suspicious in one cell.
 
     rule: (families, library-path keyword) when the cell is a by-hand exercise's; aliases: names the
-    learner bound to the library's attention anywhere in the notebook."""
+    learner bound to the library's attention anywhere in the notebook; concat_aliases: names bound to torch.cat
+    and its kin, flagged only where they are called in a cell that may not join (`:by_hand: concat`)."""
     # IPython magics and shell escapes are not Python; a `!` line runs a shell command.
     lines = source.splitlines()
     flags = [("process", i + 1, line.strip()) for i, line in enumerate(lines) if line.lstrip().startswith("!")]
@@ -128,6 +131,9 @@ def scan_source(source: str, rule: tuple | None = None, aliases: set = frozenset
             found.append("library_attention")      # bound to a name of the learner's own, in any cell
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in aliases:
             found.append("library_attention")      # called through such a name
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in concat_aliases \
+                and rule and "concat" in rule[0]:
+            found.append("library_concat")         # `from torch import cat as join` in a cell of the learner's own
         if spelled & COURSE_INTERNALS:
             found.append("course_internals")
         if spelled & GUARD:
@@ -188,13 +194,14 @@ def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
     """
     rules = by_hand_cells(Path(source).stem)
     mine = learner_cells(nbformat.read(submitted, 4), nbformat.read(source, 4))
-    aliases = set()
+    aliases, concat_aliases = set(), set()
     for _, _, cell in mine:
         tree = parse(cell.source)
         aliases |= library_aliases(tree) if tree is not None else set()
+        concat_aliases |= library_aliases(tree, "concat") if tree is not None else set()
     flags = []
     for label, grade_id, cell in mine:
-        for rule, line, text in scan_source(cell.source, rules.get(grade_id), aliases):
+        for rule, line, text in scan_source(cell.source, rules.get(grade_id), aliases, concat_aliases):
             flags.append((label, rule, line, text))
         flags += [(label, "by_hand_escape", line, text) for line, text, _ in escapes(cell.source)]
     return flags
