@@ -19,6 +19,16 @@ from .engine import (
 B, T, H, D = 5, 11, 6, 7
 
 
+def masked(s, keep, fill: str = "-inf"):
+    """The scores masked as a variant says: filled with `fill` where keep is False, "inverted" (filled where it
+    is True), or "additive" (scores + (~keep) * -inf: 0 * -inf is NaN where keep is True)."""
+    if fill == "additive":
+        return s + (~keep) * float("-inf")
+    if fill == "inverted":
+        return s.masked_fill(keep, float("-inf"))
+    return s.masked_fill(~keep, float(fill))
+
+
 def flops_variants(B_, T_, E_, H_) -> dict:
     D_ = E_ // H_
     right = {"qkv": 2 * B_ * T_ * E_ * 3 * E_, "scores": 2 * B_ * H_ * T_ * T_ * D_,
@@ -171,12 +181,7 @@ def gqa_expected(module, x) -> dict:
         raw = product(q, keys)
         s = raw / math.sqrt(D_) if scale is None else scale(raw)
         if mask is not None:
-            if fill == "additive":       # scores + (~keep) * -inf: 0 * -inf is NaN where keep is True
-                s = s + (~mask) * float("-inf")
-            elif fill == "inverted":
-                s = s.masked_fill(mask, float("-inf"))
-            else:
-                s = s.masked_fill(~mask, float(fill))
+            s = masked(s, mask, fill)
         y = merge(torch.softmax(s, axis) @ values)
         return module.c_proj(y) if proj else y
 
@@ -341,12 +346,7 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
         raw = query @ keys.transpose(-2, -1)
         s = raw / math.sqrt(host.head_dim) if scale is None else scale(raw)
         if keep is not None:
-            if fill == "additive":       # scores + (~keep) * -inf: 0 * -inf is NaN where keep is True
-                s = s + (~keep) * float("-inf")
-            elif fill == "inverted":
-                s = s.masked_fill(keep, float("-inf"))
-            else:
-                s = s.masked_fill(~keep, float(fill))
+            s = masked(s, keep, fill)
         return host.c_proj(merge_heads(torch.softmax(s, axis) @ values))
 
     root = math.sqrt(host.head_dim)
