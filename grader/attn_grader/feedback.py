@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 
+from .feedback_exporter import ALT_PLACEHOLDER
 from .feedback_offline import offline
 from .messages import assignment_language, text
 from .preprocessors.decide_hidden_tests import tested_names
@@ -62,4 +63,5 @@ def localize_feedback(folder: Path, assignment: str, autograded: Path | None = N
                      for i, part in enumerate(parts)]
         html = "".join(parts)
         html = html.replace("<html>", f'<html lang="{lang}">', 1)
+        html = html.replace(f'alt="{ALT_PLACEHOLDER}"', f'alt="{text("feedback_figure_alt", lang)}"')
         page.write_text(offline(html), encoding="utf-8")

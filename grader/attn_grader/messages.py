@@ -22,6 +22,8 @@ MESSAGES = {
     "feedback_no_comment": {"ja": "（なし）", "ko": "(없음)"},
     "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
     "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
+    # A figure the notebook drew (a plot, a heatmap), for a screen reader: nbconvert's own alt text is English.
+    "feedback_figure_alt": {"ja": "ノートブックが描いた図", "ko": "노트북이 그린 그림"},
     "feedback_answer": {"ja": "あなたの解答", "ko": "내 답안"},
     "feedback_grade_cell": {"ja": "採点セル", "ko": "채점 셀"},
     "demo_skipped": {
