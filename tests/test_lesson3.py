@@ -231,6 +231,20 @@ def test_reference_passes_its_own_hidden_tests(ref):
     passes(probes.module, ref.CausalSelfAttention)
 
 
+def test_hidden_names_a_scale_by_the_embedding_width_on_every_seed(ref):
+    """Where E = D², √E = D and dividing by √E looked like dividing by D without the root: the grader named
+    hint_scale_dk for the planted √E bug on 5 seeds in 300 (`make hint-sweep`). These seeds drew E = D² then."""
+    from attn_course.probes import Draws
+    squares = [seed for seed in range(400) if (lambda s: s[4] == s[3] ** 2)(
+        Draws(seed, "lesson3.module").sizes("sizes", 5, low=2, high=14))]
+    assert len(squares) >= 3
+    class ScaledByE(CausalOK):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs, bug="sqrt_e")
+    for seed in squares:
+        assert fails(probes.module, ScaledByE, seed=seed).hint == "hint_scale_head_dim", seed
+
+
 def test_hidden_catches_a_mask_left_on_the_cpu(ref):
     fails(probes.causal_mask, lambda T, device=None: torch.ones(T, T, dtype=torch.bool).tril(), key="hidden_device")
 

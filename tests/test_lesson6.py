@@ -135,7 +135,7 @@ def test_gqa_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_gqa_module, _gqa(ref, validate=False), "hint_gqa_error")
 
 
-def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True):
+def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True, additive=False):
     def attend_with_cache(attn, x_new, cache=None):
         B_, T_new, E_ = x_new.shape
         H_ = attn.n_head
@@ -148,7 +148,7 @@ def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True)
         s = q @ kk.transpose(-2, -1) / math.sqrt(E_ // H_)
         if mask:
             keep = torch.ones(T_new, kk.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
-            s = s.masked_fill(~keep, float("-inf"))
+            s = s + (~keep) * float("-inf") if additive else s.masked_fill(~keep, float("-inf"))
         y = (torch.softmax(s, -1) @ vv).transpose(1, 2).reshape(B_, T_new, E_)
         return attn.c_proj(y), ((full_k, full_v) if return_full else (k, v))
     return attend_with_cache
@@ -265,6 +265,22 @@ def test_library_attention_is_refused_in_a_from_scratch_exercise(ref):
     failure = fails(probes.tiled_attention, lambda q, k, v, b, causal=False:
                     torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal), key="hidden_by_hand")
     assert failure.hint == ("hint_from_scratch", {"name": "tiled_attention"})
+
+
+def test_hidden_names_an_additive_mask_on_every_seed(ref):
+    """A one-token prefill has no masked key: there `+ (~keep) * -inf` and an inverted mask both give a NaN row, and
+    the grader named the inverted mask for the planted additive bug on 39 seeds in 300 (`make hint-sweep`). The
+    prefill is two tokens at least now; these seeds drew one."""
+    from attn_course.probes import Draws
+    one_token = []
+    for seed in range(300):
+        draws = Draws(seed, "lesson6.attend_with_cache")
+        t = probes.cache_setup(draws)[1].size(1)
+        if int(torch.randint(1, t - 2, (1,), generator=draws.gen("prefill"))) == 1:
+            one_token.append(seed)
+    assert len(one_token) > 10
+    for seed in one_token[:12]:
+        assert fails(probes.attend_with_cache, _cached(additive=True), seed=seed).hint == "hint_additive_nan", seed
 
 
 def test_hidden_catches_a_cache_that_forgets_the_offset(ref):
