@@ -9,7 +9,7 @@ import attn_course as course
 from attn_course.checks import lesson8 as checks
 from attn_course.checks import lesson8_caches as caches
 from attn_course.probes import lesson8 as probes
-from conftest import fails, fails_with, passes, reference
+from conftest import fails, fails_with, judged, passes, reference
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +106,24 @@ def test_hidden_packed_names_each_bug():
         passes(probes.packed, *_packed(), seed=seed)
     for bug, hint in PACKED_BUGS.items():
         assert fails(probes.packed, *_packed(bug)).hint == hint, bug
+
+
+def test_hidden_packed_catches_a_mask_without_causality_on_every_seed():
+    """Seeds whose documents were all one token long drew no later key: a document mask without the causal part
+    passed there (`make hint-sweep`, 1 seed in 120). One document is two tokens at least now."""
+    from attn_course.probes import Draws
+    single = []
+    for seed in range(600):
+        draws = Draws(seed, "lesson8.packed")
+        n_docs = 3 + int(torch.randint(0, 3, (1,), generator=draws.gen("docs")))
+        lengths = torch.randint(1, 7, (n_docs,), generator=draws.gen("lengths"))
+        lengths[int(torch.randint(0, n_docs, (1,), generator=draws.gen("single")))] = 1
+        if int(lengths.max()) == 1:
+            single.append(seed)
+    assert single
+    for seed in single[:6]:
+        failure = judged(probes.packed, *_packed("not_causal"), seed=seed)
+        assert failure is not None and failure.hint == "hint_packed_not_causal", seed
 
 
 # --------------------------------------------------------------------------- exercise 12

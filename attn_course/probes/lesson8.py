@@ -301,7 +301,10 @@ def paged_cache(rec, paged_write, paged_gather):
 def packed_setup(draws):
     n_docs = 3 + int(draws.randint("docs", 0, 3, (1,)))
     lengths = draws.randint("lengths", 1, 7, (n_docs,))
-    lengths[int(draws.randint("single", 0, n_docs, (1,)))] = 1          # a document of one token
+    single = int(draws.randint("single", 0, n_docs, (1,)))
+    lengths[single] = 1                                                  # a document of one token
+    if int(lengths.max()) == 1:   # all one token: no key in a later position, so a mask without causality passed
+        lengths[(single + 1) % n_docs] = 2
     cu = torch.cat([torch.zeros(1, dtype=torch.long), lengths.cumsum(0)])
     n = int(cu[-1])
     h, d = draws.sizes("heads", 2, low=2, high=5)
