@@ -235,8 +235,11 @@ def test_hidden_names_a_scale_by_the_embedding_width_on_every_seed(ref):
     """Where E = D², √E = D and dividing by √E looked like dividing by D without the root: the grader named
     hint_scale_dk for the planted √E bug on 5 seeds in 300 (`make hint-sweep`). These seeds drew E = D² then."""
     from attn_course.probes import Draws
-    squares = [seed for seed in range(400) if (lambda s: s[4] == s[3] ** 2)(
-        Draws(seed, "lesson3.module").sizes("sizes", 5, low=2, high=14))]
+    squares = []
+    for seed in range(400):
+        b, t, h, d, e = Draws(seed, "lesson3.module").sizes("sizes", 5, low=2, high=14)   # the draw before the fix
+        if e == d * d:
+            squares.append(seed)
     assert len(squares) >= 3
     class ScaledByE(CausalOK):
         def __init__(self, *args, **kwargs):

@@ -197,8 +197,9 @@ def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
     aliases, concat_aliases = set(), set()
     for _, _, cell in mine:
         tree = parse(cell.source)
-        aliases |= library_aliases(tree) if tree is not None else set()
-        concat_aliases |= library_aliases(tree, "concat") if tree is not None else set()
+        if tree is not None:
+            aliases |= library_aliases(tree)
+            concat_aliases |= library_aliases(tree, "concat")
     flags = []
     for label, grade_id, cell in mine:
         for rule, line, text in scan_source(cell.source, rules.get(grade_id), aliases, concat_aliases):
