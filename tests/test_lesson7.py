@@ -462,6 +462,23 @@ def test_hidden_tests_name_the_permutation_mistake_on_every_seed(ref, mistake, h
         assert failure is not None and failure.hint == hint, (seed, failure and failure.hint)
 
 
+def _relative_sum(dim=-1):
+    def relative_score(q, k, offset, rope):
+        _, k_turned = rope(k[..., None, :], k[..., None, :], torch.tensor([offset], device=k.device))
+        return (q * k_turned[..., 0, :]).sum(dim=dim)
+    return relative_score
+
+
+def test_relative_score_takes_any_rank(lang, ref):
+    """(…, D): `make mutants` found sum(dim=1) passing both checks on (N, D), then the lesson's next cell, which
+    passes one vector (D,), raised IndexError."""
+    checks.check_relative_score(_relative_sum())
+    fails_with(checks.check_relative_score, _relative_sum(dim=1), "hint_relative_last_axis")
+    passes(probes.relative_score, _relative_sum())
+    for seed in range(5):
+        assert fails(probes.relative_score, _relative_sum(dim=1), seed=seed).hint == "hint_relative_last_axis", seed
+
+
 def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.permutation_error, _perm_error(compare="inverse")).hint == "hint_perm_inverse"
     # Batch element 0 alone: right by chance when it holds the largest error, named whenever it is wrong.

@@ -161,6 +161,7 @@ NAMED = {
         "layout_no_heads": {"ex4_interleaved_to_half": "hint_layout_heads"},
         "relative_sign": {"ex5_relative_score": "hint_relative_sign"},
         "relative_both_turned": {"ex5_relative_score": "hint_relative_shape"},
+        "relative_sum_axis_1": {"ex5_relative_score": "hint_relative_last_axis"},
         "cache_mask_offset": {"ex6_rope_cache": "hint_cache_mask_offset"},
         "cache_positions_restart": {"ex6_rope_cache": "hint_rope_cache_restart"},
         "cache_v_not_joined": {"ex6_rope_cache": "hint_rope_cache_concat"},

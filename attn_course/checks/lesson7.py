@@ -1,9 +1,6 @@
-"""Lesson 7's visible checks: order-blindness, sinusoidal positions, RoPE (Llama's layout, the interleaved
-layout, the relative property, a KV cache), ALiBi and cross-attention.
-
-`rope` below is a right RoPE (Llama's rotate-half layout): the hidden tests of exercises 5 and 6 hand it to
-the learner's code, so those two exercises are graded on their own, whatever exercise 3 returns.
-"""
+"""Lesson 7's visible checks: order-blindness, sinusoidal positions, RoPE (Llama's layout, the interleaved layout,
+the relative property, a KV cache), ALiBi and cross-attention. `rope` below is a right RoPE (Llama's rotate-half
+layout): the hidden tests of exercises 5 and 6 hand it to the learner's code, so those two are graded on their own."""
 from __future__ import annotations
 
 import math
@@ -100,6 +97,10 @@ def likely_perm_mistake(answers: list[tuple[float, dict]]) -> str | None:
     return next((k for k in keys if all(same_error(got, v[k]) for got, v in answers)), None)
 
 
+# x[perm] permutes the batch axis: with fewer batch elements than tokens, an index out of range on axis 0.
+perm_error = lambda kind, message, call="": "hint_perm_axis" if kind == "IndexError" and "dimension 0" in message else None  # noqa: E731,E501
+
+
 def check_permutation_error(fn) -> None:
     name = "permutation_error"
     functions = _perm_functions(72)
@@ -107,7 +108,7 @@ def check_permutation_error(fn) -> None:
     x = largest_error_last(x, PERM, functions["perm_fn_causal"])
     answers, wrong = [], None
     for label, f in functions.items():
-        got = run(name, fn, f, x, PERM, on_error=t("hint_perm_axis"))
+        got = run(name, fn, f, x, PERM, on_error=perm_error)
         if isinstance(got, bool) or not isinstance(got, (int, float)):   # a 0-dim tensor is not the float asked for
             raise CheckFailed(t("perm_not_float", kind=type(got).__name__),
                               t("hint_perm_float") if isinstance(got, torch.Tensor) else None)
@@ -314,6 +315,15 @@ def check_relative_score(fn) -> None:
         if not close(got, variants[None], 1e-9):
             hint = next((t(key) for key, v in variants.items() if key and close(got, v, 1e-9)), None)
             raise CheckFailed(t("relative_differs", offset=offset, err=max_error(got, variants[None])), hint)
+    # (…, D) means any rank: a sum over dim=1 is right for (N, D) only, and the lesson's next cell passes (D,).
+    for shape, axes in (((D,), ()), ((2, 3, D), ("B", "T"))):   # besides (N, D): one vector, more leading axes
+        q_, k_ = inputs(shape, shape, seed=77)
+        got = run(name, fn, q_, k_, 3, turn, on_error=lambda kind, message, call="": "hint_relative_last_axis" if kind in (
+            "IndexError", "RuntimeError") else relative_error(kind, message, call))   # an axis counted from the front
+        expect_shape(got, shape[:-1], axes, f'{t("what_scores")} ({t("relative_ranks", shape=shape)})', t("hint_relative_last_axis"))  # noqa: E501
+        want = relative_variants(q_, k_, 3, base)[None]
+        if not close(got, want, 1e-9):
+            raise CheckFailed(t("relative_differs", offset=3, err=max_error(got, want)), t("hint_relative_last_axis"))
     passed(name)
 
 

@@ -87,6 +87,12 @@ def relative_setup(draws):
     return q, k, offsets, base
 
 
+def relative_ranks(draws, q, k) -> dict:
+    """q and k as one vector (D,), and with two leading axes (2, N, D): the exercise's (…, D)."""
+    q3, k3 = (draws.randn(f"{x}3", 2, *q.shape) for x in "qk")
+    return {"q (D,)": (q[0].clone(), k[0].clone()), "q (2, N, D)": (q3, k3)}
+
+
 def turn_with(base):
     return lambda q, k, positions: rope(q, k, positions, base)
 
@@ -185,6 +191,8 @@ def relative_score(rec, fn):
     q, k, offsets, base = relative_setup(rec)
     for offset in offsets:
         rec.put(f"offset={offset}", rec.call("relative_score", fn, q.clone(), k.clone(), offset, turn_with(base)))
+    for label, (q_, k_) in relative_ranks(rec, q, k).items():   # (…, D) is any rank: dim=1 fits (N, D) only
+        rec.put(label, rec.call(f"relative_score, {label}", fn, q_, k_, offsets[0], turn_with(base)))
 
 
 @probe("lesson7.rope_cache")

@@ -135,7 +135,7 @@ PERM_NAMES = {"rowwise": "perm_fn_rowwise", "attention": "perm_fn_attention", "c
               "positions": "perm_fn_positions"}
 
 
-@judge("lesson7.permutation_error")
+@judge("lesson7.permutation_error", on_error=checks.perm_error)
 def judge_permutation_error(res):
     x, perm, functions = probe.perm_setup(res)
     answers, wrong = [], None
@@ -215,7 +215,12 @@ def judge_interleaved_to_half(res):
             interleaved_to_half(weight, n_head), 0.0, checks.layout_variants(weight, n_head))
 
 
-@judge("lesson7.relative_score", on_error=checks.relative_error)
+def _relative_error(kind: str, message: str, call: str = "") -> str | None:
+    """An error in a call with a vector or a 3-D q: an axis counted from the front, as the visible check says."""
+    return "hint_relative_last_axis" if call.startswith("relative_score, q (") else checks.relative_error(kind, message, call)
+
+
+@judge("lesson7.relative_score", on_error=_relative_error, partial=True)   # a wrong value before a raise is named
 def judge_relative_score(res):
     q, k, offsets, base = probe.relative_setup(res)
     for offset in offsets:
@@ -226,6 +231,13 @@ def judge_relative_score(res):
         except Mismatch as mismatch:
             if mismatch.key == "hidden_shape":   # the rope's position axis kept, as the visible check says
                 mismatch.hint = "hint_relative_shape"
+            raise
+    for label, (q_, k_) in probe.relative_ranks(res, q, k).items():
+        want = relative_score(q_, k_, offsets[0], probe.turn_with(base))
+        try:
+            _expect(f"relative_score({label}, offset={offsets[0]}), base={base:g}", res[label], want, 1e-9, {})
+        except Mismatch as mismatch:
+            mismatch.hint = mismatch.hint or "hint_relative_last_axis"
             raise
 
 
