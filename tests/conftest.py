@@ -73,7 +73,8 @@ def class_bugs() -> dict:
 def graded(tmp_path_factory):
     """The bug-submission class, graded once with `make autograde`'s own code: for every lesson, the
     solution and the untouched release in both languages, the release with every test cell tagged to be
-    skipped, and one submission per classic bug (ja). Returns (course, {(stem, student): {cell: score}}).
+    skipped, and the classic bugs (ja), several to a submission where no graded cell sees two of them
+    (tests/bug_packs.py). Returns (course, {(stem, student): {cell: score}}).
 
     tests/test_grading.py and tests/test_report.py both read it. `make test`'s two workers may each
     run one of them: the first to ask grades the class in the workers' shared temporary folder, under
@@ -96,6 +97,7 @@ def _grade_class(course: Path) -> dict:
     import subprocess
     import sys
 
+    import bug_packs
     from classroom import course_skeleton, submission, submit
     from nbgrader.api import Gradebook
     course_skeleton(course)
@@ -107,8 +109,9 @@ def _grade_class(course: Path) -> dict:
             students[stem, f"release-{lang}"] = make(lang, untouched=True)
         # Tamper: every grade cell tagged to be skipped, on an empty submission.
         students[stem, "skiptags-ja"] = make("ja", untouched=True, tag_tests_skip=True)
-        for name, bug in bugs.items():
-            students[stem, f"{name}-ja"] = make("ja", (bug.cell, bug.old, bug.new))
+        # One submission per pack of planted bugs that no graded cell sees together (tests/bug_packs.py).
+        for student, pack in bug_packs.students(stem).items():
+            students[stem, student] = make("ja", bug_packs.edits(stem, pack))
     for (stem, student), nb in students.items():
         submit(course, student, f"{lessons[stem].assignment}-{student.rsplit('-', 1)[1]}", stem, nb)
     # No planted bug loops forever, so here the cell timeout only guards against a hang: lesson 7's

@@ -1,7 +1,8 @@
 """nbgrader, run for real through attn_grader.grade (what `make autograde` runs), on fixture submissions
 (conftest's `graded` class).
 
-Each lesson's classic bugs (BUGS in tests/test_lessonN.py) are one submission each. A bug
+Each lesson's classic bugs (BUGS in tests/test_lessonN.py) are planted several to a submission where no graded
+cell sees two of them (tests/bug_packs.py). A bug
 must lose exactly the points of the grade cells that should catch it and keep every other
 point. Points come from the lesson sources (tools/lessons.py), the one place they live.
 """
@@ -9,6 +10,7 @@ import csv
 
 import pytest
 from attn_grader.messages import MESSAGES as GRADER_MESSAGES
+import bug_packs
 from conftest import class_bugs, class_lessons
 
 # One `make test` worker runs these and tests/test_report.py: `graded` (conftest.py, "Scheduling").
@@ -41,11 +43,43 @@ def test_skip_execution_tags_do_not_skip_tests(graded, stem):
 
 @pytest.mark.parametrize("stem,bug", [(stem, bug) for stem, bugs in BUGS.items() for bug in sorted(bugs)])
 def test_bug_loses_exactly_the_points_that_catch_it(graded, stem, bug):
+    """Several bugs may share a submission (tests/bug_packs.py): no graded cell sees two of them, so each cell
+    scores as it would for the one bug it sees: 0 where that bug is caught, full marks where none is."""
     _, scores = graded
     fails = BUGS[stem][bug].fails
     assert set(fails) <= set(LESSONS[stem].points), fails
-    expected = {k: (0.0 if k in fails else float(v)) for k, v in LESSONS[stem].points.items()}
-    assert scores[stem, f"{bug}-ja"] == expected
+    student = bug_packs.student(stem, bug)
+    got = scores[stem, student]
+    assert {k: got[k] for k in fails} == dict.fromkeys(fails, 0.0), student
+    assert got == bug_packs.expected(stem, bug_packs.students(stem)[student]), student
+
+
+def test_packed_bugs_are_each_seen_by_their_own_cells():
+    """A pack never joins two bugs of one cell, two bugs caught by one grade cell, or two bugs that one graded
+    or marked cell can both depend on; and every planted bug is in exactly one submission."""
+    for stem, bugs in BUGS.items():
+        packs = bug_packs.packs(stem)
+        assert sorted(b for p in packs for b in p) == sorted(bugs), stem
+        cells = bug_packs.code_cells(stem)
+        at = {name: next(i for i, c in enumerate(cells) if c[0] == bug.cell) for name, bug in bugs.items()}
+        watched = [i for i, (gid, _, skip) in enumerate(cells) if skip or gid in LESSONS[stem].points]
+        for pack in packs:
+            assert len({at[b] for b in pack}) == len(pack), pack
+            fails = [c for b in pack for c in bugs[b].fails]
+            assert len(fails) == len(set(fails)), pack
+            for w in watched:
+                assert sum(at[b] in bug_packs.reaches(stem)[w] for b in pack) <= 1, (stem, pack, w)
+    # Lesson 8's exercises are independent of one another: 52 bugs in a handful of submissions.
+    assert len(bug_packs.packs("08_deployed")) < 10
+    # What the reading must find: lesson 5 trains `model` in place (`losses = train(model)`, which calls
+    # train_step), so the cell that grades answers read off the trained model depends on train_step's cell,
+    # although no statement that binds `model` names it (grading_marks.depends_on alone misses it).
+    from grading_marks import depends_on
+    cells = bug_packs.code_cells("05_heads")
+    train_step = next(i for i, c in enumerate(cells) if c[0] == "ex1_train_step")
+    answers = next(i for i, c in enumerate(cells) if c[0] == "ex4_head_answers_tests")
+    assert train_step in bug_packs.reaches("05_heads")[answers]
+    assert train_step not in depends_on([source for _, source, _ in cells], answers)
 
 
 def test_grades_csv_and_feedback_are_written(graded):
@@ -74,21 +108,23 @@ def test_feedback_is_localized_and_hides_the_hidden_tests(graded, lang, score_la
 
 def test_hidden_verdicts_are_written_in_the_learners_language(graded):
     course, _ = graded
-    html = (course / "feedback" / "prev_head_wrong-ja" / "05-heads-ja" / "05_heads.html").read_text("utf-8")
+    student = bug_packs.student("05_heads", "prev_head_wrong")
+    html = (course / "feedback" / student / "05-heads-ja" / "05_heads.html").read_text("utf-8")
     # Since the visible check of lesson 5's exercise 4 reads the trained model (issue 29), it catches this bug as
     # well, and the cell's first failure is the check's: either label must be the learner's language, never English.
     assert ("✘ 隠しテスト不合格" in html or "✘ チェック不合格" in html) and "HiddenTestFailed" not in html
 
 
 # Planted bugs that break a by-hand rule are flagged for the instructor, as a learner's would be; nothing else is.
-FLAGGED_BUGS = {("sink_through_sdpa-ja", "library_attention"), ("static_cat-ja", "library_concat")}
+FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "library_attention"), ("08_deployed", "static_cat", "library_concat")}
 
 
 def test_no_honest_submission_is_flagged(graded):
     course, _ = graded
     with open(course / "flags.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert {(r["student_id"], r["rule"]) for r in rows} == FLAGGED_BUGS
+    assert {(r["student_id"], r["rule"]) for r in rows} == \
+        {(bug_packs.student(stem, bug), rule) for stem, bug, rule in FLAGGED_BUGS}
 
 
 def test_a_submission_that_could_not_be_graded_is_no_zero(tmp_path):

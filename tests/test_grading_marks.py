@@ -4,7 +4,8 @@ that a marked cell can see.
 
 The run with the marked cells skipped is conftest's `graded` class (`make autograde` skips them by default).
 The run with them is graded here, for the lessons that have marks only: the solution with every marked cell
-(`--run-demo-cells`), and each planted bug with the marked cells whose outcome can depend on the bug's cell.
+(`--run-demo-cells`), and each planted bug's submission (tests/bug_packs.py: a marked cell sees at most one bug
+of it) with the marked cells whose outcome can depend on a bug's cell.
 Lesson 7's five-model training, 25 s a notebook, runs for the 12 bugs of what it trains, not for all 34: a
 marked cell that reads nothing the bug changed runs as it does for the solution (issue 28).
 """
@@ -19,6 +20,7 @@ import nbformat
 import pytest
 from attn_grader.cell_names import parse
 from attn_grader.preprocessors.skip_demo_cells import _code
+import bug_packs
 from classroom import MARKERS, course_skeleton, submission, submit
 from conftest import ROOT, class_bugs, class_lessons
 from grading_marks import check, depends_on
@@ -106,11 +108,14 @@ def demo_runs(stem: str) -> dict[str, list[int]]:
     marks = [i for i, c in enumerate(code) if c.metadata.get("attn_course", {}).get("grading") == "skip"]
     needs = {m: depends_on(sources, m) for m in marks}
     runs = {"solution-ja": marks}
-    for name, bug in BUGS[stem].items():
-        at = next(i for i, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("grade_id") == bug.cell)
-        run = {m for m in marks if at in needs[m]}
+    for student, pack in bug_packs.students(stem).items():  # no marked cell reads two bugs of a pack
+        run = set()
+        for name in pack:
+            at = next(i for i, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("grade_id") ==
+                      BUGS[stem][name].cell)
+            run |= {m for m in marks if at in needs[m]}
         run |= {e for m in run for e in needs[m] if e in marks}
-        runs[f"{name}-ja"] = sorted(run)
+        runs[student] = sorted(run)
     return runs
 
 
@@ -140,12 +145,12 @@ def graded_with_demo_cells(tmp_path_factory):
     for stem in WITH_MARKS:
         assignment = LESSONS[stem].assignment
         submit(everything, "solution-ja", f"{assignment}-ja", stem, submission(assignment, stem, "ja"))
-        for name, bug in BUGS[stem].items():
-            run = demo_runs(stem)[f"{name}-ja"]
+        for student, pack in bug_packs.students(stem).items():
+            run = demo_runs(stem)[student]
             if run:
-                nb = with_cells_run(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new)), stem, run)
-                submit(some, f"{name}-ja", f"{assignment}-ja", stem, nb)
-                where[stem, f"{name}-ja"] = some
+                nb = with_cells_run(submission(assignment, stem, "ja", bug_packs.edits(stem, pack)), stem, run)
+                submit(some, student, f"{assignment}-ja", stem, nb)
+                where[stem, student] = some
         where.update({(stem, "solution-ja"): everything})
     for course, flags in ((everything, ["--run-demo-cells"]), (some, [])):
         subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), *flags],
@@ -167,11 +172,12 @@ def test_demo_runs_find_what_each_marked_cell_calls():
                        if isinstance(s, (ast.FunctionDef, ast.ClassDef)) for n in bound(s)}
             for m in DEMO[stem]:
                 if any(re.search(rf"\b{n}\b", code[m].source) for n in defined):
-                    assert m in runs[f"{name}-ja"], (stem, name, m)
-    assert {"no_zero_grad-ja", "ablation_one_column-ja"} <= {s for s, run in demo_runs("05_heads").items() if run}
+                    assert m in runs[bug_packs.student(stem, name)], (stem, name, m)
+    assert {bug_packs.student("05_heads", b) for b in ("no_zero_grad", "ablation_one_column")} <= \
+        {s for s, run in demo_runs("05_heads").items() if run}
     trains = next(m for m in DEMO["07_positions"] if "train(kind)" in _source(m))
     assert {s for s, run in demo_runs("07_positions").items() if trains in run} >= \
-        {"rope_pairing-ja", "alibi_sign-ja", "pe_halves-ja"}
+        {bug_packs.student("07_positions", b) for b in ("rope_pairing", "alibi_sign", "pe_halves")}
 
 
 def _source(m: int) -> str:

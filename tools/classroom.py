@@ -26,8 +26,11 @@ def course_skeleton(course: Path) -> Path:
 def submission(assignment: str, stem: str, lang: str, edit=None, *, untouched=False, tag_tests_skip=False):
     """The release notebook with the solutions filled in, as a learner would submit it.
 
-    edit = (grade_id, old, new) replaces text in one solution cell: a classic bug.
+    edit = (grade_id, old, new) replaces text in one solution cell: a classic bug. A list of them plants several
+    bugs, each in its own cell (tests/bug_packs.py).
     """
+    edits = {} if not edit else {e[0]: e for e in (edit if isinstance(edit, list) else [edit])}
+    assert not isinstance(edit, list) or len(edits) == len(edit), "two bugs in one cell would overlap"
     source = nbformat.read(ROOT / "autograder" / "source" / f"{assignment}-{lang}" / f"{stem}.ipynb", 4)
     solutions = {c.metadata["nbgrader"]["grade_id"]: MARKERS.sub("", c.source)
                  for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
@@ -36,9 +39,10 @@ def submission(assignment: str, stem: str, lang: str, edit=None, *, untouched=Fa
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution") and not untouched:
             cell.source = solutions[meta["grade_id"]]
-            if edit and edit[0] == meta["grade_id"]:
-                assert edit[1] in cell.source, f"bug fixture no longer matches the solution: {edit[1]!r}"
-                cell.source = cell.source.replace(edit[1], edit[2])
+            if meta["grade_id"] in edits:
+                old, new = edits[meta["grade_id"]][1:3]
+                assert old in cell.source, f"bug fixture no longer matches the solution: {old!r}"
+                cell.source = cell.source.replace(old, new)
         if tag_tests_skip and meta.get("grade"):
             cell.metadata["tags"] = ["skip-execution", "raises-exception"]
     return nb
