@@ -154,6 +154,8 @@ NAMED = {
         "pe_device": {"ex2_sinusoidal_positions": "hint_pe_device"},
         "pe_exponent": {"ex2_sinusoidal_positions": "hint_pe_exponent"},
         "pe_halves": {"ex2_sinusoidal_positions": "hint_pe_halves"},
+        "pe_sin_outside": {"ex2_sinusoidal_positions": "hint_pe_sin_columns"},
+        "pe_omega_times_E": {"ex2_sinusoidal_positions": "hint_pe_angle"},
         "rope_device": {"ex3_apply_rope": "hint_rope_device"},
         "rope_direction": {"ex3_apply_rope": "hint_rope_direction"},
         "rope_pairing": {"ex3_apply_rope": "hint_rope_pairing"},

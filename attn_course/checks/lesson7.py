@@ -15,6 +15,7 @@ from .engine import (
     close, error_hint, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads,
 )
+from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
 B, T, H, D = 3, 7, 2, 6
@@ -122,43 +123,22 @@ def check_permutation_error(fn) -> None:
 
 
 # --------------------------------------------------------------------------- sinusoidal positions
-def _sinusoid(n: int, e: int, base: float = 10000.0, layout: str = "interleaved", exponent: int = 2,
-              start: int = 0, sign: int = -1, swap: bool = False, sin_only: bool = False) -> torch.Tensor:
-    pos = torch.arange(start, start + n, dtype=torch.float64)[:, None]
-    i = torch.arange(e // 2, dtype=torch.float64)
-    angle = pos * base ** (sign * exponent * i / e)                                  # (T, E/2)
-    a, b = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.sin() if sin_only else angle.cos())
-    if layout == "halves":
-        return torch.cat([a, b], dim=-1)
-    return torch.stack([a, b], dim=-1).flatten(-2)                                   # sin, cos, sin, cos, …
-
-
-def sinusoid_variants(n: int, e: int) -> dict:
-    return {None: _sinusoid(n, e), "hint_pe_halves": _sinusoid(n, e, layout="halves"),
-            "hint_pe_swapped": _sinusoid(n, e, swap=True), "hint_pe_exponent": _sinusoid(n, e, exponent=1),
-            "hint_pe_sign": _sinusoid(n, e, sign=1), "hint_pe_start": _sinusoid(n, e, start=1),
-            "hint_pe_sin_only": _sinusoid(n, e, sin_only=True)}
-
-
-# A positive exponent turns positions by angles up to T·base: in float32 their sines are off by up to 1e-3 here (3e-2
-# at the grader's sizes), so a mistake is named at a looser tolerance than a right answer is accepted at.
-PE_HINT_TOL = 0.1
-
-
 def check_sinusoidal_positions(fn) -> None:
     name = "sinusoidal_positions"
     n, e = 9, 10
-    got = run(name, fn, n, e)
+    got = run(name, fn, n, e, on_error=pe_error)
     expect_shape(got, (n, e), ("T", "E"), t("what_positions"))
     if got.dtype != torch.float32:
         raise CheckFailed(t("pe_dtype", got=got.dtype), t("hint_pe_dtype"))
     variants = sinusoid_variants(n, e)
     if not close(got, variants[None], 1e-5):
-        hint = next((t(k) for k, v in variants.items() if k and max_error(got, v) <= PE_HINT_TOL), None)
-        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, variants[None])), hint)
-    got = run(name, fn, n, e, 100.0)
-    if not close(got, _sinusoid(n, e, 100.0), 1e-5):  # code that ignores base, as the default hides it
-        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, _sinusoid(n, e, 100.0))),
+        key = next((k for k, v in variants.items() if k and max_error(got, v) <= PE_HINT_TOL), None)
+        key = key or pe_hint(got, variants[None])
+        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, variants[None])),
+                          t(key) if key else None)
+    got = run(name, fn, n, e, 100.0, on_error=pe_error)
+    if not close(got, sinusoid(n, e, 100.0), 1e-5):  # code that ignores base, as the default hides it
+        raise CheckFailed(t("values_differ", what=t("what_positions"), err=max_error(got, sinusoid(n, e, 100.0))),
                           t("hint_pe_base") if close(got, variants[None], 1e-5) else None)
     meta = run(name, fn, 3, 4, device=torch.device("meta"), on_error=t("hint_pe_device"))
     if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
@@ -320,7 +300,7 @@ def check_relative_score(fn) -> None:
         q_, k_ = inputs(shape, shape, seed=77)
         got = run(name, fn, q_, k_, 3, turn, on_error=lambda kind, message, call="": "hint_relative_last_axis" if kind in (
             "IndexError", "RuntimeError") else relative_error(kind, message, call))   # an axis counted from the front
-        expect_shape(got, shape[:-1], axes, f'{t("what_scores")} ({t("relative_ranks", shape=shape)})', t("hint_relative_last_axis"))  # noqa: E501
+        expect_shape(got, shape[:-1], axes, t("what_scores") + t("relative_ranks", shape=shape), t("hint_relative_last_axis"))  # noqa: E501
         want = relative_variants(q_, k_, 3, base)[None]
         if not close(got, want, 1e-9):
             raise CheckFailed(t("relative_differs", offset=3, err=max_error(got, want)), t("hint_relative_last_axis"))

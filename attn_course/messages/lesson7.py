@@ -108,6 +108,26 @@ MESSAGES = {
         "ja": "device= で指定したデバイスに作られていません。torch.arange(..., device=device) や torch.zeros(..., device=device) のように、作るテンソルすべてに device を渡してください。",
         "ko": "device=로 지정한 장치에 만들어지지 않았습니다. torch.arange(..., device=device)나 torch.zeros(..., device=device)처럼 만드는 텐서 모두에 device를 넘기세요.",
     },
+    "hint_pe_unbounded": {
+        "ja": "−1 から 1 の範囲を超える値があります。sin と cos の値はこの範囲に収まるはずです。角度 position * omega に sin や cos をかけ忘れた列がないか、torch.sin(position) * omega のように sin の外で掛けていないかを確かめてください。",
+        "ko": "−1에서 1 범위를 벗어난 값이 있습니다. sin과 cos의 값은 이 범위 안에 있어야 합니다. 각도 position * omega에 sin이나 cos을 빠뜨린 열이 없는지, torch.sin(position) * omega처럼 sin 바깥에서 곱하지 않았는지 확인하세요.",
+    },
+    "hint_pe_sin_columns": {
+        "ja": "奇数の列（cos）は合っていて、偶数の列 pe[:, 0::2] が違います。偶数の列は、cos と同じ角度 position * omega の sin です（torch.sin(position * omega)）。",
+        "ko": "홀수 열(cos)은 맞고, 짝수 열 pe[:, 0::2]가 틀렸습니다. 짝수 열은 cos과 같은 각도 position * omega의 sin입니다(torch.sin(position * omega)).",
+    },
+    "hint_pe_cos_columns": {
+        "ja": "偶数の列（sin）は合っていて、奇数の列 pe[:, 1::2] が違います。奇数の列は、sin と同じ角度 position * omega の cos です（torch.cos(position * omega)）。",
+        "ko": "짝수 열(sin)은 맞고, 홀수 열 pe[:, 1::2]가 틀렸습니다. 홀수 열은 sin과 같은 각도 position * omega의 cos입니다(torch.cos(position * omega)).",
+    },
+    "hint_pe_angle": {
+        "ja": "位置 0 の行（0, 1, 0, 1, …）は合っていますが、ほかの行が違います。角度 position * omega の omega が違うようです。ω_i = base^(−2i/E) は base ** (-torch.arange(0, E, 2) / E) です。割る向き、掛けるか割るか、arange の引数の順を確かめてください。",
+        "ko": "위치 0의 행(0, 1, 0, 1, …)은 맞지만 나머지 행이 틀렸습니다. 각도 position * omega에서 omega가 잘못된 것 같습니다. ω_i = base^(−2i/E)는 base ** (-torch.arange(0, E, 2) / E)입니다. 나누는 방향, 곱하는지 나누는지, arange 인자의 순서를 확인하세요.",
+    },
+    "hint_pe_broadcast": {
+        "ja": "position と omega の形状が合っていません。position を (T, 1) の列、omega を (E/2,) にすると、position * omega が (T, E/2) になり、pe[:, 0::2] と pe[:, 1::2] にちょうど入ります。",
+        "ko": "position과 omega의 모양이 맞지 않습니다. position을 (T, 1)의 열로, omega를 (E/2,)로 만들면 position * omega가 (T, E/2)가 되어 pe[:, 0::2]와 pe[:, 1::2]에 꼭 맞게 들어갑니다.",
+    },
     # ---------------------------------------------------------------- exercise 3
     "what_rotated": {"ja": "回した {part}", "ko": "돌린 {part}"},
     "rope_not_pair": {
@@ -194,12 +214,12 @@ MESSAGES = {
         "ko": "rope는 위치 축이 있는 (…, T, D) 모양을 받고 돌려줍니다. k[..., None, :]로 위치 축을 더해 돌리고, 돌린 키에서 [..., 0, :]로 그 축을 없앱니다. 쿼리 q는 돌리지 않고 그대로 씁니다.",
     },
     "hint_relative_last_axis": {
-        "ja": "内積は最後の軸でとります（sum(dim=-1)）。q と k は (…, D) で、(D,) の 1 本のベクトルのことも、(B, T, D) のように軸が多いこともあります。dim=1 のように前から数えると、2 次元のときしか合いません。",
-        "ko": "내적은 마지막 축으로 합니다(sum(dim=-1)). q와 k는 (…, D)이고, (D,) 벡터 하나일 수도 있고 (B, T, D)처럼 축이 더 많을 수도 있습니다. dim=1처럼 앞에서부터 세면 2차원일 때만 맞습니다.",
+        "ja": "内積は最後の軸でとります（sum(dim=-1)）。q と k は (…, D) で、(D,) の 1 本のベクトルのことも、(B, T, D) のように軸がもっと多いこともあります。dim=1 のように軸を前から数えると、2 次元 (N, D) のときしか合いません。",
+        "ko": "내적은 마지막 축으로 구합니다(sum(dim=-1)). q와 k는 (…, D) 모양이라서 (D,) 벡터 하나일 수도 있고 (B, T, D)처럼 축이 더 많을 수도 있습니다. dim=1처럼 축을 앞에서부터 세면 2차원 (N, D)일 때만 맞습니다.",
     },
     "relative_ranks": {
-        "ja": "q と k の形が {shape} のとき",
-        "ko": "q와 k의 모양이 {shape}일 때",
+        "ja": "（q と k の形状が {shape} のとき）",
+        "ko": "(q와 k의 모양이 {shape}일 때)",
     },
     "hint_relative_unrotated": {
         "ja": "回していない q · k と同じ値です。q と k を同じ角度で回すと内積は変わりません。回すのはキーだけです。",
