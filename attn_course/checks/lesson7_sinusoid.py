@@ -33,19 +33,23 @@ PE_HINT_TOL = 0.1
 
 def pe_hint(got: torch.Tensor, want: torch.Tensor) -> str | None:
     """The likely mistake in a (T, E) table that matches none of the variants, from where it is wrong: a value
-    outside [−1, 1] is no sine or cosine; one right half of the columns puts the mistake in the other; a right
-    first row (position 0: 0, 1, 0, 1, …, whatever the frequencies) with wrong others puts it in the angle."""
+    outside [−1, 1] is no sine or cosine; sin² + cos² = 1 in every pair with a right first row (position 0 gives
+    0, 1, 0, 1, … whatever the frequencies) says both columns turn by one wrong angle; otherwise one right half
+    of the columns puts the mistake in the other."""
     got, want = got.detach().double().cpu(), want.double()
     if got.abs().max() > 1 + 1e-4:
         return "hint_pe_unbounded"
-    right = [max_error(got[:, j::2], want[:, j::2]) <= PE_HINT_TOL for j in (0, 1)]
+    first_row = max_error(got[0], want[0]) <= 1e-4
+    if first_row and max_error(got[:, 0::2] ** 2 + got[:, 1::2] ** 2, torch.ones_like(got[:, 0::2])) <= 1e-3:
+        return "hint_pe_angle"
+    # Right means right (float32's error is 1e-6 here), not near: where ω is wrong, the cosines of small angles
+    # are all near 1.
+    right = [max_error(got[:, j::2], want[:, j::2]) <= 1e-3 for j in (0, 1)]
     if right == [True, False]:
         return "hint_pe_cos_columns"
     if right == [False, True]:
         return "hint_pe_sin_columns"
-    if max_error(got[0], want[0]) <= 1e-4:
-        return "hint_pe_angle"
-    return None
+    return "hint_pe_angle" if first_row else None
 
 
 def pe_error(kind: str, message: str, call: str = "") -> str | None:
