@@ -106,11 +106,14 @@ def _likely(got, variants: dict, tol: float, view=lambda z: z):
                  and max_error(*(torch.nan_to_num(view(z)) for z in (got, value))) <= tol), None)
 
 
-def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z, hint_tol=None):
+def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z, hint_tol=None, dtype_hint=None):
     try:
         expect_close(case, view(got) if isinstance(got, torch.Tensor) else got, view(want), tol, check_dtype)
     except Mismatch as mismatch:
-        mismatch.hint = _likely(got, variants or {}, hint_tol or max(tol, 1e-6), view)
+        # A wrong dtype is no wrong value: the variants, compared by value, would name a mistake not made
+        # (make mutants: apply_rope's float64 output read as "base ignored").
+        mismatch.hint = dtype_hint if mismatch.key == "hidden_dtype" else \
+            _likely(got, variants or {}, hint_tol or max(tol, 1e-6), view)
         raise
 
 
@@ -165,7 +168,7 @@ def judge_sinusoidal_positions(res):
         variants = {k: v.float() for k, v in checks.sinusoid_variants(t, e).items()}
         try:
             _expect(f"sinusoidal_positions(T={t}, E={e})", res[f"T={t}, E={e}"], want, 1e-4, variants,
-                    hint_tol=checks.PE_HINT_TOL)
+                    hint_tol=checks.PE_HINT_TOL, dtype_hint="hint_pe_dtype")
         except Mismatch as mismatch:  # no classic mistake's table: where it is wrong, as the visible check says
             got = res[f"T={t}, E={e}"]
             if mismatch.hint is None and isinstance(got, torch.Tensor) and got.shape == want.shape:
@@ -186,7 +189,8 @@ def judge_apply_rope(res):
             raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
         for part, g, w, x in zip("qk", got, want, (q, k)):
             tol = 1e-6 if case == "float64" else 1e-4
-            _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol, checks.rope_variants(x, positions, base))
+            _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol, checks.rope_variants(x, positions, base),
+                    dtype_hint="hint_rope_dtype")
     args = differentiable(probe.rope_setup(res, "grad", torch.float64))
     want = apply_rope(*args)
     got = res["grad"]

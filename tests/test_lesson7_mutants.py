@@ -1,0 +1,56 @@
+"""Lesson 7: mistakes `make mutants` made in the solution that the checks did not name, or named apart from the
+grader (issue 29), each named now by the visible check and the hidden test alike."""
+import pytest
+import torch
+
+from attn_course.checks import lesson7 as checks
+from attn_course.probes import lesson7 as probes
+from conftest import fails, fails_with, reference
+
+
+# --------------------------------------------------------------------------- exercise 2: no hint before
+# Named from where the table is wrong: values past ±1, the sine or the cosine columns, the angle, a broadcast.
+PE_SOLUTION = """
+def sinusoidal_positions(T, E, base=10000.0, device=None):
+    position = torch.arange(T, device=device).float()[:, None]             # (T, 1)
+    omega = base ** (-torch.arange(0, E, 2, device=device).float() / E)    # (E/2,)
+    pe = torch.zeros(T, E, device=device)
+    pe[:, 0::2] = torch.sin(position * omega)
+    pe[:, 1::2] = torch.cos(position * omega)
+    return pe
+"""
+SIN, COS, OMEGA = "torch.sin(position * omega)", "torch.cos(position * omega)", "float() / E)"
+PE_MUTANTS = [
+    (SIN, "torch.sin(position) * omega", "hint_pe_sin_columns"), (SIN, "torch.sin(position / omega)", "hint_pe_sin_columns"),
+    (COS, "torch.cos(position) * omega", "hint_pe_cos_columns"), (COS, "torch.cos(position / omega)", "hint_pe_cos_columns"),
+    (SIN, "(position * omega)", "hint_pe_unbounded"), (COS, "(position * omega)", "hint_pe_unbounded"),
+    (OMEGA, "float() * E)", "hint_pe_angle"), (OMEGA, "float() // E)", "hint_pe_angle"),
+    ("-torch.arange(0, E, 2, device=device).float() / E", "E / -torch.arange(0, E, 2, device=device).float()",
+     "hint_pe_angle"), ("torch.arange(0, E, 2, device=device)", "torch.arange(0, 2, E, device=device)", "hint_pe_angle"),
+    ("float()[:, None]", "float()", "hint_pe_broadcast"), ("float()[:, None]", "float()[None]", "hint_pe_broadcast"),
+    ("pe[:, 0::2] = torch.sin", "pe[0::2] = torch.sin", "hint_pe_broadcast"),
+]
+
+
+@pytest.mark.parametrize("old,new,hint", PE_MUTANTS)
+def test_sinusoidal_positions_generated_mistakes_are_named(lang, old, new, hint):
+    assert old in PE_SOLUTION
+    namespace = {"torch": torch}
+    exec(PE_SOLUTION.replace(old, new, 1), namespace)
+    fails_with(checks.check_sinusoidal_positions, namespace["sinusoidal_positions"], hint)
+    assert fails(probes.sinusoidal_positions, namespace["sinusoidal_positions"]).hint == hint
+
+
+# --------------------------------------------------------------------------- exercise 3: the hints disagreed
+@pytest.mark.parametrize("half", [0, 1])
+def test_apply_rope_float64_output_is_named_a_dtype_mistake_by_both(lang, half):
+    """`emb.cos()` without `.to(q.dtype)`: the visible check said dtype, the grader said "base ignored" (its
+    variants are compared by value)."""
+    ref = reference("lesson7")
+
+    def apply_rope(q, k, positions, base=10000.0):
+        out = list(ref.apply_rope(q, k, positions, base))
+        out[half] = out[half].double()
+        return tuple(out)
+    fails_with(checks.check_apply_rope, apply_rope, "hint_rope_dtype")
+    assert fails(probes.apply_rope, apply_rope, key="hidden_dtype").hint == "hint_rope_dtype"
