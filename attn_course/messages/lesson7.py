@@ -109,8 +109,8 @@ MESSAGES = {
         "ko": "device=로 지정한 장치에 만들어지지 않았습니다. torch.arange(..., device=device)나 torch.zeros(..., device=device)처럼 만드는 텐서 모두에 device를 넘기세요.",
     },
     "hint_pe_unbounded": {
-        "ja": "−1 から 1 の範囲を超える値があります。sin と cos の値はこの範囲に収まるはずです。角度 position * omega に sin や cos をかけ忘れた列がないか、torch.sin(position) * omega のように sin の外で掛けていないかを確かめてください。",
-        "ko": "−1에서 1 범위를 벗어난 값이 있습니다. sin과 cos의 값은 이 범위 안에 있어야 합니다. 각도 position * omega에 sin이나 cos을 빠뜨린 열이 없는지, torch.sin(position) * omega처럼 sin 바깥에서 곱하지 않았는지 확인하세요.",
+        "ja": "−1 から 1 の範囲を超える値があります。sin と cos の値はこの範囲に収まるはずです。角度 position * omega を torch.sin や torch.cos に通していない列がないか、position * torch.sin(omega) のように sin の外で位置を掛けていないかを確かめてください。",
+        "ko": "−1에서 1까지의 범위를 벗어난 값이 있습니다. sin과 cos의 값은 이 범위 안에 있어야 합니다. 각도 position * omega에 torch.sin이나 torch.cos을 적용하지 않은 열이 없는지, position * torch.sin(omega)처럼 sin 바깥에서 위치를 곱하지 않았는지 확인하세요.",
     },
     "hint_pe_sin_columns": {
         "ja": "奇数の列（cos）は合っていて、偶数の列 pe[:, 0::2] が違います。偶数の列は、cos と同じ角度 position * omega の sin です（torch.sin(position * omega)）。",
@@ -121,12 +121,12 @@ MESSAGES = {
         "ko": "짝수 열(sin)은 맞고, 홀수 열 pe[:, 1::2]가 틀렸습니다. 홀수 열은 sin과 같은 각도 position * omega의 cos입니다(torch.cos(position * omega)).",
     },
     "hint_pe_angle": {
-        "ja": "位置 0 の行（0, 1, 0, 1, …）は合っていますが、ほかの行が違います。角度 position * omega の omega が違うようです。ω_i = base^(−2i/E) は base ** (-torch.arange(0, E, 2) / E) です。割る向き、掛けるか割るか、arange の引数の順を確かめてください。",
-        "ko": "위치 0의 행(0, 1, 0, 1, …)은 맞지만 나머지 행이 틀렸습니다. 각도 position * omega에서 omega가 잘못된 것 같습니다. ω_i = base^(−2i/E)는 base ** (-torch.arange(0, E, 2) / E)입니다. 나누는 방향, 곱하는지 나누는지, arange 인자의 순서를 확인하세요.",
+        "ja": "位置 0 の行（0, 1, 0, 1, …）は合っていますが、ほかの行が違います。角度 position * omega の omega が違うようです。ω_i = base^(−2i/E) は base ** (-torch.arange(0, E, 2) / E) です。E で割るところを掛けていないか（* E）、割る向きが逆になっていないか（E / …）、// で切り捨てていないか、arange の引数の順（0, E, 2）を確かめてください。",
+        "ko": "위치 0의 행(0, 1, 0, 1, …)은 맞지만 나머지 행이 틀렸습니다. 각도 position * omega에서 omega가 잘못된 것 같습니다. ω_i = base^(−2i/E)는 base ** (-torch.arange(0, E, 2) / E)입니다. E로 나눌 곳에서 곱하지 않았는지(* E), 나누는 순서가 뒤바뀌지 않았는지(E / …), //로 소수점 아래를 버리지 않았는지, arange 인자의 순서(0, E, 2)가 맞는지 확인하세요.",
     },
     "hint_pe_broadcast": {
-        "ja": "position と omega の形状が合っていません。position を (T, 1) の列、omega を (E/2,) にすると、position * omega が (T, E/2) になり、pe[:, 0::2] と pe[:, 1::2] にちょうど入ります。",
-        "ko": "position과 omega의 모양이 맞지 않습니다. position을 (T, 1)의 열로, omega를 (E/2,)로 만들면 position * omega가 (T, E/2)가 되어 pe[:, 0::2]와 pe[:, 1::2]에 꼭 맞게 들어갑니다.",
+        "ja": "position * omega がブロードキャストで (T, E/2) になっていません。position を [:, None] で (T, 1) に、omega を (E/2,) にすると、position * omega が (T, E/2) になり、pe[:, 0::2] と pe[:, 1::2] にちょうど入ります（pe[0::2] と書くと、列ではなく行を選んでしまいます）。",
+        "ko": "position * omega가 브로드캐스트로 (T, E/2)가 되지 않습니다. position은 [:, None]을 붙여 (T, 1), omega는 (E/2,) 모양으로 만들면 position * omega가 (T, E/2)가 되어 pe[:, 0::2]와 pe[:, 1::2]에 꼭 맞게 들어갑니다(pe[0::2]라고 쓰면 열이 아니라 행을 고르게 됩니다).",
     },
     # ---------------------------------------------------------------- exercise 3
     "what_rotated": {"ja": "回した {part}", "ko": "돌린 {part}"},
