@@ -93,10 +93,17 @@ def reaches(stem: str) -> dict[int, frozenset[int]]:
 
 
 @cache
+def bug_cells(stem: str) -> dict[str, int]:
+    """planted bug -> the code cell it edits (its index among the lesson's code cells)."""
+    cells = code_cells(stem)
+    return {name: next(i for i, (gid, _, _) in enumerate(cells) if gid == bug.cell)
+            for name, bug in class_bugs()[stem].items()}
+
+
+@cache
 def packs(stem: str) -> tuple[tuple[str, ...], ...]:
     """The lesson's planted bugs in groups that share a submission, each group in BUGS' order."""
-    cells, bugs = code_cells(stem), class_bugs()[stem]
-    at = {name: next(i for i, (gid, _, _) in enumerate(cells) if gid == bug.cell) for name, bug in bugs.items()}
+    cells, bugs, at = code_cells(stem), class_bugs()[stem], bug_cells(stem)
     watched = [i for i, (gid, _, skip) in enumerate(cells) if skip or gid in class_lessons()[stem].points]
     groups: list[list[str]] = []
     for name, bug in bugs.items():

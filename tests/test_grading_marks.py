@@ -109,11 +109,7 @@ def demo_runs(stem: str) -> dict[str, list[int]]:
     needs = {m: depends_on(sources, m) for m in marks}
     runs = {"solution-ja": marks}
     for student, pack in bug_packs.students(stem).items():  # no marked cell reads two bugs of a pack
-        run = set()
-        for name in pack:
-            at = next(i for i, c in enumerate(code) if c.metadata.get("nbgrader", {}).get("grade_id") ==
-                      BUGS[stem][name].cell)
-            run |= {m for m in marks if at in needs[m]}
+        run = {m for m in marks for name in pack if bug_packs.bug_cells(stem)[name] in needs[m]}
         run |= {e for m in run for e in needs[m] if e in marks}
         runs[student] = sorted(run)
     return runs
