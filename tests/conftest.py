@@ -1,5 +1,7 @@
 """Shared fixtures: the repository root, a throwaway course, both languages, the references, judging a probe."""
 import os
+import shutil
+import subprocess
 import time
 from collections import namedtuple
 from pathlib import Path
@@ -176,3 +178,18 @@ def fails(hidden_test, *learner_objects, key: str | None = None, seed: int = 202
     if key:
         assert failure.key == key, (failure.key, failure.fields)
     return failure
+
+
+def pip(python, *args: str, env: dict | None = None) -> None:
+    """Run pip; on failure, fail with what pip said minus the machine's warnings about absent mirrors.
+
+    A CI machine's pip configuration may name local mirrors that do not exist there: pip then prints
+    a warning per package, hundreds of lines that push its real error out of CI's excerpt. A full disk
+    is the likeliest cause of an install that worked before (a torch wheel unpacks to about 1 GB).
+    """
+    run = subprocess.run([str(python), "-m", "pip", *args], env=env, capture_output=True, text=True)
+    if run.returncode:
+        said = [line for line in (run.stdout + run.stderr).splitlines() if "is ignored: it is neither" not in line]
+        free = shutil.disk_usage(Path(str(python)).parent).free / 2**30
+        pytest.fail(f"pip {' '.join(args)} exited {run.returncode} ({free:.1f} GiB free on its disk):\n"
+                    + "\n".join(said[-40:]), pytrace=False)

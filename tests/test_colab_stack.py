@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import build
-from conftest import ROOT
+from conftest import ROOT, pip
 
 # One `make test` worker runs these: they share one Colab environment (conftest.py, "Scheduling").
 pytestmark = pytest.mark.xdist_group("colab")
@@ -47,10 +47,6 @@ print(json.dumps({
 """
 
 
-def _pip(python: Path, *args: str) -> None:
-    subprocess.run([str(python), "-m", "pip", *args], check=True)
-
-
 @pytest.fixture(scope="module")
 def colab(tmp_path_factory):
     python = COLAB / "bin" / "python"
@@ -58,8 +54,8 @@ def colab(tmp_path_factory):
     if not (python.exists() and stamp.exists() and stamp.read_text() == "\n".join(PINS)):
         shutil.rmtree(COLAB, ignore_errors=True)
         subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(COLAB)], check=True)
-        _pip(python, "install", "-q", "--upgrade", "pip")
-        _pip(python, "install", "-q", *PINS)
+        pip(python, "install", "-q", "--upgrade", "pip")
+        pip(python, "install", "-q", *PINS)
         stamp.write_text("\n".join(PINS))
     home = tmp_path_factory.mktemp("colab-home")
     gitconfig = home / "gitconfig"
@@ -83,7 +79,7 @@ def _installed(python: Path, env: dict) -> dict:
 def test_solution_runs_on_colab_stack_from_its_bootstrap_cell(colab, path):
     python, env, script, home = colab
     # A fresh Colab runtime has no course: the notebook's own first cell must install it.
-    subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "attn-course"], env=env, check=True)
+    pip(python, "uninstall", "-y", "-q", "attn-course", env=env)
     assert "attn-course" not in _installed(python, env)
     work = home / "content"  # Colab's working folder: nothing of the course is importable from here
     work.mkdir(exist_ok=True)

@@ -10,7 +10,7 @@ import torch
 import attn_course as course
 from attn_course import messages
 from attn_course.messages import MESSAGES
-from conftest import ROOT
+from conftest import ROOT, pip
 
 
 @pytest.fixture(params=["ja", "ko"])
@@ -74,8 +74,8 @@ def test_explorer_works_on_ipywidgets_7_7(tmp_path_factory):
     """Colab ships ipywidgets 7.7.1: put it in front of 8.x in a subprocess and drive the controls."""
     target = ROOT / ".venv" / "ipywidgets-7.7.1"
     if not (target / "ipywidgets").exists():
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                        "ipywidgets==7.7.1", "ipython-genutils==0.2.0"], check=True)
+        pip(sys.executable, "install", "-q", "--no-deps", "--target", str(target),
+            "ipywidgets==7.7.1", "ipython-genutils==0.2.0")
     code = """
 import ipywidgets, torch, attn_course as course
 assert ipywidgets.__version__ == "7.7.1", ipywidgets.__version__
