@@ -66,6 +66,8 @@ def colab(tmp_path_factory):
            "MPLCONFIGDIR": str(home / "mpl"), "PIP_DISABLE_PIP_VERSION_CHECK": "1", "LANG": "C.UTF-8"}
     script = home / "run.py"
     script.write_text(RUN)
+    # A course left by an earlier run may be an older commit's: the first notebook tested installs this one.
+    pip(python, "uninstall", "-y", "-q", "attn-course", env=env)
     return python, env, script, home
 
 
@@ -75,12 +77,33 @@ def _installed(python: Path, env: dict) -> dict:
     return {p["name"].lower(): p["version"] for p in json.loads(out)}
 
 
+def _bootstrap(path: Path) -> str:
+    """The install lines of a notebook's first code cell (up to its first blank line)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    first = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+    return first.split("\n\n")[0]
+
+
+# Each language's lesson 1 starts from a runtime without the course, and its first cell installs it from GitHub
+# (a clone and a wheel build: 7 s of CPU). Every other notebook's install lines are those same lines (asserted
+# below), so the others run with the course that install left, as a Colab learner's next notebook would.
+FROM_SCRATCH = {p for p in SOLUTIONS if p.name.startswith("01_")}
+
+
+def test_every_bootstrap_cell_is_the_one_tried_from_scratch():
+    for path in SOLUTIONS:
+        scratch = next(p for p in FROM_SCRATCH if p.parent == path.parent)
+        assert "pip" in _bootstrap(path) and GITHUB_URL in _bootstrap(path), path
+        assert _bootstrap(path) == _bootstrap(scratch), path
+
+
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_solution_runs_on_colab_stack_from_its_bootstrap_cell(colab, path):
     python, env, script, home = colab
-    # A fresh Colab runtime has no course: the notebook's own first cell must install it.
-    pip(python, "uninstall", "-y", "-q", "attn-course", env=env)
-    assert "attn-course" not in _installed(python, env)
+    if path in FROM_SCRATCH or "attn-course" not in _installed(python, env):
+        # A fresh Colab runtime has no course: the notebook's own first cell must install it.
+        pip(python, "uninstall", "-y", "-q", "attn-course", env=env)
+        assert "attn-course" not in _installed(python, env)
     work = home / "content"  # Colab's working folder: nothing of the course is importable from here
     work.mkdir(exist_ok=True)
     # This timeout and the cell timeout in RUN only guard against a hang, far above a run on a busy machine.

@@ -33,7 +33,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 from attn_course.messages import MESSAGES
-from attn_grader.release import generate_release
+from attn_grader.release import generate_releases
 from grading_marks import check as check_grading_marks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,7 +247,7 @@ def build(out: Path) -> list[Path]:
     if out != ROOT:
         course_root.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course_root / "nbgrader_config.py")
-    written, read = [], []
+    written, read, released = [], [], []
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
         nb, meta = read_lesson(path)
         read.append((path, nb))
@@ -262,14 +262,18 @@ def build(out: Path) -> list[Path]:
             assignment = f"{meta['assignment']}-{lang}"
             source = course_root / "source" / assignment / f"{stem}.ipynb"
             write_nb(lang_nb, source)
-            generate_release(course_root, assignment, lang)
-            release = course_root / "release" / assignment / f"{stem}.ipynb"
-            learner = out / "notebooks" / lang / f"{stem}.ipynb"
-            learner.parent.mkdir(parents=True, exist_ok=True)
-            learner.write_text(release.read_text(encoding="utf-8"), encoding="utf-8")
+            released.append((assignment, stem, lang))
             solution = out / "solutions" / lang / f"{stem}.ipynb"
             write_nb(solution_notebook(lang_nb), solution)
-            written += [source, learner, solution]
+            written += [source, solution]
+    # The learner's notebook is nbgrader's release of the source, stubs in the learner's language.
+    generate_releases(course_root, [assignment for assignment, _, _ in released])
+    for assignment, stem, lang in released:
+        release = course_root / "release" / assignment / f"{stem}.ipynb"
+        learner = out / "notebooks" / lang / f"{stem}.ipynb"
+        learner.parent.mkdir(parents=True, exist_ok=True)
+        learner.write_text(release.read_text(encoding="utf-8"), encoding="utf-8")
+        written.append(learner)
     exercises = out / EXERCISES
     exercises.parent.mkdir(parents=True, exist_ok=True)
     exercises.write_text(exercises_module(read), encoding="utf-8")
@@ -298,8 +302,8 @@ def release_assignments(names: list[str]) -> None:
     unknown = [n for n in names if not any(a == n or a.rsplit("-", 1)[0] == n for a in sources)]
     if unknown:
         raise SystemExit(f"no assignment {', '.join(unknown)}; there are: {', '.join(sources)}")
+    generate_releases(ROOT / "autograder", chosen)
     for assignment in chosen:
-        generate_release(ROOT / "autograder", assignment, assignment.rsplit("-", 1)[1])
         print(f"released {assignment}")
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from . import forkserver
 from .feedback import localize_feedback
 from .flags import forget_not_graded, not_graded, remember_not_graded, write_flags
-from .release import generate_release, nbgrader_env
+from .release import generate_releases, nbgrader_env
 from .report import report
 
 
@@ -295,9 +295,7 @@ def main() -> None:
     if not work:
         asked = " ".join(args.student + args.assignment)
         sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/" + (f" for {asked}" if asked else ""))
-    for assignment in sorted({a for a, _ in work}):
-        if needs_release(course, assignment):
-            generate_release(course, assignment, assignment.rsplit("-", 1)[1])
+    generate_releases(course, [a for a in sorted({a for a, _ in work}) if needs_release(course, a)])
     if args.serial:
         for assignment in sorted({a for a, _ in work}):
             if not args.student:
