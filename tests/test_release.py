@@ -1,5 +1,6 @@
-"""attn_grader/release.py: releasing every assignment of a language in one nbgrader process (a glob) gives the
-same release/ files and gradebook entries as one process per assignment, and is used only then."""
+"""Before grading: releasing every assignment of a language in one nbgrader process (a glob) gives the
+same release/ files and gradebook entries as one process per assignment, and is used only then; every learner
+is in the gradebook before the grading workers start."""
 import filecmp
 import shutil
 import sqlite3
@@ -54,3 +55,21 @@ def test_the_glob_is_used_only_for_every_assignment_of_a_language(tmp_path, monk
     calls.clear()
     release.generate_releases(course, ["02-multihead-ja"])
     assert calls == [("02-multihead-ja", "ja")]
+
+
+def test_every_learner_is_in_the_gradebook_before_the_workers_start(tmp_path):
+    """Two workers grading one new learner's two assignments both added the learner: sqlite refused one
+    (UNIQUE constraint failed: student.id) and that notebook went ungraded. grade.main enters them first."""
+    import inspect
+
+    from attn_grader import grade
+    from nbgrader.api import Gradebook
+    course = _course(tmp_path / "c", TWO)
+    release.generate_releases(course, TWO)
+    work = [(a, s) for a in TWO for s in ("ana", "bo")]
+    grade.enter_students(course, work)
+    grade.enter_students(course, work)  # a learner already there is left as they are
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert sorted(s.id for s in gb.students) == ["ana", "bo"]
+    main = inspect.getsource(grade.main)
+    assert main.index("enter_students(") < main.index("grade_parallel(")

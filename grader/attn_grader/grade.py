@@ -80,6 +80,19 @@ def needs_release(course: Path, assignment: str) -> bool:
     return any(not (release / p.name).exists() or (release / p.name).stat().st_mtime < newest for p in sources)
 
 
+def enter_students(course: Path, work: list[tuple[str, str]]) -> None:
+    """Put every learner in the gradebook before the workers start. Each worker's nbgrader adds its learner if
+    missing, so two workers grading one new learner's two assignments could both add them: sqlite refused the
+    second (UNIQUE constraint failed: student.id) and that notebook went ungraded (seen in a test run)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in sorted({s for _, s in work}):
+            try:
+                gb.find_student(student)
+            except MissingEntry:
+                gb.add_student(student)
+
+
 # --------------------------------------------------------------------------- the fork server
 class ForkServer:
     """forkserver.py, running, with a kernelspec that launches kernels through it."""
@@ -296,6 +309,7 @@ def main() -> None:
         asked = " ".join(args.student + args.assignment)
         sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/" + (f" for {asked}" if asked else ""))
     generate_releases(course, [a for a in sorted({a for a, _ in work}) if needs_release(course, a)])
+    enter_students(course, work)
     if args.serial:
         for assignment in sorted({a for a, _ in work}):
             if not args.student:
