@@ -129,8 +129,14 @@ class ForkServer:
 
 
 def _warm_up(course: Path) -> None:
-    """Load every hidden reference of the course (and so torch, transformers and the probes) here."""
+    """Load every hidden reference of the course (and so torch and the probes) here, and what the judges import
+    on first use: a worker forked without them imported them again, 5 s each time one was replaced (a fifth of
+    the workers' time in a class of the 16 solutions)."""
     from .references import load
+    try:
+        if not os.environ.get('NOWARM'): forkserver.warm_imports()
+    except ImportError:  # a course without transformers: its judges say so themselves
+        pass
     config = _load_config(course)
     folder = config.DecideHiddenTests.get("reference_dir")
     if not isinstance(folder, str) or not os.path.isdir(folder):

@@ -165,7 +165,7 @@ def _learner_hint(key: str | None, lang: str, fields: dict) -> str:
 
 # --------------------------------------------------------------------------- pictures
 class Charts:
-    """Bar charts drawn with seaborn on figures of their own (no pyplot state), as PNG data URIs.
+    """Bar charts in seaborn's theme on figures of their own (no pyplot state), as PNG data URIs.
 
     The CJK fonts (attn_course.fonts) are registered once: reading the font files is what costs.
     Layout is fixed rather than constrained: it halves the time of each chart.
@@ -196,8 +196,13 @@ class Charts:
 
     def exercise(self, labels: list[str], counts: list[int], colors: list[str], lang: str) -> str:
         def draw(ax):
-            self.sns.barplot(x=counts, y=labels, hue=labels, palette=colors, legend=False, orient="h", errorbar=None,
-                             ax=ax)
+            # Plain barh under seaborn's theme: seaborn's barplot (a hue per bar) took twice as long per chart, and a
+            # class report draws one chart per exercise.
+            rows = range(len(labels))
+            ax.barh(rows, counts, color=[self.sns.desaturate(c, 0.75) for c in colors], height=0.8)  # as barplot
+            ax.set_yticks(rows, labels)
+            ax.set_ylim(len(labels) - 0.5, -0.5)
+            ax.grid(False, axis="y")
             ax.set_xlabel(text("report_count_axis", lang))
             ax.set_ylabel("")
             ax.set_xlim(0, max(counts + [1]) * 1.12)
