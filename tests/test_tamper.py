@@ -65,6 +65,7 @@ print("TMP", sorted(os.listdir("/tmp")))
 # Everything reachable in the kernel after grading: no reference code, no judge, no grader.
 SEARCH_THE_KERNEL = r'''
 import gc, sys, types
+gc.unfreeze()  # the fork server freezes what it preloaded: get_objects() sees those objects only after this
 _bad = ("autograder/reference", "attn_grader/judge", "attn_grader/verdict", "attn_grader/references",
         "attn_grader/preprocessors", "attn_grader/messages")
 def _file(o):

@@ -29,6 +29,7 @@ replaced by a note (HideHiddenTests in nbgrader_config.py).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import os
@@ -280,6 +281,9 @@ def grade_parallel(course: Path, jobs: int, work: list[tuple[str, str]]) -> tupl
         isolation = f"kernels NOT isolated: {server.why}; a learner's code can read other learners' work"
         print(f"WARNING: {isolation}", file=sys.stderr, flush=True)
     try:
+        # The warm-up's objects outlive every worker: frozen, the workers' collections skip them (gc.freeze's
+        # documentation, for a process that forks without exec).
+        gc.freeze()
         context = multiprocessing.get_context("fork")
         with context.Pool(jobs, initializer=_worker_init, initargs=(course,), maxtasksperchild=8) as pool:
             graded = list(tqdm(pool.imap_unordered(autograde_one, work), total=len(work), unit="nb", ascii=True,
