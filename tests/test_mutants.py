@@ -124,3 +124,28 @@ def test_a_fixed_sample_of_mutants_keeps_its_verdicts(stem):
         got = report.categories(record)
         assert SAMPLE[stem][record["id"]] in got, (record["id"], got, record["visible"], record["hidden"])
         assert not got & {"vis_pass_hid_fail", "rubric_hole", "disagree"}, (record["id"], got)
+
+
+def test_the_readme_table_keeps_the_rows_of_lessons_not_run(tmp_path):
+    # A lesson run alone (make mutants LESSON=04_gpt2) must not drop the other lessons' rows from README's table.
+    import json
+    from mutants import update_readme
+    old = report.readme_table({"01_attention": {"generated": 73, "equivalent": 5, "caught_hint": 61,
+                                                "caught_no_hint": 7},
+                               "03_masks": {"generated": 91, "disagree": 1}})
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n<!-- mutants -->\n{old}<!-- /mutants -->\nafter\n", encoding="utf-8")
+    base = {"cell": "ex1", "visible": {"result": "hint", "keys": ["hint_x"]}, "hidden": {"result": "fail"},
+            "equivalent": False, "later": []}
+    folder = tmp_path / "mutants"
+    folder.mkdir()
+    (folder / "03_masks.json").write_text(json.dumps({"mutants": [base, {**base, "equivalent": True}]}))
+    update_readme(folder, readme)
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("before\n<!-- mutants -->\n| lesson |") and text.endswith("<!-- /mutants -->\nafter\n")
+    rows = report.parse_readme_table(text)
+    assert list(rows) == ["01_attention", "03_masks"]   # the lessons' order, not the order they were run in
+    assert rows["01_attention"] == {"generated": 73, "equivalent": 5, "caught_hint": 61, "caught_no_hint": 7,
+                                    "vis_pass_hid_fail": 0, "rubric_hole": 0, "later_fails": 0, "disagree": 0}
+    assert (rows["03_masks"]["generated"], rows["03_masks"]["equivalent"], rows["03_masks"]["caught_hint"],
+            rows["03_masks"]["disagree"]) == (2, 1, 1, 0)
