@@ -5,8 +5,8 @@ import math
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
+from ..messages import matches, t
+from ..validate import CheckFailed, InputError
 from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
     expect_shape, inputs, max_error, passed, run,
@@ -45,7 +45,14 @@ def softmax_variants(scores) -> dict:
                 for axis in (-2, 0)}
     variants["hint_softmax_negated"] = torch.softmax(-scores, dim=-1)
     variants["hint_softmax_no_exp"] = normalised(scores - scores.amax(dim=-1, keepdim=True))
+    variants["hint_softmax_flat"] = torch.full_like(scores, 1 / scores.size(-1))   # exp(scores - scores)
     return variants
+
+
+def unprojected_qk(kind: str, message: str, call: str = "") -> str | None:
+    """The module's Q and K of different widths (its layers' shapes are checked first): one of them is x, not
+    projected. The grader's judge names the error the probe recorded with the same function."""
+    return "hint_qk_not_projected" if kind == "InputError" and matches("qk_dim_mismatch", message) else None
 
 
 def kv_swapped(Q, V, d: int):
@@ -101,7 +108,12 @@ def check_attention(fn) -> None:
 def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
-    module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
+    try:
+        module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
+    except InputError as error:   # raised by attention() inside forward: the error says what, the hint why
+        if unprojected_qk("InputError", error.message):
+            raise CheckFailed(error.message, t("hint_qk_not_projected")) from None
+        raise
     # The input checks do not depend on the weights: a wrong result still hears about them.
     with also_checks(lambda: expect_input_errors(module, (B, T, E))), torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)
