@@ -257,17 +257,21 @@ def test_k_and_v_swapped_is_named_by_both(ref, lang):
     assert hint_of(fails(probes.attention_module, Swapped))[0] == "hint_kv_swapped"
 
 
-@pytest.mark.parametrize("unprojected", ["Q", "K"])
-def test_q_or_k_left_unprojected_is_named_by_both(ref, lang, unprojected):
-    # make mutants: Q = x (or K = x) raised the course's "Q and K widths differ" with no hint on either side.
-    class Unprojected(ref.Attention):
+@pytest.mark.parametrize("slip,hint", [("Q", "hint_qk_not_projected"), ("K", "hint_qk_not_projected"),
+                                       ("V", "hint_v_not_projected"), ("pair", "hint_attention_pair_order")])
+def test_a_projection_left_out_is_named_by_both(ref, lang, slip, hint):
+    # make mutants: Q = x (or K = x) raised the course's "Q and K widths differ" with no hint on either side; V = x
+    # and `weights, y = attention(…)` raised in W_o, and both sides said "transpose K".
+    class Slipped(ref.Attention):
         def forward(self, x):
-            Q = x if unprojected == "Q" else self.W_q(x)
-            K = x if unprojected == "K" else self.W_k(x)
-            y, w = ref.attention(Q, K, self.W_v(x))
+            Q, K, V = (x if slip == name else f(x) for name, f in zip("QKV", (self.W_q, self.W_k, self.W_v)))
+            y, w = ref.attention(Q, K, V)
+            if slip == "pair":
+                y, w = w, y
             return self.W_o(y), w
-    fails_with(checks.check_attention_module, Unprojected, "hint_qk_not_projected")
-    assert hint_of(fails(probes.attention_module, Unprojected))[0] == "hint_qk_not_projected"
+    failure = fails_with(checks.check_attention_module, Slipped, hint)
+    assert t("hint_transpose_k") not in str(failure)
+    assert hint_of(fails(probes.attention_module, Slipped))[0] == hint
 
 
 def test_a_count_with_a_division_in_it_is_named_by_both(ref, lang):

@@ -357,7 +357,7 @@ BUGS = {
                                    "SDPA path without `nan_to_num` (NaN rows on a GPU)"),
     # found by make mutants (issue 29): no hint named it
     "padding_joined_with_or": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep = keep | padding_keep",
-                                  {MODULE_3}, "causal and padding masks joined with `|`"),
+                                  {MODULE_3}, "causal and padding masks joined by or, not by `&`"),
     "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
                              "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
 }

@@ -119,6 +119,7 @@ NAMED = {
         "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
         "ablation_float_width": {"ex3_loss_without_head": "hint_head_width_int"},
         "prev_mean_all_heads": {"ex4_head_answers": "hint_prev_mean_heads"},
+        "prev_argmax_not_over_heads": {"ex4_head_answers": "hint_prev_flat_argmax"},
         "prev_head_wrong": {"ex4_head_answers": "hint_prev_argmax"},
     },
     "06_costs": {

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -49,10 +50,25 @@ def softmax_variants(scores) -> dict:
     return variants
 
 
-def unprojected_qk(kind: str, message: str, call: str = "") -> str | None:
-    """The module's Q and K of different widths (its layers' shapes are checked first): one of them is x, not
-    projected. The grader's judge names the error the probe recorded with the same function."""
-    return "hint_qk_not_projected" if kind == "InputError" and matches("qk_dim_mismatch", message) else None
+# W_o(t) on a t of the wrong width: F.linear's error names t's rows × width, then W_oᵀ's (d_k × E).
+W_O_INPUT = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def module_error(kind: str, message: str, call: str = "") -> str | None:
+    """An error of the module's forward (its layers' shapes are checked first, so only what reaches them can be
+    wrong): Q and K of different widths, one of them x not projected; W_o given x's width E (V = x), or a width
+    that is neither d_k nor E (the weights: attention's pair unpacked the other way round). The grader's judge
+    names the error the probe recorded with the same function; any other error keeps the generic rules."""
+    if kind == "InputError" and matches("qk_dim_mismatch", message):
+        return "hint_qk_not_projected"
+    sizes = W_O_INPUT.search(message) if kind == "RuntimeError" else None
+    if sizes:
+        width, d_k, embed = int(sizes[2]), int(sizes[3]), int(sizes[4])
+        if width == embed != d_k:
+            return "hint_v_not_projected"
+        if width != d_k:
+            return "hint_attention_pair_order"
+    return None
 
 
 def kv_swapped(Q, V, d: int):
@@ -109,9 +125,9 @@ def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
     try:
-        module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
+        module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4, on_error=module_error)
     except InputError as error:   # raised by attention() inside forward: the error says what, the hint why
-        if unprojected_qk("InputError", error.message):
+        if module_error("InputError", error.message):
             raise CheckFailed(error.message, t("hint_qk_not_projected")) from None
         raise
     # The input checks do not depend on the weights: a wrong result still hears about them.
