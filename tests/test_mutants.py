@@ -80,7 +80,8 @@ SAMPLE = {
                      "ex1_attention_scores:L2:constant:/ → //": "caught_hint",
                      "ex3_softmax_last:L1:swap_args:operands of - swapped": "caught_hint",
                      # the grader named "transpose K" from forward's error; now the layout, as the check
-                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint"},
+                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint",
+                     "ex5_attention_module:L10:drop_call:W_k() dropped": "caught_hint"},   # was caught without one
     "02_multihead": {"ex1_split_heads:L1:constant:// → /": "caught_hint",
                      "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint",
                      "ex3_mha_module:L12:drop_call:W_q() dropped": "caught_hint",
@@ -91,14 +92,16 @@ SAMPLE = {
                  "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint",
                  "ex3_mha_mask_to_sdpa:L1:compare:== → !=": "caught_hint",       # the hints disagreed
                  "ex6_causal_module:L17:constant:0.0 → 1.0": "caught_hint",      # visible ✔, hidden ✗
-                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint"},   # visible ✔, hidden ✗
+                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",   # visible ✔, hidden ✗
+                 "ex6_causal_module:L13:constant:& → |": "caught_hint"},   # was caught without one
     "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint",
                 # both were visible ✔, hidden ✗ before the visible check tried them
                 "ex2_gpt2_module:L19:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",
                 "ex3_gpt2_init:L7:block:statement dropped": "caught_hint"},
     "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
                  "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
-                 "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint"},  # was visible ✔, hidden ✗
+                 "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint",  # was visible ✔, hidden ✗
+                 "ex4_head_answers:L4:drop_call:.mean() dropped": "caught_hint"},  # was caught without one
     "06_costs": {"ex1_attention_flops:L4:constant:* → /#2": "caught_hint",       # "int please", for a wrong formula
                  "ex3_gqa:L5:swap_args:arguments 1 and 2 swapped": "caught_hint",  # the grader named "transpose K"
                  "ex5_attend_with_cache:L8:swap_args:operands of - swapped": "caught_hint",   # was visible ✔, hidden ✗
