@@ -95,9 +95,10 @@ clean-venv:
 	rm -rf $(VENV)
 
 ## make mutants: generated mistakes for every solution cell; what the checks and the grader say (test-artifacts/mutants/)
-# LESSON=03_masks for one lesson; SEEDS=3 grading seeds per mutant. --readme rewrites README's mutant table.
+# LESSON=03_masks for one lesson; SEEDS=3 grading seeds per mutant. --readme rewrites README's mutant table
+# (a lesson not run keeps its row).
 LESSON ?=
 SEEDS ?= 3
 mutants: $(STAMP)
 	PYTHONPATH=tools:tests $(BIN)/python tools/mutants.py --seeds $(SEEDS) $(if $(LESSON),--lesson $(LESSON)) \
-		$(if $(LESSON),,--readme)
+		--readme

@@ -240,6 +240,7 @@ def test_scales_found_by_mutants_are_named_by_both(ref, lang, scores, hint):
     (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s - s.amax(dim=-2, keepdim=True))), "hint_softmax_shift_axis"),
     (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s.amax(dim=-1, keepdim=True) - s)), "hint_softmax_negated"),
     (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(s - s.amax(dim=-1, keepdim=True)), "hint_softmax_no_exp"),
+    (lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s - s)), "hint_softmax_flat"),
 ])
 def test_softmax_mistakes_found_by_mutants_are_named_by_both(ref, lang, softmax, hint):
     fails_with(checks.check_softmax, softmax, hint)
@@ -254,6 +255,30 @@ def test_k_and_v_swapped_is_named_by_both(ref, lang):
             return self.W_o(y), w
     fails_with(checks.check_attention_module, Swapped, "hint_kv_swapped")
     assert hint_of(fails(probes.attention_module, Swapped))[0] == "hint_kv_swapped"
+
+
+@pytest.mark.parametrize("slip,hint", [("Q", "hint_qk_not_projected"), ("K", "hint_qk_not_projected"),
+                                       ("V", "hint_v_not_projected"), ("pair", "hint_attention_pair_order")])
+def test_a_projection_left_out_is_named_by_both(ref, lang, slip, hint):
+    # make mutants: Q = x (or K = x) raised the course's "Q and K widths differ" with no hint on either side; V = x
+    # and `weights, y = attention(…)` raised in W_o, and both sides said "transpose K".
+    class Slipped(ref.Attention):
+        def forward(self, x):
+            Q, K, V = (x if slip == name else f(x) for name, f in zip("QKV", (self.W_q, self.W_k, self.W_v)))
+            y, w = ref.attention(Q, K, V)
+            if slip == "pair":
+                y, w = w, y
+            return self.W_o(y), w
+    failure = fails_with(checks.check_attention_module, Slipped, hint)
+    assert t("hint_transpose_k") not in str(failure)
+    assert hint_of(fails(probes.attention_module, Slipped))[0] == hint
+
+
+def test_a_count_with_a_division_in_it_is_named_by_both(ref, lang):
+    # make mutants: 4 / 768 * 64 was "must be an integer" in the check, and the grader's "write it as an integer".
+    fails_with(lambda a: checks.check_param_answer(a, ref.Attention), 4 / 768 * 64, "hint_answer_not_int",
+               name="answer_n_params", got=repr(4 / 768 * 64))
+    assert hint_of(fails(probes.n_params, 4 / 768 * 64))[0] == "hint_answer_not_int"
 
 
 def test_a_pair_returned_the_other_way_round_is_named_by_both(ref, lang):
@@ -307,6 +332,9 @@ BUGS = {
                               "softmax over dim=-2"),
     "w_o_missing": Bug("ex5_attention_module", "return self.W_o(y), weights", "return y, weights",
                        {"ex5_attention_module_tests"}, "W_o not applied"),
+    # found by make mutants (issue 29): the course's own error said the widths differ, and nothing said why
+    "k_not_projected": Bug("ex5_attention_module", "self.W_q(x), self.W_k(x), self.W_v(x)", "self.W_q(x), x, self.W_v(x)",
+                           {"ex5_attention_module_tests"}, "K = x: W_k not applied"),
     "variance_as_std": Bug("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"},
                            "variance answered as the standard deviation"),
     # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.

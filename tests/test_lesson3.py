@@ -16,6 +16,7 @@ import attn_course as course
 from attn_course.checks import lesson3 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson3 as probes
+from attn_grader.verdict import hint_of
 from conftest import Bug, fails, fails_with, passes, reference
 from test_lesson2 import merge_ok, split_ok
 
@@ -78,9 +79,12 @@ class CausalOK(nn.Module):
                 else self.causal if "unsliced_buffer" in bugs else self.causal[:T, :T])
         if "triu" in bugs:
             keep = keep.T
-        if lengths is not None and "ignore_lengths" not in bugs:
+        if "lengths_not_mask" in bugs and lengths is not None:
+            keep = keep & lengths[:, None, None, :]
+        elif (lengths is not None or "lengths_always" in bugs) and "ignore_lengths" not in bugs:
             pad = torch.arange(T, device=x.device) < lengths[:, None]
-            keep = keep & (pad[:, None, :] if "b1t" in bugs else pad[:, None, None, :])
+            pad = pad[:, None, :] if "b1t" in bugs else pad[:, None, None, :]
+            keep = keep | pad if "padding_or" in bugs else keep & pad
         if use_sdpa:
             mask = ~keep if "sdpa_inverted" in bugs else keep
             p = self.dropout.p if self.training or "sdpa_eval_dropout" in bugs else 0.0
@@ -96,14 +100,14 @@ class CausalOK(nn.Module):
             w = w if "nan" in bugs else w.nan_to_num(0.0)
         dropped = (torch.nn.functional.dropout(w, self.dropout.p) if "eval_dropout" in bugs
                    else w if "dropout_on_scores" in bugs else self.dropout(w))
-        y = self.W_o(merge_ok(dropped @ V))
+        y = merge_ok(dropped @ V) if "no_w_o" in bugs else self.W_o(merge_ok(dropped @ V))
         return y, (dropped if "return_dropped" in bugs else w)
 
 
 def causal_variant(bug):
     class Variant(CausalOK):
-        def __init__(self, *args):
-            super().__init__(*args, bug=bug)
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs, bug=bug)
     return Variant
 
 
@@ -115,6 +119,9 @@ def causal_variant(bug):
     ("sdpa_eval_dropout", "hint_dropout_eval_sdpa"), ("persistent", "hint_buffer_persistent"),
     ("sqrt_e", "hint_scale_head_dim"), ("b1t", "hint_padding_broadcast"), ("sdpa_nan", "hint_sdpa_nan_rows"),
     ("dropout_on_scores", "hint_dropout_on_scores"),
+    # found by make mutants (issue 29): the grader named the last one's output as a dropout mistake
+    ("padding_or", "hint_padding_or"), ("lengths_always", "hint_lengths_none"),
+    ("lengths_not_mask", "hint_lengths_not_mask"), ("no_w_o", "hint_w_o_missing"),
 ])
 def test_causal_module_bug_gets_its_hint(lang, bug, hint):
     checks.check_causal_module(CausalOK)
@@ -248,6 +255,20 @@ def test_hidden_names_a_scale_by_the_embedding_width_on_every_seed(ref):
         assert fails(probes.module, ScaledByE, seed=seed).hint == "hint_scale_head_dim", seed
 
 
+@pytest.mark.parametrize("bug,hint", [("padding_or", "hint_padding_or"), ("lengths_always", "hint_lengths_none"),
+                                      ("lengths_not_mask", "hint_lengths_not_mask"), ("no_w_o", "hint_w_o_missing")])
+def test_module_mistakes_found_by_mutants_are_named_by_the_grader_as_by_the_check(ref, bug, hint):
+    assert hint_of(fails(probes.module, causal_variant(bug)))[0] == hint
+
+
+def test_the_grader_names_no_device_for_an_error_that_is_not_about_one(ref):
+    # make mutants: torch.tril().ones(…) raised a TypeError, and the grader said the mask was on the wrong device.
+    failure = fails(probes.causal_mask, lambda T, device=None: torch.tril().ones(T, T, dtype=torch.bool, device=device))
+    assert hint_of(failure)[0] != "hint_mask_device"
+    failure = fails(probes.causal_mask, lambda T: torch.ones(T, T, dtype=torch.bool).tril())   # no device= at all
+    assert hint_of(failure)[0] == "hint_mask_device"
+
+
 def test_hidden_catches_a_mask_left_on_the_cpu(ref):
     fails(probes.causal_mask, lambda T, device=None: torch.ones(T, T, dtype=torch.bool).tril(), key="hidden_device")
 
@@ -334,6 +355,9 @@ BUGS = {
                              "causal buffer saved in the state_dict (no `persistent=False`)"),
     "sdpa_without_nan_to_num": Bug("ex6_causal_module", "merge_heads(y.nan_to_num(0.0))", "merge_heads(y)", {MODULE_3},
                                    "SDPA path without `nan_to_num` (NaN rows on a GPU)"),
+    # found by make mutants (issue 29): no hint named it
+    "padding_joined_with_or": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep = keep | padding_keep",
+                                  {MODULE_3}, "causal and padding masks joined by or, not by `&`"),
     "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
                              "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
 }

@@ -70,7 +70,8 @@ def _ablate(where="input", cut="head", remove=True):
     def loss_without_head(model, x, y, layer, head):
         attn = model.blocks[layer].attn
         D = attn.c_proj.in_features // attn.n_head
-        lo, hi = (head * D, (head + 1) * D) if cut == "head" else (head, head + 1)
+        lo, hi = {"head": (head * D, (head + 1) * D), "column": (head, head + 1),
+                  "minus": (head * D, (head - 1) * D)}[cut]   # minus: make mutants' (head - 1) * D
 
         def zero(t_):
             t_ = t_.clone()
@@ -95,6 +96,17 @@ def test_loss_without_head_bugs_get_their_hints(lang, ref):
     fails_with(check, _ablate(where="output"), "hint_ablation_output")
     fails_with(check, _ablate(cut="column"), "hint_ablation_slice")
     fails_with(check, _ablate(remove=False), "hint_ablation_remove")
+    fails_with(check, _ablate(cut="minus"), "hint_ablation_columns")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 20261123])
+def test_hidden_names_ablation_columns_off_by_a_head(ref, seed):
+    # make mutants' (head - 1) * D: with two heads, head 0's slice 0:-D is head 0's own and head 1's D:0 zeroes
+    # nothing, which is what the grader then says; with more heads, head 0's slice zeroes every head but the last.
+    from attn_course.probes import Draws
+    n_head = probes.sizes(Draws(seed, "lesson5.loss_without_head"))[0]["n_head"]
+    want = "hint_ablation_columns" if n_head > 2 else "hint_ablation_nothing"
+    assert fails(probes.loss_without_head, _ablate(cut="minus"), seed=seed).hint == want
 
 
 def _loss_slip(slip):
@@ -160,6 +172,17 @@ def test_hidden_names_the_same_head_answer_slips(ref, trained):
     failure = fails(probes.head_answers, model, 0, float(prev.mean()), key="hidden_role_missing")
     assert failure.hint == "hint_prev_mean_heads"
     assert fails(probes.head_answers, model, int(prev.argmin()), float(prev.max())).hint == "hint_prev_argmax"
+
+
+def test_a_head_number_that_is_no_head_is_named_by_both(lang, ref, trained):
+    # make mutants: argmax over (B, H, T) or (H, T) gave a flat position past the last head, and float(…) a 0.0;
+    # the check said only "an integer from 0 to 1", and the grader blamed the query and key indices.
+    model, x, prev = trained
+    check = checks.check_head_answers
+    for head, hint in ((int(prev.argmax()) + 2 * 7, "hint_prev_flat_argmax"),
+                       (float(int(prev.argmax())), "hint_head_not_int")):
+        fails_with(lambda a: check(*a, 2, model, x), (head, float(prev.max())), hint)
+        assert fails(probes.head_answers, model, head, float(prev.max()), key="answer_head_range").hint == hint
 
 
 def test_head_answers_are_checked_for_form_only(lang):
@@ -264,6 +287,9 @@ BUGS = {
     "prev_mean_all_heads": Bug("ex4_head_answers", "prev = w[:, :, t_, t_ - 1].mean(dim=(0, 2))",
                                "prev = w[:, :, t_, t_ - 1].mean()", {"ex4_head_answers_tests"},
                                "previous-token weight averaged over the heads too"),
+    "prev_argmax_not_over_heads": Bug("ex4_head_answers", "prev = w[:, :, t_, t_ - 1].mean(dim=(0, 2))",
+                                      "prev = w[:, :, t_, t_ - 1]", {"ex4_head_answers_tests"},
+                                      "no mean: argmax over (B, H, T−2) gives a flat position, not a head"),
     "prev_head_wrong": Bug("ex4_head_answers", "int(prev.argmax())", "int(prev.argmin())",
                            {"ex4_head_answers_tests"}, "wrong head named"),
 }

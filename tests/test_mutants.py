@@ -80,7 +80,8 @@ SAMPLE = {
                      "ex1_attention_scores:L2:constant:/ → //": "caught_hint",
                      "ex3_softmax_last:L1:swap_args:operands of - swapped": "caught_hint",
                      # the grader named "transpose K" from forward's error; now the layout, as the check
-                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint"},
+                     "ex5_attention_module:L1:swap_args:arguments 1 and 2 swapped": "caught_hint",
+                     "ex5_attention_module:L10:drop_call:W_k() dropped": "caught_hint"},   # was caught without one
     "02_multihead": {"ex1_split_heads:L1:constant:// → /": "caught_hint",
                      "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint",
                      "ex3_mha_module:L12:drop_call:W_q() dropped": "caught_hint",
@@ -91,14 +92,16 @@ SAMPLE = {
                  "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint",
                  "ex3_mha_mask_to_sdpa:L1:compare:== → !=": "caught_hint",       # the hints disagreed
                  "ex6_causal_module:L17:constant:0.0 → 1.0": "caught_hint",      # visible ✔, hidden ✗
-                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint"},   # visible ✔, hidden ✗
+                 "ex6_causal_module:L20:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",   # visible ✔, hidden ✗
+                 "ex6_causal_module:L13:constant:& → |": "caught_hint"},   # was caught without one
     "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint",
                 # both were visible ✔, hidden ✗ before the visible check tried them
                 "ex2_gpt2_module:L19:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",
                 "ex3_gpt2_init:L7:block:statement dropped": "caught_hint"},
     "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
                  "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
-                 "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint"},  # was visible ✔, hidden ✗
+                 "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint",  # was visible ✔, hidden ✗
+                 "ex4_head_answers:L4:drop_call:.mean() dropped": "caught_hint"},  # was caught without one
     "06_costs": {"ex1_attention_flops:L4:constant:* → /#2": "caught_hint",       # "int please", for a wrong formula
                  "ex3_gqa:L5:swap_args:arguments 1 and 2 swapped": "caught_hint",  # the grader named "transpose K"
                  "ex5_attend_with_cache:L8:swap_args:operands of - swapped": "caught_hint",   # was visible ✔, hidden ✗
@@ -124,3 +127,28 @@ def test_a_fixed_sample_of_mutants_keeps_its_verdicts(stem):
         got = report.categories(record)
         assert SAMPLE[stem][record["id"]] in got, (record["id"], got, record["visible"], record["hidden"])
         assert not got & {"vis_pass_hid_fail", "rubric_hole", "disagree"}, (record["id"], got)
+
+
+def test_the_readme_table_keeps_the_rows_of_lessons_not_run(tmp_path):
+    # A lesson run alone (make mutants LESSON=04_gpt2) must not drop the other lessons' rows from README's table.
+    import json
+    from mutants import update_readme
+    old = report.readme_table({"01_attention": {"generated": 73, "equivalent": 5, "caught_hint": 61,
+                                                "caught_no_hint": 7},
+                               "03_masks": {"generated": 91, "disagree": 1}})
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n<!-- mutants -->\n{old}<!-- /mutants -->\nafter\n", encoding="utf-8")
+    base = {"cell": "ex1", "visible": {"result": "hint", "keys": ["hint_x"]}, "hidden": {"result": "fail"},
+            "equivalent": False, "later": []}
+    folder = tmp_path / "mutants"
+    folder.mkdir()
+    (folder / "03_masks.json").write_text(json.dumps({"mutants": [base, {**base, "equivalent": True}]}))
+    update_readme(folder, readme)
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("before\n<!-- mutants -->\n| lesson |") and text.endswith("<!-- /mutants -->\nafter\n")
+    rows = report.parse_readme_table(text)
+    assert list(rows) == ["01_attention", "03_masks"]   # the lessons' order, not the order they were run in
+    assert rows["01_attention"] == {"generated": 73, "equivalent": 5, "caught_hint": 61, "caught_no_hint": 7,
+                                    "vis_pass_hid_fail": 0, "rubric_hole": 0, "later_fails": 0, "disagree": 0}
+    assert (rows["03_masks"]["generated"], rows["03_masks"]["equivalent"], rows["03_masks"]["caught_hint"],
+            rows["03_masks"]["disagree"]) == (2, 1, 1, 0)

@@ -37,6 +37,7 @@ NAMED = {
         "softmax_wrong_axis": dict.fromkeys(("ex3_softmax_last", "ex4_attention", "ex5_attention_module"),
                                             "hint_softmax_axis"),
         "w_o_missing": {"ex5_attention_module": "hint_w_o_missing"},
+        "k_not_projected": {"ex5_attention_module": "hint_qk_not_projected"},
         "variance_as_std": {"ex2_variance": "answer_std_not_var"},
         "warns_but_right": {},
     },
@@ -78,6 +79,7 @@ NAMED = {
         "padding_mask_b1t": {"ex6_causal_module": "hint_padding_broadcast"},
         "buffer_persistent": {"ex6_causal_module": "hint_buffer_persistent"},
         "sdpa_without_nan_to_num": {"ex6_causal_module": "hint_sdpa_nan_rows"},
+        "padding_joined_with_or": {"ex6_causal_module": "hint_padding_or"},
         "invert_float_mask": {"ex3_mha_mask_to_sdpa": "hint_invert_float_mask"},
     },
     "04_gpt2": {
@@ -117,6 +119,7 @@ NAMED = {
         "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
         "ablation_float_width": {"ex3_loss_without_head": "hint_head_width_int"},
         "prev_mean_all_heads": {"ex4_head_answers": "hint_prev_mean_heads"},
+        "prev_argmax_not_over_heads": {"ex4_head_answers": "hint_prev_flat_argmax"},
         "prev_head_wrong": {"ex4_head_answers": "hint_prev_argmax"},
     },
     "06_costs": {

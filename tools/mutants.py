@@ -10,7 +10,8 @@ check passes, the rest of the notebook. test-artifacts/mutants/<lesson>.md and .
                                                             [--id <mutant id>] [--readme]
 
 --readme rewrites README.md's mutant table (between <!-- mutants --> and <!-- /mutants -->) from the
-lessons just run and the JSON already in the folder for the others.
+lessons just run and the JSON already in the folder for the others; a lesson with no JSON there keeps the row
+the table had.
 """
 from __future__ import annotations
 
@@ -70,17 +71,21 @@ def _progress(stem):
     return show
 
 
-def update_readme(folder: Path) -> None:
+def update_readme(folder: Path, readme: Path = ROOT / "README.md") -> None:
+    """The table's rows from the lesson JSONs in the folder; a lesson without one keeps its row as it was."""
+    text = readme.read_text(encoding="utf-8")
+    block = re.compile(r"(<!-- mutants -->\n)(.*?)(<!-- /mutants -->)", re.S)
+    match = block.search(text)
+    kept = report.parse_readme_table(match.group(2)) if match else {}
     summaries = {}
     for lesson in lessons():
         path = folder / f"{lesson.stem}.json"
         if path.exists():
             records = json.loads(path.read_text(encoding="utf-8"))["mutants"]
             summaries[lesson.stem] = report.counts(records).get("all", {})
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    block = re.compile(r"(<!-- mutants -->\n).*?(<!-- /mutants -->)", re.S)
-    readme.write_text(block.sub(lambda m: m.group(1) + report.readme_table(summaries) + m.group(2), text),
+        elif lesson.stem in kept:
+            summaries[lesson.stem] = kept[lesson.stem]
+    readme.write_text(block.sub(lambda m: m.group(1) + report.readme_table(summaries) + m.group(3), text),
                       encoding="utf-8")
 
 

@@ -490,10 +490,12 @@ def expect_number(name: str, value) -> float:
 
 def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> None:
     value = expect_number(name, answer)
+    # The text asks for an integer: a count written as 2359296.0, or a fraction (a / crept into the product), is
+    # named as the grader names it.
+    if isinstance(answer, float):
+        raise named("hint_answer_not_int", name=name, got=repr(answer))
     if value != int(value):
         raise CheckFailed(t("answer_not_integer", name=name, got=answer))
-    if isinstance(answer, float):   # the text asks for an integer: a count written as 2359296.0 (or … / 1) is not one
-        raise named("hint_answer_not_int", name=name, got=repr(answer))
     # Cross-check with the learner's own module, but only once that module is right:
     # a broken module must not cost the point of a right answer.
     try:

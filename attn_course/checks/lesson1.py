@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
+from ..messages import matches, t
+from ..validate import CheckFailed, InputError
 from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
     expect_shape, inputs, max_error, passed, run,
@@ -45,7 +46,29 @@ def softmax_variants(scores) -> dict:
                 for axis in (-2, 0)}
     variants["hint_softmax_negated"] = torch.softmax(-scores, dim=-1)
     variants["hint_softmax_no_exp"] = normalised(scores - scores.amax(dim=-1, keepdim=True))
+    variants["hint_softmax_flat"] = torch.full_like(scores, 1 / scores.size(-1))   # exp(scores - scores)
     return variants
+
+
+# W_o(t) on a t of the wrong width: F.linear's error names t's rows × width, then W_oᵀ's (d_k × E).
+W_O_INPUT = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def module_error(kind: str, message: str, call: str = "") -> str | None:
+    """An error of the module's forward (its layers' shapes are checked first, so only what reaches them can be
+    wrong): Q and K of different widths, one of them x not projected; W_o given x's width E (V = x), or a width
+    that is neither d_k nor E (the weights: attention's pair unpacked the other way round). The grader's judge
+    names the error the probe recorded with the same function; any other error keeps the generic rules."""
+    if kind == "InputError" and matches("qk_dim_mismatch", message):
+        return "hint_qk_not_projected"
+    sizes = W_O_INPUT.search(message) if kind == "RuntimeError" else None
+    if sizes:
+        width, d_k, embed = int(sizes[2]), int(sizes[3]), int(sizes[4])
+        if width == embed != d_k:
+            return "hint_v_not_projected"
+        if width != d_k:
+            return "hint_attention_pair_order"
+    return None
 
 
 def kv_swapped(Q, V, d: int):
@@ -101,7 +124,12 @@ def check_attention(fn) -> None:
 def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
-    module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4)
+    try:
+        module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4, on_error=module_error)
+    except InputError as error:   # raised by attention() inside forward: the error says what, the hint why
+        if module_error("InputError", error.message):
+            raise CheckFailed(error.message, t("hint_qk_not_projected")) from None
+        raise
     # The input checks do not depend on the weights: a wrong result still hears about them.
     with also_checks(lambda: expect_input_errors(module, (B, T, E))), torch.no_grad():
         Q, K, V = module.W_q(x), module.W_k(x), module.W_v(x)

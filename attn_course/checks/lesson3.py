@@ -34,10 +34,16 @@ def check_causal_mask(fn) -> None:
         hint = hint[0] if isinstance(hint, tuple) else hint
         raise CheckFailed(_count_differs(name, got, want), t(hint) if hint else None)
     # The meta device stands in for a GPU: a mask made without device= stays on the CPU.
-    meta = run(name, fn, T, torch.device("meta"), on_error=t("hint_mask_device"))
+    meta = run(name, fn, T, torch.device("meta"), on_error=causal_mask_error)
     if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
         raise CheckFailed(t("hint_mask_device"))
     passed(name)
+
+
+def causal_mask_error(kind: str, message: str, call: str) -> str | None:
+    """An error that names the device (causal_mask without a device= argument, a mask on another device): the
+    device hint. Any other error is named by its own text (the grader's judge takes this function too)."""
+    return "hint_mask_device" if "device" in message else None
 
 
 def causal_mask_variants(T: int) -> dict:
@@ -196,6 +202,7 @@ def causal_reference(module, x, lengths=None):
         variants[key] = weights_of(scaled, shifted if pad is None else shifted & pad[:, None, None, :])
     if pad is not None:
         variants["hint_padding_ignored"] = weights_of(scaled, tril(T))
+        variants["hint_padding_or"] = weights_of(scaled, tril(T) | pad[:, None, None, :])
         variants["hint_padding_off_by_one"] = weights_of(scaled, tril(T) & (torch.arange(T) <= lengths[:, None])[:, None, None, :])
         try:   # a (B, 1, T) padding mask: with B == H it broadcasts, batch b's padding on head b
             variants["hint_padding_broadcast"] = weights_of(scaled, tril(T) & pad[:, None, :])
@@ -232,9 +239,19 @@ def dropout_variants(module, x, seed: int) -> dict:
 
 
 def padding_error(kind: str, message: str, call: str) -> str | None:
-    """A padding mask that does not broadcast over the heads ((B, 1, T) instead of (B, 1, 1, T)) fails where
-    it meets the (B, H, T, T) scores: not a transposed K."""
-    return "hint_padding_broadcast" if "must match" in message and "lengths" in call else None
+    """An error of forward that the padding explains (call: which call raised; with lengths, its name says so).
+    A padding mask that does not broadcast over the heads ((B, 1, T) instead of (B, 1, 1, T)) fails where it meets
+    the (B, H, T, T) scores: not a transposed K. lengths indexed as if it were a mask, or None used when forward is
+    called without it."""
+    if "lengths" in call:
+        if "must match" in message:
+            return "hint_padding_broadcast"
+        if kind == "IndexError" and "too many indices for tensor of dimension 1" in message:
+            return "hint_lengths_not_mask"
+        return None
+    if kind in ("AttributeError", "TypeError") and "'NoneType' object" in message:
+        return "hint_lengths_none"
+    return None
 
 
 def _expect_not_persistent(module) -> None:
@@ -308,9 +325,12 @@ def check_causal_module(cls) -> None:
                 raise CheckFailed(t("has_nan", what=f"{name}.forward"), t("hint_nan_fully_masked"))
             variants, want_y = causal_reference(module, x, lens)
             diagnose(weights, variants, "what_weights")
-            expect_shape(y, (B + 1, T, E), ("B", "T", "E"), t("what_output"))
+            expect_shape(y, (B + 1, T, E), ("B", "T", "E"), t("what_output"),
+                         t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1:] == (H * D,) else None)
             diagnose(y, {None: want_y}, "what_output")
             y_sdpa = run(label + "(use_sdpa=True)", module, x, lens, True, on_error=padding_error)[0]
+            if not isinstance(y_sdpa, torch.Tensor):
+                raise CheckFailed(t("returned_not_tensor", name=label + "(use_sdpa=True)", kind=type(y_sdpa).__name__))
             if not close(y_sdpa, want_y, 1e-6):
                 raise CheckFailed(t("values_differ", what="use_sdpa=True", err=max_error(y_sdpa, want_y)),
                                   t("hint_sdpa_mismatch"))

@@ -141,11 +141,20 @@ def ablation_variants(model, x, y, layer: int, head: int) -> dict:
         return zero
 
     right, by_index = cut(head * D, (head + 1) * D), cut(head, head + 1)
-    return {
+    variants = {
         None: loss_with(lambda m, inputs: (right(inputs[0]),), "register_forward_pre_hook"),
         "hint_ablation_output": loss_with(lambda m, inputs, out: right(out), "register_forward_hook"),
         "hint_ablation_slice": loss_with(lambda m, inputs: (by_index(inputs[0]),), "register_forward_pre_hook"),
     }
+    # Slice ends off by a head (make mutants: (head - 1) * D, which for head 0 zeroes every head but the last); a
+    # slice that zeroes nothing is left to hint_ablation_nothing.
+    columns = range(attn.c_proj.in_features)
+    for lo, hi in ((head * D, (head - 1) * D), ((head - 1) * D, head * D), ((head + 1) * D, (head + 2) * D)):
+        if len(columns[lo:hi]) and columns[lo:hi] != columns[head * D:(head + 1) * D]:
+            wrong = cut(lo, hi)
+            variants.setdefault(("hint_ablation_columns", f"{lo}:{hi}"),
+                                loss_with(lambda m, inputs: (wrong(inputs[0]),), "register_forward_pre_hook"))
+    return variants
 
 
 def check_loss_without_head(fn, cls) -> None:
@@ -166,7 +175,8 @@ def check_loss_without_head(fn, cls) -> None:
                 raise CheckFailed(t("ablation_left_behind"), t("hint_ablation_remove"))
             variants = ablation_variants(model, x, y, layer, head)
             if abs(got - variants[None]) > 1e-6:
-                hint = next((t(k) for k, v in variants.items() if k and abs(got - v) < 1e-6), None)
+                hint = next((t(k[0] if isinstance(k, tuple) else k) for k, v in variants.items()
+                             if k and abs(got - v) < 1e-6), None)
                 if hint is None and abs(got - before) < 1e-9:
                     hint = t("hint_ablation_nothing")
                 raise CheckFailed(t("ablation_differs", layer=layer, head=head, got=got, want=variants[None]), hint)
@@ -184,12 +194,23 @@ def prev_answer_hint(per_head: torch.Tensor, head: int, weight: float, tol: floa
     return "hint_prev_index"
 
 
+def head_range_hint(head, n_head: int) -> str | None:
+    """Why answer_prev_head is no head number (the grader names it alike): a float, or argmax over more axes than
+    the heads' (a flat position past the last head)."""
+    if isinstance(head, float) and head.is_integer() and 0 <= head < n_head:
+        return "hint_head_not_int"
+    if isinstance(head, int) and not isinstance(head, bool) and head >= n_head:
+        return "hint_prev_flat_argmax"
+    return None
+
+
 def check_head_answers(prev_head, prev_weight, n_head: int, model=None, x=None) -> None:
     """The answers' form; with the trained model and test_x, their values (what the hidden test grades on new
     sequences): answers of the right form but of another head or another average used to pass here."""
     name = "answer_prev_head"
     if isinstance(prev_head, bool) or not isinstance(prev_head, int) or not 0 <= prev_head < n_head:
-        raise CheckFailed(t("answer_head_range", name=name, n=n_head - 1, got=prev_head))
+        hint = head_range_hint(prev_head, n_head)
+        raise CheckFailed(t("answer_head_range", name=name, n=n_head - 1, got=prev_head), t(hint) if hint else None)
     value = expect_number("answer_prev_weight", prev_weight)
     if not 0.0 <= value <= 1.0:
         raise CheckFailed(t("answer_weight_range", got=value))

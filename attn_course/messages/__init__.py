@@ -6,6 +6,8 @@ every lesson shares, `lessonN` what only lesson N uses (its hints, answers, tabl
 and figure labels; the build writes a lesson's table and figure texts straight into
 its notebooks). Terms follow lessons/GLOSSARY.md, which tests/test_language.py enforces.
 """
+import re
+
 from . import common, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8, lesson8_text
 
 LANGUAGES = ("ja", "ko")
@@ -48,3 +50,13 @@ def t(key: str, **fields) -> str:
 def text(key: str, lang: str, **fields) -> str:
     """The message `key` in `lang`, whatever the current language (the build and the grader use this)."""
     return MESSAGES[key][lang].format(**fields)
+
+
+def matches(key: str, message: str) -> bool:
+    """Whether message begins with the text of key, in either language and with any fields: the grader reads an
+    error the learner's kernel raised in its own language (a course error's text, hints after it)."""
+    for lang in LANGUAGES:
+        parts = re.split(r"\{[^{}]*\}", MESSAGES[key][lang])
+        if re.match("(.*?)".join(map(re.escape, parts)), message, re.S):
+            return True
+    return False

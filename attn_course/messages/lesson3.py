@@ -53,6 +53,18 @@ MESSAGES = {
         "ja": "~ は bool のテンソルにしか使えません。float の加算マスクは変換せずにそのまま返すので、先に mask.dtype == torch.bool かどうかで分けてください。",
         "ko": "~는 bool 텐서에만 쓸 수 있습니다. float 덧셈 마스크는 변환하지 않고 그대로 반환하므로, 먼저 mask.dtype == torch.bool인지로 나누세요.",
     },
+    "hint_padding_or": {
+        "ja": "因果マスクとパディングマスクを | でつないでいませんか。| では、どちらか一方が True なら見てしまいます（未来のキーも、パディングのキーも）。キーを見てよいのは両方が True のときだけなので、keep & padding_keep(lengths, T)[:, None, None, :] のように & でつなぎます。",
+        "ko": "인과 마스크와 패딩 마스크를 |로 묶은 것 같습니다. |로 묶으면 둘 중 하나만 True여도 보게 됩니다(미래의 키도, 패딩 키도). 키를 볼 수 있는 것은 둘 다 True일 때뿐이므로 keep & padding_keep(lengths, T)[:, None, None, :]처럼 &로 묶습니다.",
+    },
+    "hint_lengths_none": {
+        "ja": "lengths を渡さずに（lengths=None で）呼ぶと、None を使おうとしてエラーになりました。パディングマスクを作って keep と & をとるのは、lengths が渡されたときだけです（if lengths is not None:）。",
+        "ko": "lengths 없이(lengths=None으로) 호출했더니 None을 쓰려다가 오류가 났습니다. 패딩 마스크를 만들어 keep과 &를 취하는 것은 lengths가 주어졌을 때뿐입니다(if lengths is not None:).",
+    },
+    "hint_lengths_not_mask": {
+        "ja": "lengths は各系列の長さを並べた (B,) のテンソルで、マスクではありません。padding_keep(lengths, T) で (B, T) の bool マスクにしてから、[:, None, None, :] で (B, 1, 1, T) に広げます。",
+        "ko": "lengths는 각 시퀀스의 길이를 늘어놓은 (B,) 텐서이지 마스크가 아닙니다. padding_keep(lengths, T)로 (B, T) bool 마스크를 만든 뒤 [:, None, None, :]로 (B, 1, 1, T)로 늘립니다.",
+    },
     "hint_padding_broadcast": {
         "ja": "パディングマスクがヘッドの軸にブロードキャストされていません。padding_keep(lengths, T) は (B, T) なので、[:, None, None, :] で (B, 1, 1, T)（バッチ、ヘッド、クエリ、キー）に広げてから因果マスクと & をとります。[:, None, :] の (B, 1, T) では、軸が1つずれてバッチがヘッドの位置に来ます。",
         "ko": "패딩 마스크가 헤드 축으로 브로드캐스트되지 않습니다. padding_keep(lengths, T)는 (B, T)이므로 [:, None, None, :]로 (B, 1, 1, T)(배치, 헤드, 쿼리, 키)로 늘린 다음 인과 마스크와 &를 취합니다. [:, None, :]로 만든 (B, 1, T)는 축이 하나 어긋나서 배치가 헤드 자리에 옵니다.",

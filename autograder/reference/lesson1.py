@@ -128,7 +128,7 @@ def judge_attention(res):
         judge_function(res, attention, probe.one_batch_axis)
 
 
-@judge("lesson1.attention_module", partial=True)
+@judge("lesson1.attention_module", partial=True, on_error=checks.module_error)
 def judge_attention_module(res):
     with naming(lambda: _module_bug(res)):
         judge_module(res, Attention, probe.module_args, probe.module_input)

@@ -141,9 +141,18 @@ def _weights_bug(res):
             key = matching_bug(got[1], variants, 1e-9)
             if key or not matching_bug(got[1], {"right": variants[None]}, 1e-9):
                 return key
-            if not matching_bug(res[f"{label}.sdpa"], {"right": want_y}, 1e-7):
-                return "hint_sdpa_mismatch"
+            sdpa = res[f"{label}.sdpa"]
+            if isinstance(sdpa, torch.Tensor) and not matching_bug(sdpa, {"right": want_y}, 1e-7):
+                return "hint_sdpa_mismatch"   # a tensor, not SDPA's: the mask (a None is another mistake)
     return None
+
+
+def _w_o_bug(res):
+    """The output is H·D wide, not E: W_o not applied (the visible check's hint for that shape)."""
+    got = res["no_padding.masked"]
+    _, _, h, d, e = probe.module_sizes(res)
+    y = got[0] if isinstance(got, tuple) and got else None
+    return "hint_w_o_missing" if isinstance(y, torch.Tensor) and y.shape[-1:] == (h * d,) != (e,) else None
 
 
 def _meta_bug(res):
@@ -171,7 +180,8 @@ def _dropout_train_bug(res):
     if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor)) or not _pairs(res):
         return None
     x = probe.module_inputs(res)[0]
-    if _weights_bug(res) is None and matching_bug(res["no_padding.masked"][1], {"right": _right_weights(res)}, 1e-9):
+    # Where dropout went is told only when the learner's eval output is right: else the mistake is elsewhere (W_o).
+    if _weights_bug(res) is None and matching_bug(res["no_padding.masked"], {"right": _right_eval(res)}, 1e-9):
         with torch.no_grad():
             if matching_bug(got[0], {"no dropout": _reference(res, 0.0).eval()(x)[0]}, 1e-9):
                 return "hint_dropout_train"
@@ -186,10 +196,11 @@ def _dropout_train_bug(res):
     return None
 
 
-def _right_weights(res):
+def _right_eval(res):
+    """The reference's (output, weights) in eval, without padding."""
     x = probe.module_inputs(res)[0]
     with torch.no_grad():
-        return _reference(res, 0.0).eval()(x)[1]
+        return _reference(res, 0.0).eval()(x)
 
 
 def _persistent_bug(res):
@@ -201,7 +212,7 @@ def _sdpa_nan_bug(res):
 
 
 # Each finds one classic mistake, independently of the others: the first names the failure, the rest are "also".
-MODULE_FINDERS = (_weights_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug)
+MODULE_FINDERS = (_weights_bug, _w_o_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug)
 
 
 def _module_bug(res):
@@ -223,7 +234,7 @@ def _module_error(kind, message, call):
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson3.causal_mask", on_error="hint_mask_device")
+@judge("lesson3.causal_mask", on_error=checks.causal_mask_error)
 def judge_causal_mask(res):
     with naming(lambda: _causal_mask_bug(res)):
         for T in res.sizes("T", 3, low=1, high=20):

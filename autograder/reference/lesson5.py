@@ -218,8 +218,10 @@ def judge_head_answers(res):
     if not isinstance(config, dict) or not isinstance(params, dict):
         raise Mismatch("hidden_role_untrained", w=float("nan"))
     n_head = config.get("n_head")
-    if isinstance(head, bool) or not isinstance(head, int):
-        raise Mismatch("answer_head_range", name="answer_prev_head", n=(n_head or 1) - 1, got=head)
+    # Not a head's number (a float, or argmax over more axes than the heads'): named as the visible check names it.
+    if isinstance(head, bool) or not isinstance(head, int) or isinstance(n_head, int) and head >= n_head:
+        raise Mismatch("answer_head_range", name="answer_prev_head", n=(n_head or 1) - 1, got=head,
+                       hint=checks.head_range_hint(head, n_head or 1))
     weight = res["answer_prev_weight"]
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
         raise Mismatch("answer_not_number", name="answer_prev_weight", kind=type(weight).__name__)

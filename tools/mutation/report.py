@@ -141,13 +141,25 @@ def write(folder, stem: str, records: list, meta: dict) -> None:
                                          encoding="utf-8")
 
 
+README_COLUMNS = ("generated", "equivalent", "caught_hint", "caught_no_hint", "vis_pass_hid_fail", "rubric_hole",
+                  "later_fails", "disagree")
+
+
 def readme_table(summaries: dict) -> str:
     """One row per lesson, from each lesson's counts: the README's mutant table."""
     rows = ["| lesson | generated | equivalent | caught with hint | caught without | visible ✔ / hidden ✗ "
             "| both ✔, not equivalent | ✔ then a later cell fails | hints disagree |",
             "|---|---|---|---|---|---|---|---|---|"]
     for stem, c in summaries.items():
-        rows.append(f"| {stem} | " + " | ".join(str(c.get(k, 0)) for k in (
-            "generated", "equivalent", "caught_hint", "caught_no_hint", "vis_pass_hid_fail", "rubric_hole",
-            "later_fails", "disagree")) + " |")
+        rows.append(f"| {stem} | " + " | ".join(str(c.get(k, 0)) for k in README_COLUMNS) + " |")
     return "\n".join(rows) + "\n"
+
+
+def parse_readme_table(table: str) -> dict:
+    """The README's mutant table back to {stem: counts}: the rows of lessons not run this time are kept."""
+    out = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == len(README_COLUMNS) + 1 and all(c.isdigit() for c in cells[1:]):
+            out[cells[0]] = Counter(dict(zip(README_COLUMNS, map(int, cells[1:]))))
+    return out
