@@ -1,5 +1,7 @@
 """Lesson 7: mistakes `make mutants` made in the solution that the checks did not name, or named apart from the
 grader (issue 29), each named now by the visible check and the hidden test alike."""
+import math
+
 import pytest
 import torch
 
@@ -54,3 +56,53 @@ def test_apply_rope_float64_output_is_named_a_dtype_mistake_by_both(lang, half):
         return tuple(out)
     fails_with(checks.check_apply_rope, apply_rope, "hint_rope_dtype")
     assert fails(probes.apply_rope, apply_rope, key="hidden_dtype").hint == "hint_rope_dtype"
+
+
+# --------------------------------------------------------------------------- exercise 7: `//` passed, no hint before
+ALIBI_SOLUTION = """
+def alibi_bias(n_head, T, device=None):
+    n = 2 ** math.floor(math.log2(n_head))
+    slopes = [2 ** (-8 * (h + 1) / n) for h in range(n)]
+    slopes += [2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2)]
+    m = torch.tensor(slopes, device=device)
+    i = torch.arange(T, device=device)
+    distance = (i[:, None] - i[None, :]).float()
+    return -m[:, None, None] * distance
+"""
+FIRST, REST, RANGE = "(-8 * (h + 1) / n)", "(-8 * (j + 1) / (2 * n))", "range(0, 2 * (n_head - n), 2)"
+ALIBI_MUTANTS = [
+    # `//` in an exponent: whole at the lesson's H = 4 and 6 (it passed the visible check, then lost points)
+    (FIRST, "(-8 * (h + 1) // n)", "hint_alibi_floor_div"), (REST, "(-8 * (j + 1) // (2 * n))", "hint_alibi_floor_div"),
+    ("math.floor(math.log2(n_head))", "math.log2(n_head)", "hint_alibi_largest_power"),
+    ("math.floor(math.log2(n_head))", "math.log2(math.floor(n_head))", "hint_alibi_largest_power"),
+    ("math.floor(math.log2(n_head))", "math.floor(n_head)", "hint_alibi_count"),
+    (FIRST, "(n / (-8 * (h + 1)))", "hint_alibi_slopes_first"), (FIRST, "(-8 * (h + 1) * n)", "hint_alibi_slopes_first"),
+    (FIRST, "(-8 / (h + 1) / n)", "hint_alibi_slopes_first"), (FIRST, "(-8 * (h - 1) / n)", "hint_alibi_slopes_first"),
+    (REST, "((2 * n) / (-8 * (j + 1)))", "hint_alibi_slopes_rest"), (REST, "(-8 * (j + 1) * (2 * n))", "hint_alibi_slopes_rest"),
+    (REST, "(-8 * (j - 1) / (2 * n))", "hint_alibi_slopes_rest"), (REST, "(-8 * (j + 1) / (2 / n))", "hint_alibi_slopes_rest"),
+    (RANGE, "range(2 * (n_head - n), 0, 2)", "hint_alibi_count"), (RANGE, "range(0, 2, 2 * (n_head - n))", "hint_alibi_count"),
+    (RANGE, "range(0, 2 / (n_head - n), 2)", "hint_alibi_count"), (RANGE, "range(0, 2 * (n - n_head), 2)", "hint_alibi_count"),
+    (RANGE, "range(0, 2 * (n_head + n), 2)", "hint_alibi_count"),
+    ("(i[:, None] - i[None, :])", "(i[:, None] + i[None, :])", "hint_alibi_distance"),
+    ("-m[:, None, None] * distance", "-m[:, None, None] / distance", "hint_alibi_distance"),
+    ("(i[:, None] - i[None, :])", "(i - i[None, :])", "hint_alibi_broadcast"),
+    ("-m[:, None, None] * distance", "-m * distance", "hint_alibi_broadcast"),
+    ("-m[:, None, None] * distance", "-m[:, None] * distance", "hint_alibi_broadcast"),
+    ("(i[:, None] - i[None, :])", "(i[None, :] - i[:, None])", "hint_alibi_sign"),
+]
+
+
+@pytest.mark.parametrize("old,new,hint", ALIBI_MUTANTS)
+def test_alibi_bias_generated_mistakes_are_named_alike(lang, old, new, hint):
+    assert old in ALIBI_SOLUTION
+    namespace = {"torch": torch, "math": math}
+    exec(ALIBI_SOLUTION.replace(old, new, 1), namespace)
+    fails_with(checks.check_alibi_bias, namespace["alibi_bias"], hint)
+    assert fails(probes.alibi_bias, namespace["alibi_bias"]).hint == hint
+
+
+def test_alibi_bias_floor_division_is_caught_on_every_grading_seed():
+    namespace = {"torch": torch, "math": math}
+    exec(ALIBI_SOLUTION.replace(FIRST, "(-8 * (h + 1) // n)", 1), namespace)
+    for seed in range(5):
+        assert fails(probes.alibi_bias, namespace["alibi_bias"], seed=seed).hint == "hint_alibi_floor_div"

@@ -15,6 +15,9 @@ from .engine import (
     close, error_hint, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads,
 )
+from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; lesson 8 reads the slopes
+    alibi_error, alibi_hint, alibi_shape_hint, alibi_slopes, alibi_variants, check_alibi_bias, lower,
+)
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -410,55 +413,6 @@ def expect_cache_contents(cache, contents: dict, n: int) -> None:
             bug = contents["hint_rope_cache_unrotated"][0 if part == "K" else 1]
             hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else None
             raise CheckFailed(t("cache_part_differs", part=part, n=n, err=max_error(got, want[:, :, :n])), hint)
-
-
-# --------------------------------------------------------------------------- ALiBi
-def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
-    n = 2 ** math.floor(math.log2(n_head))
-    if rule == "hint_alibi_power_of_two":
-        return torch.tensor([2 ** (-8 * (h + 1) / n_head) for h in range(n_head)], dtype=torch.float64)
-    if rule == "hint_alibi_ratio":
-        return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
-    first = 0 if rule == "hint_alibi_start" else 1
-    odd = 1 if rule == "hint_alibi_odd" else 0   # j = 1, 3, 5, …: the first n slopes over again
-    slopes = [2 ** (-8 * (h + first) / n) for h in range(n)]
-    slopes += [2 ** (-8 * (h + first) / (2 * n)) for h in range(odd, 2 * (n_head - n), 2)]
-    return torch.tensor(slopes, dtype=torch.float64)
-
-
-def alibi_variants(n_head: int, n: int) -> dict:
-    i = torch.arange(n, dtype=torch.float64)
-    distance = i[:, None] - i[None, :]                                       # (T, T): i − j
-    bias = lambda m: -m[:, None, None] * distance                            # noqa: E731
-    right = alibi_slopes(n_head)
-    variants = {None: bias(right), "hint_alibi_sign": -bias(right), "hint_alibi_reversed": bias(right.flip(0))}
-    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
-        variants[rule] = bias(alibi_slopes(n_head, rule))
-    return variants
-
-
-def lower(x: torch.Tensor) -> torch.Tensor:
-    """Only keys at or before the query count: the causal mask hides the rest, whatever is there."""
-    n = x.size(-1)
-    return x.detach().double().masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), 0.0)
-
-
-def check_alibi_bias(fn) -> None:
-    name = "alibi_bias"
-    for n_head in (4, 6):
-        got = run(name, fn, n_head, T)
-        expect_shape(got, (n_head, T, T), ("H", "T", "T"), t("what_bias"))
-        if got.dtype != torch.float32:
-            raise CheckFailed(t("alibi_dtype", got=got.dtype), t("hint_alibi_dtype"))
-        variants = alibi_variants(n_head, T)
-        if not close(lower(got), lower(variants[None]), 1e-6):
-            hint = next((t(k) for k, v in variants.items() if k and close(lower(got), lower(v), 1e-6)), None)
-            raise CheckFailed(t("alibi_differs", h=n_head, err=max_error(lower(got), lower(variants[None])),
-                                slopes=", ".join(f"{float(m):.4g}" for m in alibi_slopes(n_head))), hint)
-    meta = run(name, fn, 2, 3, device=torch.device("meta"), on_error=t("hint_alibi_device"))
-    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
-        raise CheckFailed(t("hint_alibi_device"))
-    passed(name)
 
 
 # --------------------------------------------------------------------------- cross-attention
