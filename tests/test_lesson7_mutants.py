@@ -6,7 +6,9 @@ import pytest
 import torch
 
 from attn_course.checks import lesson7 as checks
+from attn_course.messages import t
 from attn_course.probes import lesson7 as probes
+from attn_course.validate import CheckFailed
 from conftest import fails, fails_with, reference
 
 
@@ -106,3 +108,69 @@ def test_alibi_bias_floor_division_is_caught_on_every_grading_seed():
     exec(ALIBI_SOLUTION.replace(FIRST, "(-8 * (h + 1) // n)", 1), namespace)
     for seed in range(5):
         assert fails(probes.alibi_bias, namespace["alibi_bias"], seed=seed).hint == "hint_alibi_floor_div"
+
+
+# --------------------------------------------------------------------------- exercise 8: no hint, or named apart
+CROSS_SOLUTION = """
+class CrossAttention(nn.Module):
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.head_dim = course.resolve_head_dim(embed_dim, n_head)
+        self.q_proj = nn.Linear(embed_dim, embed_dim)
+        self.k_proj = nn.Linear(embed_dim, embed_dim)
+        self.v_proj = nn.Linear(embed_dim, embed_dim)
+        self.out_proj = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, x, memory, key_padding_mask=None):
+        course.expect_tokens(x, self.embed_dim)
+        course.expect_tokens(memory, self.embed_dim)
+        B, T_q, E = x.shape
+        T_k = memory.size(1)
+        H, D = self.n_head, self.head_dim
+        q = self.q_proj(x).view(B, T_q, H, D).transpose(1, 2)
+        k = self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)
+        v = self.v_proj(memory).view(B, T_k, H, D).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(D)
+        if key_padding_mask is not None:
+            scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        y = (weights @ v).transpose(1, 2).contiguous().view(B, T_q, E)
+        return self.out_proj(y), weights
+"""
+SCORES, MERGE = "q @ k.transpose(-2, -1) / math.sqrt(D)", "(weights @ v).transpose(1, 2)"
+CROSS_MUTANTS = [
+    ("self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)", "self.k_proj(memory).transpose(1, 2).view(B, T_k, H, D)",
+     "hint_cross_view"),
+    (MERGE + ".contiguous()", MERGE, "hint_cross_view"),
+    ("if key_padding_mask is not None:", "if key_padding_mask is None:", "hint_cross_no_mask"),
+    ("self.embed_dim, self.n_head = embed_dim, n_head", "self.n_head, self.embed_dim = embed_dim, n_head",
+     "hint_cross_expect_tokens"),
+    ("self.embed_dim, self.n_head = embed_dim, n_head", "self.head_dim, self.n_head = embed_dim, n_head",
+     "hint_cross_attributes"),
+    ("course.expect_tokens(x, self.embed_dim)", "course.expect_tokens(self.embed_dim, x)", "hint_cross_expect_tokens"),
+    ("course.expect_tokens(x, self.embed_dim)", "course.expect_tokens(x, self.head_dim)", "hint_cross_expect_tokens"),
+    ("q = self.q_proj(x).view", "q = x.view", "hint_cross_in_proj"),
+    ("v = self.v_proj(memory).view", "v = memory.view", "hint_cross_in_proj"),
+    (SCORES, "math.sqrt(D) / (q @ k.transpose(-2, -1))", "hint_scale_inverted"),
+    (SCORES, "q @ k.transpose(-2, -1) * math.sqrt(D)", "hint_scale_mul"),
+    (SCORES, "q @ k.transpose(-2, -1) // math.sqrt(D)", "hint_scale_floor"),
+    (SCORES, "q @ k.transpose(-2, -1) / D", "hint_scale_dk"),
+    ("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=0)", "hint_softmax_axis"),
+    (MERGE, "(weights @ v).transpose(0, 2)", "hint_cross_merge"), (MERGE, "(weights @ v).transpose(1, 3)", "hint_cross_merge"),
+    (MERGE + ".contiguous()", "(weights @ v).contiguous()", "hint_cross_merge"),
+]
+
+
+@pytest.mark.parametrize("old,new,hint", CROSS_MUTANTS)
+def test_cross_attention_generated_mistakes_are_named_alike(lang, old, new, hint):
+    import attn_course as course
+    assert old in CROSS_SOLUTION
+    namespace = {"torch": torch, "nn": torch.nn, "math": math, "course": course}
+    exec(CROSS_SOLUTION.replace(old, new, 1), namespace)
+    with pytest.raises(CheckFailed) as info:
+        checks.check_cross_attention(namespace["CrossAttention"])
+    assert t(hint, axis=0) in str(info.value), str(info.value)
+    for seed in range(3):   # the view before the transpose ran where T_k was D or E (it raises nowhere else)
+        got = fails(probes.cross_attention, namespace["CrossAttention"], seed=seed).hint
+        assert (got[0] if isinstance(got, tuple) else got) == hint

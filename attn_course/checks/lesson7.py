@@ -18,6 +18,10 @@ from .engine import (
 from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; lesson 8 reads the slopes
     alibi_error, alibi_hint, alibi_shape_hint, alibi_slopes, alibi_variants, check_alibi_bias, lower,
 )
+from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cross_attention; the grader reads these
+    NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, merged_out_of_order,
+    none_mask_error, same, to_torch_mha,
+)
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -413,122 +417,3 @@ def expect_cache_contents(cache, contents: dict, n: int) -> None:
             bug = contents["hint_rope_cache_unrotated"][0 if part == "K" else 1]
             hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else None
             raise CheckFailed(t("cache_part_differs", part=part, n=n, err=max_error(got, want[:, :, :n])), hint)
-
-
-# --------------------------------------------------------------------------- cross-attention
-def to_torch_mha(module) -> nn.MultiheadAttention:
-    """nn.MultiheadAttention with the module's weights: in_proj is Q, K and V stacked in that order."""
-    e = module.q_proj.in_features
-    mha = nn.MultiheadAttention(e, module.n_head, batch_first=True).to(module.q_proj.weight.dtype)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([module.q_proj.weight, module.k_proj.weight, module.v_proj.weight]))
-        mha.in_proj_bias.copy_(torch.cat([module.q_proj.bias, module.k_proj.bias, module.v_proj.bias]))
-        mha.out_proj.weight.copy_(module.out_proj.weight)
-        mha.out_proj.bias.copy_(module.out_proj.bias)
-    return mha.eval()
-
-
-def heads_averaged(w, shape) -> bool:
-    """Weights (B, T_q, T_k): averaged over the heads (nn.MultiheadAttention's default) or one head's."""
-    b, _, t_q, t_k = shape
-    return isinstance(w, torch.Tensor) and tuple(w.shape) == (b, t_q, t_k)
-
-
-def none_mask_error(message: str) -> bool:
-    """key_padding_mask=None used as a mask: indexed, inverted or handed to masked_fill."""
-    return "NoneType" in message and any(s in message for s in ("subscriptable", "masked_fill", "unary ~"))
-
-
-def cross_variants(module, x, memory, pad) -> dict:
-    h = module.n_head
-    q = split_heads(module.q_proj(x), h)
-    k, v = split_heads(module.k_proj(memory), h), split_heads(module.v_proj(memory), h)
-    d = q.size(-1)
-    t_q, t_k = q.size(2), k.size(2)
-    raw = q @ k.transpose(-2, -1)
-
-    def finish(scores, mask="pad", fill=float("-inf"), project=True):
-        if mask == "pad":
-            scores = scores.masked_fill(pad[:, None, None, :], fill)
-        elif mask == "inverted":
-            scores = scores.masked_fill(~pad[:, None, None, :], fill)
-        elif mask in ("causal", "causal_lower_right"):   # top-left as tril() is, or bottom-right as a KV cache's
-            scores = scores.masked_fill(pad[:, None, None, :], fill)
-            shift = t_k - t_q if mask == "causal_lower_right" else 0
-            scores = scores.masked_fill(~torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=shift), fill)
-        w = torch.softmax(scores, -1)
-        y = merge_heads(w @ v)
-        return (module.out_proj(y) if project else y), w
-
-    return {None: finish(raw / math.sqrt(d)), "hint_cross_causal": finish(raw / math.sqrt(d), "causal"),
-            "hint_cross_causal_lower_right": finish(raw / math.sqrt(d), "causal_lower_right"),
-            "hint_cross_mask_inverted": finish(raw / math.sqrt(d), "inverted"),
-            "hint_cross_mask_zero": finish(raw / math.sqrt(d), fill=0.0),
-            "hint_cross_no_mask": finish(raw / math.sqrt(d), None), "hint_no_scale": finish(raw),
-            "hint_cross_scale_e": finish(raw / math.sqrt(h * d)),
-            "hint_cross_out_proj": finish(raw / math.sqrt(d), project=False)}
-
-
-def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Equal within 1e-6, NaN where the other has NaN: an inverted padding mask hides whole rows."""
-    return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=1e-6,
-                                                      rtol=1e-6, equal_nan=True))
-
-
-def _cross_compare(got, variants, what: int) -> None:
-    right = variants[None][what]
-    label = ("what_output", "what_weights")[what]
-    if same(got, right):
-        return
-    hint = next((t(key) for key, v in variants.items() if key and same(got, v[what])), None)
-    if not torch.isfinite(got).all():
-        raise CheckFailed(t("has_nan", what=t(label)), hint or t("hint_cross_nan"))
-    raise CheckFailed(t("values_differ", what=t(label), err=max_error(got, right)), hint)
-
-
-def check_cross_attention(cls) -> None:
-    name = "CrossAttention"
-    t_q, t_k = T - 2, T
-    module = run(name, cls, E, H)
-    for layer in ("q_proj", "k_proj", "v_proj", "out_proj"):
-        problem = linear_problem(module, layer, E, E, "", bias=True)
-        if problem:
-            raise problem
-    module = module.double().eval()
-    x, memory = inputs((B, t_q, E), (B, t_k, E), seed=79)
-    lengths = torch.tensor([t_k, 4, t_k - 1])
-    pad = torch.arange(t_k)[None, :] >= lengths[:, None]                       # (B, T_k): True = padding
-    with torch.no_grad():
-        try:
-            result = run(f"{name}.forward", module, x, memory, pad)
-        except CheckFailed as failure:  # T_q ≠ T_k: a shape error here is the two lengths mixed up
-            if any(s in failure.message for s in ("must match", "invalid for input", "cannot be multiplied")):
-                raise CheckFailed(failure.message, t("hint_cross_lengths")) from None
-            raise
-        y, w = expect_returned_pair(result, f"{name}.forward")
-        expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
-        expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"),
-                     t("hint_cross_heads_averaged") if heads_averaged(w, (B, H, t_q, t_k)) else t("hint_cross_kv_from_x"))
-    with torch.no_grad():
-        variants = cross_variants(module, x, memory, pad)
-        _cross_compare(w, variants, 1)
-        _cross_compare(y, variants, 0)
-        mha_y, mha_w = to_torch_mha(module)(x, memory, memory, key_padding_mask=pad, need_weights=True,
-                                            average_attn_weights=False)
-        if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
-            raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
-        y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory,  # the masked call ran
-                                            on_error=t("hint_cross_none_mask")), f"{name}.forward")
-        if not close(y_all, cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
-            raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
-    for bad in ((x, memory[..., :-1]), (x[0], memory)):
-        try:
-            module(*bad)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - a torch error is not the clear message asked for
-            pass
-        raise CheckFailed(t("hint_cross_no_input_check", shape=tuple(bad[1].shape)))
-    if raised(cls, 10, 3) != "ValueError":  # E = 10 does not split into 3 heads: the course's error, as the probe asks
-        raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
-    passed(name)

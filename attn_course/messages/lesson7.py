@@ -390,6 +390,26 @@ MESSAGES = {
         "ja": "重みは正しく、出力だけが違います。ヘッドをつなぎ直した (B, T_q, E) を、そのまま返していませんか。最後に self.out_proj を通します（return self.out_proj(y), weights）。",
         "ko": "가중치는 맞고 출력만 다릅니다. 헤드를 다시 이어 붙인 (B, T_q, E)를 그대로 반환한 것 같습니다. 마지막에 self.out_proj를 거쳐야 합니다(return self.out_proj(y), weights).",
     },
+    "hint_cross_in_proj": {
+        "ja": "射影を1つ通していません。q = self.q_proj(x)、k = self.k_proj(memory)、v = self.v_proj(memory) のように、x と memory はそれぞれの射影を通してからヘッドに分けます。",
+        "ko": "투영 하나를 거치지 않았습니다. q = self.q_proj(x), k = self.k_proj(memory), v = self.v_proj(memory)처럼 x와 memory는 각각의 투영을 거친 뒤 헤드로 나눕니다.",
+    },
+    "hint_cross_view": {
+        "ja": "メモリ上で連続していないテンソルに view を呼んでいます。ヘッドに分けるときは view(B, T_k, H, D) が先で transpose(1, 2) があとです（self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)）。ヘッドをつなぎ直すときは、transpose(1, 2) のあとに .contiguous() を入れてから view(B, T_q, E) にします。",
+        "ko": "메모리에서 연속적이지 않은 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저이고 transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)로 바꿉니다.",
+    },
+    "hint_cross_merge": {
+        "ja": "重みは正しく、出力は値はそろっているのに並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の位置に入ります。",
+        "ko": "가중치는 맞고, 출력은 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 weights @ v는 (B, H, T_q, D)이므로 transpose(1, 2)로 (B, T_q, H, D)로 만든 뒤 .contiguous().view(B, T_q, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+    },
+    "hint_cross_expect_tokens": {
+        "ja": "正しい入力なのに、forward の最初の入力チェックが失敗しました。course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) は、テンソルが先で埋め込み次元があとです。__init__ で self.embed_dim = embed_dim としているか（n_head や head_dim と取り違えていないか）も確かめてください。",
+        "ko": "올바른 입력인데 forward 처음의 입력 검사가 실패했습니다. course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim = embed_dim으로 정했는지(n_head나 head_dim과 바뀌지 않았는지)도 확인하세요.",
+    },
+    "hint_cross_attributes": {
+        "ja": "forward が使う属性が __init__ で設定されていません（別の名前に入れていませんか）。self.embed_dim, self.n_head = embed_dim, n_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) です。",
+        "ko": "forward가 쓰는 속성이 __init__에서 정해지지 않았습니다(다른 이름에 넣지 않았는지 확인하세요). self.embed_dim, self.n_head = embed_dim, n_head와 self.head_dim = course.resolve_head_dim(embed_dim, n_head)입니다.",
+    },
     "hint_cross_head_dim": {
         "ja": "CrossAttention({e}, {h}) で、コースのエラー（ValueError）が出ませんでした。E = {e} は H = {h} で割り切れないので、head_dim を決められません。__init__ で self.head_dim = course.resolve_head_dim(embed_dim, n_head) としてください（embed_dim // n_head では、割り切れなくても黙って切り捨てられます）。",
         "ko": "CrossAttention({e}, {h})에서 강좌의 오류(ValueError)가 나지 않았습니다. E = {e}는 H = {h}로 나누어떨어지지 않으므로 head_dim을 정할 수 없습니다. __init__에서 self.head_dim = course.resolve_head_dim(embed_dim, n_head)로 정하세요(embed_dim // n_head는 나누어떨어지지 않아도 아무 말 없이 나머지를 버립니다).",
