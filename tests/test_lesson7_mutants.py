@@ -174,3 +174,44 @@ def test_cross_attention_generated_mistakes_are_named_alike(lang, old, new, hint
     for seed in range(3):   # the view before the transpose ran where T_k was D or E (it raises nowhere else)
         got = fails(probes.cross_attention, namespace["CrossAttention"], seed=seed).hint
         assert (got[0] if isinstance(got, tuple) else got) == hint
+
+
+# --------------------------------------------------------------------------- exercise 3: no hint before
+ROPE_SOLUTION = """
+def apply_rope(q, k, positions, base=10000.0):
+    D = q.size(-1)
+    inv_freq = base ** (-torch.arange(0, D, 2, dtype=torch.float64, device=q.device) / D)
+    angles = positions.to(q.device, torch.float64)[:, None] * inv_freq
+    emb = torch.cat([angles, angles], dim=-1)
+    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)
+
+    def rotate_half(x):
+        return torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)
+
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+"""
+FREQ, RETURN = "device=q.device) / D)", "return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin"
+ROPE_MUTANTS = [
+    (FREQ, "device=q.device) * D)", "hint_rope_angles"), (FREQ, "device=q.device) // D)", "hint_rope_angles"),
+    ("[:, None] * inv_freq", "[:, None] / inv_freq", "hint_rope_angles"),
+    ("positions.to(q.device, torch.float64)", "positions.to(torch.float64, q.device)", "hint_rope_to"),
+    ("cos, sin = emb.cos()", "sin, cos = emb.cos()", "hint_rope_cos_sin"),
+    ("cos, sin = emb.cos().to(q.dtype)", "cos, sin = emb.to(q.dtype)", "hint_rope_not_rotation"),
+    ("torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)", "[-x[..., D // 2:], x[..., :D // 2]]",
+     "hint_rope_not_rotation"),
+    ("torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)", "torch.cat([x[..., :D // 2], -x[..., D // 2:]], dim=-1)",
+     "hint_rope_not_rotation"),
+    ("-x[..., D // 2:]", "-x[..., D / 2:]", "hint_rope_half_index"),
+    (RETURN, "return k * cos + rotate_half(k) * sin, q * cos + rotate_half(q) * sin", "hint_rope_pair_order"),
+    (RETURN, "return q / cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin", "hint_rope_not_rotation"),
+    (RETURN, "return q * cos + rotate_half(q) * sin, k * cos + k * sin", "hint_rope_not_rotation"),
+]
+
+
+@pytest.mark.parametrize("old,new,hint", ROPE_MUTANTS)
+def test_apply_rope_generated_mistakes_are_named_alike(lang, old, new, hint):
+    assert old in ROPE_SOLUTION
+    namespace = {"torch": torch}
+    exec(ROPE_SOLUTION.replace(old, new, 1), namespace)
+    fails_with(checks.check_apply_rope, namespace["apply_rope"], hint)
+    assert fails(probes.apply_rope, namespace["apply_rope"]).hint == hint

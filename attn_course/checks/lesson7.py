@@ -191,15 +191,54 @@ def _rope_bug(x, positions, base, bug: str):
     return x * emb.cos() + turn * emb.sin()
 
 
-def rope_variants(x, positions, base) -> dict:
-    """Rotated x: right, and the classic RoPE bugs."""
+def rope_variants(x, positions, base, other=None) -> dict:
+    """Rotated x: right, and the classic RoPE bugs; with other (k for q, q for k), the two returned swapped."""
     variants = {None: rope(x, x, positions, base)[0]}
     for bug in ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing"):
         variants[bug] = _rope_bug(x, positions, base, bug)
     variants["hint_rope_positions"] = rope(x, x, torch.arange(x.size(-2)), base)[0]
     variants["hint_rope_base"] = rope(x, x, positions, 10000.0)[0]
     variants["hint_rope_unrotated"] = x
+    variants["hint_rope_cos_sin"] = _rope_swapped_cos_sin(x, positions, base)
+    if other is not None:
+        variants["hint_rope_pair_order"] = rope(other, other, positions, base)[0]
     return variants
+
+
+def _rope_swapped_cos_sin(x, positions, base):
+    """cos, sin = emb.sin(), emb.cos(): x · sin + rotate_half(x) · cos."""
+    d = x.size(-1)
+    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
+    emb = positions.to(x.device, torch.float64)[:, None] * inv_freq
+    emb = torch.cat([emb, emb], dim=-1)
+    return x * emb.sin() + _rotate_half(x) * emb.cos()
+
+
+def rope_hint(y, x, tol: float = 1e-5) -> str | None:
+    """What a rotated x that matches no classic mistake says of itself: a rotation keeps each pair (x[i], x[i + D/2])'s
+    sum of squares, so a result that keeps them turned by wrong angles, and one that does not is no rotation at all
+    (cos or sin left out, a division, rotate_half wrong). Shared by the visible check and the grader's judge."""
+    if not (isinstance(y, torch.Tensor) and y.shape == x.shape):
+        return None
+    y, x = y.detach().double().cpu(), x.detach().double().cpu()
+    if not torch.isfinite(y).all():
+        return "hint_rope_not_rotation"
+    half = x.size(-1) // 2
+    squares = lambda z: z[..., :half] ** 2 + z[..., half:] ** 2   # noqa: E731
+    return "hint_rope_angles" if close(squares(y), squares(x), tol) else "hint_rope_not_rotation"
+
+
+def rope_error(kind: str, message: str, call: str = "") -> str | None:
+    """A call of apply_rope that raised: the visible check's and the grader's alike."""
+    if "to() received an invalid combination" in message:   # positions.to(torch.float64, q.device)
+        return "hint_rope_to"
+    if "slice indices must be integers" in message:        # x[..., :D / 2]
+        return "hint_rope_half_index"
+    if "only integer tensors of a single element" in message:   # rotate_half returned a list, not torch.cat of it
+        return "hint_rope_not_rotation"
+    if "device" in message or "meta" in message:           # only the meta-device call puts meta tensors in
+        return "hint_rope_device"
+    return None
 
 
 def _expect_rope_pair(result, name):
@@ -212,17 +251,18 @@ def check_apply_rope(fn) -> None:
     name = "apply_rope"
     q, k = inputs((B, H, T, D), (B, H, T, D), seed=73)
     for base in (10000.0, 100.0):
-        got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base), name)
-        for part, x, y in (("q", q, got[0]), ("k", k, got[1])):
+        got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base, on_error=rope_error), name)
+        for part, x, other, y in (("q", q, k, got[0]), ("k", k, q, got[1])):
             expect_shape(y, tuple(x.shape), ("B", "H", "T", "D"), t("what_rotated", part=part))
-            variants = rope_variants(x, POSITIONS, base)
+            variants = rope_variants(x, POSITIONS, base, other)
             if base == 10000.0:
                 variants.pop("hint_rope_base")
             # 1e-5: angles rounded to float32, as transformers does, are right too; the bugs are off by 0.1 or more.
             if not close(y, variants[None], 1e-5):
-                hint = next((t(key) for key, v in variants.items() if key and close(y, v, 1e-5)), None)
-                raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])), hint)
-    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS), name)
+                key = next((key for key, v in variants.items() if key and close(y, v, 1e-5)), None) or rope_hint(y, x)
+                raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])),
+                                  t(key) if key else None)
+    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS, on_error=rope_error), name)
     if not all(isinstance(z, torch.Tensor) and z.dtype == torch.float32 for z in got):
         raise CheckFailed(t("rope_dtype", got=", ".join(str(getattr(z, "dtype", type(z).__name__)) for z in got)),
                           t("hint_rope_dtype"))

@@ -166,6 +166,30 @@ MESSAGES = {
         "ja": "回していません（入力がそのまま返っています）。q だけでなく k も回して、両方を返してください。",
         "ko": "돌리지 않았습니다(입력이 그대로 반환되었습니다). q뿐만 아니라 k도 돌려서 둘 다 반환하세요.",
     },
+    "hint_rope_cos_sin": {
+        "ja": "cos と sin が入れ替わっています。q * cos + rotate_half(q) * sin の cos は emb.cos()、sin は emb.sin() です。",
+        "ko": "cos과 sin이 뒤바뀌었습니다. q * cos + rotate_half(q) * sin에서 cos은 emb.cos(), sin은 emb.sin()입니다.",
+    },
+    "hint_rope_pair_order": {
+        "ja": "回した q と k が入れ替わっています。返すのは（回した q, 回した k）の順です。",
+        "ko": "돌린 q와 k가 뒤바뀌었습니다. 반환 순서는 (돌린 q, 돌린 k)입니다.",
+    },
+    "hint_rope_angles": {
+        "ja": "各組 (i, i + D/2) は回っていますが、角度が違います。角度は位置と周波数の積 positions[:, None] * θ で、θ_i = base^(−2i/D) は base ** (-torch.arange(0, D, 2) / D) です。D で割るところが * D や // D になっていないか、位置を周波数で割っていないかを確かめてください。",
+        "ko": "각 쌍 (i, i + D/2)은 돌아가 있지만 각도가 틀렸습니다. 각도는 위치와 주파수의 곱 positions[:, None] * θ이고, θ_i = base^(−2i/D)는 base ** (-torch.arange(0, D, 2) / D)입니다. D로 나눌 곳이 * D나 // D로 되어 있지 않은지, 위치를 주파수로 나누지 않았는지 확인하세요.",
+    },
+    "hint_rope_not_rotation": {
+        "ja": "回転になっていません。回転なら各組 (x[i], x[i + D/2]) の二乗和は変わりませんが、あなたの結果では変わっています。q * cos + rotate_half(q) * sin のとおり、cos と sin は emb.cos() と emb.sin() で、どちらも掛けます。rotate_half(x) は torch.cat([-x2, x1], dim=-1) です。",
+        "ko": "회전이 되지 않았습니다. 회전이라면 각 쌍 (x[i], x[i + D/2])의 제곱합이 변하지 않는데, 여러분의 결과에서는 변했습니다. q * cos + rotate_half(q) * sin처럼 cos과 sin은 emb.cos()와 emb.sin()이고 둘 다 곱합니다. rotate_half(x)는 torch.cat([-x2, x1], dim=-1)입니다.",
+    },
+    "hint_rope_to": {
+        "ja": "positions.to(q.device, torch.float64) のように、.to にはデバイスを先、データ型をあとに渡します（positions.to(device=q.device, dtype=torch.float64) と名前で渡しても同じです）。",
+        "ko": "positions.to(q.device, torch.float64)처럼 .to에는 장치를 먼저, 자료형을 나중에 넘깁니다(positions.to(device=q.device, dtype=torch.float64)처럼 이름으로 넘겨도 같습니다).",
+    },
+    "hint_rope_half_index": {
+        "ja": "スライスの端は整数です。D / 2 は float になるので、前半と後半は x[..., :D // 2] と x[..., D // 2:] のように // で分けます。",
+        "ko": "슬라이스의 끝은 정수여야 합니다. D / 2는 float가 되므로 앞쪽 절반과 뒤쪽 절반은 x[..., :D // 2]와 x[..., D // 2:]처럼 //로 나눕니다.",
+    },
     "rope_dtype": {
         "ja": "float32 の q と k を渡したのに、返ってきたのは {got} です。",
         "ko": "float32인 q와 k를 넘겼는데 반환된 것은 {got}입니다.",

@@ -155,12 +155,6 @@ def judge_permutation_error(res):
         raise Mismatch("perm_hidden_differs", hint=checks.likely_perm_mistake(answers), fn=(PERM_NAMES[wrong],))
 
 
-def _on_device_error(hint: str):
-    """A probe call that raised about a device: a tensor made without device= (the visible check's hint).
-    Only the meta-device case puts meta tensors in, so an error naming meta comes from that case."""
-    return lambda kind, message, call="": hint if "device" in message or "meta" in message else None
-
-
 @judge("lesson7.sinusoidal_positions", on_error=checks.pe_error)
 def judge_sinusoidal_positions(res):
     for t, e in probe.pe_sizes(res):
@@ -179,7 +173,7 @@ def judge_sinusoidal_positions(res):
     expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta", "hint_pe_device")
 
 
-@judge("lesson7.apply_rope", on_error=_on_device_error("hint_rope_device"))
+@judge("lesson7.apply_rope", on_error=checks.rope_error)
 def judge_apply_rope(res):
     for case, dtype in DTYPE_CASES:
         q, k, positions, base = probe.rope_setup(res, case, dtype)
@@ -187,10 +181,15 @@ def judge_apply_rope(res):
         got = res[case]
         if not (isinstance(got, tuple) and len(got) == 2):
             raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
-        for part, g, w, x in zip("qk", got, want, (q, k)):
+        for part, g, w, x, other in zip("qk", got, want, (q, k), (k, q)):
             tol = 1e-6 if case == "float64" else 1e-4
-            _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol, checks.rope_variants(x, positions, base),
-                    dtype_hint="hint_rope_dtype")
+            try:
+                _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol,
+                        checks.rope_variants(x, positions, base, other), dtype_hint="hint_rope_dtype")
+            except Mismatch as mismatch:   # no classic mistake's: what the result says of itself, as the check says
+                if mismatch.key == "hidden_mismatch" and mismatch.hint is None:
+                    mismatch.hint = checks.rope_hint(g, x, max(tol, 1e-5))
+                raise
     args = differentiable(probe.rope_setup(res, "grad", torch.float64))
     want = apply_rope(*args)
     got = res["grad"]
