@@ -12,6 +12,15 @@ from attn_course.validate import CheckFailed
 from conftest import fails, fails_with, reference
 
 
+def mutant(solution: str, old: str, new: str, name: str):
+    """The solution's `name` with old replaced by new (once): a mutant as make mutants makes it."""
+    import attn_course as course
+    assert old in solution
+    namespace = {"torch": torch, "nn": torch.nn, "math": math, "course": course}
+    exec(solution.replace(old, new, 1), namespace)
+    return namespace[name]
+
+
 # --------------------------------------------------------------------------- exercise 2: no hint before
 # Named from where the table is wrong: values past ±1, the sine or the cosine columns, the angle, a broadcast.
 PE_SOLUTION = """
@@ -38,11 +47,9 @@ PE_MUTANTS = [
 
 @pytest.mark.parametrize("old,new,hint", PE_MUTANTS)
 def test_sinusoidal_positions_generated_mistakes_are_named(lang, old, new, hint):
-    assert old in PE_SOLUTION
-    namespace = {"torch": torch}
-    exec(PE_SOLUTION.replace(old, new, 1), namespace)
-    fails_with(checks.check_sinusoidal_positions, namespace["sinusoidal_positions"], hint)
-    assert fails(probes.sinusoidal_positions, namespace["sinusoidal_positions"]).hint == hint
+    fn = mutant(PE_SOLUTION, old, new, "sinusoidal_positions")
+    fails_with(checks.check_sinusoidal_positions, fn, hint)
+    assert fails(probes.sinusoidal_positions, fn).hint == hint
 
 
 # --------------------------------------------------------------------------- exercise 3: the hints disagreed
@@ -96,18 +103,15 @@ ALIBI_MUTANTS = [
 
 @pytest.mark.parametrize("old,new,hint", ALIBI_MUTANTS)
 def test_alibi_bias_generated_mistakes_are_named_alike(lang, old, new, hint):
-    assert old in ALIBI_SOLUTION
-    namespace = {"torch": torch, "math": math}
-    exec(ALIBI_SOLUTION.replace(old, new, 1), namespace)
-    fails_with(checks.check_alibi_bias, namespace["alibi_bias"], hint)
-    assert fails(probes.alibi_bias, namespace["alibi_bias"]).hint == hint
+    fn = mutant(ALIBI_SOLUTION, old, new, "alibi_bias")
+    fails_with(checks.check_alibi_bias, fn, hint)
+    assert fails(probes.alibi_bias, fn).hint == hint
 
 
 def test_alibi_bias_floor_division_is_caught_on_every_grading_seed():
-    namespace = {"torch": torch, "math": math}
-    exec(ALIBI_SOLUTION.replace(FIRST, "(-8 * (h + 1) // n)", 1), namespace)
+    fn = mutant(ALIBI_SOLUTION, FIRST, "(-8 * (h + 1) // n)", "alibi_bias")
     for seed in range(5):
-        assert fails(probes.alibi_bias, namespace["alibi_bias"], seed=seed).hint == "hint_alibi_floor_div"
+        assert fails(probes.alibi_bias, fn, seed=seed).hint == "hint_alibi_floor_div"
 
 
 # --------------------------------------------------------------------------- exercise 8: no hint, or named apart
@@ -164,15 +168,12 @@ CROSS_MUTANTS = [
 
 @pytest.mark.parametrize("old,new,hint", CROSS_MUTANTS)
 def test_cross_attention_generated_mistakes_are_named_alike(lang, old, new, hint):
-    import attn_course as course
-    assert old in CROSS_SOLUTION
-    namespace = {"torch": torch, "nn": torch.nn, "math": math, "course": course}
-    exec(CROSS_SOLUTION.replace(old, new, 1), namespace)
+    cls = mutant(CROSS_SOLUTION, old, new, "CrossAttention")
     with pytest.raises(CheckFailed) as info:
-        checks.check_cross_attention(namespace["CrossAttention"])
+        checks.check_cross_attention(cls)
     assert t(hint, axis=0) in str(info.value), str(info.value)
     for seed in range(3):   # the view before the transpose ran where T_k was D or E (it raises nowhere else)
-        got = fails(probes.cross_attention, namespace["CrossAttention"], seed=seed).hint
+        got = fails(probes.cross_attention, cls, seed=seed).hint
         assert (got[0] if isinstance(got, tuple) else got) == hint
 
 
@@ -210,8 +211,6 @@ ROPE_MUTANTS = [
 
 @pytest.mark.parametrize("old,new,hint", ROPE_MUTANTS)
 def test_apply_rope_generated_mistakes_are_named_alike(lang, old, new, hint):
-    assert old in ROPE_SOLUTION
-    namespace = {"torch": torch}
-    exec(ROPE_SOLUTION.replace(old, new, 1), namespace)
-    fails_with(checks.check_apply_rope, namespace["apply_rope"], hint)
-    assert fails(probes.apply_rope, namespace["apply_rope"]).hint == hint
+    fn = mutant(ROPE_SOLUTION, old, new, "apply_rope")
+    fails_with(checks.check_apply_rope, fn, hint)
+    assert fails(probes.apply_rope, fn).hint == hint
