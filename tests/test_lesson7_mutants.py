@@ -214,3 +214,61 @@ def test_apply_rope_generated_mistakes_are_named_alike(lang, old, new, hint):
     fn = mutant(ROPE_SOLUTION, old, new, "apply_rope")
     fails_with(checks.check_apply_rope, fn, hint)
     assert fails(probes.apply_rope, fn).hint == hint
+
+
+# --------------------------------------------------------------------------- exercise 6: no hint, or named apart
+CACHE_SOLUTION = """
+def attend_rope_with_cache(attn, x_new, cache, rope):
+    B, T_new, E = x_new.shape
+    H = attn.n_head
+    D = E // H
+    q, k, v = (z.view(B, T_new, H, D).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
+    T_past = 0 if cache is None else cache[0].size(2)
+    positions = torch.arange(T_past, T_past + T_new, device=x_new.device)
+    q, k = rope(q, k, positions)
+    if cache is not None:
+        k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
+    keep = torch.ones(T_new, T_past + T_new, dtype=torch.bool, device=x_new.device).tril(diagonal=T_past)
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf"))
+    y = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).contiguous().view(B, T_new, E)
+    return attn.c_proj(y), (k, v)
+"""
+SPLIT, CAT = "z.view(B, T_new, H, D).transpose(1, 2)", "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)"
+KEEP, SCORES6 = ".tril(diagonal=T_past)", "(q @ k.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float(\"-inf\"))"
+CACHE_MUTANTS = [
+    ("q, k, v = (z", "k, q, v = (z", "hint_rope_cache_qk_swapped"), ("q, k, v = (z", "q, v, k = (z", "hint_qkv_order"),
+    (SPLIT, "z.view(B, T_new, H, D).transpose(-1, 2)", "hint_rope_cache_shapes"),
+    (SPLIT, "z.view(B, T_new, D, H).transpose(1, 2)", "hint_rope_cache_shapes"),
+    (SPLIT, "z.transpose(1, 2).view(B, T_new, H, D)", "hint_rope_cache_shapes"),
+    ("T_past = 0 if cache is None else cache[0].size(2)", "T_past = 0", "hint_rope_cache_restart"),
+    ("T_past = 0 if cache is None else cache[0].size(2)", "T_past = cache[0].size(2)", "hint_rope_cache_none"),
+    ("if cache is not None:", "if cache is None:", "hint_rope_cache_none"),
+    ("q, k = rope(q, k, positions)", "k, q = rope(q, k, positions)", "hint_rope_cache_qk_swapped"),
+    (CAT, "v, k = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "hint_cache_kv_swapped"),
+    (CAT, "k, v = torch.cat([k, cache[0]], dim=2), torch.cat([cache[1], v], dim=2)", "hint_cache_cat_order"),
+    (CAT, "k, v = torch.cat([cache[0], k], dim=2), torch.cat([v, cache[1]], dim=2)", "hint_cache_cat_order"),
+    (KEEP, ".triu(diagonal=T_past)", "hint_upper_triangle"), (KEEP, "", "hint_causal_6"),
+    ("masked_fill(~keep, float(\"-inf\"))", "masked_fill(~keep, 0.0)", "hint_mask_multiplied"),
+    ("masked_fill(~keep, float(\"-inf\"))", "masked_fill(keep, float(\"-inf\"))", "hint_inverted_mask"),
+    (SCORES6, "(q @ k.transpose(-2, -1) / math.sqrt(D)) + (~keep) * float(\"-inf\")", "hint_additive_nan"),
+    (SCORES6, "(q @ k.transpose(-2, -1) / math.sqrt(D))", "hint_causal_6"),
+    ("/ math.sqrt(D))", "* math.sqrt(D))", "hint_scale_mul"), ("/ math.sqrt(D))", "// math.sqrt(D))", "hint_scale_floor"),
+    ("/ math.sqrt(D))", "/ D)", "hint_scale_dk"),
+    ("torch.softmax(scores, dim=-1) @ v", "scores @ v", "hint_no_softmax"),
+    ("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=-2)", "hint_softmax_axis"),
+    ("@ v).transpose(1, 2)", "@ v).transpose(0, 2)", "hint_rope_cache_merge"),
+    ("@ v).transpose(1, 2).contiguous()", "@ v).contiguous()", "hint_rope_cache_merge"),
+    ("return attn.c_proj(y), (k, v)", "return attn.c_proj(y), (v, k)", "hint_cache_kv_swapped"),
+    ("return attn.c_proj(y), (k, v)", "return (k, v), attn.c_proj(y)", "hint_rope_cache_return_order"),
+]
+
+
+@pytest.mark.parametrize("old,new,hint", CACHE_MUTANTS)
+def test_rope_cache_generated_mistakes_are_named_alike(lang, old, new, hint):
+    fn = mutant(CACHE_SOLUTION, old, new, "attend_rope_with_cache")
+    with pytest.raises(CheckFailed) as info:
+        checks.check_rope_cache(fn)
+    assert t(hint, axis=-2) in str(info.value), str(info.value)
+    for seed in range(3):   # a prefill of B, H or D tokens let a mixed-up split run into the cached call
+        got = fails(probes.rope_cache, fn, seed=seed).hint
+        assert (got[0] if isinstance(got, tuple) else got) == hint, seed

@@ -366,36 +366,73 @@ class _CacheHost(nn.Module):
             self.c_proj = nn.Linear(embed_dim, embed_dim).double()
 
 
-# The classic mistakes, as rope_cache_run's flags: the visible check and the grader name them alike.
+# The classic mistakes, as rope_cache_run's flags: the visible check and the grader name them alike. A key (hint,
+# detail) is one of several variants of a hint, (hint, (("field", value),)) a hint whose text takes fields (named()).
 CACHE_BUGS = {
     "hint_rope_cache_restart": dict(restart=True), "hint_rope_cache_twice": dict(twice=True),
     "hint_cache_mask_offset": dict(offset=False), "hint_rope_cache_no_rope": dict(rotate=""),
     "hint_rope_cache_q_not_rotated": dict(rotate="k"), "hint_scale_head_dim": dict(scale_by_e=True),
     "hint_rope_cache_no_proj": dict(project=False),
+    # make mutants (issue 29): lesson 6's cache mistakes, and the rest of an attention's, made here too
+    # k, q, v = …split(…) and k, q = rope(q, k, …) are one mistake: rope turns q and k alike
+    "hint_qkv_order": dict(order="qvk"), "hint_rope_cache_qk_swapped": dict(swap_qk=True),
+    "hint_cache_kv_swapped": dict(cat="swap"), ("hint_cache_kv_swapped", "returned"): dict(returned_swapped=True),
+    "hint_cache_cat_order": dict(cat="k_front"), ("hint_cache_cat_order", "v"): dict(cat="v_front"),
+    "hint_causal_6": dict(mask="none"), "hint_upper_triangle": dict(mask="triu"),
+    "hint_inverted_mask": dict(fill="inverted"), "hint_additive_nan": dict(fill="additive"),
+    "hint_mask_multiplied": dict(fill="0"),
+    "hint_no_scale": dict(scale="none"), "hint_scale_dk": dict(scale="dk"), "hint_scale_mul": dict(scale="mul"),
+    "hint_scale_floor": dict(scale="floor"), "hint_scale_inverted": dict(scale="inverted"),
+    ("hint_softmax_axis", (("axis", -2),)): dict(axis=-2), ("hint_softmax_axis", (("axis", 1),)): dict(axis=1),
+    ("hint_softmax_axis", (("axis", 0),)): dict(axis=0), "hint_no_softmax": dict(softmax=False),
 }
+SCALES = {"none": lambda raw, d: raw, "dk": lambda raw, d: raw / d, "mul": lambda raw, d: raw * math.sqrt(d),
+          "floor": lambda raw, d: raw // math.sqrt(d), "inverted": lambda raw, d: math.sqrt(d) / raw}
 
 
-def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=True, rotate="qk",
-                   scale_by_e=False, project=True) -> list:
+def named(key):
+    """A variant's key as a hint: its name, and the fields its text takes."""
+    if isinstance(key, tuple):
+        return key[0], dict(key[1]) if isinstance(key[1], tuple) else {}
+    return key, {}
+
+
+def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=True, rotate="qk", scale_by_e=False,
+                   project=True, order="qkv", swap_qk=False, cat="", returned_swapped=False, mask="tril", fill="-inf",
+                   scale="", axis=-1, softmax=True) -> list:
     """What a RoPE KV cache returns for each chunk: right with the defaults, or one classic bug."""
+    from .lesson6 import masked
     e, h = x.size(-1), host.n_head
+    d = e // h
     cache, outputs = None, []
     for lo, hi in chunks:
-        q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
+        parts = dict(zip(order, (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))))
+        q, k, v = parts["q"], parts["k"], parts["v"]
         past = 0 if cache is None else cache[0].size(2)
         positions = torch.arange(hi - lo) if restart else torch.arange(past, past + hi - lo)
         q_turned, k_turned = turn(q, k, positions)
         q, k = (q_turned if "q" in rotate else q), (k_turned if "k" in rotate else k)
+        if swap_qk:
+            q, k = k, q
         if cache is not None:
             old = cache[0]
             if twice:  # the cached keys were rotated already: rotating the whole cache again turns them twice
                 old = turn(old, old, torch.arange(past))[1]
-            k, v = torch.cat([old, k], dim=2), torch.cat([cache[1], v], dim=2)
-        keep = torch.ones(hi - lo, k.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
-        s = (q @ k.transpose(-2, -1) / math.sqrt(e if scale_by_e else e // h)).masked_fill(~keep, float("-inf"))
-        y = merge_heads(torch.softmax(s, -1) @ v)
+            if cat == "swap":      # v, k = torch.cat([cache[0], k], …), torch.cat([cache[1], v], …)
+                k, v = torch.cat([cache[1], v], dim=2), torch.cat([old, k], dim=2)
+            else:
+                k = torch.cat([k, old] if cat == "k_front" else [old, k], dim=2)
+                v = torch.cat([v, cache[1]] if cat == "v_front" else [cache[1], v], dim=2)
+        n = k.size(2)
+        keep = torch.ones(hi - lo, n, dtype=torch.bool)
+        keep = keep.triu(diagonal=past) if mask == "triu" else keep.tril(diagonal=past if offset else 0)
+        raw = q @ k.transpose(-2, -1)
+        s = SCALES[scale](raw, d) if scale else raw / math.sqrt(e if scale_by_e else d)
+        if mask != "none":
+            s = masked(s, keep, fill)
+        y = merge_heads((torch.softmax(s, axis) if softmax else s) @ v)
         outputs.append(host.c_proj(y) if project else y)
-        cache = (k, v)
+        cache = (v, k) if returned_swapped else (k, v)
     return outputs
 
 
@@ -411,11 +448,18 @@ def cache_call(cache) -> str:
     return f"attend_rope_with_cache(attn, x_new, {'None' if cache is None else 'cache'}, rope)"
 
 
+SHAPE_ERRORS = ("must match", "cannot be multiplied", "Expected size", "invalid for input", "view size is not compatible")
+
+
 def rope_cache_error(kind: str, message: str, call: str = "") -> str | None:
     """A shape error in a call with a cache is the cache joined wrongly, not a K left untransposed: the first
-    call, without a cache, ran the same products (the grader's judge takes this function too)."""
-    shape_error = error_hint(kind, message, False) in ("hint_transpose_k", "hint_cat_dim")
-    return "hint_rope_cache_concat" if shape_error and ", cache," in call else None
+    call, without a cache, ran the same products; in the first call it is q, k, v split into heads wrongly (or a
+    mask of another size). The grader's judge takes this function too."""
+    if "NoneType" in message or "arange() received an invalid combination" in message:   # cache None, or a tensor
+        return "hint_rope_cache_none"                                                       # where a count belongs
+    if any(s in message for s in SHAPE_ERRORS) or error_hint(kind, message, False) in ("hint_transpose_k", "hint_cat_dim"):
+        return "hint_rope_cache_concat" if ", cache," in call else "hint_rope_cache_shapes"
+    return None
 
 
 def check_rope_cache(fn) -> None:
@@ -423,10 +467,9 @@ def check_rope_cache(fn) -> None:
     host = _CacheHost(E, H, seed=77).eval()
     (x,) = inputs((B, T + 1, E), seed=78)
     turn = lambda q_, k_, positions: rope(q_, k_, positions, 10000.0)  # noqa: E731
-    chunks = ((0, 3), (3, 4), (4, 5), (5, 8))
+    chunks = ((0, 4), (4, 5), (5, 6), (6, 8))   # a prefill of 4: not B, H or D, so a mixed-up axis raises there
     with torch.no_grad():
-        variants = {None: rope_cache_run(host, x, chunks, turn)}
-        variants.update({key: rope_cache_run(host, x, chunks, turn, **flags) for key, flags in CACHE_BUGS.items()})
+        right = rope_cache_run(host, x, chunks, turn)
         contents = cache_contents(host, x, turn)
     with torch.no_grad():
         cache = None
@@ -435,14 +478,19 @@ def check_rope_cache(fn) -> None:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             y, cache = result
+            if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # return (k, v), attn.c_proj(y)
+                raise CheckFailed(t("returned_not_tensor", name=t("what_output"), kind="tuple"),
+                                  t("hint_rope_cache_return_order"))
             expect_shape(y, (B, hi - lo, E), ("B", "T_new", "E"), t("what_output"))
             if not (isinstance(cache, tuple) and len(cache) == 2):
                 raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-            for part, c in zip("KV", cache):
-                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part), t("hint_cache_concat"))
-            want = variants[None][index]
+            for part, c in zip("KV", cache):   # wrong after the first call, without a cache: the heads, not the join
+                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part),
+                             t("hint_cache_concat" if index else "hint_rope_cache_shapes"))
+            want = right[index]
             if not close(y, want, 1e-6):
-                hint = next((t(key) for key, outs in variants.items() if key and close(y, outs[index], 1e-6)), None)
+                key = cache_hint(y, index, host, x, chunks, turn, want, 1e-6)
+                hint = t(key[0], **key[1]) if key else None
                 err = max_error(y, want)
                 raise CheckFailed(t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
                                   else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err), hint)
@@ -450,10 +498,24 @@ def check_rope_cache(fn) -> None:
     passed(name)
 
 
+def cache_hint(y, index: int, host, x, chunks, turn, want, tol: float):
+    """(hint, fields) of the classic mistake whose output for chunk `index` y equals (same() takes NaN for NaN,
+    as an additive mask's), or heads joined out of order (the same values, elsewhere), or None. The mistakes'
+    outputs are made one by one, only for a wrong output."""
+    for key, flags in CACHE_BUGS.items():
+        if same(y, rope_cache_run(host, x, chunks, turn, **flags)[index], tol):
+            return named(key)
+    if merged_out_of_order(y, host.c_proj, want, tol):
+        return "hint_rope_cache_merge", {}
+    return None
+
+
 def expect_cache_contents(cache, contents: dict, n: int) -> None:
     """The returned cache holds the first n tokens' rotated keys and their values."""
     for part, got, want in zip("KV", cache, contents[None]):
         if not close(got, want[:, :, :n], 1e-6):
             bug = contents["hint_rope_cache_unrotated"][0 if part == "K" else 1]
-            hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else None
+            other = contents[None][1 if part == "K" else 0]
+            hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else \
+                t("hint_cache_kv_swapped") if close(got, other[:, :, :n], 1e-6) else None
             raise CheckFailed(t("cache_part_differs", part=part, n=n, err=max_error(got, want[:, :, :n])), hint)

@@ -104,12 +104,12 @@ def cross_variants(module, x, memory, pad) -> dict:
     return variants
 
 
-def merged_out_of_order(y, module, right_y, tol: float) -> bool:
-    """y is out_proj of the heads' outputs joined in another order (a transpose left out or of other axes): undone
-    out_proj, it holds the same values as the right output's, elsewhere."""
+def merged_out_of_order(y, layer: nn.Linear, right_y, tol: float) -> bool:
+    """y is the output projection (layer) of the heads' outputs joined in another order (a transpose left out or of
+    other axes): with the projection undone, it holds the same values as the right output's, elsewhere."""
     if not (isinstance(y, torch.Tensor) and y.shape == right_y.shape and torch.isfinite(y).all()):
         return False
-    weight, bias = module.out_proj.weight.detach().double(), module.out_proj.bias.detach().double()
+    weight, bias = layer.weight.detach().double(), layer.bias.detach().double()
     undo = lambda z: torch.linalg.solve(weight, (z.detach().double() - bias).reshape(-1, z.size(-1)).T)  # noqa: E731
     mine, right = undo(y).flatten().sort().values, undo(right_y).flatten().sort().values
     return max_error(mine, right) <= tol and max_error(undo(y), undo(right_y)) > tol
@@ -137,7 +137,7 @@ def _cross_compare(got, variants, what: int, module) -> None:
     if same(got, right):
         return
     hint = cross_hint(got, variants, what)
-    if hint is None and what == 0 and merged_out_of_order(got, module, right, 1e-6):
+    if hint is None and what == 0 and merged_out_of_order(got, module.out_proj, right, 1e-6):
         hint = "hint_cross_merge"
     text = (t(hint[0], **hint[1]) if isinstance(hint, tuple) else t(hint)) if hint else None
     if not torch.isfinite(got).all():

@@ -282,9 +282,29 @@ MESSAGES = {
         "ja": "キャッシュがあるときの呼び出しで形状が合いません。キーだけでなくバリューも、古いキャッシュと torch.cat([cache[0], k], dim=2)、torch.cat([cache[1], v], dim=2) のように系列の軸でつなげてから、重みとバリューの積を計算します。",
         "ko": "캐시가 있을 때의 호출에서 모양이 맞지 않습니다. 키뿐 아니라 밸류도 torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)처럼 이전 캐시와 시퀀스 축으로 이어 붙인 다음, 가중치와 밸류를 곱합니다.",
     },
+    "hint_rope_cache_shapes": {
+        "ja": "キャッシュのない最初の呼び出しで、形状が合っていません。q, k, v は z.view(B, T_new, H, D).transpose(1, 2) で (B, H, T_new, D) に分けます。スコアは (B, H, T_new, T_past + T_new)、マスク keep は (T_new, T_past + T_new) です。",
+        "ko": "캐시가 없는 첫 호출에서 모양이 맞지 않습니다. q, k, v는 z.view(B, T_new, H, D).transpose(1, 2)로 (B, H, T_new, D)로 나눕니다. 점수는 (B, H, T_new, T_past + T_new), 마스크 keep은 (T_new, T_past + T_new)입니다.",
+    },
+    "hint_rope_cache_none": {
+        "ja": "キャッシュの扱いを確かめてください。最初の呼び出しでは cache は None です。T_past = 0 if cache is None else cache[0].size(2) は、キャッシュにあるトークンの数（整数）です。古いキャッシュとつなげるのは if cache is not None: の中だけです。",
+        "ko": "캐시를 다루는 부분을 확인하세요. 첫 호출에서는 cache가 None입니다. T_past = 0 if cache is None else cache[0].size(2)는 캐시에 있는 토큰 수(정수)입니다. 이전 캐시와 이어 붙이는 것은 if cache is not None: 안에서만 합니다.",
+    },
     "hint_rope_cache_unrotated": {
         "ja": "キャッシュに、回す前のキーを入れています。本文のとおり、キャッシュには回したあとのキーを入れます。回す前のキーを入れて毎回キャッシュ全体を回し直すと、出力は同じでも、1ステップごとに T_past 個のキーを回す手間がかかります。",
         "ko": "캐시에 돌리기 전의 키를 넣었습니다. 본문대로 캐시에는 돌린 뒤의 키를 넣습니다. 돌리기 전의 키를 넣고 매번 캐시 전체를 다시 돌리면, 출력은 같아도 스텝마다 T_past개의 키를 다시 돌리는 계산이 더 듭니다.",
+    },
+    "hint_rope_cache_qk_swapped": {
+        "ja": "クエリとキーが入れ替わっています。c_attn の出力は最初の E 個が Q、次の E 個が K、最後の E 個が V です（q, k, v = …split(E, dim=2)）。rope も (q, k) の順で受け取って返すので、q, k = rope(q, k, positions) と書きます。",
+        "ko": "쿼리와 키가 뒤바뀌었습니다. c_attn의 출력은 처음 E개가 Q, 다음 E개가 K, 마지막 E개가 V입니다(q, k, v = …split(E, dim=2)). rope도 (q, k) 순서로 받고 반환하므로 q, k = rope(q, k, positions)로 씁니다.",
+    },
+    "hint_rope_cache_merge": {
+        "ja": "出力の値はそろっているのに、並び順が違います。ヘッドごとの出力 (B, H, T_new, D) を transpose(1, 2) で (B, T_new, H, D) にしてから .contiguous().view(B, T_new, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の位置に入ります。",
+        "ko": "출력 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 (B, H, T_new, D)를 transpose(1, 2)로 (B, T_new, H, D)로 만든 뒤 .contiguous().view(B, T_new, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+    },
+    "hint_rope_cache_return_order": {
+        "ja": "返す順番が逆です。attend_rope_with_cache は (出力, キャッシュ) の順で、return attn.c_proj(y), (k, v) です。",
+        "ko": "반환 순서가 반대입니다. attend_rope_with_cache는 (출력, 캐시) 순서로 반환하며 return attn.c_proj(y), (k, v)입니다.",
     },
     "cache_part_differs": {
         "ja": "{n} 個のトークンを渡したあとのキャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",

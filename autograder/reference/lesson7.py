@@ -250,7 +250,8 @@ def judge_relative_score(res):
             raise
 
 
-@judge("lesson7.rope_cache", on_error=checks.rope_cache_error)
+# partial: the outputs of the calls before one that raised are judged first, as the visible check judges them.
+@judge("lesson7.rope_cache", on_error=checks.rope_cache_error, partial=True)
 def judge_rope_cache(res):
     host, x, chunks, base = probe.cache_setup(res)
     if "result" in res:
@@ -260,20 +261,45 @@ def judge_rope_cache(res):
     turn = probe.turn_with(base)
     with torch.no_grad():
         full = rope_attention(host, x, turn)
-        variants = {key: checks.rope_cache_run(host, x, chunks, turn, **flags) for key, flags in checks.CACHE_BUGS.items()}
         contents = checks.cache_contents(host, x, turn)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(shapes) or \
+            len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
+    if isinstance(outputs[0], tuple) and shapes[0] is None:   # return (k, v), attn.c_proj(y)
+        raise Mismatch("hidden_not_tensor", hint="hint_rope_cache_return_order", case="attend_rope_with_cache",
+                       kind="tuple")
     for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
-        case = cache_step("attend_rope_with_cache", f"B={b}, H={h}, D={d}, base={base:g}", lo, hi, shape, (b, h, hi, d))
-        _expect(case, got, full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
+        # The output's shape, then the cache's, as the visible check tries them; a cache wrong after the first call,
+        # without a cache, is the heads split wrongly, not the join.
+        fields = {"name": "attend_rope_with_cache", "sizes": f"B={b}, H={h}, D={d}, base={base:g}", "lo": lo, "last": hi - 1}
+        if isinstance(got, torch.Tensor) and tuple(got.shape) != (b, hi - lo, e):
+            swapped = tuple(got.shape) == (hi - lo, b, e)
+            raise Mismatch("hidden_shape", hint=("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})
+                           if swapped else None, case=("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                                                       fields), want=(b, hi - lo, e), got=tuple(got.shape))
+        if index == 0 and shape != [[b, h, hi, d]] * 2:
+            raise Mismatch("hidden_cache_shape", hint="hint_rope_cache_shapes", name="attend_rope_with_cache", n=hi,
+                           want=(b, h, hi, d), got=shape)
+        case = cache_step("attend_rope_with_cache", fields["sizes"], lo, hi, shape, (b, h, hi, d))
+        try:
+            expect_close(case, got, full[:, lo:hi], 1e-9)
+        except Mismatch as mismatch:   # named as the visible check names it
+            if mismatch.key == "hidden_mismatch" and isinstance(got, torch.Tensor):
+                with torch.no_grad():
+                    name, fields = checks.cache_hint(got, index, host, x, chunks, turn, full[:, lo:hi], 1e-6) or (None, {})
+                mismatch.hint = (name, fields) if fields else name
+            raise
+    if len(outputs) < len(chunks):   # a later call raised: its error speaks (decide() reads this as no verdict)
+        raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
     cache = res["cache"]   # after the last call: every token's key, rotated once, and its value
     if not isinstance(cache, tuple) or len(cache) != 2:
         raise Mismatch("cache_not_pair", kind=type(cache).__name__)
-    for part, got, want, bug in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"]):
+    for part, got, want, bug, other in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"],
+                                           contents[None][::-1]):
         _expect(("case_cache_part", {"name": "attend_rope_with_cache", "n": t, "part": part}), got, want, 1e-9,
-                {"hint_rope_cache_unrotated": bug} if part == "K" else {})
+                {"hint_rope_cache_unrotated": bug, "hint_cache_kv_swapped": other} if part == "K"
+                else {"hint_cache_kv_swapped": other})
 
 
 @judge("lesson7.alibi_bias", on_error=checks.alibi_error)
@@ -342,7 +368,7 @@ def judge_cross_attention(res):
                         if mismatch.key != "hidden_dtype" and isinstance(g, torch.Tensor):
                             mismatch.hint = checks.cross_hint(g, variants, index, max(TOLERANCE[case], 1e-6))
                             if mismatch.hint is None and index == 0 and checks.merged_out_of_order(
-                                    g, ref, variants[None][0], max(TOLERANCE[case], 1e-6)):
+                                    g, ref.out_proj, variants[None][0], max(TOLERANCE[case], 1e-6)):
                                 mismatch.hint = "hint_cross_merge"
                         raise
     if res["error_on_10_3"] != "ValueError":
