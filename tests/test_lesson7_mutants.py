@@ -247,6 +247,7 @@ CACHE_MUTANTS = [
     (CAT, "v, k = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "hint_cache_kv_swapped"),
     (CAT, "k, v = torch.cat([k, cache[0]], dim=2), torch.cat([cache[1], v], dim=2)", "hint_cache_cat_order"),
     (CAT, "k, v = torch.cat([cache[0], k], dim=2), torch.cat([v, cache[1]], dim=2)", "hint_cache_cat_order"),
+    (CAT, "k, v = torch.cat([k, cache[0]], dim=2), torch.cat([v, cache[1]], dim=2)", "hint_cache_cat_order"),  # planted
     (KEEP, ".triu(diagonal=T_past)", "hint_upper_triangle"), (KEEP, "", "hint_causal_6"),
     ("masked_fill(~keep, float(\"-inf\"))", "masked_fill(~keep, 0.0)", "hint_mask_multiplied"),
     ("masked_fill(~keep, float(\"-inf\"))", "masked_fill(keep, float(\"-inf\"))", "hint_inverted_mask"),

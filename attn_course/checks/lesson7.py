@@ -378,6 +378,7 @@ CACHE_BUGS = {
     "hint_qkv_order": dict(order="qvk"), "hint_rope_cache_qk_swapped": dict(swap_qk=True),
     "hint_cache_kv_swapped": dict(cat="swap"), ("hint_cache_kv_swapped", "returned"): dict(returned_swapped=True),
     "hint_cache_cat_order": dict(cat="k_front"), ("hint_cache_cat_order", "v"): dict(cat="v_front"),
+    ("hint_cache_cat_order", "kv"): dict(cat="kv_front"),
     "hint_causal_6": dict(mask="none"), "hint_upper_triangle": dict(mask="triu"),
     "hint_inverted_mask": dict(fill="inverted"), "hint_additive_nan": dict(fill="additive"),
     "hint_mask_multiplied": dict(fill="0"),
@@ -421,8 +422,8 @@ def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=Tru
             if cat == "swap":      # v, k = torch.cat([cache[0], k], …), torch.cat([cache[1], v], …)
                 k, v = torch.cat([cache[1], v], dim=2), torch.cat([old, k], dim=2)
             else:
-                k = torch.cat([k, old] if cat == "k_front" else [old, k], dim=2)
-                v = torch.cat([v, cache[1]] if cat == "v_front" else [cache[1], v], dim=2)
+                k = torch.cat([k, old] if cat in ("k_front", "kv_front") else [old, k], dim=2)
+                v = torch.cat([v, cache[1]] if cat in ("v_front", "kv_front") else [cache[1], v], dim=2)
         n = k.size(2)
         keep = torch.ones(hi - lo, n, dtype=torch.bool)
         keep = keep.triu(diagonal=past) if mask == "triu" else keep.tril(diagonal=past if offset else 0)
@@ -510,6 +511,14 @@ def cache_hint(y, index: int, host, x, chunks, turn, want, tol: float):
     return None
 
 
+def tokens_reordered(got, want, tol: float = 1e-6) -> bool:
+    """A cache part (B, H, T, D) that holds the right tokens in another order along T (new ones joined first)."""
+    if not (isinstance(got, torch.Tensor) and got.shape == want.shape) or close(got, want, tol):
+        return False
+    order = lambda z: z.detach().double().sum(-1, keepdim=True).argsort(dim=2).expand(z.shape)  # noqa: E731
+    return close(got.detach().double().gather(2, order(got)), want.double().gather(2, order(want)), tol)
+
+
 def expect_cache_contents(cache, contents: dict, n: int) -> None:
     """The returned cache holds the first n tokens' rotated keys and their values."""
     for part, got, want in zip("KV", cache, contents[None]):
@@ -517,5 +526,6 @@ def expect_cache_contents(cache, contents: dict, n: int) -> None:
             bug = contents["hint_rope_cache_unrotated"][0 if part == "K" else 1]
             other = contents[None][1 if part == "K" else 0]
             hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else \
-                t("hint_cache_kv_swapped") if close(got, other[:, :, :n], 1e-6) else None
+                t("hint_cache_kv_swapped") if close(got, other[:, :, :n], 1e-6) else \
+                t("hint_cache_cat_order") if tokens_reordered(got, want[:, :, :n]) else None
             raise CheckFailed(t("cache_part_differs", part=part, n=n, err=max_error(got, want[:, :, :n])), hint)
