@@ -273,3 +273,14 @@ def test_rope_cache_generated_mistakes_are_named_alike(lang, old, new, hint):
     for seed in range(3):   # a prefill of B, H or D tokens let a mixed-up split run into the cached call
         got = fails(probes.rope_cache, fn, seed=seed).hint
         assert (got[0] if isinstance(got, tuple) else got) == hint, seed
+
+
+def test_cross_attention_error_in_init_is_not_named_an_input_check(lang):
+    """resolve_head_dim(n_head, embed_dim): the course's own error in __init__ says what is wrong; the grader named
+    it expect_tokens' mistake, which is about forward's inputs (make mutants)."""
+    from attn_course.validate import CourseError
+    cls = mutant(CROSS_SOLUTION, "resolve_head_dim(embed_dim, n_head)", "resolve_head_dim(n_head, embed_dim)",
+                 "CrossAttention")
+    with pytest.raises(CourseError):
+        checks.check_cross_attention(cls)
+    assert fails(probes.cross_attention, cls).hint != "hint_cross_expect_tokens"
