@@ -85,6 +85,7 @@ ALIBI_MUTANTS = [
     ("math.floor(math.log2(n_head))", "math.log2(n_head)", "hint_alibi_largest_power"),
     ("math.floor(math.log2(n_head))", "math.log2(math.floor(n_head))", "hint_alibi_largest_power"),
     ("math.floor(math.log2(n_head))", "math.floor(n_head)", "hint_alibi_count"),
+    (FIRST, "(-8 * h / n)", "hint_alibi_start"),  # the planted alibi_slope_start: the first n slopes only
     (FIRST, "(n / (-8 * (h + 1)))", "hint_alibi_slopes_first"), (FIRST, "(-8 * (h + 1) * n)", "hint_alibi_slopes_first"),
     (FIRST, "(-8 / (h + 1) / n)", "hint_alibi_slopes_first"), (FIRST, "(-8 * (h - 1) / n)", "hint_alibi_slopes_first"),
     (REST, "((2 * n) / (-8 * (j + 1)))", "hint_alibi_slopes_rest"), (REST, "(-8 * (j + 1) * (2 * n))", "hint_alibi_slopes_rest"),

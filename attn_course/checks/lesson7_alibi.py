@@ -24,12 +24,13 @@ def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
         return torch.tensor([2 ** (-8 * (h + 1) / n_head) for h in range(n_head)], dtype=torch.float64)
     if rule == "hint_alibi_ratio":
         return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
-    first = 0 if rule == "hint_alibi_start" else 1
+    first = 0 if rule in ("hint_alibi_start", "start_first") else 1   # start_first: h in the first n only
     odd = 1 if rule == "hint_alibi_odd" else 0   # j = 1, 3, 5, …: the first n slopes over again
     # `//` in the first n slopes' exponent, in the other H − n's, or in both: Python floors −8(h+1)/n.
     floor_first, floor_rest = rule in ("floor_first", "floor_both"), rule in ("floor_rest", "floor_both")
     slopes = [2 ** (-8 * (h + first) // n if floor_first else -8 * (h + first) / n) for h in range(n)]
-    slopes += [2 ** (-8 * (j + first) // (2 * n) if floor_rest else -8 * (j + first) / (2 * n))
+    rest = 1 if rule == "start_first" else first
+    slopes += [2 ** (-8 * (j + rest) // (2 * n) if floor_rest else -8 * (j + rest) / (2 * n))
                for j in range(odd, 2 * (n_head - n), 2)]
     return torch.tensor(slopes, dtype=torch.float64)
 
@@ -45,6 +46,7 @@ def alibi_variants(n_head: int, n: int) -> dict:
     variants = {None: _bias(right, n), "hint_alibi_sign": -_bias(right, n), "hint_alibi_reversed": _bias(right.flip(0), n)}
     for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
         variants[rule] = _bias(alibi_slopes(n_head, rule), n)
+    variants[("hint_alibi_start", "first")] = _bias(alibi_slopes(n_head, "start_first"), n)
     for rule in ("floor_first", "floor_rest", "floor_both"):
         variants[("hint_alibi_floor_div", rule)] = _bias(alibi_slopes(n_head, rule), n)
     return variants
