@@ -299,7 +299,7 @@ MESSAGES = {
         "ko": "쿼리와 키가 뒤바뀌었습니다. c_attn의 출력은 처음 E개가 Q, 다음 E개가 K, 마지막 E개가 V입니다(q, k, v = …split(E, dim=2)). rope도 (q, k) 순서로 받고 반환하므로 q, k = rope(q, k, positions)로 씁니다.",
     },
     "hint_rope_cache_merge": {
-        "ja": "出力の値はそろっているのに、並び順が違います。ヘッドごとの出力 (B, H, T_new, D) を transpose(1, 2) で (B, T_new, H, D) にしてから .contiguous().view(B, T_new, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の位置に入ります。",
+        "ja": "出力の値はそろっているのに、並び順が違います。ヘッドごとの出力 (B, H, T_new, D) を transpose(1, 2) で (B, T_new, H, D) にしてから .contiguous().view(B, T_new, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
         "ko": "출력 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 (B, H, T_new, D)를 transpose(1, 2)로 (B, T_new, H, D)로 만든 뒤 .contiguous().view(B, T_new, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
     },
     "hint_rope_cache_return_order": {
@@ -443,7 +443,7 @@ MESSAGES = {
         "ko": "메모리에서 연속적이지 않은 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저이고 transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)로 바꿉니다.",
     },
     "hint_cross_merge": {
-        "ja": "重みは正しく、出力は値はそろっているのに並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の位置に入ります。",
+        "ja": "重みは正しく、出力は値はそろっているのに並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
         "ko": "가중치는 맞고, 출력은 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 weights @ v는 (B, H, T_q, D)이므로 transpose(1, 2)로 (B, T_q, H, D)로 만든 뒤 .contiguous().view(B, T_q, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
     },
     "hint_cross_expect_tokens": {
