@@ -196,6 +196,9 @@ FREQ, RETURN = "device=q.device) / D)", "return q * cos + rotate_half(q) * sin, 
 ROPE_MUTANTS = [
     (FREQ, "device=q.device) * D)", "hint_rope_angles"), (FREQ, "device=q.device) // D)", "hint_rope_angles"),
     ("[:, None] * inv_freq", "[:, None] / inv_freq", "hint_rope_angles"),
+    # frequencies all but 0 (D / −2i): nearly unrotated at base 10000, plainly turned by wrong angles at 100
+    ("-torch.arange(0, D, 2, dtype=torch.float64, device=q.device) / D", "D / (-torch.arange(0, D, 2, "
+     "dtype=torch.float64, device=q.device))", "hint_rope_angles"),
     ("positions.to(q.device, torch.float64)", "positions.to(torch.float64, q.device)", "hint_rope_to"),
     ("cos, sin = emb.cos()", "sin, cos = emb.cos()", "hint_rope_cos_sin"),
     ("cos, sin = emb.cos().to(q.dtype)", "cos, sin = emb.to(q.dtype)", "hint_rope_not_rotation"),
