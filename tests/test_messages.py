@@ -54,3 +54,14 @@ def test_no_key_goes_unused():
     code = _code()
     unused = sorted(k for k in COURSE.keys() | GRADER.keys() if not re.search(rf"""["']{k}["']""", code))
     assert not unused, unused
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_a_field_may_be_named_key_or_lang(lang):
+    """The grader's "results_unreadable" names the missing value in a field called key: text() took it for its
+    own first argument and crashed while grading (make mutants, lesson 7)."""
+    from attn_course.messages import text as course_text
+    from attn_grader.messages import text
+    assert "ex7" in text("why_missing_value", lang, key="ex7")
+    assert "ex7" in text("why_not_decodable", lang, key="ex7")
+    assert course_text("bad_language", lang, lang="xx")

@@ -15,6 +15,13 @@ from .engine import (
     close, error_hint, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads,
 )
+from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; lesson 8 reads the slopes
+    alibi_error, alibi_hint, alibi_shape_hint, alibi_slopes, alibi_variants, check_alibi_bias, lower,
+)
+from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cross_attention; the grader reads these
+    NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, merged_out_of_order,
+    none_mask_error, same, to_torch_mha,
+)
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -184,15 +191,60 @@ def _rope_bug(x, positions, base, bug: str):
     return x * emb.cos() + turn * emb.sin()
 
 
-def rope_variants(x, positions, base) -> dict:
-    """Rotated x: right, and the classic RoPE bugs."""
+def rope_variants(x, positions, base, other=None) -> dict:
+    """Rotated x: right, and the classic RoPE bugs; with other (k for q, q for k), the two returned swapped."""
     variants = {None: rope(x, x, positions, base)[0]}
     for bug in ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing"):
         variants[bug] = _rope_bug(x, positions, base, bug)
     variants["hint_rope_positions"] = rope(x, x, torch.arange(x.size(-2)), base)[0]
     variants["hint_rope_base"] = rope(x, x, positions, 10000.0)[0]
     variants["hint_rope_unrotated"] = x
+    variants["hint_rope_cos_sin"] = _rope_swapped_cos_sin(x, positions, base)
+    if other is not None:
+        variants["hint_rope_pair_order"] = rope(other, other, positions, base)[0]
     return variants
+
+
+def _rope_swapped_cos_sin(x, positions, base):
+    """cos, sin = emb.sin(), emb.cos(): x · sin + rotate_half(x) · cos."""
+    d = x.size(-1)
+    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
+    emb = positions.to(x.device, torch.float64)[:, None] * inv_freq
+    emb = torch.cat([emb, emb], dim=-1)
+    return x * emb.sin() + _rotate_half(x) * emb.cos()
+
+
+def rope_hint(y, x, tol: float = 1e-5) -> str | None:
+    """What a rotated x that matches no classic mistake says of itself: a rotation keeps each pair (x[i], x[i + D/2])'s
+    sum of squares, so a result that keeps them turned by wrong angles, and one that does not is no rotation at all
+    (cos or sin left out, a division, rotate_half wrong). Shared by the visible check and the grader's judge."""
+    if not (isinstance(y, torch.Tensor) and y.shape == x.shape):
+        return None
+    y, x = y.detach().double().cpu(), x.detach().double().cpu()
+    if not torch.isfinite(y).all():
+        return "hint_rope_not_rotation"
+    half = x.size(-1) // 2
+    squares = lambda z: z[..., :half] ** 2 + z[..., half:] ** 2   # noqa: E731
+    return "hint_rope_angles" if close(squares(y), squares(x), tol) else "hint_rope_not_rotation"
+
+
+def exactly(y, x) -> bool:
+    """y is x as given: not rotated at all (angles of 1e-12, from frequencies that are all but 0, are a rotation
+    by wrong angles, which the grader's other bases show)."""
+    return isinstance(y, torch.Tensor) and y.shape == x.shape and torch.equal(y.detach().cpu().double(), x.double())
+
+
+def rope_error(kind: str, message: str, call: str = "") -> str | None:
+    """A call of apply_rope that raised: the visible check's and the grader's alike."""
+    if "to() received an invalid combination" in message:   # positions.to(torch.float64, q.device)
+        return "hint_rope_to"
+    if "slice indices must be integers" in message:        # x[..., :D / 2]
+        return "hint_rope_half_index"
+    if "only integer tensors of a single element" in message:   # rotate_half returned a list, not torch.cat of it
+        return "hint_rope_not_rotation"
+    if "device" in message or "meta" in message:           # only the meta-device call puts meta tensors in
+        return "hint_rope_device"
+    return None
 
 
 def _expect_rope_pair(result, name):
@@ -205,17 +257,19 @@ def check_apply_rope(fn) -> None:
     name = "apply_rope"
     q, k = inputs((B, H, T, D), (B, H, T, D), seed=73)
     for base in (10000.0, 100.0):
-        got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base), name)
-        for part, x, y in (("q", q, got[0]), ("k", k, got[1])):
+        got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base, on_error=rope_error), name)
+        for part, x, other, y in (("q", q, k, got[0]), ("k", k, q, got[1])):
             expect_shape(y, tuple(x.shape), ("B", "H", "T", "D"), t("what_rotated", part=part))
-            variants = rope_variants(x, POSITIONS, base)
+            variants = rope_variants(x, POSITIONS, base, other)
             if base == 10000.0:
                 variants.pop("hint_rope_base")
             # 1e-5: angles rounded to float32, as transformers does, are right too; the bugs are off by 0.1 or more.
             if not close(y, variants[None], 1e-5):
-                hint = next((t(key) for key, v in variants.items() if key and close(y, v, 1e-5)), None)
-                raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])), hint)
-    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS), name)
+                key = next((key for key, v in variants.items() if key and close(y, v, 1e-5)), None)
+                key = key if key and key != "hint_rope_unrotated" or exactly(y, x) else rope_hint(y, x)
+                raise CheckFailed(t("rope_differs", part=part, base=base, err=max_error(y, variants[None])),
+                                  t(key) if key else None)
+    got = _expect_rope_pair(run(name, fn, q.float(), k.float(), POSITIONS, on_error=rope_error), name)
     if not all(isinstance(z, torch.Tensor) and z.dtype == torch.float32 for z in got):
         raise CheckFailed(t("rope_dtype", got=", ".join(str(getattr(z, "dtype", type(z).__name__)) for z in got)),
                           t("hint_rope_dtype"))
@@ -319,36 +373,74 @@ class _CacheHost(nn.Module):
             self.c_proj = nn.Linear(embed_dim, embed_dim).double()
 
 
-# The classic mistakes, as rope_cache_run's flags: the visible check and the grader name them alike.
+# The classic mistakes, as rope_cache_run's flags: the visible check and the grader name them alike. A key (hint,
+# detail) is one of several variants of a hint, (hint, (("field", value),)) a hint whose text takes fields (named()).
 CACHE_BUGS = {
     "hint_rope_cache_restart": dict(restart=True), "hint_rope_cache_twice": dict(twice=True),
     "hint_cache_mask_offset": dict(offset=False), "hint_rope_cache_no_rope": dict(rotate=""),
     "hint_rope_cache_q_not_rotated": dict(rotate="k"), "hint_scale_head_dim": dict(scale_by_e=True),
     "hint_rope_cache_no_proj": dict(project=False),
+    # make mutants (issue 29): lesson 6's cache mistakes, and the rest of an attention's, made here too
+    # k, q, v = …split(…) and k, q = rope(q, k, …) are one mistake: rope turns q and k alike
+    "hint_qkv_order": dict(order="qvk"), "hint_rope_cache_qk_swapped": dict(swap_qk=True),
+    "hint_cache_kv_swapped": dict(cat="swap"), ("hint_cache_kv_swapped", "returned"): dict(returned_swapped=True),
+    "hint_cache_cat_order": dict(cat="k_front"), ("hint_cache_cat_order", "v"): dict(cat="v_front"),
+    ("hint_cache_cat_order", "kv"): dict(cat="kv_front"),
+    "hint_causal_6": dict(mask="none"), "hint_upper_triangle": dict(mask="triu"),
+    "hint_inverted_mask": dict(fill="inverted"), "hint_additive_nan": dict(fill="additive"),
+    "hint_mask_multiplied": dict(fill="0"),
+    "hint_no_scale": dict(scale="none"), "hint_scale_dk": dict(scale="dk"), "hint_scale_mul": dict(scale="mul"),
+    "hint_scale_floor": dict(scale="floor"), "hint_scale_inverted": dict(scale="inverted"),
+    ("hint_softmax_axis", (("axis", -2),)): dict(axis=-2), ("hint_softmax_axis", (("axis", 1),)): dict(axis=1),
+    ("hint_softmax_axis", (("axis", 0),)): dict(axis=0), "hint_no_softmax": dict(softmax=False),
 }
+SCALES = {"none": lambda raw, d: raw, "dk": lambda raw, d: raw / d, "mul": lambda raw, d: raw * math.sqrt(d),
+          "floor": lambda raw, d: raw // math.sqrt(d), "inverted": lambda raw, d: math.sqrt(d) / raw}
 
 
-def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=True, rotate="qk",
-                   scale_by_e=False, project=True) -> list:
+def named(key):
+    """A variant's key as a hint: its name, and the fields its text takes."""
+    if isinstance(key, tuple):
+        return key[0], dict(key[1]) if isinstance(key[1], tuple) else {}
+    return key, {}
+
+
+def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=True, rotate="qk", scale_by_e=False,
+                   project=True, order="qkv", swap_qk=False, cat="", returned_swapped=False, mask="tril", fill="-inf",
+                   scale="", axis=-1, softmax=True) -> list:
     """What a RoPE KV cache returns for each chunk: right with the defaults, or one classic bug."""
+    from .lesson6 import masked
     e, h = x.size(-1), host.n_head
+    d = e // h
     cache, outputs = None, []
     for lo, hi in chunks:
-        q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
+        parts = dict(zip(order, (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))))
+        q, k, v = parts["q"], parts["k"], parts["v"]
         past = 0 if cache is None else cache[0].size(2)
         positions = torch.arange(hi - lo) if restart else torch.arange(past, past + hi - lo)
         q_turned, k_turned = turn(q, k, positions)
         q, k = (q_turned if "q" in rotate else q), (k_turned if "k" in rotate else k)
+        if swap_qk:
+            q, k = k, q
         if cache is not None:
             old = cache[0]
             if twice:  # the cached keys were rotated already: rotating the whole cache again turns them twice
                 old = turn(old, old, torch.arange(past))[1]
-            k, v = torch.cat([old, k], dim=2), torch.cat([cache[1], v], dim=2)
-        keep = torch.ones(hi - lo, k.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
-        s = (q @ k.transpose(-2, -1) / math.sqrt(e if scale_by_e else e // h)).masked_fill(~keep, float("-inf"))
-        y = merge_heads(torch.softmax(s, -1) @ v)
+            if cat == "swap":      # v, k = torch.cat([cache[0], k], …), torch.cat([cache[1], v], …)
+                k, v = torch.cat([cache[1], v], dim=2), torch.cat([old, k], dim=2)
+            else:
+                k = torch.cat([k, old] if cat in ("k_front", "kv_front") else [old, k], dim=2)
+                v = torch.cat([v, cache[1]] if cat in ("v_front", "kv_front") else [cache[1], v], dim=2)
+        n = k.size(2)
+        keep = torch.ones(hi - lo, n, dtype=torch.bool)
+        keep = keep.triu(diagonal=past) if mask == "triu" else keep.tril(diagonal=past if offset else 0)
+        raw = q @ k.transpose(-2, -1)
+        s = SCALES[scale](raw, d) if scale else raw / math.sqrt(e if scale_by_e else d)
+        if mask != "none":
+            s = masked(s, keep, fill)
+        y = merge_heads((torch.softmax(s, axis) if softmax else s) @ v)
         outputs.append(host.c_proj(y) if project else y)
-        cache = (k, v)
+        cache = (v, k) if returned_swapped else (k, v)
     return outputs
 
 
@@ -364,11 +456,18 @@ def cache_call(cache) -> str:
     return f"attend_rope_with_cache(attn, x_new, {'None' if cache is None else 'cache'}, rope)"
 
 
+SHAPE_ERRORS = ("must match", "cannot be multiplied", "Expected size", "invalid for input", "view size is not compatible")
+
+
 def rope_cache_error(kind: str, message: str, call: str = "") -> str | None:
     """A shape error in a call with a cache is the cache joined wrongly, not a K left untransposed: the first
-    call, without a cache, ran the same products (the grader's judge takes this function too)."""
-    shape_error = error_hint(kind, message, False) in ("hint_transpose_k", "hint_cat_dim")
-    return "hint_rope_cache_concat" if shape_error and ", cache," in call else None
+    call, without a cache, ran the same products; in the first call it is q, k, v split into heads wrongly (or a
+    mask of another size). The grader's judge takes this function too."""
+    if "NoneType" in message or "arange() received an invalid combination" in message:   # cache None, or a tensor
+        return "hint_rope_cache_none"                                                       # where a count belongs
+    if any(s in message for s in SHAPE_ERRORS) or error_hint(kind, message, False) in ("hint_transpose_k", "hint_cat_dim"):
+        return "hint_rope_cache_concat" if ", cache," in call else "hint_rope_cache_shapes"
+    return None
 
 
 def check_rope_cache(fn) -> None:
@@ -376,10 +475,9 @@ def check_rope_cache(fn) -> None:
     host = _CacheHost(E, H, seed=77).eval()
     (x,) = inputs((B, T + 1, E), seed=78)
     turn = lambda q_, k_, positions: rope(q_, k_, positions, 10000.0)  # noqa: E731
-    chunks = ((0, 3), (3, 4), (4, 5), (5, 8))
+    chunks = ((0, 4), (4, 5), (5, 6), (6, 8))   # a prefill of 4: not B, H or D, so a mixed-up axis raises there
     with torch.no_grad():
-        variants = {None: rope_cache_run(host, x, chunks, turn)}
-        variants.update({key: rope_cache_run(host, x, chunks, turn, **flags) for key, flags in CACHE_BUGS.items()})
+        right = rope_cache_run(host, x, chunks, turn)
         contents = cache_contents(host, x, turn)
     with torch.no_grad():
         cache = None
@@ -388,14 +486,19 @@ def check_rope_cache(fn) -> None:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             y, cache = result
+            if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # return (k, v), attn.c_proj(y)
+                raise CheckFailed(t("returned_not_tensor", name=t("what_output"), kind="tuple"),
+                                  t("hint_rope_cache_return_order"))
             expect_shape(y, (B, hi - lo, E), ("B", "T_new", "E"), t("what_output"))
             if not (isinstance(cache, tuple) and len(cache) == 2):
                 raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-            for part, c in zip("KV", cache):
-                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part), t("hint_cache_concat"))
-            want = variants[None][index]
+            for part, c in zip("KV", cache):   # wrong after the first call, without a cache: the heads, not the join
+                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part),
+                             t("hint_cache_concat" if index else "hint_rope_cache_shapes"))
+            want = right[index]
             if not close(y, want, 1e-6):
-                hint = next((t(key) for key, outs in variants.items() if key and close(y, outs[index], 1e-6)), None)
+                key = cache_hint(y, index, host, x, chunks, turn, want, 1e-6)
+                hint = t(key[0], **key[1]) if key else None
                 err = max_error(y, want)
                 raise CheckFailed(t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
                                   else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err), hint)
@@ -403,178 +506,33 @@ def check_rope_cache(fn) -> None:
     passed(name)
 
 
+def cache_hint(y, index: int, host, x, chunks, turn, want, tol: float):
+    """(hint, fields) of the classic mistake whose output for chunk `index` y equals (same() takes NaN for NaN,
+    as an additive mask's), or heads joined out of order (the same values, elsewhere), or None. The mistakes'
+    outputs are made one by one, only for a wrong output."""
+    for key, flags in CACHE_BUGS.items():
+        if same(y, rope_cache_run(host, x, chunks, turn, **flags)[index], tol):
+            return named(key)
+    if merged_out_of_order(y, host.c_proj, want, tol):
+        return "hint_rope_cache_merge", {}
+    return None
+
+
+def tokens_reordered(got, want, tol: float = 1e-6) -> bool:
+    """A cache part (B, H, T, D) that holds the right tokens in another order along T (new ones joined first)."""
+    if not (isinstance(got, torch.Tensor) and got.shape == want.shape) or close(got, want, tol):
+        return False
+    order = lambda z: z.detach().double().sum(-1, keepdim=True).argsort(dim=2).expand(z.shape)  # noqa: E731
+    return close(got.detach().double().gather(2, order(got)), want.double().gather(2, order(want)), tol)
+
+
 def expect_cache_contents(cache, contents: dict, n: int) -> None:
     """The returned cache holds the first n tokens' rotated keys and their values."""
     for part, got, want in zip("KV", cache, contents[None]):
         if not close(got, want[:, :, :n], 1e-6):
             bug = contents["hint_rope_cache_unrotated"][0 if part == "K" else 1]
-            hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else None
+            other = contents[None][1 if part == "K" else 0]
+            hint = t("hint_rope_cache_unrotated") if part == "K" and close(got, bug[:, :, :n], 1e-6) else \
+                t("hint_cache_kv_swapped") if close(got, other[:, :, :n], 1e-6) else \
+                t("hint_cache_cat_order") if tokens_reordered(got, want[:, :, :n]) else None
             raise CheckFailed(t("cache_part_differs", part=part, n=n, err=max_error(got, want[:, :, :n])), hint)
-
-
-# --------------------------------------------------------------------------- ALiBi
-def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
-    n = 2 ** math.floor(math.log2(n_head))
-    if rule == "hint_alibi_power_of_two":
-        return torch.tensor([2 ** (-8 * (h + 1) / n_head) for h in range(n_head)], dtype=torch.float64)
-    if rule == "hint_alibi_ratio":
-        return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
-    first = 0 if rule == "hint_alibi_start" else 1
-    odd = 1 if rule == "hint_alibi_odd" else 0   # j = 1, 3, 5, …: the first n slopes over again
-    slopes = [2 ** (-8 * (h + first) / n) for h in range(n)]
-    slopes += [2 ** (-8 * (h + first) / (2 * n)) for h in range(odd, 2 * (n_head - n), 2)]
-    return torch.tensor(slopes, dtype=torch.float64)
-
-
-def alibi_variants(n_head: int, n: int) -> dict:
-    i = torch.arange(n, dtype=torch.float64)
-    distance = i[:, None] - i[None, :]                                       # (T, T): i − j
-    bias = lambda m: -m[:, None, None] * distance                            # noqa: E731
-    right = alibi_slopes(n_head)
-    variants = {None: bias(right), "hint_alibi_sign": -bias(right), "hint_alibi_reversed": bias(right.flip(0))}
-    for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
-        variants[rule] = bias(alibi_slopes(n_head, rule))
-    return variants
-
-
-def lower(x: torch.Tensor) -> torch.Tensor:
-    """Only keys at or before the query count: the causal mask hides the rest, whatever is there."""
-    n = x.size(-1)
-    return x.detach().double().masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), 0.0)
-
-
-def check_alibi_bias(fn) -> None:
-    name = "alibi_bias"
-    for n_head in (4, 6):
-        got = run(name, fn, n_head, T)
-        expect_shape(got, (n_head, T, T), ("H", "T", "T"), t("what_bias"))
-        if got.dtype != torch.float32:
-            raise CheckFailed(t("alibi_dtype", got=got.dtype), t("hint_alibi_dtype"))
-        variants = alibi_variants(n_head, T)
-        if not close(lower(got), lower(variants[None]), 1e-6):
-            hint = next((t(k) for k, v in variants.items() if k and close(lower(got), lower(v), 1e-6)), None)
-            raise CheckFailed(t("alibi_differs", h=n_head, err=max_error(lower(got), lower(variants[None])),
-                                slopes=", ".join(f"{float(m):.4g}" for m in alibi_slopes(n_head))), hint)
-    meta = run(name, fn, 2, 3, device=torch.device("meta"), on_error=t("hint_alibi_device"))
-    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
-        raise CheckFailed(t("hint_alibi_device"))
-    passed(name)
-
-
-# --------------------------------------------------------------------------- cross-attention
-def to_torch_mha(module) -> nn.MultiheadAttention:
-    """nn.MultiheadAttention with the module's weights: in_proj is Q, K and V stacked in that order."""
-    e = module.q_proj.in_features
-    mha = nn.MultiheadAttention(e, module.n_head, batch_first=True).to(module.q_proj.weight.dtype)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([module.q_proj.weight, module.k_proj.weight, module.v_proj.weight]))
-        mha.in_proj_bias.copy_(torch.cat([module.q_proj.bias, module.k_proj.bias, module.v_proj.bias]))
-        mha.out_proj.weight.copy_(module.out_proj.weight)
-        mha.out_proj.bias.copy_(module.out_proj.bias)
-    return mha.eval()
-
-
-def heads_averaged(w, shape) -> bool:
-    """Weights (B, T_q, T_k): averaged over the heads (nn.MultiheadAttention's default) or one head's."""
-    b, _, t_q, t_k = shape
-    return isinstance(w, torch.Tensor) and tuple(w.shape) == (b, t_q, t_k)
-
-
-def none_mask_error(message: str) -> bool:
-    """key_padding_mask=None used as a mask: indexed, inverted or handed to masked_fill."""
-    return "NoneType" in message and any(s in message for s in ("subscriptable", "masked_fill", "unary ~"))
-
-
-def cross_variants(module, x, memory, pad) -> dict:
-    h = module.n_head
-    q = split_heads(module.q_proj(x), h)
-    k, v = split_heads(module.k_proj(memory), h), split_heads(module.v_proj(memory), h)
-    d = q.size(-1)
-    t_q, t_k = q.size(2), k.size(2)
-    raw = q @ k.transpose(-2, -1)
-
-    def finish(scores, mask="pad", fill=float("-inf"), project=True):
-        if mask == "pad":
-            scores = scores.masked_fill(pad[:, None, None, :], fill)
-        elif mask == "inverted":
-            scores = scores.masked_fill(~pad[:, None, None, :], fill)
-        elif mask in ("causal", "causal_lower_right"):   # top-left as tril() is, or bottom-right as a KV cache's
-            scores = scores.masked_fill(pad[:, None, None, :], fill)
-            shift = t_k - t_q if mask == "causal_lower_right" else 0
-            scores = scores.masked_fill(~torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=shift), fill)
-        w = torch.softmax(scores, -1)
-        y = merge_heads(w @ v)
-        return (module.out_proj(y) if project else y), w
-
-    return {None: finish(raw / math.sqrt(d)), "hint_cross_causal": finish(raw / math.sqrt(d), "causal"),
-            "hint_cross_causal_lower_right": finish(raw / math.sqrt(d), "causal_lower_right"),
-            "hint_cross_mask_inverted": finish(raw / math.sqrt(d), "inverted"),
-            "hint_cross_mask_zero": finish(raw / math.sqrt(d), fill=0.0),
-            "hint_cross_no_mask": finish(raw / math.sqrt(d), None), "hint_no_scale": finish(raw),
-            "hint_cross_scale_e": finish(raw / math.sqrt(h * d)),
-            "hint_cross_out_proj": finish(raw / math.sqrt(d), project=False)}
-
-
-def same(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Equal within 1e-6, NaN where the other has NaN: an inverted padding mask hides whole rows."""
-    return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=1e-6,
-                                                      rtol=1e-6, equal_nan=True))
-
-
-def _cross_compare(got, variants, what: int) -> None:
-    right = variants[None][what]
-    label = ("what_output", "what_weights")[what]
-    if same(got, right):
-        return
-    hint = next((t(key) for key, v in variants.items() if key and same(got, v[what])), None)
-    if not torch.isfinite(got).all():
-        raise CheckFailed(t("has_nan", what=t(label)), hint or t("hint_cross_nan"))
-    raise CheckFailed(t("values_differ", what=t(label), err=max_error(got, right)), hint)
-
-
-def check_cross_attention(cls) -> None:
-    name = "CrossAttention"
-    t_q, t_k = T - 2, T
-    module = run(name, cls, E, H)
-    for layer in ("q_proj", "k_proj", "v_proj", "out_proj"):
-        problem = linear_problem(module, layer, E, E, "", bias=True)
-        if problem:
-            raise problem
-    module = module.double().eval()
-    x, memory = inputs((B, t_q, E), (B, t_k, E), seed=79)
-    lengths = torch.tensor([t_k, 4, t_k - 1])
-    pad = torch.arange(t_k)[None, :] >= lengths[:, None]                       # (B, T_k): True = padding
-    with torch.no_grad():
-        try:
-            result = run(f"{name}.forward", module, x, memory, pad)
-        except CheckFailed as failure:  # T_q ≠ T_k: a shape error here is the two lengths mixed up
-            if any(s in failure.message for s in ("must match", "invalid for input", "cannot be multiplied")):
-                raise CheckFailed(failure.message, t("hint_cross_lengths")) from None
-            raise
-        y, w = expect_returned_pair(result, f"{name}.forward")
-        expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
-        expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"),
-                     t("hint_cross_heads_averaged") if heads_averaged(w, (B, H, t_q, t_k)) else t("hint_cross_kv_from_x"))
-    with torch.no_grad():
-        variants = cross_variants(module, x, memory, pad)
-        _cross_compare(w, variants, 1)
-        _cross_compare(y, variants, 0)
-        mha_y, mha_w = to_torch_mha(module)(x, memory, memory, key_padding_mask=pad, need_weights=True,
-                                            average_attn_weights=False)
-        if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
-            raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
-        y_all, _ = expect_returned_pair(run(f"{name}.forward", module, x, memory,  # the masked call ran
-                                            on_error=t("hint_cross_none_mask")), f"{name}.forward")
-        if not close(y_all, cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
-            raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
-    for bad in ((x, memory[..., :-1]), (x[0], memory)):
-        try:
-            module(*bad)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - a torch error is not the clear message asked for
-            pass
-        raise CheckFailed(t("hint_cross_no_input_check", shape=tuple(bad[1].shape)))
-    if raised(cls, 10, 3) != "ValueError":  # E = 10 does not split into 3 heads: the course's error, as the probe asks
-        raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
-    passed(name)

@@ -42,13 +42,14 @@ def get_language() -> str:
     return _current
 
 
-def t(key: str, **fields) -> str:
+def t(key: str, /, **fields) -> str:
     """The message `key` in the current language, with `fields` filled in."""
     return MESSAGES[key][_current].format(**fields)
 
 
-def text(key: str, lang: str, **fields) -> str:
-    """The message `key` in `lang`, whatever the current language (the build and the grader use this)."""
+def text(key: str, lang: str, /, **fields) -> str:
+    """The message `key` in `lang`, whatever the current language (the build and the grader use this).
+    key and lang are positional-only, so a message may have fields named key or lang."""
     return MESSAGES[key][lang].format(**fields)
 
 

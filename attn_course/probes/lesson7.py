@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..checks.lesson7 import cache_call, largest_error_last, perm_variants, rope, same_error
+from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, rope, same_error
 from . import lesson4, probe
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
 
@@ -115,27 +115,35 @@ def cache_setup(draws):
     host = CacheHost(h * 2 * half, h).double().eval()
     draws.fill_parameters(host, "host")
     x = draws.randn("x", b, t, h * 2 * half)
-    prefill = int(draws.randint("prefill", 1, t - 2, (1,)))
+    prefill = max(2, int(draws.randint("prefill", 1, t - 2, (1,))))
+    while prefill in (b, h, 2 * half) and prefill < t - 2:   # a prefill of B, H or D tokens lets a mixed-up axis run
+        prefill += 1
     chunks = [(0, prefill)] + [(i, i + 1) for i in range(prefill, t - 2)] + [(t - 2, t)]
     base = BASES[int(draws.randint("base", 0, len(BASES), (1,)))]
     return host, x, chunks, base
 
 
 def alibi_sizes(draws):
-    """A power of two and two other head counts, with lengths."""
+    """A power of two and two other head counts, with lengths; and H = 20, where slopes computed with `//` are
+    wrong in both lists (n = 16: −8(h+1)/16 and −8(j+1)/32 are not whole), whatever the draws."""
     t1, t2, t3 = draws.sizes("T", 3, low=2, high=20)
     power = 2 ** int(draws.randint("power", 0, 5, (1,)))
     others = [int(h) for h in draws.sizes("heads", 2, low=3, high=24) if h & (h - 1)] or [12]
-    return [(power, t1)] + list(zip(others, (t2, t3)))
+    return [(power, t1)] + list(zip(others, (t2, t3))) + [(20, t3)]
 
 
 def cross_setup(draws, case, dtype):
     h, d = draws.sizes("args", 2, low=2, high=7)
     b, t_q, t_k = draws.sizes(f"{case}.sizes", 3, low=2, high=10)
+    t_k += 1
+    # T_k ≠ T_q, as every judge's hint assumes; nor D or E, where k_proj(memory).transpose(1, 2).view(B, T_k, H, D)
+    # would run, and not raise
+    while t_k in (d, h * d, t_q):
+        t_k += 1
     x = draws.randn(f"{case}.x", b, t_q, h * d, dtype=dtype)
-    memory = draws.randn(f"{case}.memory", b, t_k + 1, h * d, dtype=dtype)
-    lengths = draws.randint(f"{case}.lengths", 1, t_k + 2, (b,))
-    pad = torch.arange(t_k + 1)[None, :] >= lengths[:, None]                         # True = padding
+    memory = draws.randn(f"{case}.memory", b, t_k, h * d, dtype=dtype)
+    lengths = draws.randint(f"{case}.lengths", 1, t_k + 1, (b,))
+    pad = torch.arange(t_k)[None, :] >= lengths[:, None]                             # True = padding
     return (h * d, h), x, memory, pad
 
 
@@ -210,8 +218,9 @@ def rope_cache(rec, fn):
             outputs.append(y)
             shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
                           if isinstance(cache, tuple) else None)
-    rec.put("outputs", outputs)
-    rec.put("cache_shapes", shapes)
+            # Recorded after every call: when a later call raises, the grader judges the outputs before it first.
+            rec.put("outputs", outputs)
+            rec.put("cache_shapes", shapes)
     rec.put("cache", cache)
 
 
@@ -234,7 +243,7 @@ def cross_attention(rec, cls):
         module.to(dtype)
         with torch.no_grad():
             rec.put(case, rec.call(f"{name}.forward", module, x, memory, pad))
-            rec.put(f"{case}.no_mask", rec.call(f"{name}.forward", module, x, memory))
+            rec.put(f"{case}.no_mask", rec.call(NO_MASK_CALL, module, x, memory))
     rec.put("error_on_10_3", raised(cls, 10, 3))
     module.double()
     _, x, memory, pad = cross_setup(rec, "grad", torch.float64)

@@ -155,12 +155,6 @@ def judge_permutation_error(res):
         raise Mismatch("perm_hidden_differs", hint=checks.likely_perm_mistake(answers), fn=(PERM_NAMES[wrong],))
 
 
-def _on_device_error(hint: str):
-    """A probe call that raised about a device: a tensor made without device= (the visible check's hint).
-    Only the meta-device case puts meta tensors in, so an error naming meta comes from that case."""
-    return lambda kind, message, call="": hint if "device" in message or "meta" in message else None
-
-
 @judge("lesson7.sinusoidal_positions", on_error=checks.pe_error)
 def judge_sinusoidal_positions(res):
     for t, e in probe.pe_sizes(res):
@@ -179,7 +173,7 @@ def judge_sinusoidal_positions(res):
     expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta", "hint_pe_device")
 
 
-@judge("lesson7.apply_rope", on_error=_on_device_error("hint_rope_device"))
+@judge("lesson7.apply_rope", on_error=checks.rope_error)
 def judge_apply_rope(res):
     for case, dtype in DTYPE_CASES:
         q, k, positions, base = probe.rope_setup(res, case, dtype)
@@ -187,10 +181,16 @@ def judge_apply_rope(res):
         got = res[case]
         if not (isinstance(got, tuple) and len(got) == 2):
             raise Mismatch("rope_not_pair", name="apply_rope", kind=type(got).__name__)
-        for part, g, w, x in zip("qk", got, want, (q, k)):
+        for part, g, w, x, other in zip("qk", got, want, (q, k), (k, q)):
             tol = 1e-6 if case == "float64" else 1e-4
-            _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol, checks.rope_variants(x, positions, base),
-                    dtype_hint="hint_rope_dtype")
+            try:
+                _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol,
+                        checks.rope_variants(x, positions, base, other), dtype_hint="hint_rope_dtype")
+            except Mismatch as mismatch:   # no classic mistake's: what the result says of itself, as the check says
+                if mismatch.key == "hidden_mismatch" and (mismatch.hint is None or mismatch.hint ==
+                                                          "hint_rope_unrotated" and not checks.exactly(g, x)):
+                    mismatch.hint = checks.rope_hint(g, x, max(tol, 1e-5))
+                raise
     args = differentiable(probe.rope_setup(res, "grad", torch.float64))
     want = apply_rope(*args)
     got = res["grad"]
@@ -251,7 +251,8 @@ def judge_relative_score(res):
             raise
 
 
-@judge("lesson7.rope_cache", on_error=checks.rope_cache_error)
+# partial: the outputs of the calls before one that raised are judged first, as the visible check judges them.
+@judge("lesson7.rope_cache", on_error=checks.rope_cache_error, partial=True)
 def judge_rope_cache(res):
     host, x, chunks, base = probe.cache_setup(res)
     if "result" in res:
@@ -261,31 +262,70 @@ def judge_rope_cache(res):
     turn = probe.turn_with(base)
     with torch.no_grad():
         full = rope_attention(host, x, turn)
-        variants = {key: checks.rope_cache_run(host, x, chunks, turn, **flags) for key, flags in checks.CACHE_BUGS.items()}
         contents = checks.cache_contents(host, x, turn)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(shapes) or \
+            len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
+    if isinstance(outputs[0], tuple) and shapes[0] is None:   # return (k, v), attn.c_proj(y)
+        raise Mismatch("hidden_not_tensor", hint="hint_rope_cache_return_order", case="attend_rope_with_cache",
+                       kind="tuple")
     for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
-        case = cache_step("attend_rope_with_cache", f"B={b}, H={h}, D={d}, base={base:g}", lo, hi, shape, (b, h, hi, d))
-        _expect(case, got, full[:, lo:hi], 1e-9, {key: outs[index] for key, outs in variants.items()})
+        # The output's shape, then the cache's, as the visible check tries them; a cache wrong after the first call,
+        # without a cache, is the heads split wrongly, not the join.
+        fields = {"name": "attend_rope_with_cache", "sizes": f"B={b}, H={h}, D={d}, base={base:g}", "lo": lo, "last": hi - 1}
+        if isinstance(got, torch.Tensor) and tuple(got.shape) != (b, hi - lo, e):
+            swapped = tuple(got.shape) == (hi - lo, b, e)
+            raise Mismatch("hidden_shape", hint=("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})
+                           if swapped else None, case=("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                                                       fields), want=(b, hi - lo, e), got=tuple(got.shape))
+        if index == 0 and shape != [[b, h, hi, d]] * 2:
+            raise Mismatch("hidden_cache_shape", hint="hint_rope_cache_shapes", name="attend_rope_with_cache", n=hi,
+                           want=(b, h, hi, d), got=shape)
+        case = cache_step("attend_rope_with_cache", fields["sizes"], lo, hi, shape, (b, h, hi, d))
+        try:
+            expect_close(case, got, full[:, lo:hi], 1e-9)
+        except Mismatch as mismatch:   # named as the visible check names it
+            if mismatch.key == "hidden_mismatch" and isinstance(got, torch.Tensor):
+                with torch.no_grad():
+                    name, fields = checks.cache_hint(got, index, host, x, chunks, turn, full[:, lo:hi], 1e-6) or (None, {})
+                mismatch.hint = (name, fields) if fields else name
+            raise
+    if len(outputs) < len(chunks):   # a later call raised: its error speaks (decide() reads this as no verdict)
+        raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
     cache = res["cache"]   # after the last call: every token's key, rotated once, and its value
     if not isinstance(cache, tuple) or len(cache) != 2:
         raise Mismatch("cache_not_pair", kind=type(cache).__name__)
-    for part, got, want, bug in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"]):
-        _expect(("case_cache_part", {"name": "attend_rope_with_cache", "n": t, "part": part}), got, want, 1e-9,
-                {"hint_rope_cache_unrotated": bug} if part == "K" else {})
+    for part, got, want, bug, other in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"],
+                                           contents[None][::-1]):
+        try:
+            _expect(("case_cache_part", {"name": "attend_rope_with_cache", "n": t, "part": part}), got, want, 1e-9,
+                    {"hint_rope_cache_unrotated": bug, "hint_cache_kv_swapped": other} if part == "K"
+                    else {"hint_cache_kv_swapped": other})
+        except Mismatch as mismatch:   # the right tokens in another order: new ones joined first, as the check says
+            if mismatch.hint is None and checks.tokens_reordered(got, want):
+                mismatch.hint = "hint_cache_cat_order"
+            raise
 
 
-@judge("lesson7.alibi_bias", on_error=_on_device_error("hint_alibi_device"))
+@judge("lesson7.alibi_bias", on_error=checks.alibi_error)
 def judge_alibi_bias(res):
+    results = []
     for h, t in probe.alibi_sizes(res):
-        variants = {key: v.float() for key, v in checks.alibi_variants(h, t).items()}
-        got = res[f"H={h}, T={t}"]
+        case, got = f"alibi_bias(n_head={h}, T={t})", res[f"H={h}, T={t}"]
+        if isinstance(got, torch.Tensor) and tuple(got.shape) != (h, t, t):   # before lower(), which broadcasts
+            raise Mismatch("hidden_shape", hint=checks.alibi_shape_hint(tuple(got.shape), h), case=case,
+                           want=(h, t, t), got=tuple(got.shape))
         if isinstance(got, torch.Tensor) and got.dtype != torch.float32:
             raise Mismatch("alibi_dtype", hint="hint_alibi_dtype", got=got.dtype)
-        _expect(f"alibi_bias(n_head={h}, T={t})", res[f"H={h}, T={t}"], alibi_bias(h, t), 1e-6, variants,
-                check_dtype=False, view=checks.lower)
+        results.append((case, got, h, t))
+    for case, got, h, t in results:
+        try:
+            _expect(case, got, alibi_bias(h, t), 1e-6, check_dtype=False, view=checks.lower)
+        except Mismatch as mismatch:   # named from every head count, as the visible check names it
+            if all(isinstance(r[1], torch.Tensor) for r in results):
+                mismatch.hint = checks.alibi_hint([r[1:] for r in results])
+            raise
     got = res["meta"]
     if isinstance(got, NoValues) and tuple(got.shape) != (2, 3, 3):
         raise Mismatch("hidden_shape", case="alibi_bias(2, 3, device=meta)", want=(2, 3, 3), got=tuple(got.shape))
@@ -299,15 +339,9 @@ def _torch_reference(module, x, memory, pad):
     return out, weights
 
 
-def _on_cross_error(kind, message, call=""):
-    """T_q ≠ T_k in every case: a shape error is the two lengths mixed up, as the visible check says."""
-    if checks.none_mask_error(message):   # only the key_padding_mask=None cases pass a None
-        return "hint_cross_none_mask"
-    return "hint_cross_lengths" if any(s in message for s in ("must match", "invalid for input", "cannot be multiplied")) \
-        else None
-
-
-@judge("lesson7.cross_attention", on_error=_on_cross_error)
+# partial: outputs recorded before a call raised are judged first (a mask applied only when there is none: the masked
+# call's outputs, unmasked, name it as the visible check does, before the call without a mask raises).
+@judge("lesson7.cross_attention", on_error=checks.cross_error, partial=True)
 def judge_cross_attention(res):
     args = probe.cross_setup(res, "float64", torch.float64)[0]
     ref = CrossAttention(*args).double()
@@ -328,9 +362,21 @@ def judge_cross_attention(res):
                     raise Mismatch("hidden_shape", hint="hint_cross_heads_averaged",
                                    case=f"CrossAttention {case}{suffix}: weights",
                                    want=tuple(want[1].shape), got=tuple(got[1].shape))
-                for what, g, w in zip(("out", "weights"), got, want):
-                    _expect(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case],
-                            {key: v[what == "weights"] for key, v in variants.items()})
+                for what, g, w, hint in (("out", got[0], want[0], "hint_cross_q_from_memory"),
+                                         ("weights", got[1], want[1], "hint_cross_kv_from_x")):
+                    if isinstance(g, torch.Tensor) and g.shape != w.shape:   # as the visible check's shapes say
+                        raise Mismatch("hidden_shape", hint=hint, case=f"CrossAttention {case}{suffix}: {what}",
+                                       want=tuple(w.shape), got=tuple(g.shape))
+                for what, (index, g, w) in zip(("weights", "out"), ((1, got[1], want[1]), (0, got[0], want[0]))):
+                    try:   # weights first, as the visible check compares them
+                        expect_close(f"CrossAttention {case}{suffix}: {what}", g, w, TOLERANCE[case])
+                    except Mismatch as mismatch:
+                        if mismatch.key != "hidden_dtype" and isinstance(g, torch.Tensor):
+                            mismatch.hint = checks.cross_hint(g, variants, index, max(TOLERANCE[case], 1e-6))
+                            if mismatch.hint is None and index == 0 and checks.merged_out_of_order(
+                                    g, ref.out_proj, variants[None][0], max(TOLERANCE[case], 1e-6)):
+                                mismatch.hint = "hint_cross_merge"
+                        raise
     if res["error_on_10_3"] != "ValueError":
         raise Mismatch("hint_cross_head_dim", e=10, h=3)
     ref.double()

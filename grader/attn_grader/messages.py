@@ -235,7 +235,9 @@ MESSAGES = {
 }
 
 
-def text(key: str, lang: str, **fields) -> str:
+def text(key: str, lang: str, /, **fields) -> str:
+    # key and lang positional-only: a message may have a field named key (why_missing_value's {key}), which
+    # otherwise clashed with the parameter (TypeError: got multiple values for argument 'key'; make mutants).
     entry = MESSAGES.get(key) or COURSE_MESSAGES[key]
     return entry[lang].format(**fields)
 
