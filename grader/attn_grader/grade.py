@@ -135,7 +135,7 @@ def _warm_up(course: Path) -> None:
     the workers' time in a class of the 16 solutions)."""
     from .references import load
     try:
-        if not os.environ.get('NOWARM'): forkserver.warm_imports()
+        forkserver.warm_imports()
     except ImportError:  # a course without transformers: its judges say so themselves
         pass
     config = _load_config(course)
