@@ -251,6 +251,9 @@ def _die_with_the_grader() -> None:
 
 
 def serve(sock_path: str) -> None:
+    # The handler comes first: a grader killed just after the server said "ready" sent its SIGTERM before the
+    # handler existed, and the server died without its cleanup (the socket stayed; kernels would have too).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     _die_with_the_grader()
     parent = os.getppid()
     _preload()
@@ -260,20 +263,18 @@ def serve(sock_path: str) -> None:
     # What the preload made lives as long as every kernel: out of the collector's sight, a kernel's full
     # collection no longer walks (and copies, page by page) those half a million objects: 0.5-2 s each time.
     gc.freeze()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(sock_path)
-    os.chmod(sock_path, 0o600)  # kernels run as other uids and cannot ask for forks
-    listener.listen(64)
-    print(json.dumps({"ready": True, "isolated": readonly is not None, "why": why,
-                      "root": os.geteuid() == 0}), flush=True)
-
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ)
     children: dict[int, socket.socket] = {}      # kernel pid -> its relay's connection
     homes: dict[int, str] = {}                    # kernel pid -> its private folder, removed when it exits
     next_uid = FIRST_UID
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        listener.bind(sock_path)
+        os.chmod(sock_path, 0o600)  # kernels run as other uids and cannot ask for forks
+        listener.listen(64)
+        print(json.dumps({"ready": True, "isolated": readonly is not None, "why": why,
+                          "root": os.geteuid() == 0}), flush=True)
+        selector = selectors.DefaultSelector()
+        selector.register(listener, selectors.EVENT_READ)
         while True:
             for key, _ in selector.select(timeout=0.05):
                 if key.fileobj is listener:
@@ -330,7 +331,8 @@ def serve(sock_path: str) -> None:
             _kill(pid)
         for home in homes.values():
             shutil.rmtree(home, ignore_errors=True)
-        os.unlink(sock_path)
+        if os.path.exists(sock_path):  # a SIGTERM can come before the bind
+            os.unlink(sock_path)
 
 
 def _kill(pid: int) -> None:
