@@ -356,7 +356,9 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
                       ("causal_lower_right", "hint_cross_causal_lower_right")):
         fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
     fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
-               shape=(3, 7, 11))
+               x=(3, 5, 12), memory=(3, 7, 11))
+    # and the grader: a forward without the check lost nothing there (make mutants: equivalent outputs, ✗ visible)
+    assert fails(probes.cross_attention, _cross(ref, check_inputs=False)).key == "hint_cross_no_input_check"
 
 
 def test_cross_attention_must_refuse_heads_that_do_not_divide(lang, ref):

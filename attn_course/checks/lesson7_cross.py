@@ -183,7 +183,7 @@ def check_cross_attention(cls) -> None:
             raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
     for bad in ((x, memory[..., :-1]), (x[0], memory)):
         if raised(module, *bad) != "ValueError":  # a torch error is not the clear message asked for
-            raise CheckFailed(t("hint_cross_no_input_check", shape=tuple(bad[1].shape)))
+            raise CheckFailed(t("hint_cross_no_input_check", x=tuple(bad[0].shape), memory=tuple(bad[1].shape)))
     if raised(cls, 10, 3) != "ValueError":  # E = 10 does not split into 3 heads: the course's error, as the probe asks
         raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
     passed(name)

@@ -471,8 +471,8 @@ MESSAGES = {
         "ko": "key_padding_mask가 None이면 마스크를 적용하지 않고 그대로 계산합니다(if key_padding_mask is not None: 안에서만 마스크를 적용합니다).",
     },
     "hint_cross_no_input_check": {
-        "ja": "誤った入力（memory の形状 {shape}）でもエラーになりませんでした。forward の最初で course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) を呼んでください。",
-        "ko": "잘못된 입력(memory의 모양 {shape})에도 오류가 나지 않았습니다. forward 처음에 course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)를 호출하세요.",
+        "ja": "誤った入力（x の形状 {x}、memory の形状 {memory}）でもエラーになりませんでした。forward の最初で course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) を呼んでください。",
+        "ko": "잘못된 입력(x의 모양 {x}, memory의 모양 {memory})에도 오류가 나지 않았습니다. forward 처음에 course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)를 호출하세요.",
     },
     # ---------------------------------------------------------------- the notebook's tables, figures and lines
     "row_no_mask": {"ja": "因果マスクなし", "ko": "인과 마스크 없음"},

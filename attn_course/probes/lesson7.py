@@ -246,6 +246,11 @@ def cross_attention(rec, cls):
             rec.put(f"{case}.no_mask", rec.call(NO_MASK_CALL, module, x, memory))
     rec.put("error_on_10_3", raised(cls, 10, 3))
     module.double()
+    # The lesson asks forward to refuse bad input with the course's error (course.expect_tokens): the visible
+    # check tries these two, and so does the grader, or a forward without the check would lose nothing.
+    _, x, memory, _ = cross_setup(rec, "bad", torch.float64)
+    for what, bad in (("memory", (x, memory[..., :-1])), ("x", (x[0], memory))):
+        rec.put(f"error_on_bad_{what}", [raised(module, *bad), [list(z.shape) for z in bad]])
     _, x, memory, pad = cross_setup(rec, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)
     got = rec.call(f"{name}.forward", module, x, memory, pad)

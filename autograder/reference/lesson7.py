@@ -379,6 +379,10 @@ def judge_cross_attention(res):
                         raise
     if res["error_on_10_3"] != "ValueError":
         raise Mismatch("hint_cross_head_dim", e=10, h=3)
+    for what in ("memory", "x"):
+        error, shapes = res[f"error_on_bad_{what}"]
+        if error != "ValueError":
+            raise Mismatch("hint_cross_no_input_check", x=tuple(shapes[0]), memory=tuple(shapes[1]))
     ref.double()
     _, x, memory, pad = probe.cross_setup(res, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)
