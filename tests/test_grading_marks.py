@@ -115,14 +115,24 @@ def demo_runs(stem: str) -> dict[str, list[int]]:
     return runs
 
 
+# A planted bug's demonstrations train for this many steps, not the lessons' 600: a bug reaches the training
+# through its first forward and backward pass, and what the property below could catch (a marked cell that leaves
+# state a graded cell reads, an error, a seed) does not wait for step 600. The solution's run trains in full.
+# Lessons 5 and 7 trained 26 bug notebooks for 20-28 s each: the critical path of `make test` (issue 28).
+BUG_STEPS = 8
+TRAIN_CALL = re.compile(r"(?<!def )\btrain\((\w+)")  # a call, not lesson 7's `def train(kind, …)`
+
+
 def with_cells_run(nb, stem: str, run: list[int]):
-    """The submission with the marked cells in run changed by a comment line: the grader runs a demonstration
-    cell the learner changed (SkipDemoCells), and skips the others as `make autograde` does."""
+    """The submission with the marked cells in run changed, as a learner may change them: each `train(…)` call
+    shortened to BUG_STEPS steps, and a comment line. The grader runs a demonstration cell the learner changed
+    (SkipDemoCells), and skips the others as `make autograde` does."""
     from attn_grader.preprocessors.skip_demo_cells import marked_sources
     marked = marked_sources(ROOT / "autograder" / "source" / f"{LESSONS[stem].assignment}-ja" / f"{stem}.ipynb")
     order = dict(zip(map(tuple, marked), DEMO[stem]))
     for cell in nb.cells:
         if cell.cell_type == "code" and order.get(tuple(_code(cell.source))) in run:
+            cell.source = TRAIN_CALL.sub(rf"train(\1, steps={BUG_STEPS}", cell.source)
             cell.source += "\n# run while grading (tests/test_grading_marks.py)"
     return nb
 
@@ -177,6 +187,18 @@ def test_demo_runs_find_what_each_marked_cell_calls():
     trains = next(m for m in DEMO["07_positions"] if "train(kind)" in _source(m))
     assert {s for s, run in demo_runs("07_positions").items() if trains in run} >= \
         {bug_packs.student("07_positions", b) for b in ("rope_pairing", "alibi_sign", "pe_halves")}
+
+
+def test_bug_demonstrations_train_briefly_and_still_train():
+    """Every `train(…)` of a marked cell a bug runs is shortened, and lessons 5 and 7 do still train for bugs."""
+    calls = {}
+    for stem in WITH_MARKS:
+        nb = with_cells_run(submission(LESSONS[stem].assignment, stem, "ja"), stem, DEMO[stem])
+        sources = [c.source for c in nb.cells if c.cell_type == "code" and "# run while grading" in c.source]
+        assert len(sources) == len(DEMO[stem]), stem
+        calls[stem] = [m.group(0) for s in sources for m in re.finditer(r"(?<!def )\btrain\([^)]*", s)]
+        assert all(f"steps={BUG_STEPS}" in call for call in calls[stem]), calls[stem]
+    assert len(calls["05_heads"]) == 2 and len(calls["07_positions"]) == 1, calls
 
 
 def _source(m: int) -> str:
