@@ -7,6 +7,9 @@ This machine cannot reach GitHub, so git is told, through a git config of this t
 to fetch that URL from this checkout instead: pip, git and the cell itself run unchanged.
 The checkout's committed HEAD is what gets installed, as a clone of the repository would be.
 
+The demonstrations of lessons 5 and 7 (cells marked `:grading: skip`) train for a few steps here, not 600: every
+line runs on Colab's versions all the same; the full trainings run in JupyterLab (tests/short_demos.py).
+
 Python is 3.11 here, not Colab's 3.12: the only torch this machine can install without
 downloading a multi-gigabyte CUDA build is a CPU wheel for 3.11.
 """
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import build
+import short_demos
 from conftest import ROOT, pip
 
 # One `make test` worker runs these: they share one Colab environment (conftest.py, "Scheduling").
@@ -97,6 +101,31 @@ def test_every_bootstrap_cell_is_the_one_tried_from_scratch():
         assert _bootstrap(path) == _bootstrap(scratch), path
 
 
+def _short(path: Path, home: Path) -> Path:
+    """The notebook with its demonstrations' trainings shortened, outside Colab's working folder."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code" and short_demos.marked(cell):
+            cell["source"] = short_demos.shorten("".join(cell["source"]))
+    short = home / "notebooks" / path.parent.name / path.name
+    short.parent.mkdir(parents=True, exist_ok=True)
+    short.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    return short
+
+
+def test_only_the_demonstrations_train_briefly(tmp_path):
+    """Lessons 5 and 7 still train in their demonstrations, briefly; no other cell changes (lesson 5's graded
+    answers read the model its unmarked cell trains for 600 steps)."""
+    for path in SOLUTIONS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        short = json.loads(_short(path, tmp_path).read_text(encoding="utf-8"))
+        changed = [c for c, s in zip(nb["cells"], short["cells"]) if "".join(c["source"]) != "".join(s["source"])]
+        assert all(short_demos.marked(c) for c in changed), path
+        calls = [call for c in short["cells"] if short_demos.marked(c) for call in short_demos.calls(c["source"])]
+        assert all(f"steps={short_demos.STEPS}" in call for call in calls), (path, calls)
+        assert len(calls) == {"05_heads": 2, "07_positions": 1}.get(path.stem, 0), (path, calls)
+
+
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_solution_runs_on_colab_stack_from_its_bootstrap_cell(colab, path):
     python, env, script, home = colab
@@ -108,8 +137,8 @@ def test_solution_runs_on_colab_stack_from_its_bootstrap_cell(colab, path):
     work = home / "content"  # Colab's working folder: nothing of the course is importable from here
     work.mkdir(exist_ok=True)
     # This timeout and the cell timeout in RUN only guard against a hang, far above a run on a busy machine.
-    done = subprocess.run([str(python), str(script), str(path), str(work)], env=env, capture_output=True,
-                          text=True, timeout=3600)
+    done = subprocess.run([str(python), str(script), str(_short(path, home)), str(work)], env=env,
+                          capture_output=True, text=True, timeout=3600)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert "pip" in result["first_cell"] and GITHUB_URL in result["first_cell"]

@@ -7,7 +7,8 @@ The run with them is graded here, for the lessons that have marks only: the solu
 (`--run-demo-cells`), and each planted bug's submission (tests/bug_packs.py: a marked cell sees at most one bug
 of it) with the marked cells whose outcome can depend on a bug's cell.
 Lesson 7's five-model training, 25 s a notebook, runs for the 12 bugs of what it trains, not for all 34: a
-marked cell that reads nothing the bug changed runs as it does for the solution (issue 28).
+marked cell that reads nothing the bug changed runs as it does for the solution; and for a bug it trains for a
+few steps only, the solution's in full (tests/short_demos.py; issue 28).
 """
 import ast
 import json
@@ -21,6 +22,7 @@ import pytest
 from attn_grader.cell_names import parse
 from attn_grader.preprocessors.skip_demo_cells import _code
 import bug_packs
+import short_demos
 from classroom import MARKERS, course_skeleton, submission, submit
 from conftest import ROOT, class_bugs, class_lessons
 from grading_marks import check, depends_on
@@ -115,24 +117,17 @@ def demo_runs(stem: str) -> dict[str, list[int]]:
     return runs
 
 
-# A planted bug's demonstrations train for this many steps, not the lessons' 600: a bug reaches the training
-# through its first forward and backward pass, and what the property below could catch (a marked cell that leaves
-# state a graded cell reads, an error, a seed) does not wait for step 600. The solution's run trains in full.
-# Lessons 5 and 7 trained 26 bug notebooks for 20-28 s each: the critical path of `make test` (issue 28).
-BUG_STEPS = 8
-TRAIN_CALL = re.compile(r"(?<!def )\btrain\((\w+)")  # a call, not lesson 7's `def train(kind, …)`
-
-
 def with_cells_run(nb, stem: str, run: list[int]):
     """The submission with the marked cells in run changed, as a learner may change them: each `train(…)` call
-    shortened to BUG_STEPS steps, and a comment line. The grader runs a demonstration cell the learner changed
-    (SkipDemoCells), and skips the others as `make autograde` does."""
+    shortened (tests/short_demos.py: a bug reaches a training through its first steps), and a comment line. The
+    grader runs a demonstration cell the learner changed (SkipDemoCells), and skips the others as `make autograde`
+    does."""
     from attn_grader.preprocessors.skip_demo_cells import marked_sources
     marked = marked_sources(ROOT / "autograder" / "source" / f"{LESSONS[stem].assignment}-ja" / f"{stem}.ipynb")
     order = dict(zip(map(tuple, marked), DEMO[stem]))
     for cell in nb.cells:
         if cell.cell_type == "code" and order.get(tuple(_code(cell.source))) in run:
-            cell.source = TRAIN_CALL.sub(rf"train(\1, steps={BUG_STEPS}", cell.source)
+            cell.source = short_demos.shorten(cell.source)
             cell.source += "\n# run while grading (tests/test_grading_marks.py)"
     return nb
 
@@ -196,8 +191,8 @@ def test_bug_demonstrations_train_briefly_and_still_train():
         nb = with_cells_run(submission(LESSONS[stem].assignment, stem, "ja"), stem, DEMO[stem])
         sources = [c.source for c in nb.cells if c.cell_type == "code" and "# run while grading" in c.source]
         assert len(sources) == len(DEMO[stem]), stem
-        calls[stem] = [m.group(0) for s in sources for m in re.finditer(r"(?<!def )\btrain\([^)]*", s)]
-        assert all(f"steps={BUG_STEPS}" in call for call in calls[stem]), calls[stem]
+        calls[stem] = [call for s in sources for call in short_demos.calls(s)]
+        assert all(f"steps={short_demos.STEPS}" in call for call in calls[stem]), calls[stem]
     assert len(calls["05_heads"]) == 2 and len(calls["07_positions"]) == 1, calls
 
 
