@@ -24,19 +24,19 @@ MESSAGES = {
     },
     "hint_softmax_flat": {
         "ja": "どの行の重みもすべて同じ値（1/T_k）になっています。exp に入れる値が、行の中でみな同じになっていませんか（scores - scores など）。各行から引くのは、その行の最大値 scores.amax(dim=-1, keepdim=True) です。",
-        "ko": "모든 행의 가중치가 전부 같은 값(1/T_k)이 되었습니다. exp에 넣는 값이 행 안에서 모두 같아진 것 같습니다(scores - scores 등). 각 행에서 빼는 것은 그 행의 최댓값 scores.amax(dim=-1, keepdim=True)입니다.",
+        "ko": "어느 행에서든 가중치가 모두 같은 값(1/T_k)이 되었습니다. exp에 넣는 값이 행 안에서 모두 같아진 것 같습니다(scores - scores처럼). 각 행에서 빼야 하는 것은 그 행의 최댓값 scores.amax(dim=-1, keepdim=True)입니다.",
     },
     "hint_qk_not_projected": {
-        "ja": "Attention の中では、Q = self.W_q(x) と K = self.W_k(x) のように、どちらも射影してから attention に渡します（射影したあとの最後の軸は、どちらも d_k です）。片方が x のまま（最後の軸が埋め込み次元 E のまま）になっていませんか。",
+        "ja": "Attention の forward では、Q = self.W_q(x)、K = self.W_k(x) のように両方を射影してから attention に渡します（射影したあとの最後の軸は、どちらも d_k です）。片方を x のまま（最後の軸が埋め込み次元 E のまま）渡していませんか。",
         "ko": "Attention 안에서는 Q = self.W_q(x), K = self.W_k(x)처럼 둘 다 투영한 뒤 attention에 넘깁니다(투영한 뒤의 마지막 축은 둘 다 d_k입니다). 한쪽이 x 그대로(마지막 축이 임베딩 차원 E 그대로) 남아 있는 것 같습니다.",
     },
     "hint_v_not_projected": {
-        "ja": "W_o に入ったテンソルの最後の軸が、埋め込み次元 E のままです（W_o が受け取るのは d_k）。V = self.W_v(x) で射影せずに、x をそのまま V にしていませんか。",
-        "ko": "W_o에 들어간 텐서의 마지막 축이 임베딩 차원 E 그대로입니다(W_o가 받는 것은 d_k). V = self.W_v(x)로 투영하지 않고 x를 그대로 V로 쓴 것 같습니다.",
+        "ja": "W_o に入ったテンソルの最後の軸が、埋め込み次元 E のままです（W_o が受け取るのは、最後の軸が d_k のテンソルです）。V = self.W_v(x) と射影せずに、x をそのまま V にしていませんか。",
+        "ko": "W_o에 넣은 텐서의 마지막 축이 임베딩 차원 E 그대로입니다(W_o는 마지막 축이 d_k인 텐서를 받습니다). V = self.W_v(x)로 투영하지 않고 x를 그대로 V로 쓴 것 같습니다.",
     },
     "hint_attention_pair_order": {
-        "ja": "W_o に入ったテンソルの最後の軸が d_k ではありません。attention は (出力, 重み) の順で返すので、y, weights = attention(Q, K, V) の順で受け取り、W_o には1つ目の出力 y を渡します。",
-        "ko": "W_o에 들어간 텐서의 마지막 축이 d_k가 아닙니다. attention은 (출력, 가중치) 순서로 반환하므로 y, weights = attention(Q, K, V) 순서로 받고, W_o에는 첫 번째 출력 y를 넘깁니다.",
+        "ja": "W_o に入ったテンソルの最後の軸が d_k ではありません。attention は (出力, 重み) の順に返すので、y, weights = attention(Q, K, V) と受け取り、W_o には1つ目の戻り値 y を渡します。",
+        "ko": "W_o에 넣은 텐서의 마지막 축이 d_k가 아닙니다. attention은 (출력, 가중치) 순서로 반환하므로 y, weights = attention(Q, K, V)로 받고, W_o에는 첫 번째 반환값 y를 넘기세요.",
     },
     "hint_kv_swapped": {
         "ja": "K と V が入れ替わっていませんか。K = W_k(x)、V = W_v(x) で、重みは Q と K のスコアから求め、V にかけます（attention(Q, K, V) の順）。",

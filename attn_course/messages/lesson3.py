@@ -55,14 +55,14 @@ MESSAGES = {
     },
     "hint_padding_or": {
         "ja": "因果マスクとパディングマスクを | でつないでいませんか。| では、どちらか一方が True なら見てしまいます（未来のキーも、パディングのキーも）。キーを見てよいのは両方が True のときだけなので、keep & padding_keep(lengths, T)[:, None, None, :] のように & でつなぎます。",
-        "ko": "인과 마스크와 패딩 마스크를 |로 묶은 것 같습니다. |로 묶으면 둘 중 하나만 True여도 보게 됩니다(미래의 키도, 패딩 키도). 키를 볼 수 있는 것은 둘 다 True일 때뿐이므로 keep & padding_keep(lengths, T)[:, None, None, :]처럼 &로 묶습니다.",
+        "ko": "인과 마스크와 패딩 마스크를 |로 합친 것 같습니다. |로 합치면 둘 중 하나만 True여도 그 키를 보게 됩니다(미래의 키도, 패딩 키도). 키를 볼 수 있는 것은 둘 다 True일 때뿐이므로 keep & padding_keep(lengths, T)[:, None, None, :]처럼 &로 합칩니다.",
     },
     "hint_lengths_none": {
-        "ja": "lengths を渡さずに（lengths=None で）呼ぶと、None を使おうとしてエラーになりました。パディングマスクを作って keep と & をとるのは、lengths が渡されたときだけです（if lengths is not None:）。",
-        "ko": "lengths 없이(lengths=None으로) 호출했더니 None을 쓰려다가 오류가 났습니다. 패딩 마스크를 만들어 keep과 &를 취하는 것은 lengths가 주어졌을 때뿐입니다(if lengths is not None:).",
+        "ja": "lengths を渡さずに（lengths=None のまま）呼ぶとエラーになりました。None の lengths でパディングマスクを作ろうとしていませんか。パディングマスクを作って keep と & をとるのは、lengths が渡されたとき（if lengths is not None: の中）だけです。",
+        "ko": "lengths를 넘기지 않고(lengths=None) 호출하자 None을 그대로 쓰려다 오류가 났습니다. 패딩 마스크를 만들어 keep과 &를 취하는 것은 lengths가 주어졌을 때만입니다(if lengths is not None:).",
     },
     "hint_lengths_not_mask": {
-        "ja": "lengths は各系列の長さを並べた (B,) のテンソルで、マスクではありません。padding_keep(lengths, T) で (B, T) の bool マスクにしてから、[:, None, None, :] で (B, 1, 1, T) に広げます。",
+        "ja": "lengths をそのままマスクとして使っていませんか。lengths は各系列の長さを並べた (B,) の整数テンソルで、マスクではありません。padding_keep(lengths, T) で (B, T) の bool マスクにしてから、[:, None, None, :] で (B, 1, 1, T) に広げて keep と & をとります。",
         "ko": "lengths는 각 시퀀스의 길이를 늘어놓은 (B,) 텐서이지 마스크가 아닙니다. padding_keep(lengths, T)로 (B, T) bool 마스크를 만든 뒤 [:, None, None, :]로 (B, 1, 1, T)로 늘립니다.",
     },
     "hint_padding_broadcast": {

@@ -171,24 +171,24 @@ MESSAGES = {
         "ko": "cos과 sin이 뒤바뀌었습니다. q * cos + rotate_half(q) * sin에서 cos은 emb.cos(), sin은 emb.sin()입니다.",
     },
     "hint_rope_pair_order": {
-        "ja": "回した q と k が入れ替わっています。返すのは（回した q, 回した k）の順です。",
+        "ja": "回した q と k が入れ替わっています。返すのは (回した q, 回した k) の順です。",
         "ko": "돌린 q와 k가 뒤바뀌었습니다. 반환 순서는 (돌린 q, 돌린 k)입니다.",
     },
     "hint_rope_angles": {
         "ja": "各組 (i, i + D/2) は回っていますが、角度が違います。角度は位置と周波数の積 positions[:, None] * θ で、θ_i = base^(−2i/D) は base ** (-torch.arange(0, D, 2) / D) です。D で割るところが * D や // D になっていないか、位置を周波数で割っていないかを確かめてください。",
-        "ko": "각 쌍 (i, i + D/2)은 돌아가 있지만 각도가 틀렸습니다. 각도는 위치와 주파수의 곱 positions[:, None] * θ이고, θ_i = base^(−2i/D)는 base ** (-torch.arange(0, D, 2) / D)입니다. D로 나눌 곳이 * D나 // D로 되어 있지 않은지, 위치를 주파수로 나누지 않았는지 확인하세요.",
+        "ko": "각 쌍 (i, i + D/2)을 돌리기는 했지만 각도가 틀렸습니다. 각도는 위치와 주파수의 곱 positions[:, None] * θ이고, 주파수 θ_i = base^(−2i/D)는 코드로 base ** (-torch.arange(0, D, 2) / D)입니다. D로 나눠야 할 곳을 * D나 // D로 쓰지 않았는지, 위치를 주파수로 나누지 않았는지 확인하세요.",
     },
     "hint_rope_not_rotation": {
-        "ja": "回転になっていません。回転なら各組 (x[i], x[i + D/2]) の二乗和は変わりませんが、あなたの結果では変わっています。q * cos + rotate_half(q) * sin のとおり、cos と sin は emb.cos() と emb.sin() で、どちらも掛けます。rotate_half(x) は torch.cat([-x2, x1], dim=-1) です。",
-        "ko": "회전이 되지 않았습니다. 회전이라면 각 쌍 (x[i], x[i + D/2])의 제곱합이 변하지 않는데, 여러분의 결과에서는 변했습니다. q * cos + rotate_half(q) * sin처럼 cos과 sin은 emb.cos()와 emb.sin()이고 둘 다 곱합니다. rotate_half(x)는 torch.cat([-x2, x1], dim=-1)입니다.",
+        "ja": "回転になっていません。回転なら各組 (x[i], x[i + D/2]) の二乗和は変わりませんが、あなたの結果では変わっています。q * cos + rotate_half(q) * sin のとおり、q には emb.cos() を、rotate_half(q) には emb.sin() を掛けて足します。rotate_half(x) は、前半を x1、後半を x2 として torch.cat([-x2, x1], dim=-1) です。",
+        "ko": "회전이 되지 않았습니다. 회전이라면 각 쌍 (x[i], x[i + D/2])의 제곱합이 변하지 않아야 하는데, 여러분의 결과에서는 변했습니다. 식은 q * cos + rotate_half(q) * sin이고 cos = emb.cos(), sin = emb.sin()입니다. q에는 cos을, rotate_half(q)에는 sin을 곱해 더합니다. rotate_half(x)는 x1 = x[..., :D // 2], x2 = x[..., D // 2:]일 때 torch.cat([-x2, x1], dim=-1)입니다.",
     },
     "hint_rope_to": {
-        "ja": "positions.to(q.device, torch.float64) のように、.to にはデバイスを先、データ型をあとに渡します（positions.to(device=q.device, dtype=torch.float64) と名前で渡しても同じです）。",
-        "ko": "positions.to(q.device, torch.float64)처럼 .to에는 장치를 먼저, 자료형을 나중에 넘깁니다(positions.to(device=q.device, dtype=torch.float64)처럼 이름으로 넘겨도 같습니다).",
+        "ja": ".to に渡す引数の順番が逆になっていませんか。位置で渡すときはデバイスが先、データ型があとで、positions.to(q.device, torch.float64) と書きます（positions.to(device=q.device, dtype=torch.float64) のように名前で渡せば、順番は問いません）。",
+        "ko": ".to의 인자 순서가 바뀐 것 같습니다. 위치 인자로 넘길 때는 positions.to(q.device, torch.float64)처럼 장치를 먼저, 자료형을 나중에 넘기세요(positions.to(device=q.device, dtype=torch.float64)처럼 키워드 인자로 넘기면 순서와 상관없습니다).",
     },
     "hint_rope_half_index": {
         "ja": "スライスの端は整数です。D / 2 は float になるので、前半と後半は x[..., :D // 2] と x[..., D // 2:] のように // で分けます。",
-        "ko": "슬라이스의 끝은 정수여야 합니다. D / 2는 float가 되므로 앞쪽 절반과 뒤쪽 절반은 x[..., :D // 2]와 x[..., D // 2:]처럼 //로 나눕니다.",
+        "ko": "슬라이스의 경계는 정수여야 합니다. D / 2는 float가 되므로 x[..., :D // 2]와 x[..., D // 2:]처럼 D // 2로 앞쪽 절반과 뒤쪽 절반을 자르세요.",
     },
     "rope_dtype": {
         "ja": "float32 の q と k を渡したのに、返ってきたのは {got} です。",
@@ -283,28 +283,28 @@ MESSAGES = {
         "ko": "캐시가 있을 때의 호출에서 모양이 맞지 않습니다. 키뿐 아니라 밸류도 torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)처럼 이전 캐시와 시퀀스 축으로 이어 붙인 다음, 가중치와 밸류를 곱합니다.",
     },
     "hint_rope_cache_shapes": {
-        "ja": "キャッシュのない最初の呼び出しで、形状が合っていません。q, k, v は z.view(B, T_new, H, D).transpose(1, 2) で (B, H, T_new, D) に分けます。スコアは (B, H, T_new, T_past + T_new)、マスク keep は (T_new, T_past + T_new) です。",
-        "ko": "캐시가 없는 첫 호출에서 모양이 맞지 않습니다. q, k, v는 z.view(B, T_new, H, D).transpose(1, 2)로 (B, H, T_new, D)로 나눕니다. 점수는 (B, H, T_new, T_past + T_new), 마스크 keep은 (T_new, T_past + T_new)입니다.",
+        "ja": "キャッシュのない最初の呼び出しで、形状が合っていません。q, k, v は、c_attn の出力を split(E, dim=2) で分けたそれぞれを .view(B, T_new, H, D).transpose(1, 2) で (B, H, T_new, D) にしたものです。スコアは (B, H, T_new, T_past + T_new)、マスク keep は (T_new, T_past + T_new) です。",
+        "ko": "캐시가 없는 첫 호출에서 모양이 맞지 않습니다. attn.c_attn(x_new).split(E, dim=2)로 나눈 q, k, v는 각각 .view(B, T_new, H, D).transpose(1, 2)를 거쳐 (B, H, T_new, D)가 됩니다. 점수는 (B, H, T_new, T_past + T_new), 마스크 keep은 (T_new, T_past + T_new) 모양입니다.",
     },
     "hint_rope_cache_none": {
-        "ja": "キャッシュの扱いを確かめてください。最初の呼び出しでは cache は None です。T_past = 0 if cache is None else cache[0].size(2) は、キャッシュにあるトークンの数（整数）です。古いキャッシュとつなげるのは if cache is not None: の中だけです。",
-        "ko": "캐시를 다루는 부분을 확인하세요. 첫 호출에서는 cache가 None입니다. T_past = 0 if cache is None else cache[0].size(2)는 캐시에 있는 토큰 수(정수)입니다. 이전 캐시와 이어 붙이는 것은 if cache is not None: 안에서만 합니다.",
+        "ja": "cache が None のときの扱いを確かめてください。最初の呼び出しでは cache は None なので、cache[0] や torch.cat([cache[0], k], dim=2) は使えません。キャッシュにあるトークンの数 T_past は T_past = 0 if cache is None else cache[0].size(2) で求め、古いキャッシュとつなげるのは if cache is not None: の中だけにします。",
+        "ko": "캐시를 다루는 부분을 확인하세요. 첫 호출에서는 cache가 None입니다. T_past는 캐시에 있는 토큰 수(정수)로, T_past = 0 if cache is None else cache[0].size(2)로 구합니다. 이전 캐시와 이어 붙이는 일은 if cache is not None: 안에서만 합니다.",
     },
     "hint_rope_cache_unrotated": {
         "ja": "キャッシュに、回す前のキーを入れています。本文のとおり、キャッシュには回したあとのキーを入れます。回す前のキーを入れて毎回キャッシュ全体を回し直すと、出力は同じでも、1ステップごとに T_past 個のキーを回す手間がかかります。",
         "ko": "캐시에 돌리기 전의 키를 넣었습니다. 본문대로 캐시에는 돌린 뒤의 키를 넣습니다. 돌리기 전의 키를 넣고 매번 캐시 전체를 다시 돌리면, 출력은 같아도 스텝마다 T_past개의 키를 다시 돌리는 계산이 더 듭니다.",
     },
     "hint_rope_cache_qk_swapped": {
-        "ja": "クエリとキーが入れ替わっています。c_attn の出力は最初の E 個が Q、次の E 個が K、最後の E 個が V です（q, k, v = …split(E, dim=2)）。rope も (q, k) の順で受け取って返すので、q, k = rope(q, k, positions) と書きます。",
+        "ja": "クエリとキーが入れ替わっています。attn.c_attn(x_new) の出力の最後の軸は、最初の E 個が q、次の E 個が k、最後の E 個が v です（q, k, v = (…).split(E, dim=2) の順）。rope も (q, k) の順に受け取って返すので、q, k = rope(q, k, positions) と書きます。",
         "ko": "쿼리와 키가 뒤바뀌었습니다. c_attn의 출력은 처음 E개가 Q, 다음 E개가 K, 마지막 E개가 V입니다(q, k, v = …split(E, dim=2)). rope도 (q, k) 순서로 받고 반환하므로 q, k = rope(q, k, positions)로 씁니다.",
     },
     "hint_rope_cache_merge": {
-        "ja": "出力の値はそろっているのに、並び順が違います。ヘッドごとの出力 (B, H, T_new, D) を transpose(1, 2) で (B, T_new, H, D) にしてから .contiguous().view(B, T_new, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
-        "ko": "출력 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 (B, H, T_new, D)를 transpose(1, 2)로 (B, T_new, H, D)로 만든 뒤 .contiguous().view(B, T_new, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+        "ja": "出力には正しい値がすべて入っていますが、並び順が違います。ヘッドごとの出力 (B, H, T_new, D) を transpose(1, 2) で (B, T_new, H, D) にしてから .contiguous().view(B, T_new, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
+        "ko": "출력에 들어 있는 값은 맞지만 놓인 순서가 다릅니다. 헤드별 출력 (B, H, T_new, D)를 transpose(1, 2)로 (B, T_new, H, D)로 바꾼 뒤 .contiguous().view(B, T_new, E)로 헤드를 이어 붙입니다. transpose를 빠뜨리거나 엉뚱한 축끼리 바꾸면 값이 다른 자리에 들어갑니다.",
     },
     "hint_rope_cache_return_order": {
-        "ja": "返す順番が逆です。attend_rope_with_cache は (出力, キャッシュ) の順で、return attn.c_proj(y), (k, v) です。",
-        "ko": "반환 순서가 반대입니다. attend_rope_with_cache는 (출력, 캐시) 순서로 반환하며 return attn.c_proj(y), (k, v)입니다.",
+        "ja": "返す順番が逆です。attend_rope_with_cache は (出力, 新しいキャッシュ) の順に返すので、return attn.c_proj(y), (k, v) と書きます。",
+        "ko": "반환 순서가 반대입니다. attend_rope_with_cache는 (출력, 캐시) 순서로 반환합니다(return attn.c_proj(y), (k, v)).",
     },
     "cache_part_differs": {
         "ja": "{n} 個のトークンを渡したあとのキャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",
@@ -341,32 +341,32 @@ MESSAGES = {
         "ko": "나머지 H − n개의 기울기를 j = 1, 3, 5, …에서 가져왔습니다(그 값은 처음 n개와 같습니다). 2^(−8(j+1)/(2n))의 j = 0, 2, 4, …에서 가져옵니다.",
     },
     "hint_alibi_floor_div": {
-        "ja": "傾きの指数を // で割っています。// は小さいほうの整数に丸める割り算なので、−8(h+1)/n が整数にならないヘッドの数で傾きが変わります（−0.5 が −1 になります）。H = 4 や 6 では割り切れるので気づきませんが、H = 12 や 20 では違います。2 ** (-8 * (h + 1) / n) のように / で割ってください。",
-        "ko": "기울기의 지수를 //로 나눴습니다. //는 작은 쪽 정수로 내리는 나눗셈이라서, −8(h+1)/n이 정수가 아닌 헤드 수에서는 기울기가 달라집니다(−0.5가 −1이 됩니다). H = 4나 6에서는 나누어떨어져서 드러나지 않지만 H = 12나 20에서는 다릅니다. 2 ** (-8 * (h + 1) / n)처럼 /로 나누세요.",
+        "ja": "傾きの指数の計算に // を使っていませんか。// は割った結果を小さいほうの整数に切り捨てるので、指数 −8(h+1)/n や −8(j+1)/(2n) が整数にならないと傾きが変わります（−0.5 が −1 になります）。H = 4、6、8 では指数が整数になるので気づきませんが、H = 12 や 20 では違います。2 ** (-8 * (h + 1) / n) のように / で割ってください。",
+        "ko": "기울기의 지수를 //로 계산했습니다. //는 결과를 더 작은 정수로 내림하는 나눗셈이라서, 지수 −8(h+1)/n이나 −8(j+1)/(2n)이 정수가 아니면 기울기가 달라집니다(−0.5가 −1이 됩니다). H = 4나 6에서는 지수가 모두 정수라 드러나지 않지만 H = 12나 20에서는 다릅니다. 2 ** (-8 * (h + 1) / n)처럼 /로 나누세요.",
     },
     "hint_alibi_slopes_first": {
-        "ja": "バイアスの形 −m_h · (i − j) は合っていますが、最初の n 個の傾きが違います（n は H 以下で最大の 2 のべき乗）。傾きは m_h = 2^(−8(h+1)/n)、h = 0, 1, …, n − 1 で、2 ** (-8 * (h + 1) / n) と書きます。ヘッド 0 が 2^(−8/n) で、あとのヘッドは 2^(−8/n) 倍ずつ小さくなります。",
-        "ko": "편향의 꼴 −m_h · (i − j)는 맞지만 처음 n개의 기울기가 틀렸습니다(n은 H 이하에서 가장 큰 2의 거듭제곱). 기울기는 m_h = 2^(−8(h+1)/n), h = 0, 1, …, n − 1이고 2 ** (-8 * (h + 1) / n)으로 씁니다. 헤드 0이 2^(−8/n)이고, 뒤의 헤드는 2^(−8/n)배씩 작아집니다.",
+        "ja": "バイアスが −m_h · (i − j) の式になっている点は合っていますが、最初の n 個の傾きが違います（n は H 以下で最大の 2 のべき乗）。傾きは m_h = 2^(−8(h+1)/n)（h = 0, 1, …, n − 1）で、2 ** (-8 * (h + 1) / n) と書きます。ヘッド 0 の傾きは 2^(−8/n) で、ヘッドが1つ進むごとに 2^(−8/n) 倍になります。",
+        "ko": "편향의 꼴 −m_h · (i − j)는 맞지만 처음 n개의 기울기가 틀렸습니다(n은 H 이하에서 가장 큰 2의 거듭제곱). 기울기는 m_h = 2^(−8(h+1)/n), h = 0, 1, …, n − 1이고 2 ** (-8 * (h + 1) / n)으로 씁니다. 헤드 0이 2^(−8/n)이고, 헤드가 하나 뒤로 갈 때마다 2^(−8/n)이 한 번 더 곱해집니다.",
     },
     "hint_alibi_slopes_rest": {
         "ja": "最初の n 個の傾きは合っていますが、残りの H − n 個が違います。残りは 2n 個ぶんの式 2^(−8(j+1)/(2n)) の j = 0, 2, 4, … 番目で、2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2) と書きます。",
         "ko": "처음 n개의 기울기는 맞지만 나머지 H − n개가 틀렸습니다. 나머지는 2n개짜리 식 2^(−8(j+1)/(2n))의 j = 0, 2, 4, …번째이고, 2 ** (-8 * (j + 1) / (2 * n)) for j in range(0, 2 * (n_head - n), 2)로 씁니다.",
     },
     "hint_alibi_distance": {
-        "ja": "バイアスが、傾きに距離を掛けた −m_h · (i − j) になっていません。距離は i[:, None] − i[None, :] の引き算で、i = j（対角）では 0、キーが 1 つ前になるごとに 1 増えます。これに傾きを掛けます（割りません）。",
-        "ko": "편향이 기울기에 거리를 곱한 −m_h · (i − j)가 아닙니다. 거리는 i[:, None] − i[None, :]의 뺄셈으로, i = j(대각선)에서는 0이고 키가 하나 앞으로 갈 때마다 1씩 커집니다. 여기에 기울기를 곱합니다(나누지 않습니다).",
+        "ja": "バイアスが、傾きに距離を掛けた −m_h · (i − j) になっていません。距離 i − j は、i = torch.arange(T) として i[:, None] - i[None, :] で作ります。対角線上（クエリとキーが同じ位置）では 0 で、キーが1つ前になるごとに 1 増えます。これに傾きを掛けます（割るのではありません）。",
+        "ko": "편향이 기울기에 거리를 곱한 −m_h · (i − j)가 아닙니다. 거리는 i = torch.arange(T)로 두고 i[:, None] - i[None, :]로 구합니다. 대각선(i = j)에서 0이고, 키가 한 칸 앞으로 갈 때마다 1씩 커집니다. 여기에 기울기를 곱합니다(나누지 않습니다).",
     },
     "hint_alibi_count": {
         "ja": "傾きが H 個になっていません。H 以下で最大の 2 のべき乗 n について最初の n 個を作り、残りの H − n 個を range(0, 2 * (n_head - n), 2) の j から作ると、合わせて H 個です（H = 6 なら n = 4 で、残りは j = 0, 2 の 2 個）。H が 2 のべき乗なら H − n = 0 で、残りはありません。",
         "ko": "기울기가 H개가 아닙니다. H 이하에서 가장 큰 2의 거듭제곱 n에 대해 처음 n개를 만들고, 나머지 H − n개를 range(0, 2 * (n_head - n), 2)의 j로 만들면 모두 H개입니다(H = 6이면 n = 4이고, 나머지는 j = 0, 2의 2개). H가 2의 거듭제곱이면 H − n = 0이라 나머지는 없습니다.",
     },
     "hint_alibi_largest_power": {
-        "ja": "n が整数になっていません。math.log2 は float を返すので、2 ** math.log2(n_head) は H そのもの（の float）です。n = 2 ** math.floor(math.log2(n_head)) のように、指数を math.floor で整数にしてから 2 のべき乗をとります（H = 6 なら n = 4）。",
-        "ko": "n이 정수가 아닙니다. math.log2는 float를 반환하므로 2 ** math.log2(n_head)는 H 자신(의 float)입니다. n = 2 ** math.floor(math.log2(n_head))처럼 지수를 math.floor로 정수로 만든 뒤 2의 거듭제곱을 구합니다(H = 6이면 n = 4).",
+        "ja": "n が H 以下で最大の 2 のべき乗になっていません。math.log2 は float を返すので、2 ** math.log2(n_head) はほぼ H そのもの（しかも float）です。n = 2 ** math.floor(math.log2(n_head)) のように、指数を math.floor で整数に切り捨ててから 2 のべき乗をとります（H = 6 なら n = 4）。",
+        "ko": "n이 H 이하에서 가장 큰 2의 거듭제곱이 아닙니다. math.log2는 float를 반환하므로 2 ** math.log2(n_head)는 H를 float로 되돌린 값(H = 6이면 6.0 안팎)일 뿐입니다. n = 2 ** math.floor(math.log2(n_head))처럼 지수를 math.floor로 내림해 정수로 만든 뒤 2의 거듭제곱을 구하세요(H = 6이면 n = 4).",
     },
     "hint_alibi_broadcast": {
-        "ja": "傾きと距離がブロードキャストで (H, T, T) になっていません。傾き m は m[:, None, None] で (H, 1, 1) に、距離は i[:, None] − i[None, :] で (T, T) にすると、掛けた結果が (H, T, T) になります。",
-        "ko": "기울기와 거리가 브로드캐스트로 (H, T, T)가 되지 않습니다. 기울기 m은 m[:, None, None]으로 (H, 1, 1), 거리는 i[:, None] − i[None, :]로 (T, T)로 만들면 곱한 결과가 (H, T, T)가 됩니다.",
+        "ja": "傾きと距離を掛けた結果が (H, T, T) になっていません。傾き m (H,) は m[:, None, None] で (H, 1, 1) に、距離は i[:, None] - i[None, :] で (T, T) にすると、ブロードキャストで積が (H, T, T) になります。",
+        "ko": "기울기와 거리를 곱한 결과가 브로드캐스트로 (H, T, T)가 되지 않습니다. 기울기 m은 m[:, None, None]으로 (H, 1, 1)로, 거리는 i[:, None] - i[None, :]로 (T, T)로 만들면 둘을 곱한 결과가 (H, T, T)가 됩니다.",
     },
     "alibi_dtype": {
         "ja": "バイアスのデータ型が float32 ではありません（いまは {got}）。",
@@ -435,24 +435,24 @@ MESSAGES = {
         "ko": "가중치는 맞고 출력만 다릅니다. 헤드를 다시 이어 붙인 (B, T_q, E)를 그대로 반환한 것 같습니다. 마지막에 self.out_proj를 거쳐야 합니다(return self.out_proj(y), weights).",
     },
     "hint_cross_in_proj": {
-        "ja": "射影を1つ通していません。q = self.q_proj(x)、k = self.k_proj(memory)、v = self.v_proj(memory) のように、x と memory はそれぞれの射影を通してからヘッドに分けます。",
-        "ko": "투영 하나를 거치지 않았습니다. q = self.q_proj(x), k = self.k_proj(memory), v = self.v_proj(memory)처럼 x와 memory는 각각의 투영을 거친 뒤 헤드로 나눕니다.",
+        "ja": "射影のどれか1つを通さずに、x や memory をそのまま使っていませんか。q = self.q_proj(x)、k = self.k_proj(memory)、v = self.v_proj(memory) のように、それぞれ射影を通してからヘッドに分けます。",
+        "ko": "투영 하나를 빠뜨린 것 같습니다. q = self.q_proj(x), k = self.k_proj(memory), v = self.v_proj(memory)처럼 q, k, v는 모두 각자의 투영을 거친 뒤 헤드로 나눕니다.",
     },
     "hint_cross_view": {
-        "ja": "メモリ上で連続していないテンソルに view を呼んでいます。ヘッドに分けるときは view(B, T_k, H, D) が先で transpose(1, 2) があとです（self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)）。ヘッドをつなぎ直すときは、transpose(1, 2) のあとに .contiguous() を入れてから view(B, T_q, E) にします。",
-        "ko": "메모리에서 연속적이지 않은 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저이고 transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)로 바꿉니다.",
+        "ja": "要素が連続して並んでいない（contiguous でない）テンソルに view を使っています。ヘッドに分けるときは view(B, T_k, H, D) が先で transpose(1, 2) があとです（self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)）。ヘッドをつなぎ直すときは、transpose(1, 2) のあとに .contiguous() を入れてから view(B, T_q, E) にします。",
+        "ko": "메모리상에서 원소가 연속으로 놓이지 않은(contiguous가 아닌) 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저, transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)를 호출합니다.",
     },
     "hint_cross_merge": {
-        "ja": "重みは正しく、出力は値はそろっているのに並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
-        "ko": "가중치는 맞고, 출력은 값은 다 있는데 순서가 틀렸습니다. 헤드별 출력 weights @ v는 (B, H, T_q, D)이므로 transpose(1, 2)로 (B, T_q, H, D)로 만든 뒤 .contiguous().view(B, T_q, E)로 헤드를 이어 붙입니다. transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+        "ja": "重みは正しく、出力にも正しい値がすべて入っていますが、並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
+        "ko": "가중치는 맞습니다. 출력도 들어 있는 값은 맞지만 놓인 순서가 다릅니다. 헤드별 출력 weights @ v는 (B, H, T_q, D)이므로 transpose(1, 2)로 (B, T_q, H, D)로 바꾼 뒤 .contiguous().view(B, T_q, E)로 헤드를 이어 붙입니다. transpose를 빠뜨리거나 엉뚱한 축끼리 바꾸면 값이 다른 자리에 들어갑니다.",
     },
     "hint_cross_expect_tokens": {
-        "ja": "正しい入力なのに、forward の最初の入力チェックが失敗しました。course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) は、テンソルが先で埋め込み次元があとです。__init__ で self.embed_dim = embed_dim としているか（n_head や head_dim と取り違えていないか）も確かめてください。",
-        "ko": "올바른 입력인데 forward 처음의 입력 검사가 실패했습니다. course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim = embed_dim으로 정했는지(n_head나 head_dim과 바뀌지 않았는지)도 확인하세요.",
+        "ja": "正しい入力を渡したのに、forward の最初の course.expect_tokens がエラーを出しました。course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) は、テンソルが先で埋め込み次元があとです。__init__ で self.embed_dim = embed_dim としているか（n_head や head_dim と取り違えていないか）も確かめてください。",
+        "ko": "올바른 입력을 넣었는데 forward 첫머리의 입력 검사에서 오류가 났습니다. course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim = embed_dim으로 저장했는지(n_head나 head_dim과 뒤바뀌지 않았는지)도 확인하세요.",
     },
     "hint_cross_attributes": {
-        "ja": "forward が使う属性が __init__ で設定されていません（別の名前に入れていませんか）。self.embed_dim, self.n_head = embed_dim, n_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) です。",
-        "ko": "forward가 쓰는 속성이 __init__에서 정해지지 않았습니다(다른 이름에 넣지 않았는지 확인하세요). self.embed_dim, self.n_head = embed_dim, n_head와 self.head_dim = course.resolve_head_dim(embed_dim, n_head)입니다.",
+        "ja": "forward が使う属性が __init__ で設定されていません（別の名前にしていませんか）。__init__ で self.embed_dim, self.n_head = embed_dim, n_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) を設定してください。",
+        "ko": "forward에서 쓰는 속성이 __init__에서 설정되지 않았습니다(다른 이름으로 저장하지 않았는지 확인하세요). __init__에서 self.embed_dim, self.n_head = embed_dim, n_head와 self.head_dim = course.resolve_head_dim(embed_dim, n_head)로 저장하세요.",
     },
     "hint_cross_head_dim": {
         "ja": "CrossAttention({e}, {h}) で、コースのエラー（ValueError）が出ませんでした。E = {e} は H = {h} で割り切れないので、head_dim を決められません。__init__ で self.head_dim = course.resolve_head_dim(embed_dim, n_head) としてください（embed_dim // n_head では、割り切れなくても黙って切り捨てられます）。",
