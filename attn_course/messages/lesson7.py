@@ -440,7 +440,7 @@ MESSAGES = {
     },
     "hint_cross_view": {
         "ja": "要素が連続して並んでいない（contiguous でない）テンソルに view を使っています。ヘッドに分けるときは view(B, T_k, H, D) が先で transpose(1, 2) があとです（self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)）。ヘッドをつなぎ直すときは、transpose(1, 2) のあとに .contiguous() を入れてから view(B, T_q, E) にします。",
-        "ko": "메모리상에서 원소가 연속으로 놓이지 않은(contiguous가 아닌) 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저, transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)를 호출합니다.",
+        "ko": "원소가 연속으로 놓이지 않은(contiguous가 아닌) 텐서에 view를 호출했습니다. 헤드로 나눌 때는 view(B, T_k, H, D)가 먼저, transpose(1, 2)가 나중입니다(self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)). 헤드를 다시 이어 붙일 때는 transpose(1, 2) 뒤에 .contiguous()를 넣은 다음 view(B, T_q, E)를 호출합니다.",
     },
     "hint_cross_merge": {
         "ja": "重みは正しく、出力にも正しい値がすべて入っていますが、並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T_q, D) なので、transpose(1, 2) で (B, T_q, H, D) にしてから .contiguous().view(B, T_q, E) でヘッドをつなげます。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
@@ -448,7 +448,7 @@ MESSAGES = {
     },
     "hint_cross_expect_tokens": {
         "ja": "正しい入力を渡したのに、forward の最初の course.expect_tokens がエラーを出しました。course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) は、テンソルが先で埋め込み次元があとです。__init__ で self.embed_dim = embed_dim としているか（n_head や head_dim と取り違えていないか）も確かめてください。",
-        "ko": "올바른 입력을 넣었는데 forward 첫머리의 입력 검사에서 오류가 났습니다. course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim = embed_dim으로 저장했는지(n_head나 head_dim과 뒤바뀌지 않았는지)도 확인하세요.",
+        "ko": "올바른 입력을 넣었는데 forward 첫머리의 course.expect_tokens에서 오류가 났습니다. course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim = embed_dim으로 저장했는지(n_head나 head_dim과 뒤바뀌지 않았는지)도 확인하세요.",
     },
     "hint_cross_attributes": {
         "ja": "forward が使う属性が __init__ で設定されていません（別の名前にしていませんか）。__init__ で self.embed_dim, self.n_head = embed_dim, n_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) を設定してください。",
