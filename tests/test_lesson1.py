@@ -342,3 +342,15 @@ BUGS = {
                            "    d_k = Q.size(-1)\n    import warnings; warnings.warn('harmless')\n", set(),
                            "solution that prints a warning on stderr"),
 }
+
+
+def test_what_the_visible_check_tries_the_grader_tries_too(ref, lang):
+    """make mutants found these "equivalent": right on the grader's inputs, wrong on the visible check's, so they
+    lost nothing in grading. The grader now tries what the check tries: rows far apart, and one batch axis."""
+    global_max = lambda s: (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(s - s.max()))  # noqa: E731
+    fails_with(checks.check_softmax, global_max, "hint_softmax_overflow")
+    assert hint_of(fails(probes.softmax_last, global_max))[0] == "hint_softmax_overflow"
+    four_d_only = lambda Q, K: Q @ K.transpose(2, -1) / math.sqrt(Q.size(-1))  # noqa: E731
+    with pytest.raises(checks.CheckFailed):
+        checks.check_attention_scores(four_d_only)
+    fails(probes.attention_scores, four_d_only)

@@ -361,3 +361,11 @@ BUGS = {
     "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
                              "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
 }
+
+
+def test_padding_keep_on_the_inputs_device_is_graded(ref, lang):
+    """make mutants: padding_keep without device= passed the grader (CPU inputs only) and failed the visible
+    check (the meta device). The grader tries the meta device too, and names the same cause."""
+    on_cpu = lambda n, T: torch.arange(T) < n[:, None]  # noqa: E731
+    fails_with(checks.check_padding_keep, on_cpu, "hint_mask_device")
+    assert hint_of(fails(probes.padding_keep, on_cpu))[0] == "hint_mask_device"

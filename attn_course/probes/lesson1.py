@@ -1,4 +1,6 @@
 """Lesson 1's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import torch
+
 from . import probe
 from .cases import function_cases, module_cases, scalar
 
@@ -12,7 +14,9 @@ def qkv_inputs(draws, case, dtype, with_v=True, batch_axes=2):
 
 
 def qk_inputs(draws, case, dtype):
-    return qkv_inputs(draws, case, dtype, with_v=False)
+    # The gradient case has one batch axis, as the visible check's: transpose(2, -1) is transpose(-2, -1) only
+    # for 4-D input, and the text asks for any number of batch axes.
+    return qkv_inputs(draws, case, dtype, with_v=False, batch_axes=1 if case == "grad" else 2)
 
 
 def one_batch_axis(draws, case, dtype):
@@ -20,9 +24,11 @@ def one_batch_axis(draws, case, dtype):
 
 
 def large_scores(draws, case, dtype):
-    # Rows around +800: exp overflows even in float64 unless each row's max is subtracted first.
+    # Rows around +800 and rows around -800: exp overflows even in float64 unless a max is subtracted first, and
+    # only each row's own max keeps the low rows from 0 / 0 (one max over the whole tensor does not).
     b, tq, tk = draws.sizes(f"{case}.sizes", 3)
-    return (draws.randn(f"{case}.scores", b, tq, tk, scale=5.0).add(800.0).to(dtype),)
+    offset = torch.where(torch.arange(tq) % 2 == 0, 800.0, -800.0)[None, :, None]
+    return (draws.randn(f"{case}.scores", b, tq, tk, scale=5.0).add(offset).to(dtype),)
 
 
 def module_args(draws):

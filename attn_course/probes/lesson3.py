@@ -62,7 +62,10 @@ def apply_mask(rec, fn):
 
 @probe("lesson3.padding_keep")
 def padding_keep(rec, fn):
-    rec.put("keep", rec.call("padding_keep", fn, *padding_inputs(rec)))
+    lengths, T = padding_inputs(rec)
+    rec.put("keep", rec.call("padding_keep", fn, lengths, T))
+    # The meta device stands in for a GPU, as the visible check's: the mask follows lengths' device.
+    rec.put("meta", rec.call("padding_keep(lengths.to('meta'), T)", fn, lengths.to("meta"), T))
 
 
 @probe("lesson3.mha_mask_to_sdpa")
