@@ -62,6 +62,18 @@ def factor_hint(got, want: int, sizes: dict):
     return None
 
 
+def divided_fits(got, want: int, sizes: dict) -> list:
+    """The sizes whose square is want / got, for a float count not the count: each is a `/` where its `*` belongs
+    (`2 * B * H * T / D`: 1 / D too many, one D too few). Those that fit are named in sizes' order."""
+    if isinstance(got, bool) or not isinstance(got, float) or not math.isfinite(got) or got <= 0 or got == want:
+        return []
+    return [n for n, s in sizes.items() if s > 1 and abs(want / got - s * s) <= 1e-9 * s * s]
+
+
+def divided_hint(fits):
+    return ("hint_count_divided", (("factor", fits[0]),)) if fits else None
+
+
 def flops_sizes_named(B_, T_, E_, H_) -> dict:
     return {"2": 2, "3": 3, "B": B_, "T": T_, "H": H_, "D": E_ // H_, "E": E_}
 
@@ -78,22 +90,46 @@ def check_attention_flops(fn) -> None:
     for key, want in right.items():
         value = got[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and value == want):
-            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__))
+            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__),
+                              t("hint_count_float") if isinstance(value, float) else None)
         if value != want:   # a float that is not the count either: the formula is the mistake, not the division
             hint = next((k for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
+            hint = hint or divided_hint(divided_fits(value, want, flops_sizes_named(B, T, E_, H)))
             hint = hint or factor_hint(value, want, flops_sizes_named(B, T, E_, H))
             raise CheckFailed(t("flops_differs", step=key, got=value, want=want,
                                 sizes=f"B={B}, T={T}, E={E_}, H={H}"), say(hint))
     passed(name)
 
 
+KV_NAMES = ("n_layer", "batch", "T", "n_kv_head", "head_dim")
+
+
+def kv_type_hint(cases):
+    """The hint for counts that are no int, from [(sizes, dtype, got)] (the check's two dtypes, the grader's four):
+    a tensor (torch.empty's, without .element_size()), a `/` where a `*` belongs (the size every wrong float is
+    divided by twice over: one dtype's sizes can tie), or a float that is the count (a `/` that divides exactly)."""
+    fits, exact = None, False
+    for sizes, dtype, got in cases:
+        if isinstance(got, torch.Tensor):
+            return "hint_kv_tensor"
+        want = 2 * math.prod(sizes) * dtype_bytes(dtype)
+        exact = exact or (isinstance(got, float) and got == want)
+        if isinstance(got, float) and got != want:
+            named = dict(zip(KV_NAMES, sizes)) | {"element_size()": dtype_bytes(dtype)}
+            found = divided_fits(got, want, named)
+            fits = found if fits is None else [n for n in fits if n in found]
+    return divided_hint(fits) or ("hint_count_float" if exact and fits is None else None)
+
+
 def check_kv_cache_bytes(fn) -> None:
     name = "kv_cache_bytes"
     sizes = dict(n_layer=4, batch=3, T=11, n_kv_head=2, head_dim=5)
-    for dtype in (torch.float16, torch.float32):
-        got = run(name, fn, *sizes.values(), dtype)
+    dtypes = (torch.float16, torch.float32)
+    results = [run(name, fn, *sizes.values(), dtype) for dtype in dtypes]
+    for dtype, got in zip(dtypes, results):
         if isinstance(got, bool) or not isinstance(got, int):
-            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+            hint = kv_type_hint([(tuple(sizes.values()), d, g) for d, g in zip(dtypes, results)])
+            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__), say(hint))
         elements = 2 * math.prod(sizes.values())
         want = elements * dtype_bytes(dtype)
         if got != want:

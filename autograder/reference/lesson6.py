@@ -95,14 +95,19 @@ def _flops_bug(res):
     """The visible check's rule (a wrong step's value equals that step in a bug's counts, else a factor of the
     sizes explains it), kept to the causes that explain every wrong step of all three sizes: with H = 2,
     "one head" and "multiply-adds" give the same scores."""
-    candidates = None
+    candidates, floats = None, False
     for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
         got, variants = res[f"flops.{i}"], checks.flops_variants(b, t, h * d, h)
         for key, want in variants[None].items():
             value = got.get(key) if isinstance(got, dict) else None
+            floats = floats or (isinstance(value, float) and value == want)   # the check's flops_not_int
             if value != want:
-                fits = [k for k, v in variants.items() if k and v[key] == value] + _factors(value, want, b, t, h * d, h)
+                divided = checks.divided_fits(value, want, checks.flops_sizes_named(b, t, h * d, h))
+                fits = ([k for k, v in variants.items() if k and v[key] == value]
+                        + [checks.divided_hint([n]) for n in divided] + _factors(value, want, b, t, h * d, h))
                 candidates = fits if candidates is None else [k for k in candidates if k in fits]
+    if floats and candidates is None:   # every step the count, some of them floats: a `/` that divides exactly
+        return "hint_count_float"
     if not candidates:
         return None
     hint = candidates[0]
@@ -125,6 +130,10 @@ def _factors(value, want, *sizes):
 
 
 def _kv_bug(res):
+    cases = [(sizes, dtype, res[f"bytes.{dtype}"]) for *sizes, dtype in probe.kv_sizes(res)]
+    if any(isinstance(got, bool) or not isinstance(got, int) for _, _, got in cases):   # as the check, first
+        hint = checks.kv_type_hint(cases)
+        return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     # float16 first, as in the visible check: "keys only" and "2 bytes whatever the dtype" only part there.
     for *sizes, dtype in sorted(probe.kv_sizes(res), key=lambda s: s[-1] != torch.float16):
         got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
