@@ -123,7 +123,7 @@ def test_tiled_attention_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_tiled_attention, _tiled(sum_blocks=True), "hint_tiled_sum")
     fails_with(checks.check_tiled_attention, _tiled(rescale=False), "hint_tiled_rescale")
     fails_with(checks.check_tiled_attention, _tiled(normalize=False), "hint_tiled_normalize")
-    fails_with(checks.check_tiled_attention, _tiled(tail=False), "hint_tiled_tail")
+    fails_with(checks.check_tiled_attention, _tiled(tail=False), "hint_tiled_tail", end=7, T=11)
     fails_with(checks.check_tiled_attention, _tiled(causal_mask=False), "hint_causal_6")
     sdpa = lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
     fails_with(checks.check_tiled_attention, sdpa, "hint_from_scratch", name="tiled_attention")
@@ -373,6 +373,17 @@ BUGS = {
                                 "D = E / H: every count right, but a float"),
     "kv_tensor_element": Bug("ex4_kv_cache_bytes", ".element_size()", "", {"ex4_kv_cache_bytes_tests"},
                              "KV bytes times the tensor torch.empty((), dtype) itself, not its element_size()"),
+    # Issue 29's second round on lesson 6 (make mutants): one per new kind of mistake the check and the grader name.
+    "tiled_kv_swapped": Bug("ex2_tiled_attention",
+                            "kb, vb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
+                            "vb, kb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
+                            {"ex2_tiled_attention_tests"}, "tiling with the key and value blocks swapped"),
+    "tiled_scale_d": Bug("ex2_tiled_attention", "s = q @ kb.transpose(-2, -1) / math.sqrt(D)",
+                         "s = q @ kb.transpose(-2, -1) / D", {"ex2_tiled_attention_tests"}, "tiling with scores over D, not √D"),
+    "gqa_q_not_projected": Bug("ex3_gqa", "q = self.q_proj(x).view(B, T, H, D).transpose(1, 2)",
+                               "q = x.view(B, T, H, D).transpose(1, 2)", {"ex3_gqa_tests"}, "GQA with q from x, not q_proj(x)"),
+    "cache_returns_swapped": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)", "return (k, v), attn.c_proj(y)",
+                                 {"ex5_attend_with_cache_tests"}, "cache returned as (cache, output)"),
     "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
                                {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
 }
