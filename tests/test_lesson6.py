@@ -32,6 +32,18 @@ def _flops(mac=1, heads=True, qkv=3, batch=True):
     return attention_flops
 
 
+def _flops_float_d(B, T, E, H):
+    D = E / H   # a float D: every count right, but a float
+    return {"qkv": 2 * B * T * E * 3 * E, "scores": 2 * B * H * T * T * D, "weighted_sum": 2 * B * H * T * T * D,
+            "out_proj": 2 * B * T * E * E}
+
+
+def _flops_divided_by_d(B, T, E, H):
+    D = E // H
+    return {"qkv": 2 * B * T * E * 3 * E, "scores": 2 * B * H * T * T / D, "weighted_sum": 2 * B * H * T * T * D,
+            "out_proj": 2 * B * T * E * E}
+
+
 def test_attention_flops_bugs_get_their_hints(lang, ref):
     checks.check_attention_flops(ref.attention_flops)
     checks.check_attention_flops(_flops())
@@ -41,6 +53,9 @@ def test_attention_flops_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_attention_flops, _flops(batch=False), "hint_flops_batch")
     with pytest.raises(checks.CheckFailed):  # floats are not counts
         checks.check_attention_flops(lambda *a: {k: float(v) for k, v in ref.attention_flops(*a).items()})
+    fails_with(checks.check_attention_flops, _flops_float_d, "hint_count_float")
+    failure = fails_with(checks.check_attention_flops, _flops_divided_by_d, "hint_count_divided", factor="D")
+    assert "1/(D·D)" in str(failure)
     with pytest.raises(checks.CheckFailed):
         checks.check_attention_flops(lambda *a: sum(ref.attention_flops(*a).values()))
 
@@ -53,6 +68,24 @@ def test_kv_cache_bytes_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * B * T * G * D * size(dt), "hint_kv_layers")
     fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 8 * L * B * T * G * D, "hint_kv_dtype")
     fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 4 * L * B * T * G * D, "hint_kv_dtype")
+    # A / where a * belongs: named by the size divided (at float16 element_size() ties with n_kv_head = 2).
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * L * B * T * G * D / size(dt),
+               "hint_count_divided", factor="element_size()")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * L * B * T / G * D * size(dt),
+               "hint_count_divided", factor="n_kv_head")
+    fails_with(checks.check_kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * L * B * T * G * D * torch.empty((), dtype=dt),
+               "hint_kv_tensor")
+
+
+def test_hidden_names_counts_that_are_no_int(ref):
+    """The grader names a float or a tensor count as the check does (make mutants: both said only "not an int")."""
+    size = lambda dtype: torch.empty((), dtype=dtype).element_size()  # noqa: E731
+    assert fails(probes.attention_flops, _flops_float_d).hint == "hint_count_float"
+    assert fails(probes.attention_flops, _flops_divided_by_d).hint == ("hint_count_divided", {"factor": "D"})
+    assert fails(probes.kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * L * B * T * G * D / size(dt)).hint == \
+        ("hint_count_divided", {"factor": "element_size()"})
+    assert fails(probes.kv_cache_bytes, lambda L, B, T, G, D, dt: 2 * L * B * T * G * D * torch.empty((), dtype=dt)
+                 ).hint == "hint_kv_tensor"
 
 
 def _tiled(rescale=True, normalize=True, tail=True, sum_blocks=False, causal_mask=True):
@@ -90,7 +123,7 @@ def test_tiled_attention_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_tiled_attention, _tiled(sum_blocks=True), "hint_tiled_sum")
     fails_with(checks.check_tiled_attention, _tiled(rescale=False), "hint_tiled_rescale")
     fails_with(checks.check_tiled_attention, _tiled(normalize=False), "hint_tiled_normalize")
-    fails_with(checks.check_tiled_attention, _tiled(tail=False), "hint_tiled_tail")
+    fails_with(checks.check_tiled_attention, _tiled(tail=False), "hint_tiled_tail", end=7, T=11)
     fails_with(checks.check_tiled_attention, _tiled(causal_mask=False), "hint_causal_6")
     sdpa = lambda q, k, v, b, causal=False: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
     fails_with(checks.check_tiled_attention, sdpa, "hint_from_scratch", name="tiled_attention")
@@ -336,6 +369,21 @@ BUGS = {
                                    {"ex5_attend_with_cache_tests"}, "cache mask fills the kept keys"),
     "cache_additive_nan": Bug("ex5_attend_with_cache", '.masked_fill(~keep, float("-inf"))', ' + (~keep) * float("-inf")',
                               {"ex5_attend_with_cache_tests"}, "cache mask added as `(~keep) * -inf`: 0 × −∞ = NaN"),
+    "flops_float_head_dim": Bug("ex1_attention_flops", "D = E // H", "D = E / H", {"ex1_attention_flops_tests"},
+                                "D = E / H: every count right, but a float"),
+    "kv_tensor_element": Bug("ex4_kv_cache_bytes", ".element_size()", "", {"ex4_kv_cache_bytes_tests"},
+                             "KV bytes times the tensor torch.empty((), dtype) itself, not its element_size()"),
+    # Issue 29's second round on lesson 6 (make mutants): one per new kind of mistake the check and the grader name.
+    "tiled_kv_swapped": Bug("ex2_tiled_attention",
+                            "kb, vb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
+                            "vb, kb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
+                            {"ex2_tiled_attention_tests"}, "tiling with the key and value blocks swapped"),
+    "tiled_scale_d": Bug("ex2_tiled_attention", "s = q @ kb.transpose(-2, -1) / math.sqrt(D)",
+                         "s = q @ kb.transpose(-2, -1) / D", {"ex2_tiled_attention_tests"}, "tiling with scores over D, not √D"),
+    "gqa_q_not_projected": Bug("ex3_gqa", "q = self.q_proj(x).view(B, T, H, D).transpose(1, 2)",
+                               "q = x.view(B, T, H, D).transpose(1, 2)", {"ex3_gqa_tests"}, "GQA with q from x, not q_proj(x)"),
+    "cache_returns_swapped": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)", "return (k, v), attn.c_proj(y)",
+                                 {"ex5_attend_with_cache_tests"}, "cache returned as (cache, output)"),
     "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
                                {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
 }

@@ -106,7 +106,10 @@ SAMPLE = {
                  "ex3_gqa:L5:swap_args:arguments 1 and 2 swapped": "caught_hint",  # the grader named "transpose K"
                  "ex5_attend_with_cache:L8:swap_args:operands of - swapped": "caught_hint",   # was visible ✔, hidden ✗
                  "ex5_attend_with_cache:L10:invert:~x → x": "caught_hint",                    # was visible ✔, hidden ✗
-                 "ex5_attend_with_cache:L12:swap_args:elements 1 and 2 swapped#2": "caught_hint"},  # (v, k) cached
+                 "ex5_attend_with_cache:L12:swap_args:elements 1 and 2 swapped#2": "caught_hint",  # (v, k) cached
+                 "ex4_kv_cache_bytes:L2:constant:* → /": "caught_hint",        # was "int please" for a / of element
+                 "ex2_tiled_attention:L7:swap_args:elements 1 and 2 swapped": "caught_hint",   # kb, vb swapped
+                 "ex3_gqa:L1:constant:.embed_dim → .head_dim": "caught_hint"},  # an attribute __init__ never set
     "08_deployed": {"ex1_mask_mods:L8:compare:>= → >": "caught_hint",          # a mask named by what it gets wrong
                     "ex6_sink_attention:L1:constant:/ → *": "caught_hint",
                     "ex10_paged_cache:L9:constant:- → +": "caught_hint",        # was visible ✔, hidden ✗

@@ -143,8 +143,14 @@ NAMED = {
         "cache_past_sign": {"ex5_attend_with_cache": "hint_cache_mask_sign"},
         "cache_keep_not_inverted": {"ex5_attend_with_cache": "hint_inverted_mask"},
         "cache_additive_nan": {"ex5_attend_with_cache": "hint_additive_nan"},
-        # 2·B·T·E / E: a float, and E·E short of the count.
-        "flops_float_formula": {"ex1_attention_flops": "hint_count_missing"},
+        # 2·B·T·E / E: a float, E·E short of the count: a / where a * belongs.
+        "flops_float_formula": {"ex1_attention_flops": "hint_count_divided"},
+        "flops_float_head_dim": {"ex1_attention_flops": "hint_count_float"},
+        "kv_tensor_element": {"ex4_kv_cache_bytes": "hint_kv_tensor"},
+        "tiled_kv_swapped": {"ex2_tiled_attention": "hint_tiled_kv_swapped"},
+        "tiled_scale_d": {"ex2_tiled_attention": "hint_scale_dk"},
+        "gqa_q_not_projected": {"ex3_gqa": "hint_gqa_q_not_projected"},
+        "cache_returns_swapped": {"ex5_attend_with_cache": "hint_cache_return_order"},
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},

@@ -8,11 +8,12 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
-from ..validate import CheckFailed, dtype_bytes
+from ..validate import CheckFailed, InputError, dtype_bytes
 from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads, tril,
 )
+from .lesson7_cross import merged_out_of_order
 
 # Batch, sequence, heads, head width: all different, and none 2 or 3, since the FLOPs bugs
 # divide by 2 (multiply-adds) and 3 (Q only).
@@ -62,6 +63,18 @@ def factor_hint(got, want: int, sizes: dict):
     return None
 
 
+def divided_fits(got, want: int, sizes: dict) -> list:
+    """The sizes whose square is want / got, for a float count not the count: each is a `/` where its `*` belongs
+    (`2 * B * H * T / D`: 1 / D too many, one D too few). Those that fit are named in sizes' order."""
+    if isinstance(got, bool) or not isinstance(got, float) or not math.isfinite(got) or got <= 0 or got == want:
+        return []
+    return [n for n, s in sizes.items() if s > 1 and abs(want / got - s * s) <= 1e-9 * s * s]
+
+
+def divided_hint(fits):
+    return ("hint_count_divided", (("factor", fits[0]),)) if fits else None
+
+
 def flops_sizes_named(B_, T_, E_, H_) -> dict:
     return {"2": 2, "3": 3, "B": B_, "T": T_, "H": H_, "D": E_ // H_, "E": E_}
 
@@ -78,22 +91,46 @@ def check_attention_flops(fn) -> None:
     for key, want in right.items():
         value = got[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and value == want):
-            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__))
+            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__),
+                              t("hint_count_float") if isinstance(value, float) else None)
         if value != want:   # a float that is not the count either: the formula is the mistake, not the division
             hint = next((k for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
+            hint = hint or divided_hint(divided_fits(value, want, flops_sizes_named(B, T, E_, H)))
             hint = hint or factor_hint(value, want, flops_sizes_named(B, T, E_, H))
             raise CheckFailed(t("flops_differs", step=key, got=value, want=want,
                                 sizes=f"B={B}, T={T}, E={E_}, H={H}"), say(hint))
     passed(name)
 
 
+KV_NAMES = ("n_layer", "batch", "T", "n_kv_head", "head_dim")
+
+
+def kv_type_hint(cases):
+    """The hint for counts that are no int, from [(sizes, dtype, got)] (the check's two dtypes, the grader's four):
+    a tensor (torch.empty's, without .element_size()), a `/` where a `*` belongs (the size every wrong float is
+    divided by twice over: one dtype's sizes can tie), or a float that is the count (a `/` that divides exactly)."""
+    fits, exact = None, False
+    for sizes, dtype, got in cases:
+        if isinstance(got, torch.Tensor):
+            return "hint_kv_tensor"
+        want = 2 * math.prod(sizes) * dtype_bytes(dtype)
+        exact = exact or (isinstance(got, float) and got == want)
+        if isinstance(got, float) and got != want:
+            named = dict(zip(KV_NAMES, sizes)) | {"element_size()": dtype_bytes(dtype)}
+            found = divided_fits(got, want, named)
+            fits = found if fits is None else [n for n in fits if n in found]
+    return divided_hint(fits) or ("hint_count_float" if exact and fits is None else None)
+
+
 def check_kv_cache_bytes(fn) -> None:
     name = "kv_cache_bytes"
     sizes = dict(n_layer=4, batch=3, T=11, n_kv_head=2, head_dim=5)
-    for dtype in (torch.float16, torch.float32):
-        got = run(name, fn, *sizes.values(), dtype)
+    dtypes = (torch.float16, torch.float32)
+    results = [run(name, fn, *sizes.values(), dtype) for dtype in dtypes]
+    for dtype, got in zip(dtypes, results):
         if isinstance(got, bool) or not isinstance(got, int):
-            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+            hint = kv_type_hint([(tuple(sizes.values()), d, g) for d, g in zip(dtypes, results)])
+            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__), say(hint))
         elements = 2 * math.prod(sizes.values())
         want = elements * dtype_bytes(dtype)
         if got != want:
@@ -117,8 +154,6 @@ def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
     right = torch.softmax(s, -1) @ v
     summed = sum(torch.softmax(s[..., j:j + block], -1).nan_to_num() @ v[..., j:j + block, :]
                  for j in range(0, T_, block))
-    last = (T_ // block) * block
-    tail_dropped = torch.softmax(s[..., :last], -1) @ v[..., :last, :] if last else right
     # No rescaling of the accumulator when the running max grows.
     m = torch.full_like(s[..., :1], float("-inf"))
     l, acc = torch.zeros_like(m), torch.zeros_like(q)
@@ -131,11 +166,74 @@ def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
         m = m_new
     variants = {None: right, "hint_tiled_sum": summed, "hint_tiled_rescale": acc / l,
                 "hint_tiled_normalize": _unnormalized(s, v, block)}
-    if last != T_:
-        variants["hint_tiled_tail"] = tail_dropped
+    for end in range(block, T_, block):   # the loop stopped early: before the short last block, or sooner
+        variants[("hint_tiled_tail", (("end", end - 1), ("T", T_)))] = \
+            torch.softmax(s[..., :end], -1) @ v[..., :end, :]
     if causal:
         variants["hint_causal_6"] = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D_), -1) @ v
-    return variants
+    return variants | _online_variants(q, k, v, block, causal)
+
+
+def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=lambda m, m_new: torch.exp(m - m_new),
+            sign: int = 1, signs=(1, 1), final=lambda acc, l: acc / l):
+    """The running-max tiling over masked scores s, with one of its formulas replaced (the defaults are right)."""
+    m = torch.full_like(s[..., :1], float("-inf"))
+    l, acc = torch.zeros_like(m), torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
+    for j in range(0, s.size(-1), block):
+        sb = s[..., j:j + block]
+        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
+        pb, c = p(sb, m_new), scale(m, m_new)
+        l = l * c + signs[0] * pb.sum(-1, keepdim=True)
+        acc = acc * c + signs[1] * (pb @ v[..., j:j + block, :])
+        m = m_new
+    return final(acc, l)
+
+
+def _online_variants(q, k, v, block: int, causal: bool) -> dict:
+    """A formula of the tiling's loop written wrong (make mutants), each the loop run with that formula: a key
+    (hint, "detail") where one hint has several."""
+    T_, D_ = q.size(-2), q.size(-1)
+    root = math.sqrt(D_)
+    keep = tril(T_) if causal else torch.ones(T_, T_, dtype=torch.bool)
+
+    def scores(keys=k, scale=lambda raw: raw / root, fill="-inf"):
+        return masked(scale(q @ keys.transpose(-2, -1)), keep, fill)
+
+    s = scores()
+    out = {
+        "hint_no_scale": _online(scores(scale=lambda raw: raw), v, block),
+        "hint_scale_dk": _online(scores(scale=lambda raw: raw / D_), v, block),
+        "hint_scale_mul": _online(scores(scale=lambda raw: raw * root), v, block),
+        "hint_scale_floor": _online(scores(scale=lambda raw: raw // root), v, block),
+        "hint_scale_inverted": _online(scores(scale=lambda raw: root / raw), v, block),
+        "hint_tiled_kv_swapped": _online(scores(keys=v), k, block),
+        ("hint_tiled_p", "exp(s) - m"): _online(s, v, block, p=lambda sb, m_new: torch.exp(sb) - m_new),
+        ("hint_tiled_p", "s - m"): _online(s, v, block, p=lambda sb, m_new: sb - m_new),
+        ("hint_tiled_p", "exp(m - s)"): _online(s, v, block, p=lambda sb, m_new: torch.exp(m_new - sb)),
+        ("hint_tiled_p", "exp(s + m)"): _online(s, v, block, p=lambda sb, m_new: torch.exp(sb + m_new)),
+        ("hint_tiled_scale", "exp(m) - m'"): _online(s, v, block, scale=lambda m, m_new: torch.exp(m) - m_new),
+        ("hint_tiled_scale", "exp(m + m')"): _online(s, v, block, scale=lambda m, m_new: torch.exp(m + m_new)),
+        ("hint_tiled_update", "l"): _online(s, v, block, signs=(-1, 1)),
+        ("hint_tiled_update", "acc"): _online(s, v, block, signs=(1, -1)),
+        ("hint_tiled_final", "acc * l"): _online(s, v, block, final=lambda acc, l: acc * l),
+        ("hint_tiled_final", "acc // l"): _online(s, v, block, final=lambda acc, l: acc // l),
+    }
+    if causal:
+        out["hint_mask_fill_zero"] = _online(scores(fill="0"), v, block)
+    return out
+
+
+def tiled_error(kind: str, message: str, call: str = "") -> str | None:
+    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)): the check's and the grader's alike."""
+    if "only integer tensors of a single element" in message or (
+            "arange() received an invalid combination" in message and "Tensor" in message):
+        return "hint_tiled_size"
+    return None
+
+
+def hint_key(key):
+    """A variant's key as a hint: (hint, "detail") is the hint; (hint, (fields…)) keeps its fields."""
+    return key[0] if isinstance(key, tuple) and not isinstance(key[1], tuple) else key
 
 
 def _unnormalized(s, v, block: int):
@@ -154,14 +252,14 @@ def check_tiled_attention(fn) -> None:
     name = "tiled_attention"
     q, k, v = inputs(*[(2, 3, T, D)] * 3, seed=61)
     for causal in (False, True):
-        got = run(name, fn, q, k, v, 4, causal)
+        got = run(name, fn, q, k, v, 4, causal, on_error=tiled_error)
         expect_shape(got, tuple(q.shape), ("B", "H", "T", "D"), name)
         variants = tiled_variants(q, k, v, 4, causal)
         right = variants[None]
         if not torch.isfinite(got).all():
             raise CheckFailed(t("has_nan", what=name), t("hint_tiled_nan"))
         if not close(got, right, 1e-6):
-            hint = next((t(key) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
+            hint = next((say(hint_key(key)) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
             raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
     passed(name)
 
@@ -177,12 +275,12 @@ def gqa_expected(module, x) -> dict:
     kk, vv = k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1)
 
     def attend(keys=kk, values=vv, mask=keep, scale=None, axis=-1, fill="-inf", merge=merge_heads, proj=True,
-               product=lambda q, keys: q @ keys.transpose(-2, -1)):
-        raw = product(q, keys)
+               product=lambda q, keys: q @ keys.transpose(-2, -1), query=q, softmax=True, out=lambda w, v: w @ v):
+        raw = product(query, keys)
         s = raw / math.sqrt(D_) if scale is None else scale(raw)
         if mask is not None:
             s = masked(s, mask, fill)
-        y = merge(torch.softmax(s, axis) @ values)
+        y = merge(out(torch.softmax(s, axis) if softmax else s, values))
         return module.c_proj(y) if proj else y
 
     root = math.sqrt(D_)
@@ -205,19 +303,56 @@ def gqa_expected(module, x) -> dict:
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
         "hint_merge_without_transpose": attend(merge=lambda y: y.reshape(B_, T_, E_)),
         "hint_w_o_missing": attend(proj=False),
+        "hint_gqa_q_not_projected": attend(query=split_heads(x, H_)),
+        "hint_no_softmax": attend(softmax=False),
         ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
         ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),
     }
-    if T_ == D_:   # K not transposed only runs when T = D (as in the check): named, not a crash
-        variants["hint_transpose_k"] = attend(product=lambda q, keys: q @ keys)
-        variants[("hint_transpose_k", ())] = attend(product=lambda q, keys: keys.transpose(-2, -1) @ q)
+    if T_ == D_:   # K not transposed only runs when T = D (as in the check): named as the crash is (gqa_error)
+        variants["hint_gqa_shapes"] = attend(product=lambda q, keys: q @ keys)
+        variants[("hint_gqa_shapes", ())] = attend(product=lambda q, keys: keys.transpose(-2, -1) @ q)
+        variants[("hint_gqa_shapes", "v @ weights")] = attend(out=lambda w, v: v @ w)
     return variants
+
+
+def gqa_error(kind: str, message: str, call: str = "") -> str | None:
+    """What a GroupedQueryAttention that raised on right sizes and inputs says: the check's and the grader's alike."""
+    if kind == "InputError":   # the course's own size or input check refused right ones
+        return "hint_gqa_expect_tokens" if ".forward" in call else "hint_gqa_init_args"
+    if "object has no attribute" in message and any(
+            f"'{a}'" in message for a in ("embed_dim", "n_head", "n_kv_head", "head_dim")):
+        return "hint_gqa_attributes"
+    if "repeat_interleave() received an invalid combination" in message and "got (float" in message:
+        return "hint_int_division"   # repeat_interleave(H / G, …): a count is an int
+    if any(m in message for m in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2",
+                                  "view size is not compatible")):
+        return "hint_gqa_shapes"     # K not transposed, or a head split out of order (view and transpose swapped)
+    if "is invalid for input of size" in message or "values to unpack" in message:
+        return "hint_gqa_sizes"      # H, G, D mixed up in a view or in kv_proj's split (which of the two fails first
+    return None                      # depends on the sizes: the grader's are not the check's)
+
+
+def gqa_output_hint(got, module, variants: dict, tol: float):
+    """The classic mistake the output shows: the check's and the grader's alike."""
+    y = got[0] if isinstance(got, tuple) else got
+    hint = find_bug(y, variants, tol)
+    if hint is None and isinstance(y, torch.Tensor) and merged_out_of_order(y, module.c_proj, variants[None], 1e-7):
+        return "hint_merge_order_6"
+    return hint
+
+
+def _gqa_call(call: str, fn, *args):
+    """fn(*args), with what a module that raised on right sizes and inputs says (gqa_error)."""
+    try:
+        return run(call, fn, *args, on_error=gqa_error)
+    except InputError as error:   # the course's size or input check refused right ones: its arguments or attributes
+        raise CheckFailed(error.message, t(gqa_error("InputError", error.message, call))) from None
 
 
 def check_gqa_module(cls) -> None:
     name = "GroupedQueryAttention"
     E_, H_, G_ = H * D, H, 2
-    module = run(name, cls, E_, H_, G_)
+    module = _gqa_call(name, cls, E_, H_, G_)
     for layer, (n_in, n_out) in {"q_proj": (E_, E_), "kv_proj": (E_, 2 * G_ * D), "c_proj": (E_, E_)}.items():
         problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
         if problem:
@@ -228,7 +363,7 @@ def check_gqa_module(cls) -> None:
     module = module.double().eval()
     (x,) = inputs((B, T - 4, E_), seed=62)
     with torch.no_grad():
-        y, weights = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
+        y, weights = expect_returned_pair(_gqa_call(f"{name}.forward", module, x), f"{name}.forward", (B, T - 4, E_))
         expect_shape(y, (B, T - 4, E_), ("B", "T", "E"), t("what_output"))
         expect_shape(weights, (B, H_, T - 4, T - 4), ("B", "H", "T", "T"), t("what_weights"),
                      t("hint_gqa_weights_heads"))
@@ -236,7 +371,7 @@ def check_gqa_module(cls) -> None:
         if not same(y, variants[None], 1e-9):
             failure = (t("values_differ", what=t("what_output"), err=max_error(y, variants[None]))
                        if torch.isfinite(y).all() else t("has_nan", what=t("what_output")))
-            raise CheckFailed(failure, say(find_bug(y, variants, 1e-9)))
+            raise CheckFailed(failure, say(gqa_output_hint(y, module, variants, 1e-9)))
     passed(name)
 
 
@@ -268,7 +403,7 @@ def find_bug(got, variants: dict, tol: float):
     """The first classic mistake (its hint key, or (key, fields)) whose result got equals, else None."""
     for key, want in variants.items():
         if key is not None and same(got, want, tol):
-            return key
+            return hint_key(key)
     return None
 
 
@@ -297,6 +432,23 @@ def cache_content_bug(cache, host, x, hi: int):
     return None
 
 
+def cache_error(kind: str, message: str, call: str = "") -> str | None:
+    """What an attend_with_cache that raised says: the check's and the grader's alike."""
+    if "NoneType" in message and "subscriptable" in message:   # cache[0] on the first call's None
+        return "hint_cache_none"
+    if "argument 'diagonal' must be int" in message:           # T_past = k - T_new: a tensor, not k.size(2)
+        return "hint_cache_past_tensor"
+    return None
+
+
+def cache_output_hint(got, host, variants: dict):
+    """The classic mistake a wrong output shows (the check's and the grader's alike), or None."""
+    hint = find_bug(got, variants, 1e-9)
+    if hint is None and isinstance(got, torch.Tensor) and merged_out_of_order(got, host.c_proj, variants[None], 1e-7):
+        return "hint_merge_order_6"
+    return hint
+
+
 def check_attend_with_cache(fn) -> None:
     name = "attend_with_cache"
     host = _CacheHost(H * D, H, seed=63).eval()
@@ -304,10 +456,12 @@ def check_attend_with_cache(fn) -> None:
     with torch.no_grad():
         cache = None
         for lo, hi in ((0, 3), (3, 4), (4, 5), (5, 8)):
-            result = run(name, fn, host, x[:, lo:hi], cache)
+            result = run(name, fn, host, x[:, lo:hi], cache, on_error=cache_error)
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             y, cache = result
+            if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # (cache, output)
+                raise CheckFailed(t("cache_not_pair", kind="Tensor"), t("hint_cache_return_order"))
             expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"))
             if not (isinstance(cache, tuple) and len(cache) == 2):
                 raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
@@ -318,7 +472,7 @@ def check_attend_with_cache(fn) -> None:
             err = max_error(y, variants[None])
             content = cache_content_bug(cache, host, x, hi)
             if not err <= 1e-9 or content:   # NaN compares False too
-                hint = content or find_bug(y, variants, 1e-9)
+                hint = content or cache_output_hint(y, host, variants)
                 failure = (t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
                            else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err))
                 if content and err <= 1e-9:
@@ -337,12 +491,12 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
     ones = torch.ones(n, hi, dtype=torch.bool)
     right_keep = ones.tril(diagonal=lo)
 
-    def attend(keys=k, values=v, keep=right_keep, scale=None, axis=-1, fill="-inf", query=q):
+    def attend(keys=k, values=v, keep=right_keep, scale=None, axis=-1, fill="-inf", query=q, softmax=True):
         raw = query @ keys.transpose(-2, -1)
         s = raw / math.sqrt(host.head_dim) if scale is None else scale(raw)
         if keep is not None:
             s = masked(s, keep, fill)
-        return host.c_proj(merge_heads(torch.softmax(s, axis) @ values))
+        return host.c_proj(merge_heads((torch.softmax(s, axis) if softmax else s) @ values))
 
     root = math.sqrt(host.head_dim)
     return {
@@ -363,4 +517,7 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
         "hint_scale_floor": attend(scale=lambda raw: raw // root),
         "hint_scale_inverted": attend(scale=lambda raw: root / raw),
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
+        ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
+        ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),
+        "hint_no_softmax": attend(softmax=False),
     }

@@ -41,6 +41,18 @@ MESSAGES = {
         "ja": "返した値は正しい値の {factor} 倍です。{factor} を余分に掛けています。",
         "ko": "반환값이 올바른 값의 {factor}배입니다. 곱할 필요가 없는 값({factor})을 곱했습니다.",
     },
+    "hint_count_divided": {
+        "ja": "返した値は、正しい値を {factor} で2回割った値（1/({factor}·{factor})）です。{factor} を掛けるところで割っています。式の中の {factor} の前が * ではなく / になっていないか確かめてください。",
+        "ko": "반환값은 올바른 값을 {factor}로 두 번 나눈 값(1/({factor}·{factor}))입니다. {factor}를 곱해야 할 곳에서 나누었습니다. 식에서 {factor} 앞이 *가 아니라 /로 되어 있지 않은지 확인하세요.",
+    },
+    "hint_count_float": {
+        "ja": "数そのものは正しいのですが、float になっています。式のどこかで / を使っています（D = E / H など）。整数どうしの割り算には // を使ってください。",
+        "ko": "값 자체는 맞지만 float입니다. 식 어딘가에서 /를 썼습니다(D = E / H 등). 정수끼리 나눌 때는 //를 쓰세요.",
+    },
+    "hint_kv_tensor": {
+        "ja": "返した値がテンソルです。torch.empty((), dtype=dtype) はテンソルそのもので、中身は初期化されていない値です。1要素のバイト数は、そのテンソルの .element_size() で取り出してください。",
+        "ko": "반환값이 텐서입니다. torch.empty((), dtype=dtype)는 텐서 그 자체이고, 안의 값은 초기화되지 않은 값입니다. 원소 하나의 바이트 수는 그 텐서의 .element_size()로 구하세요.",
+    },
     "kv_bytes_differs": {
         "ja": "{sizes}、dtype={dtype} のとき、返した値 {got:,} バイトは正しくありません（正しい値: {want:,} バイト）。",
         "ko": "{sizes}, dtype={dtype}일 때 반환한 {got:,}바이트는 올바르지 않습니다(올바른 값: {want:,}바이트).",
@@ -78,12 +90,36 @@ MESSAGES = {
         "ko": "마지막에 acc를 ℓ로 나누지 않았습니다. acc는 정규화하기 전(ℓ로 나누기 전)의 합입니다. 마지막에 acc / l을 반환하세요.",
     },
     "hint_tiled_tail": {
-        "ja": "最後の短いブロックが抜けています。T が block_size で割り切れないときも、range(0, T, block_size) とスライスで最後まで処理します。",
-        "ko": "마지막 짧은 블록이 빠졌습니다. T가 block_size로 나누어떨어지지 않아도 range(0, T, block_size)와 슬라이스로 끝까지 처리합니다.",
+        "ja": "ループが最後のキーまで進んでいません（処理したのはキーの位置 0〜{end} だけで、T = {T} です）。range(0, k.size(2), block_size) で系列の軸の長さ T まで進めます。T が block_size で割り切れないときも、最後の短いブロックはスライス k[:, :, start:start + block_size] がそのまま処理します。",
+        "ko": "반복이 마지막 키까지 가지 않았습니다(처리한 것은 키의 위치 0 ~ {end}뿐이고 T = {T}입니다). range(0, k.size(2), block_size)로 시퀀스 축의 길이 T까지 나아갑니다. T가 block_size로 나누어떨어지지 않아도 마지막 짧은 블록은 슬라이스 k[:, :, start:start + block_size]가 그대로 처리합니다.",
     },
     "hint_tiled_nan": {
         "ja": "m と m' がどちらも −∞ だと、exp(m − m') が exp(−∞ + ∞) = NaN になります。ある行のスコアがそれまで全部 −∞ だったときに起こります。ブロックを位置 0 から順に処理しているか、因果マスクの向き（キーの位置 > クエリの位置を消す）を確かめてください。",
         "ko": "m과 m'이 모두 −∞이면 exp(m − m')이 exp(−∞ + ∞) = NaN이 됩니다. 어떤 행의 점수가 그때까지 모두 −∞였을 때 생깁니다. 블록을 위치 0부터 차례로 처리하는지, 인과 마스크의 방향(키의 위치 > 쿼리의 위치를 지움)이 맞는지 확인하세요.",
+    },
+    "hint_tiled_kv_swapped": {
+        "ja": "キーとバリューが入れ替わっています。スコアはキーのブロックとの積 q @ kb.transpose(-2, -1)、足し合わせるのはバリューのブロック p @ vb です（kb は k の、vb は v のスライス）。",
+        "ko": "키와 밸류가 뒤바뀌었습니다. 점수는 키 블록과의 곱 q @ kb.transpose(-2, -1)이고, 더해 나가는 것은 밸류 블록 p @ vb입니다(kb는 k의, vb는 v의 슬라이스).",
+    },
+    "hint_tiled_p": {
+        "ja": "ブロックの重み p の式が違います。p = torch.exp(s - m_new) です。スコアから新しい最大値を引いてから exp をとります。",
+        "ko": "블록 가중치 p의 식이 틀렸습니다. p = torch.exp(s - m_new)입니다. 점수에서 새 최댓값을 뺀 다음 exp를 적용합니다.",
+    },
+    "hint_tiled_scale": {
+        "ja": "これまでの和を直す係数の式が違います。scale = torch.exp(m - m_new) です。古い最大値から新しい最大値を引いてから exp をとります。",
+        "ko": "지금까지의 합을 고치는 계수의 식이 틀렸습니다. scale = torch.exp(m - m_new)입니다. 이전 최댓값에서 새 최댓값을 뺀 다음 exp를 적용합니다.",
+    },
+    "hint_tiled_update": {
+        "ja": "ℓ か acc の更新で、新しいブロックのぶんを引いています。どちらも足し算です: l = l * scale + p.sum(dim=-1, keepdim=True)、acc = acc * scale + p @ vb。",
+        "ko": "ℓ이나 acc를 갱신할 때 새 블록의 몫을 빼고 있습니다. 둘 다 덧셈입니다: l = l * scale + p.sum(dim=-1, keepdim=True), acc = acc * scale + p @ vb.",
+    },
+    "hint_tiled_final": {
+        "ja": "最後の正規化が違います。acc を ℓ で割った acc / l を返します（/ の向きと、// ではなく / であることを確かめてください）。",
+        "ko": "마지막 정규화가 틀렸습니다. acc를 ℓ로 나눈 acc / l을 반환합니다(나누는 방향과, //가 아니라 /인지 확인하세요).",
+    },
+    "hint_tiled_size": {
+        "ja": "長さを書くところにテンソルそのものを使っています。系列の長さは k.size(2)、ブロックの長さは kb.size(2) で、数として取り出します。",
+        "ko": "길이를 써야 할 곳에 텐서 자체를 썼습니다. 시퀀스 길이는 k.size(2), 블록 길이는 kb.size(2)로 숫자로 꺼냅니다.",
     },
     "hint_causal_6": {
         "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
@@ -109,6 +145,34 @@ MESSAGES = {
         "ja": "キーとバリューが入れ替わっています。kv_proj の出力の前半がキー、後半がバリューです。",
         "ko": "키와 밸류가 뒤바뀌었습니다. kv_proj 출력의 앞쪽 절반이 키, 뒤쪽 절반이 밸류입니다.",
     },
+    "hint_gqa_attributes": {
+        "ja": "forward が使う属性が __init__ で設定されていません（別の名前に入れていませんか）。__init__ では self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) を、この名前のまま設定します。",
+        "ko": "forward가 쓰는 속성이 __init__에서 정해지지 않았습니다(다른 이름에 넣지 않았는지 확인하세요). __init__에서는 self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head와 self.head_dim = course.resolve_head_dim(embed_dim, n_head)를 이 이름 그대로 정합니다.",
+    },
+    "hint_gqa_expect_tokens": {
+        "ja": "正しい入力なのに、forward の最初の入力チェックが失敗しました。course.expect_tokens(x, self.embed_dim) は、テンソルが先で埋め込み次元があとです。__init__ で self.embed_dim に embed_dim を入れているか（n_head や n_kv_head と取り違えていないか）も確かめてください。",
+        "ko": "올바른 입력인데 forward 처음의 입력 검사가 실패했습니다. course.expect_tokens(x, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim에 embed_dim을 넣었는지(n_head나 n_kv_head와 바뀌지 않았는지)도 확인하세요.",
+    },
+    "hint_gqa_init_args": {
+        "ja": "割り切れる正しい大きさなのに、__init__ の大きさのチェックがエラーを出しました。course.resolve_head_dim(embed_dim, n_head) と course.resolve_kv_groups(n_head, n_kv_head) の引数の順番を確かめてください。",
+        "ko": "나누어떨어지는 올바른 크기인데 __init__의 크기 검사에서 오류가 났습니다. course.resolve_head_dim(embed_dim, n_head)와 course.resolve_kv_groups(n_head, n_kv_head)의 인수 순서를 확인하세요.",
+    },
+    "hint_gqa_shapes": {
+        "ja": "テンソルの形が合っていません。スコアは q @ k.transpose(-2, -1)（(B, H, T, D) @ (B, H, D, T)）で、K は転置してから掛けます。出力は weights @ v（重みが左）です。q, k, v がそれぞれ (B, ヘッドの数, T, D) になっているかも確かめてください。view(B, T, ヘッドの数, D) が先で、transpose(1, 2) があとです（順番を逆にしたり、別の軸を入れ替えたりすると形が変わります）。",
+        "ko": "텐서의 모양이 맞지 않습니다. 점수는 q @ k.transpose(-2, -1)((B, H, T, D) @ (B, H, D, T))이고, K는 전치한 다음 곱합니다. 출력은 weights @ v(가중치가 왼쪽)입니다. q, k, v가 각각 (B, 헤드 수, T, D)인지도 확인하세요. view(B, T, 헤드 수, D)가 먼저이고 transpose(1, 2)가 나중입니다(순서를 바꾸거나 다른 축을 바꾸면 모양이 달라집니다).",
+    },
+    "hint_gqa_sizes": {
+        "ja": "view か split に渡す大きさが、テンソルと合っていません。H, G, D = self.n_head, self.n_kv_head, self.head_dim として、q は view(B, T, H, D)、kv_proj の出力は split(G * D, dim=2) でキーとバリューに分けてから、それぞれ view(B, T, G, D) にします。H, G, D を取り違えていないか確かめてください。",
+        "ko": "view나 split에 넘긴 크기가 텐서와 맞지 않습니다. H, G, D = self.n_head, self.n_kv_head, self.head_dim으로 두고, q는 view(B, T, H, D), kv_proj의 출력은 split(G * D, dim=2)로 키와 밸류로 나눈 뒤 각각 view(B, T, G, D)로 만듭니다. H, G, D를 서로 바꿔 쓰지 않았는지 확인하세요.",
+    },
+    "hint_gqa_q_not_projected": {
+        "ja": "クエリを射影していません。q は x そのものではなく、self.q_proj(x) を (B, H, T, D) にしたものです。",
+        "ko": "쿼리를 투영하지 않았습니다. q는 x 그대로가 아니라 self.q_proj(x)를 (B, H, T, D)로 만든 것입니다.",
+    },
+    "hint_merge_order_6": {
+        "ja": "出力には正しい値がそろっていますが、並び順が違います。ヘッドごとの出力 weights @ v は (B, H, T, D) なので、transpose(1, 2) で (B, T, H, D) にしてから .contiguous().view(B, T, E) でヘッドをつなげます（attend_with_cache では T は T_new です）。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
+        "ko": "출력에 올바른 값은 다 있지만 순서가 다릅니다. 헤드별 출력 weights @ v는 (B, H, T, D)이므로 transpose(1, 2)로 (B, T, H, D)로 만든 뒤 .contiguous().view(B, T, E)로 헤드를 이어 붙입니다(attend_with_cache에서는 T가 T_new입니다). transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+    },
     "cache_not_pair": {
         "ja": "キャッシュは (k, v) のタプルで返してください。返ってきたのは {kind} です。",
         "ko": "캐시는 (k, v) 튜플로 반환하세요. 반환된 것: {kind}",
@@ -121,6 +185,14 @@ MESSAGES = {
     "hint_cache_concat": {
         "ja": "キャッシュは (B, H, これまでのトークン数, D) です。古いキャッシュと新しいキー・バリューを torch.cat(..., dim=2)（系列の軸）でつなげ、新しい k, v だけでなく、つなげたあとの (k, v) をキャッシュとして返してください。",
         "ko": "캐시는 (B, H, 지금까지의 토큰 수, D)입니다. 이전 캐시와 새 키·밸류를 torch.cat(..., dim=2)(시퀀스 축)로 이어 붙이고, 새 k, v만이 아니라 이어 붙인 (k, v)를 캐시로 반환하세요.",
+    },
+    "hint_cache_return_order": {
+        "ja": "返す順番が逆です。attend_with_cache は (出力, キャッシュ) の順で、return attn.c_proj(y), (k, v) です。",
+        "ko": "반환 순서가 반대입니다. attend_with_cache는 (출력, 캐시) 순서로 반환하며 return attn.c_proj(y), (k, v)입니다.",
+    },
+    "hint_cache_past_tensor": {
+        "ja": "T_past がテンソルになっています。tril の diagonal には数を渡します。T_past = k.size(2) - T_new のように、つなげたあとのキーの数から求めてください。",
+        "ko": "T_past가 텐서입니다. tril의 diagonal에는 숫자를 넘깁니다. T_past = k.size(2) - T_new처럼 이어 붙인 뒤의 키 개수에서 구하세요.",
     },
     "cache_differs": {
         "ja": "位置 {lo}〜{last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",

@@ -5,6 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.checks import lesson6 as checks
+from attn_course.checks.engine import pair_swapped
 from attn_course.probes import lesson6 as probe
 from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
 from attn_grader.judge import Mismatch, cache_step, expect_close, judge, judge_function, judge_module, matching_bug, naming
@@ -95,14 +96,19 @@ def _flops_bug(res):
     """The visible check's rule (a wrong step's value equals that step in a bug's counts, else a factor of the
     sizes explains it), kept to the causes that explain every wrong step of all three sizes: with H = 2,
     "one head" and "multiply-adds" give the same scores."""
-    candidates = None
+    candidates, floats = None, False
     for i, (b, t, h, d) in enumerate(probe.flops_sizes(res)):
         got, variants = res[f"flops.{i}"], checks.flops_variants(b, t, h * d, h)
         for key, want in variants[None].items():
             value = got.get(key) if isinstance(got, dict) else None
+            floats = floats or (isinstance(value, float) and value == want)   # the check's flops_not_int
             if value != want:
-                fits = [k for k, v in variants.items() if k and v[key] == value] + _factors(value, want, b, t, h * d, h)
+                divided = checks.divided_fits(value, want, checks.flops_sizes_named(b, t, h * d, h))
+                fits = ([k for k, v in variants.items() if k and v[key] == value]
+                        + [checks.divided_hint([n]) for n in divided] + _factors(value, want, b, t, h * d, h))
                 candidates = fits if candidates is None else [k for k in candidates if k in fits]
+    if floats and candidates is None:   # every step the count, some of them floats: a `/` that divides exactly
+        return "hint_count_float"
     if not candidates:
         return None
     hint = candidates[0]
@@ -125,6 +131,10 @@ def _factors(value, want, *sizes):
 
 
 def _kv_bug(res):
+    cases = [(sizes, dtype, res[f"bytes.{dtype}"]) for *sizes, dtype in probe.kv_sizes(res)]
+    if any(isinstance(got, bool) or not isinstance(got, int) for _, _, got in cases):   # as the check, first
+        hint = checks.kv_type_hint(cases)
+        return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     # float16 first, as in the visible check: "keys only" and "2 bytes whatever the dtype" only part there.
     for *sizes, dtype in sorted(probe.kv_sizes(res), key=lambda s: s[-1] != torch.float16):
         got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
@@ -157,7 +167,9 @@ def _gqa_bug(res):
     got = res["float64"]
     with torch.no_grad():
         variants = checks.gqa_expected(ref, probe.gqa_input(res, args, "float64", torch.float64))
-    hint = checks.find_bug(got[0] if isinstance(got, tuple) else got, variants, 1e-9)
+    if pair_swapped(got, variants[None].shape):   # as the check's expect_returned_pair
+        return ("hint_pair_order", {"name": "GroupedQueryAttention.forward"})
+    hint = checks.gqa_output_hint(got, ref, variants, 1e-9)
     return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
 
 
@@ -187,6 +199,8 @@ def _cache_bug(res):
         for (lo, hi), got, shape, cache in zip(chunks, res["outputs"], res["cache_shapes"], res["caches"]):
             if isinstance(got, torch.Tensor) and tuple(got.shape) == (hi - lo, b, x.size(-1)) and hi - lo != b:
                 return ("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})   # as expect_shape says
+            if isinstance(got, (tuple, list)) and shape is None:   # (cache, output), as the check names it
+                return "hint_cache_return_order"
             if shape != [[b, h, hi, d], [b, h, hi, d]]:
                 return "hint_cache_concat"
             content = checks.cache_content_bug(cache, host, x, hi)
@@ -194,7 +208,7 @@ def _cache_bug(res):
                 return content
             variants = checks.cache_variants(host, x, lo, hi)
             if not checks.same(got, variants[None], 1e-9):
-                hint = checks.find_bug(got, variants, 1e-9)
+                hint = checks.cache_output_hint(got, host, variants)
                 return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     return None
 
@@ -223,14 +237,14 @@ def _sdpa(q, k, v, block, causal):
     return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
-@judge("lesson6.tiled_attention")
+@judge("lesson6.tiled_attention", on_error=checks.tiled_error)
 def judge_tiled_attention(res):
     with naming(lambda: _tiled_bug(res)):
         for causal in (False, True):
             judge_function(res, _sdpa, probe.tiled_inputs(causal), prefix=f"causal={causal}.")
 
 
-@judge("lesson6.gqa", partial=True)   # a projection built the wrong size is named from the layout, as the check does
+@judge("lesson6.gqa", on_error=checks.gqa_error, partial=True)   # a projection built the wrong size is named from the layout, as the check does
 def judge_gqa(res):
     _gqa_layout(res)   # in the visible check's order: the layers' sizes, then the errors, then the outputs
     for bad, error in zip(probe.gqa_bad_args(probe.gqa_args(res)), res["errors"]):
@@ -240,7 +254,7 @@ def judge_gqa(res):
         judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
 
 
-@judge("lesson6.attend_with_cache", partial=True)   # the steps before an error are judged first: they name the cause
+@judge("lesson6.attend_with_cache", on_error=checks.cache_error, partial=True)   # the steps before an error are judged first: they name the cause
 def judge_attend_with_cache(res):
     host, x, chunks = probe.cache_setup(res)
     if "result" in res:
@@ -257,6 +271,9 @@ def judge_attend_with_cache(res):
             if isinstance(got, torch.Tensor) and tuple(got.shape) != (b, hi - lo, e):   # the output first, as the check
                 raise Mismatch("hidden_shape", case=f"attend_with_cache（B={b}, H={h}, D={d}, T={t}）",
                                want=(b, hi - lo, e), got=tuple(got.shape))
+            if isinstance(got, (tuple, list)) and shape is None:   # (cache, output): named as the check names it
+                raise Mismatch("hidden_cache_shape", hint="hint_cache_return_order", name="attend_with_cache", n=hi,
+                               want=(b, h, hi, d), got=None)
             case = cache_step("attend_with_cache", f"B={b}, H={h}, D={d}, T={t}", lo, hi, shape, (b, h, hi, d))
             expect_close(case, got, full[:, lo:hi], 1e-9)
         if len(outputs) == len(chunks) and _cache_bug(res):   # right outputs, but a cache the next call would misread
