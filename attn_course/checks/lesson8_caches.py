@@ -165,7 +165,7 @@ def mla_variants(m, x, turn) -> dict:
 
 def mla_error(kind: str, message: str, call: str = "") -> str | None:
     """kv_a_layernorm given a tensor whose last axis is not r: the latent split the other way round, or not split."""
-    return "hint_mla_norm_input" if "normalized_shape" in message else None
+    return "hint_mla_norm_input" if "normalized_shape" in message else length_error(kind, message)
 
 
 # An error of shapes inside mla_decode (a broadcast, a matmul's or a view's sizes): the absorbed form's shapes to
@@ -447,7 +447,7 @@ def static_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_static_unsliced"   # weights @ v_buf unsliced, or sliced on the heads' axis
     if "view size is not compatible" in message:
         return "hint_view_after_transpose"
-    return None
+    return length_error(kind, message)
 
 
 def check_attend_preallocated(fn) -> None:

@@ -11,11 +11,16 @@ from .engine import close
 
 def length_error(kind: str, message: str) -> str | None:
     """A tensor where a length was meant (k.size(2) written k): arange given a tensor for a bound, or a comparison
-    of a whole tensor in an `if`."""
+    of a whole tensor in an `if`. The attention's own: softmax taken of the bool mask, torch.tril without its
+    tensor."""
     if kind == "TypeError" and "arange() received an invalid combination" in message and "Tensor," in message:
         return "hint_length_is_tensor"
     if "Boolean value of Tensor with more than one value" in message:
         return "hint_length_is_tensor"
+    if "softmax" in message and "not implemented for 'Bool'" in message:
+        return "hint_softmax_of_mask"
+    if kind == "TypeError" and "tril() missing 1 required positional argument" in message:
+        return "hint_tril_no_tensor"
     return None
 
 

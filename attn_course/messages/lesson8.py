@@ -524,6 +524,14 @@ MESSAGES = {
         "ja": "出力がすべて NaN です。-inf が計算に入り込んでいます。次を確かめてください。マスクを掛け算で入れていないか（0 × -inf は NaN になるので masked_fill を使います）、見てよいキーが1つもない行ができていないか（マスクの条件）、ソフトマックスを忘れていないか、その軸が dim=-1 か。",
         "ko": "출력이 모두 NaN입니다. -inf가 계산에 섞여 들어갔습니다. 다음을 확인하세요. 마스크를 곱셈으로 넣지 않았는지(0 × -inf는 NaN이 되므로 masked_fill을 씁니다), 볼 수 있는 키가 하나도 없는 행이 생기지 않았는지(마스크 조건), 소프트맥스를 빠뜨리지 않았는지, 그 축이 dim=-1인지.",
     },
+    "hint_softmax_of_mask": {
+        "ja": "bool のマスクにソフトマックスをかけています。ソフトマックスをかけるのはスコアのほうで、マスクは masked_fill(~keep, float(\"-inf\")) でスコアに入れてから、torch.softmax(scores, dim=-1) をとります。",
+        "ko": "bool 마스크에 소프트맥스를 적용했습니다. 소프트맥스는 점수에 적용합니다. 마스크는 masked_fill(~keep, float(\"-inf\"))로 점수에 넣은 다음 torch.softmax(scores, dim=-1)을 계산합니다.",
+    },
+    "hint_tril_no_tensor": {
+        "ja": "torch.tril に、下三角にするテンソルが渡されていません。torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past) のように、テンソルを作ってからそのメソッドとして呼ぶか、torch.tril(テンソル, diagonal=T_past) と渡します。",
+        "ko": "torch.tril에 아래 삼각으로 만들 텐서를 넘기지 않았습니다. torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past)처럼 텐서를 만든 뒤 그 메서드로 부르거나, torch.tril(텐서, diagonal=T_past)로 넘깁니다.",
+    },
     "hint_keys_values_swapped": {
         "ja": "キーとバリューが入れ替わっています。キャッシュと新しいトークンのキー・バリューをつなぐところ（あるいはキャッシュを分解するところや返すところ）で、キーはキーどうし、バリューはバリューどうしをつないでください。",
         "ko": "키와 밸류가 뒤바뀌었습니다. 캐시와 새 토큰을 이어 붙이는 곳(또는 캐시를 언패킹하거나 반환하는 곳)에서 키는 키끼리, 밸류는 밸류끼리 이어 붙여야 합니다.",
