@@ -155,6 +155,8 @@ def _rolling(bug=None):
             pos = torch.full((window,), -1, dtype=torch.long)
         else:
             k_ring, v_ring, pos = cache
+            if bug == "ring_swapped":
+                k_ring, v_ring = v_ring, k_ring
         seen = int(pos.max()) + 1
         positions = torch.arange(T_new) if bug == "restart" else torch.arange(seen, seen + T_new)
         turned = {"rope_restart": torch.arange(T_new), "rope_slots": positions % window}.get(bug, positions)
@@ -166,6 +168,8 @@ def _rolling(bug=None):
             keys, values, key_pos = k_ring, v_ring, pos
         else:
             keys, values, key_pos = torch.cat([k_ring, k], 2), torch.cat([v_ring, v], 2), torch.cat([pos, positions])
+            if bug == "join_order":   # keys and values with the new tokens first, key_pos the ring's first
+                keys, values = torch.cat([k, k_ring], 2), torch.cat([v, v_ring], 2)
         p = positions[:, None]
         keep = (key_pos <= p) & ((key_pos >= p - window) if bug == "plus_one" else (key_pos > p - window))
         if bug != "empty":
@@ -175,6 +179,8 @@ def _rolling(bug=None):
             return out, (keys, values, key_pos)
         if bug != "write_first":
             k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        if bug == "pair_order":
+            return (k_ring, v_ring, pos), out
         return out, (k_ring, v_ring, pos)
     return attend_rolling
 
@@ -183,7 +189,8 @@ ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_w
                 "write_first": "hint_rolling_write_first", "grow": "hint_rolling_grows",
                 "no_modulo": "hint_rolling_modulo",
                 "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
-                "ring_dtype": "hint_rolling_ring_dtype"}
+                "ring_dtype": "hint_rolling_ring_dtype", "ring_swapped": "hint_cache_kv_swapped",
+                "join_order": "hint_rolling_join_order"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):
@@ -199,6 +206,12 @@ def test_hidden_rolling_cache_names_each_bug():
         assert fails(probes.attend_rolling, _rolling(bug)).hint == hint, bug
 
 
+def test_rolling_cache_returned_the_other_way_round(lang):
+    fails_with(checks.check_attend_rolling, _rolling("pair_order"), "hint_cache_pair_order", name="attend_rolling")
+    assert fails(probes.attend_rolling, _rolling("pair_order")).hint == ("hint_cache_pair_order",
+                                                                          {"name": "attend_rolling"})
+
+
 # --------------------------------------------------------------------------- exercise 5
 def _streaming(bug=None):
     def attend_streaming(q, k, v, cache, n_sink, window, rope):
@@ -212,12 +225,16 @@ def _streaming(bug=None):
                     k_old, v_old = k_old[:, :, L - n_sink - recent:], v_old[:, :, L - n_sink - recent:]
                 elif bug == "sinks_dropped":   # only the last window − T_new kept
                     k_old, v_old = k_old[:, :, L - recent:], v_old[:, :, L - recent:]
+                elif bug == "sink_order":   # the recent tokens kept before the sinks
+                    k_old = torch.cat([k_old[:, :, L - recent:], k_old[:, :, :n_sink]], 2)
+                    v_old = torch.cat([v_old[:, :, L - recent:], v_old[:, :, :n_sink]], 2)
                 else:
                     k_old = torch.cat([k_old[:, :, :n_sink], k_old[:, :, L - recent:]], 2)
                     v_old = torch.cat([v_old[:, :, :n_sink], v_old[:, :, L - recent:]], 2)
             if bug == "rotated":
                 k = rope(k, k, torch.arange(k_old.size(2), k_old.size(2) + T_new))[1]
-            k, v = torch.cat([k_old, k], 2), torch.cat([v_old, v], 2)
+            k, v = (torch.cat([k, k_old], 2), torch.cat([v, v_old], 2)) if bug == "new_first" else \
+                (torch.cat([k_old, k], 2), torch.cat([v_old, v], 2))
         elif bug == "rotated":
             k = rope(k, k, torch.arange(T_new))[1]
         n = k.size(2)
@@ -228,13 +245,16 @@ def _streaming(bug=None):
         if bug == "late" and n > n_sink + window:
             k = torch.cat([k[:, :, :n_sink], k[:, :, n - window:]], 2)
             v = torch.cat([v[:, :, :n_sink], v[:, :, n - window:]], 2)
+        if bug == "kv_swapped":
+            return out, (v, k)
         return out, (k, v)
     return attend_streaming
 
 
 STREAM_BUGS = {"no_sink": "hint_stream_no_sink", "rotated": "hint_stream_rotated_cache",
                "late": "hint_stream_evict_late", "budget": "hint_stream_budget", "is_causal": "hint_stream_is_causal",
-               "sinks_dropped": "hint_stream_no_sink"}
+               "sinks_dropped": "hint_stream_no_sink", "sink_order": "hint_stream_sink_order",
+               "new_first": "hint_cache_cat_order", "kv_swapped": "hint_cache_kv_swapped"}
 
 
 def test_streaming_bugs_get_their_hints(lang):

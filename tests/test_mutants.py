@@ -116,7 +116,13 @@ SAMPLE = {
                     "ex12_cache_bytes:L2:constant:* → /": "caught_hint",        # the grader named the window for 4536.0
                     # both were visible ✔, hidden ✗: q_proj was square in the check, and eps went unchecked
                     "ex7_mla:L3:swap_args:arguments 1 and 2 swapped": "caught_hint",
-                    "ex7_mla:L5:drop_keyword:eps= dropped": "caught_hint"},
+                    "ex7_mla:L5:drop_keyword:eps= dropped": "caught_hint",
+                    # this round's hints, each was caught without one: the ring unpacked (v, k), key_pos joined the
+                    # other way round, the latent joined before the cache, softmax left out (every output NaN)
+                    "ex4_rolling_cache:L5:swap_args:elements 1 and 2 swapped": "caught_hint",
+                    "ex4_rolling_cache:L10:swap_args:elements 1 and 2 swapped": "caught_hint",
+                    "ex8_mla_decode:L9:swap_args:elements 1 and 2 swapped#3": "caught_hint",
+                    "ex4_rolling_cache:L14:drop_call:softmax() dropped": "caught_hint"},   # the hints disagreed
 }
 
 

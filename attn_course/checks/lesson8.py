@@ -16,6 +16,7 @@ from ..messages import t
 from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
 from .lesson7 import alibi_slopes, rope
+from .lesson8_common import all_nan, cache_pair_swapped, length_error, matched_so_far  # noqa: F401 - the grader's too
 
 # Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.
 B, H, T, D = 3, 2, 7, 6
@@ -51,7 +52,7 @@ def cache_none_error(kind: str, message: str, call: str) -> bool:
 
 
 def streaming_error(kind: str, message: str, call: str = "") -> str | None:
-    return "hint_cache_none" if cache_none_error(kind, message, call) else None
+    return "hint_cache_none" if cache_none_error(kind, message, call) else length_error(kind, message)
 
 
 def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
@@ -73,10 +74,12 @@ def _masked(q, k, keep, fill=float("-inf"), hide=None):
 CORE_MISTAKES = {
     "hint_mask_not_used": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, hide=torch.zeros_like(keep)), -1) @ v,
     "hint_inverted_mask": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, hide=keep), -1) @ v,
+    # Before softmax's axes: with -inf left in the weights every output is NaN, and so is softmax over the batch where
+    # the mask hides a key in every row (a ring's empty slots): all-NaN outputs are the missing softmax, on both sides.
+    "hint_no_softmax": lambda q, k, v, keep: _masked(q, k, keep) @ v,
     ("hint_softmax_axis", (("axis", 0),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), 0) @ v,
     ("hint_softmax_axis", (("axis", 1),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), 1) @ v,
     ("hint_softmax_axis", (("axis", -2),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), -2) @ v,
-    "hint_no_softmax": lambda q, k, v, keep: _masked(q, k, keep) @ v,
     "hint_mask_fill_zero": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, 0.0), -1) @ v,
 }
 
@@ -267,18 +270,23 @@ def sliding_reference(q, k, v, window, turn):
 
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
-                grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False) -> tuple[list, list]:
+                grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False, swap_ring=False, new_first="",
+                strict=False) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
     right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
     on every call; "slots": at p % window), the ring and the mask at the right ones. core: one of CORE_MISTAKES in
     the attention itself; swap_qk: rope's two results taken the other way round; swap_kv: keys and values swapped
-    where the ring and the new tokens are joined."""
+    where the ring and the new tokens are joined; swap_ring: the ring unpacked or returned as (v_ring, k_ring, pos);
+    new_first: some of "k", "v", "p", the new keys, values or positions joined before the ring's, the others
+    after; strict: key_pos < p, a token not seeing itself."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
     outputs, rings = [], []
     for lo, hi in chunks:
         n = hi - lo
+        if swap_ring:
+            ring_k, ring_v = ring_v, ring_k
         seen = int(pos.max()) + 1
         positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
         turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
@@ -294,11 +302,13 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
             write()
             keys, values, key_pos = ring_k, ring_v, pos
         else:
-            keys, values = torch.cat([ring_k, kk], 2), torch.cat([ring_v, v[:, :, lo:hi]], 2)
-            key_pos = torch.cat([pos, positions])
+            def join(part, ring, new, dim=2):
+                return torch.cat([new, ring] if part in new_first else [ring, new], dim)
+            keys, values = join("k", ring_k, kk), join("v", ring_v, v[:, :, lo:hi])
+            key_pos = join("p", pos, positions, 0)
             if swap_kv:
                 keys, values = values, keys
-        keep = (key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
+        keep = (key_pos < positions[:, None] if strict else key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
                                                   else key_pos > positions[:, None] - window)
         if empty:
             keep = keep & (key_pos >= 0)
@@ -335,6 +345,8 @@ ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_wind
                 "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
                 "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots"),
                 "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
+                "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
+                **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
                 **{key: dict(core=key) for key in CORE_MISTAKES}}
 
 
@@ -349,12 +361,13 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_cache_none"
     if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
         return "hint_rolling_ring_dtype"
-    return None
+    return length_error(kind, message)
 
 
 def _ring(result, name):
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
-        raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__))
+        raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__),
+                          t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 3) else None)
     return result
 
 
@@ -370,20 +383,21 @@ def check_attend_rolling(fn) -> None:
     variants = {key: rolling_run(q, k, v, ROLLING_CHUNKS, window, turn, **flags)[0]
                 for key, flags in ROLLING_BUGS.items()}
     full = sliding_reference(q, k, v, window, turn)
-    cache = None
+    cache, so_far = None, []
     for index, (lo, hi) in enumerate(ROLLING_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {window}, rope)"
         y, cache = _ring(run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn,
                              on_error=rolling_error), name)
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
+        so_far.append(y)
         for part, ring in zip("KV", cache[:2]):
             grows = isinstance(ring, torch.Tensor) and ring.dim() == 4 and ring.size(2) > window
             expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
                          t("hint_rolling_grows") if grows else None)
         if not close(y, full[:, :, lo:hi], 1e-9):
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
-            hint = next((hint_text(key) for key, outs in variants.items()
-                         if close(torch.nan_to_num(y), outs[index], 1e-9)), None)
+            key = all_nan(so_far) or matched_so_far(so_far, variants)
+            hint = hint_text(key) if key else None
             if hint is None and index == 0:
                 key = first_call_hint(y, *first_turned(q, k, v, hi, turn), window_variants(window, hi, 0)[None],
                                       unmerged(H))
@@ -399,30 +413,42 @@ def check_attend_rolling(fn) -> None:
 
 # --------------------------------------------------------------------------- exercise 5: StreamingLLM
 def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
-                  budget_slack=False, top_left=False) -> tuple[list, list]:
+                  budget_slack=False, top_left=False, swap_cache=False, swap_join=False, new_first="",
+                  sink_order="", mask_sign=False) -> tuple[list, list]:
     """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
     the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
     turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's
-    (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask)."""
+    (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask; swap_cache: the cache
+    unpacked or returned as (v, k); swap_join: old and new values joined as the keys and keys as the values;
+    new_first / sink_order: "k", "v" or "kv", the new tokens joined before the cache / the kept recent tokens
+    before the sinks; mask_sign: the diagonal shifted left, tril(diagonal=T_new − L_all))."""
     cache_k = cache_v = None
     outputs, lengths = [], []
     for lo, hi in chunks:
         n = hi - lo
         kk, vv = k[:, :, lo:hi], v[:, :, lo:hi]
+        if swap_cache and cache_k is not None:
+            cache_k, cache_v = cache_v, cache_k
         if rotated:   # keys turned once, at their cache position on arrival, and never again
             start = 0 if cache_k is None else cache_k.size(2)
         if cache_k is not None and not late:
-            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks)
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks, sink_order)
             start = cache_k.size(2)
         if rotated:
             kk = turn(kk, kk, torch.arange(start, start + n))[1]
-        cache_k = kk if cache_k is None else torch.cat([cache_k, kk], 2)
-        cache_v = vv if cache_v is None else torch.cat([cache_v, vv], 2)
+        if cache_k is None:
+            cache_k, cache_v = kk, vv
+        elif swap_join:
+            cache_k, cache_v = torch.cat([cache_v, vv], 2), torch.cat([cache_k, kk], 2)
+        else:
+            cache_k = torch.cat([kk, cache_k] if "k" in new_first else [cache_k, kk], 2)
+            cache_v = torch.cat([vv, cache_v] if "v" in new_first else [cache_v, vv], 2)
         total = cache_k.size(2)
         positions = torch.arange(total)
         qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], positions[total - n:])[0]
         keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
-        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=0 if top_left else total - n)
+        diagonal = 0 if top_left else n - total if mask_sign else total - n
+        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=diagonal)
         outputs.append(attend(qq, keys, cache_v, keep))
         if late:
             cache_k, cache_v = evict(cache_k, cache_v, n_sink, window, sinks)
@@ -430,9 +456,9 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
     return outputs, lengths
 
 
-def evict(k, v, n_sink: int, recent: int, sinks: bool = True):
+def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = ""):
     """Keep the first n_sink tokens and the last `recent` (all when there are no more); without sinks, the last
-    n_sink + recent."""
+    n_sink + recent. order: "k", "v" or "kv", the recent tokens joined before the sinks in those."""
     n = k.size(2)
     if n <= n_sink + recent:
         return k, v
@@ -440,20 +466,30 @@ def evict(k, v, n_sink: int, recent: int, sinks: bool = True):
         return k[:, :, n - recent:], v[:, :, n - recent:]
     if not sinks:
         return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
-    return tuple(torch.cat([x[:, :, :n_sink], x[:, :, n - recent:]], 2) for x in (k, v))
+    return tuple(torch.cat([x[:, :, n - recent:], x[:, :, :n_sink]] if part in order
+                           else [x[:, :, :n_sink], x[:, :, n - recent:]], 2) for part, x in zip("kv", (k, v)))
 
 
 STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
                "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True),
-               "hint_stream_is_causal": dict(top_left=True)}
+               "hint_stream_is_causal": dict(top_left=True),
+               "hint_cache_kv_swapped": dict(swap_cache=True), ("hint_cache_kv_swapped", "joined"): dict(swap_join=True),
+               **{("hint_cache_cat_order", part): dict(new_first=part) for part in ("kv", "k", "v")},
+               **{("hint_stream_sink_order", part): dict(sink_order=part) for part in ("kv", "k", "v")},
+               "hint_cache_mask_sign": dict(mask_sign=True)}
 
 
-def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list) -> str | None:
+def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list,
+                       t_new: int | None = None) -> str | None:
     """A cache of the wrong length: past the budget, or only the last window − T_new kept (the first n_sink
-    evicted with the rest)."""
+    evicted with the rest), or after the first call only the new tokens (the old cache never joined)."""
     if length > n_sink + window:
         return "hint_stream_budget"
-    return "hint_stream_no_sink" if length == dropped[index] else None
+    if length == dropped[index]:
+        return "hint_stream_no_sink"
+    return "hint_cache_concat" if index and length == t_new else None
+
+
 STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 12))   # n_sink = 2, window = 4
 
 
@@ -466,23 +502,26 @@ def check_attend_streaming(fn) -> None:
     variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
                 for key, flags in STREAM_BUGS.items()}
     dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
-    cache = None
+    cache, so_far = None, []
     for index, (lo, hi) in enumerate(STREAM_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
         result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn,
                      on_error=streaming_error)
         if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
                 and len(result[1]) == 2):
-            raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+            raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__),
+                              t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 2) else None)
         y, cache = result
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
         for part, c in zip("KV", cache):
-            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped) \
+            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped, hi - lo) \
                 if isinstance(c, torch.Tensor) and c.dim() == 4 else None
             expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
                          t(hint) if hint else None)
+        so_far.append(y)
         if not close(y, want[index], 1e-9):
-            hint = next((t(key) for key, outs in variants.items() if close(y, outs[index], 1e-9)), None)
+            key = all_nan(so_far) or matched_so_far(so_far, variants)
+            hint = hint_text(key) if key else None
             if hint is None and index == 0:
                 key = first_call_hint(y, *first_turned(q, k, v, hi, turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
                                       unmerged(H))
@@ -502,9 +541,9 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     s = masked(raw / math.sqrt(d))
     column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
 
-    def with_column(col, first=False, drop_first=False, scores=s, dim=-1, drop_last=False):
+    def with_column(col, first=False, drop_first=False, scores=s, dim=-1, drop_last=False, soft=True):
         logits = torch.cat([col, scores], -1) if first else torch.cat([scores, col], -1)
-        p = torch.softmax(logits, dim)
+        p = torch.softmax(logits, dim) if soft else logits
         w = p[..., :-1] if drop_last else p[..., 1:] if (first or drop_first) else p[..., :-1]
         return w @ v, w
 
@@ -517,7 +556,10 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
            "hint_sink_wrong_column": with_column(column, drop_first=True),
            "hint_sink_column_first": with_column(column, first=True, drop_last=True),
            "hint_sink_max": (unshifted @ v, unshifted),
-           ("hint_softmax_axis", (("axis", -2),)): with_column(column, dim=-2)}
+           ("hint_softmax_axis", (("axis", -2),)): with_column(column, dim=-2),
+           ("hint_softmax_axis", (("axis", 0),)): with_column(column, dim=0),
+           ("hint_softmax_axis", (("axis", 1),)): with_column(column, dim=1),
+           "hint_no_softmax": with_column(column, soft=False)}
     # The scale, as lessons 1 to 7 name its mistakes (√D multiplied, //, inverted, D itself, another axis's size).
     for key, scaled in scale_variants(raw, d, (q.size(0), q.size(1), q.size(2), k.size(2))).items():
         out[key] = with_column(column, scores=masked(scaled))
@@ -558,8 +600,8 @@ def check_sink_attention(fn) -> None:
         for what, index in (("what_weights", 1), ("what_output", 0)):
             got, right = (y, w)[index], variants[None][index]
             if not close(got, right, 1e-9):
-                hint = next((hint_text(key) for key, val in variants.items() if key and close(got, val[index], 1e-9)),
-                            None)
+                hint = next((hint_text(key) for key, val in variants.items()   # NaN as 0: softmax over a masked axis
+                             if key and close(torch.nan_to_num(got), torch.nan_to_num(val[index]), 1e-9)), None)
                 if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
                     hint = t("hint_sink_rows_sum_to_one")
                 raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)

@@ -18,7 +18,10 @@ from .engine import (
     close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, scale_variants,
     split_heads,
 )
-from .lesson8 import CORE_MISTAKES, attend, cache_none_error, grid, hint_text, one_or_span
+from .lesson8 import (
+    CORE_MISTAKES, all_nan, attend, cache_none_error, cache_pair_swapped, grid, hint_text, length_error, matched_so_far,
+    one_or_span,
+)
 from .lesson7 import rope
 
 B, T = 3, 7
@@ -109,6 +112,8 @@ def core_variants(q, k, v, keep) -> dict:
                   "hint_mask_fill_zero": out(right, fill=0.0),
                   ("hint_softmax_axis", (("axis", -2),)): out(right, dim=-2),
                   "hint_merge_without_transpose": out(right, merge=lambda y: y.reshape(b, n, h * dv))})
+    for axes in ((2, 3), (0, 2), (1, 3)):   # transpose(1, 2) with another pair of axes before the reshape
+        found[("hint_merge_wrong_axes", f"{axes}")] = out(right, merge=lambda y, a=axes: y.transpose(*a).reshape(b, n, h * dv))
     return found
 
 
@@ -160,7 +165,7 @@ def mla_variants(m, x, turn) -> dict:
 
 def mla_error(kind: str, message: str, call: str = "") -> str | None:
     """kv_a_layernorm given a tensor whose last axis is not r: the latent split the other way round, or not split."""
-    return "hint_mla_norm_input" if "normalized_shape" in message else None
+    return "hint_mla_norm_input" if "normalized_shape" in message else length_error(kind, message)
 
 
 # An error of shapes inside mla_decode (a broadcast, a matmul's or a view's sizes): the absorbed form's shapes to
@@ -179,6 +184,8 @@ def decode_error(kind: str, message: str, call: str = "") -> str | None:
         return found
     if "view size is not compatible" in message:
         return "hint_view_after_transpose"
+    if length_error(kind, message):
+        return length_error(kind, message)
     if kind == "RuntimeError" and "except in dimension" not in message and any(s in message for s in SHAPE_ERRORS):
         cached = ", cache," in call and "size of tensor a" in message
         return "hint_mla_cache_span" if cached else "hint_mla_decode_shapes"
@@ -217,16 +224,18 @@ def check_mla(cls) -> None:
         expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"))
         variants = mla_variants(module, x, turn)
     if not close(y, variants[None], 1e-9):
-        hint = next((hint_text(key) for key, val in variants.items()
-                     if key and close(torch.nan_to_num(y), torch.nan_to_num(val), 1e-9)), None)
+        hint = t(all_nan([y])) if all_nan([y]) else next(
+            (hint_text(key) for key, val in variants.items()
+             if key and close(torch.nan_to_num(y), torch.nan_to_num(val), 1e-9)), None)
         raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
     passed(name)
 
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
-def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False) -> list:
+def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="") -> list:
     """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
-    into the output side, keys and values never expanded. Right with the defaults, or one classic mistake."""
+    into the output side, keys and values never expanded. Right with the defaults, or one classic mistake
+    (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's)."""
     b, _, _ = x.shape
     h, r, dn, dr, dv = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
     w_uk, w_uv = m.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)        # (H, dn, r), (H, dv, r)
@@ -241,7 +250,8 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
         if swap_qk:   # rope's results taken the other way round: the shared key as the query, head 0's query cached
             q_rot, k_rot = k_rot[:, None], q_rot[:, 0]
         if cache is not None:
-            c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
+            c = torch.cat([c, cache[0]] if "c" in new_first else [cache[0], c], 1)
+            k_rot = torch.cat([k_rot, cache[1]] if "k" in new_first else [cache[1], k_rot], 1)
         scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past if offset else 0)
         weights = torch.softmax((scores / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
@@ -252,20 +262,32 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
 
 
 ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
-                 "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True)}
+                 "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True),
+                 **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")}}
 # The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
 # the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
 MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
 ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
 
 
+def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int):
+    """A latent cache part of the wrong shape: per head (4 axes), or k_R with its batch axis 1 (the head axis added
+    with k_R[None] or taken off with k_R[0], not at axis 1): a hint key and its fields, or None."""
+    shape = tuple(shape)
+    if len(shape) == 4:
+        return "hint_mla_cache_expanded", {"r": r, "dr": dr, "h": h}
+    if b != 1 and shape == (1, n, width):
+        return "hint_mla_head_axis", {}
+    return None
+
+
 def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
     if not (isinstance(cache, tuple) and len(cache) == 2):
         raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
     for part, c, width in zip(("c", "k_R"), cache, (r, dr)):
-        expanded = isinstance(c, torch.Tensor) and c.dim() == 4
+        found = latent_shape_hint(c.shape, b, n, width, r, dr, h) if isinstance(c, torch.Tensor) else None
         expect_shape(c, (b, n, width), ("B", "T", part), t("what_latent", part=part),
-                     t("hint_mla_cache_expanded", r=r, dr=dr, h=h) if expanded else None)
+                     t(found[0], **found[1]) if found else None)
 
 
 class PerHeadWatch(TorchFunctionMode):
@@ -334,17 +356,22 @@ def check_mla_decode(fn) -> None:
         full = mla_run(host, x, turn)
         variants = {key: absorbed_run(host, x, MLA_CHUNKS, turn, **flags) for key, flags in ABSORBED_BUGS.items()}
         right = absorbed_run(host, x, MLA_CHUNKS, turn)
-        cache = None
+        cache, so_far = None, []
         for index, (lo, hi) in enumerate(MLA_CHUNKS):
             call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
             result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
+            if cache_pair_swapped(result, 2):
+                raise named("hint_cache_pair_order", name=name)
             y, cache = result
             expect_shape(y, (B, hi - lo, e), ("B", "T_new", "E"), t("what_output"))
+            so_far.append(y)
             expect_latent_cache(cache, B, hi, r, dr, h)
             if not close(y, full[:, lo:hi], 1e-9):
-                hint = next((t(key) for key, outs in variants.items() if close(y, outs[index][0], 1e-9)), None)
+                key = all_nan(so_far) or matched_so_far(so_far, {key: [o for o, _ in outs]
+                                                                  for key, outs in variants.items()})
+                hint = hint_text(key) if key else None
                 if hint is None and index == 0:
                     key = first_call_hint(y, *mla_qkv(host, x[:, lo:hi], turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
                                           host.o_proj)
@@ -376,9 +403,10 @@ def gpt2_qkv(host, x) -> tuple:
     return tuple(split_heads(z, host.n_head) for z in host.c_attn(x).split(e, dim=2))
 
 
-def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True, shift=0, proj=True):
+def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=True, shift=0, proj=True,
+               order="qkv"):
     """Outputs per chunk and the buffers after the last: right, or one classic mistake (shift: written that many
-    slots past T_past; proj=False: c_proj forgotten)."""
+    slots past T_past; proj=False: c_proj forgotten; order: c_attn's three parts taken as q, k, v in this order)."""
     b, _, e = x.shape
     h = host.n_head
     d = e // h
@@ -386,7 +414,8 @@ def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=
     outputs = []
     for lo, hi in chunks:
         n = hi - lo
-        q, k, v = (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))
+        parts = dict(zip(order, (split_heads(z, h) for z in host.c_attn(x[:, lo:hi]).split(e, dim=2))))
+        q, k, v = parts["q"], parts["k"], parts["v"]
         start = 0 if at_zero else lo + shift
         if written:
             k_buf[:, :, start:start + n], v_buf[:, :, start:start + n] = k, v
@@ -401,7 +430,8 @@ def static_run(host, x, chunks, t_max: int, offset=True, at_zero=False, written=
 
 STATIC_BUGS = {"hint_static_offset": dict(at_zero=True), "hint_cache_mask_offset": dict(offset=False),
                "hint_static_not_written": dict(written=False), "hint_static_plus_one": dict(shift=1),
-               "hint_static_no_proj": dict(proj=False)}
+               "hint_static_no_proj": dict(proj=False),
+               **{("hint_qkv_order", order): dict(order=order) for order in ("kqv", "qvk", "vkq", "kvq", "vqk")}}
 # A prefill of 4 tokens, not D = 3: the heads split by transpose then view fail there as on the grader's sizes.
 STATIC_CHUNKS = ((0, 4), (4, 5), (5, 7), (7, 8))
 
@@ -417,7 +447,7 @@ def static_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_static_unsliced"   # weights @ v_buf unsliced, or sliced on the heads' axis
     if "view size is not compatible" in message:
         return "hint_view_after_transpose"
-    return None
+    return length_error(kind, message)
 
 
 def check_attend_preallocated(fn) -> None:
@@ -432,13 +462,15 @@ def check_attend_preallocated(fn) -> None:
     with torch.no_grad():
         right, buffers = static_run(host, x, STATIC_CHUNKS, t_max)
         variants = {key: static_run(host, x, STATIC_CHUNKS, t_max, **flags) for key, flags in STATIC_BUGS.items()}
-        k_buf, v_buf = x.new_zeros(B, h, t_max, d), x.new_zeros(B, h, t_max, d)
+        k_buf, v_buf, so_far = x.new_zeros(B, h, t_max, d), x.new_zeros(B, h, t_max, d), []
         for index, (lo, hi) in enumerate(STATIC_CHUNKS):
             y = run(f"{name}(attn, x_new, k_buf, v_buf, {lo})", fn, host, x[:, lo:hi], k_buf, v_buf, lo,
                     on_error=static_error)
             expect_shape(y, (B, hi - lo, h * d), ("B", "T_new", "E"), t("what_output"))
+            so_far.append(y)
             if not close(y, right[index], 1e-9):
-                hint = next((t(key) for key, (outs, _) in variants.items() if close(y, outs[index], 1e-9)), None)
+                key = all_nan(so_far) or matched_so_far(so_far, {key: outs for key, (outs, _) in variants.items()})
+                hint = hint_text(key) if key else None
                 if hint is None and index == 0:
                     key = first_call_hint(y, *gpt2_qkv(host, x[:, lo:hi]), grid(hi, hi)[0] >= grid(hi, hi)[1],
                                           host.c_proj)

@@ -11,7 +11,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
 from .engine import close, expect_shape, inputs, max_error, named, passed, run
-from .lesson8 import attend, control_flow_error, create_mask, flex, grid
+from .lesson8 import attend, control_flow_error, create_mask, flex, grid, length_error
 from .lesson7 import rope
 
 
@@ -25,6 +25,10 @@ def paged_error(kind: str, message: str, call: str = "") -> str | None:
     wrong) or more (the pages not cut to block_table[:n])."""
     if call.startswith("paged_write") and "out of bounds" in message:
         return "hint_paged_divmod"
+    if "tensors used as indices must be long" in message or "slice indices must be integers" in message:
+        return "hint_paged_int_division"   # p / P or a page count with /: a float where an index is meant
+    if length_error(kind, message):
+        return length_error(kind, message)
     if call.startswith("paged_write") and ("inconsistent with step sign" in message
                                            or "cannot be broadcast to indexing result" in message):
         return "hint_paged_positions"   # not one position per new token: arange(start, start + T_new)

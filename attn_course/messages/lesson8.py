@@ -488,6 +488,50 @@ MESSAGES = {
         "ja": "rope の2つの戻り値を逆の順番で受け取っています。rope(q, k, positions) は (回したクエリ, 回したキー) の順に返すので、q, k = rope(q, k, positions) と受け取ります。",
         "ko": "rope의 반환값 두 개를 거꾸로 받았습니다. rope(q, k, positions)는 (회전한 쿼리, 회전한 키) 순서로 반환하므로 q, k = rope(q, k, positions)로 받아야 합니다.",
     },
+    "hint_cache_pair_order": {
+        "ja": "{name} は (出力, キャッシュ) の順で返します。いまは2つが入れ替わっています。",
+        "ko": "{name}는 (출력, 캐시) 순서로 반환합니다. 지금은 둘의 순서가 바뀌어 있습니다.",
+    },
+    "hint_stream_sink_order": {
+        "ja": "追い出したあとのキャッシュで、残した最後のトークンが先頭の n_sink 個より前に来ています。キャッシュは位置の順に並べたままにします。キーとバリューのどちらも、先頭の n_sink 個を前に、残す最後のトークンを後ろにしてつなぎます（torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2)）。",
+        "ko": "내보낸 뒤의 캐시에서 남긴 마지막 토큰이 맨 앞 n_sink개보다 앞에 와 있습니다. 캐시는 위치 순서대로 놓인 채로 둡니다. 키와 밸류 모두 맨 앞 n_sink개를 앞에, 남길 마지막 토큰을 뒤에 두고 이어 붙입니다(torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2)).",
+    },
+    "hint_rolling_join_order": {
+        "ja": "リングと新しいトークンをつなぐ順が、キー、バリュー、位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([pos, positions])）。順がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
+        "ko": "링과 새 토큰을 이어 붙이는 순서가 키, 밸류, 위치(key_pos)에서 서로 다릅니다. 세 가지 모두 링을 앞에, 새 토큰을 뒤에 두고 이어 붙입니다(torch.cat([k_ring, k], dim=2), torch.cat([pos, positions])). 순서가 어긋나면 키가 다른 토큰의 밸류나 위치와 짝이 됩니다.",
+    },
+    "hint_merge_wrong_axes": {
+        "ja": "ヘッドをつなぎ直す前の転置の軸が違います。各ヘッドの出力は (B, H, T, d_V) なので、transpose(1, 2) で H と T を入れ替えて (B, T, H, d_V) にしてから、reshape(B, T, H * d_V) で最後の2軸をつなぎます。",
+        "ko": "헤드를 다시 합치기 전에 전치하는 축이 틀렸습니다. 각 헤드의 출력은 (B, H, T, d_V)이므로 transpose(1, 2)로 H와 T를 바꿔 (B, T, H, d_V)로 만든 다음, reshape(B, T, H * d_V)로 마지막 두 축을 이어 붙입니다.",
+    },
+    "hint_mla_cache_order": {
+        "ja": "潜在キャッシュの中で、新しいトークンの c や k_R がキャッシュのものより前に来ています。位置の順に並ぶよう、c と k_R のどちらも、キャッシュを前に、新しいものを後ろにしてつなぎます（torch.cat([cache[0], c], dim=1)、torch.cat([cache[1], k_R], dim=1)）。",
+        "ko": "잠재 캐시 안에서 새 토큰의 c나 k_R이 캐시에 있던 것보다 앞에 와 있습니다. 위치 순서대로 놓이도록 c와 k_R 모두 캐시를 앞에, 새것을 뒤에 두고 이어 붙입니다(torch.cat([cache[0], c], dim=1), torch.cat([cache[1], k_R], dim=1)).",
+    },
+    "hint_length_is_tensor": {
+        "ja": "長さ（数）を使うところに、テンソルそのものを渡しています。k.size(2) や k.shape[2] のように、軸の大きさを整数で取り出してから、torch.arange や比較に使います。",
+        "ko": "길이(수)를 써야 할 자리에 텐서 자체를 넘겼습니다. k.size(2)나 k.shape[2]처럼 축의 크기를 정수로 꺼낸 다음 torch.arange나 비교에 씁니다.",
+    },
+    "hint_paged_int_division": {
+        "ja": "ページの番号や数が float になっています。/ で割ると float になり、インデックスにもスライスにも使えません。p // P、(length + P - 1) // P のように // で割ります。",
+        "ko": "페이지 번호나 개수가 float가 되었습니다. /로 나누면 float가 되어 인덱스로도 슬라이스로도 쓸 수 없습니다. p // P, (length + P - 1) // P처럼 //로 나눕니다.",
+    },
+    "hint_mla_head_axis": {
+        "ja": "k_R のバッチの軸が 1 になっています。ヘッドの軸は軸 1 に足して外します。rope に渡すときは k_R[:, None]（(B, 1, T_new, d_R)）、戻すときは k_R[:, 0] です。k_R[None] や k_R[0] では軸 0（バッチ）を扱ってしまいます。",
+        "ko": "k_R의 배치 축 크기가 1이 되었습니다. 헤드 축은 축 1에 더하고 뺍니다. rope에 넘길 때는 k_R[:, None]((B, 1, T_new, d_R)), 되돌릴 때는 k_R[:, 0]입니다. k_R[None]이나 k_R[0]은 축 0(배치)을 건드립니다.",
+    },
+    "hint_output_all_nan": {
+        "ja": "出力がすべて NaN です。-inf が計算に入り込んでいます。次を確かめてください。マスクを掛け算で入れていないか（0 × -inf は NaN になるので masked_fill を使います）、見てよいキーが1つもない行ができていないか（マスクの条件）、ソフトマックスを忘れていないか、その軸が dim=-1 か。",
+        "ko": "출력이 모두 NaN입니다. -inf가 계산에 섞여 들어갔습니다. 다음을 확인하세요. 마스크를 곱셈으로 넣지 않았는지(0 × -inf는 NaN이 되므로 masked_fill을 씁니다), 볼 수 있는 키가 하나도 없는 행이 생기지 않았는지(마스크 조건), 소프트맥스를 빠뜨리지 않았는지, 그 축이 dim=-1인지.",
+    },
+    "hint_softmax_of_mask": {
+        "ja": "bool のマスクにソフトマックスをかけています。ソフトマックスをかけるのはスコアのほうで、マスクは masked_fill(~keep, float(\"-inf\")) でスコアに入れてから、torch.softmax(scores, dim=-1) をとります。",
+        "ko": "bool 마스크에 소프트맥스를 적용했습니다. 소프트맥스는 점수에 적용합니다. 마스크는 masked_fill(~keep, float(\"-inf\"))로 점수에 넣은 다음 torch.softmax(scores, dim=-1)을 계산합니다.",
+    },
+    "hint_tril_no_tensor": {
+        "ja": "torch.tril に、下三角にするテンソルが渡されていません。torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past) のように、テンソルを作ってからそのメソッドとして呼ぶか、torch.tril(テンソル, diagonal=T_past) と渡します。",
+        "ko": "torch.tril에 아래 삼각으로 만들 텐서를 넘기지 않았습니다. torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past)처럼 텐서를 만든 뒤 그 메서드로 부르거나, torch.tril(텐서, diagonal=T_past)로 넘깁니다.",
+    },
     "hint_keys_values_swapped": {
         "ja": "キーとバリューが入れ替わっています。キャッシュと新しいトークンのキー・バリューをつなぐところ（あるいはキャッシュを分解するところや返すところ）で、キーはキーどうし、バリューはバリューどうしをつないでください。",
         "ko": "키와 밸류가 뒤바뀌었습니다. 캐시와 새 토큰을 이어 붙이는 곳(또는 캐시를 언패킹하거나 반환하는 곳)에서 키는 키끼리, 밸류는 밸류끼리 이어 붙여야 합니다.",

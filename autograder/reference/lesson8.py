@@ -168,7 +168,9 @@ def _decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
     for key, flags in bugs.items():
         outs = run(**flags)
         if all(matching_bug(_no_nan(g), {"x": o}, tol) for g, o in zip(res["outputs"], outs)):
-            return (key[0], dict(key[1])) if isinstance(key, tuple) else key   # as matching_bug names a field
+            if isinstance(key, tuple):   # as matching_bug names a field, or one of a hint's variants
+                return (key[0], dict(key[1])) if isinstance(key[1], tuple) else key[0]
+            return key
     return None
 
 
@@ -189,7 +191,9 @@ def _no_nan(x):
 def judge_attend_rolling(res):
     q, k, v, window, _, chunks, base = probe.stream_setup(res, "rolling")
     if "result" in res:
-        raise Mismatch("rolling_not_pair", name="attend_rolling", kind=type(res["result"]).__name__)
+        raise Mismatch("rolling_not_pair", name="attend_rolling", kind=type(res["result"]).__name__,
+                       hint=("hint_cache_pair_order", {"name": "attend_rolling"})
+                       if checks.cache_pair_swapped(res["result"], 3) else None)
     b, h, n, d = q.shape
     turn = turn_with(base)
     full = sliding_attention(q, k, v, window, turn)
@@ -197,7 +201,7 @@ def judge_attend_rolling(res):
     if not all(isinstance(z, list) and len(z) == len(chunks) for z in (outputs, rings, positions)):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
     first = chunks[0][1]
-    with naming(lambda: _decoding_bug(res, checks.ROLLING_BUGS,
+    with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ROLLING_BUGS,
                                       lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)[0])
                 or _first_call(res, *checks.first_turned(q, k, v, first, turn),
                                checks.window_variants(window, first, 0)[None], caches.unmerged(h))):
@@ -251,7 +255,9 @@ def streaming_attention(q, k, v, chunks, n_sink, window, turn):
 def judge_attend_streaming(res):
     q, k, v, window, n_sink, chunks, base = probe.stream_setup(res, "streaming")
     if "result" in res:
-        raise Mismatch("returned_not_cache_pair", name="attend_streaming", kind=type(res["result"]).__name__)
+        raise Mismatch("returned_not_cache_pair", name="attend_streaming", kind=type(res["result"]).__name__,
+                       hint=("hint_cache_pair_order", {"name": "attend_streaming"})
+                       if checks.cache_pair_swapped(res["result"], 2) else None)
     b, h, _, d = q.shape
     turn = turn_with(base)
     want, lengths = streaming_attention(q, k, v, chunks, n_sink, window, turn)
@@ -260,7 +266,7 @@ def judge_attend_streaming(res):
         raise Mismatch("hidden_mismatch", case="attend_streaming", err=float("inf"))
     dropped = checks.streaming_run(q, k, v, chunks, n_sink, window, turn, sinks="dropped")[1]
     first = chunks[0][1]
-    with naming(lambda: _decoding_bug(res, checks.STREAM_BUGS,
+    with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.STREAM_BUGS,
                                       lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])
                 or _first_call(res, *checks.first_turned(q, k, v, first, turn),
                                checks.grid(first, first)[0] >= checks.grid(first, first)[1], caches.unmerged(h))):
@@ -269,7 +275,7 @@ def judge_attend_streaming(res):
             if shape != [[b, h, n, d]] * 2:
                 four = shape and isinstance(shape[0], list) and len(shape[0]) == 4
                 raise Mismatch("hidden_cache_shape", hint=checks.stream_length_hint(shape[0][2], index, n_sink, window,
-                                                                                    dropped) if four else None,
+                                                                                    dropped, hi - lo) if four else None,
                                name="attend_streaming", n=n, want=(b, h, n, d), got=shape)
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_streaming", "sizes": sizes, "lo": lo, "last": hi - 1})
@@ -295,7 +301,10 @@ def gpt_oss_attention(q, k, v, sinks, keep=None):
 
 def _sink_bug(res):
     q, k, v, sinks, keep = probe.sink_inputs(res, "float64", torch.float64)
-    return matching_bug(res["float64"], checks.sink_variants(q, k, v, sinks, keep), 1e-9)
+    got = res["float64"]
+    got = tuple(_no_nan(x) for x in got) if isinstance(got, tuple) else got   # NaN as 0, as the check compares
+    return matching_bug(got, {key: tuple(_no_nan(x) for x in val)
+                              for key, val in checks.sink_variants(q, k, v, sinks, keep).items()}, 1e-9)
 
 
 @judge("lesson8.sink_attention")
@@ -346,7 +355,8 @@ def _mla_bug(res, sizes, base):
     x = probe.mla_input(res, "float64", torch.float64, sizes[0])
     with torch.no_grad():
         variants = caches.mla_variants(host, x, turn_with(base))
-    return matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
+    return checks.all_nan([res["float64"]]) or \
+        matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
 
 
 # partial: a layer built nn.Linear(out, in) is named from the layout, as the check does
@@ -373,7 +383,7 @@ def _decode_bug(res, host, x, chunks, base):
         return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
     with torch.no_grad():
         first = chunks[0][1]
-        return _decoding_bug(res, caches.ABSORBED_BUGS, lambda **bug: [y for y, _ in caches.absorbed_run(
+        return checks.all_nan(res["outputs"]) or _decoding_bug(res, caches.ABSORBED_BUGS, lambda **bug: [y for y, _ in caches.absorbed_run(
             host, x, chunks, turn_with(base), **bug)], 1e-5) or \
             _first_call(res, *caches.mla_qkv(host, x[:, :first], turn_with(base)),
                         checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
@@ -383,7 +393,9 @@ def _decode_bug(res, host, x, chunks, base):
 def judge_mla_decode(res):
     host, x, chunks, base = probe.decode_setup(res)
     if "result" in res:
-        raise Mismatch("returned_not_cache_pair", name="mla_decode", kind=type(res["result"]).__name__)
+        raise Mismatch("returned_not_cache_pair", name="mla_decode", kind=type(res["result"]).__name__,
+                       hint=("hint_cache_pair_order", {"name": "mla_decode"})
+                       if checks.cache_pair_swapped(res["result"], 2) else None)
     b, n, e = x.shape
     r, dr = host.kv_lora_rank, host.qk_rope_head_dim
     attention, rotary = deepseek_attention(e, host.n_head, r, host.qk_nope_head_dim, dr, host.v_head_dim, base)
@@ -395,7 +407,11 @@ def judge_mla_decode(res):
     with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
             if shape != [[b, hi, r], [b, hi, dr]]:
-                raise Mismatch("hidden_latent_shape", n=hi, want=[(b, hi, r), (b, hi, dr)], got=shape)
+                found = next((caches.latent_shape_hint(s, b, hi, width, r, dr, host.n_head)
+                              for s, width in zip(shape, (r, dr)) if isinstance(s, list) and s != [b, hi, width]),
+                             None) if isinstance(shape, list) else None
+                raise Mismatch("hidden_latent_shape", hint=None if found is None else found if found[1] else found[0],
+                               n=hi, want=[(b, hi, r), (b, hi, dr)], got=shape)
             sizes = f"H={host.n_head}, r={r}, d_rope={dr}, base={base:g}"
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
@@ -415,11 +431,13 @@ def judge_mla_decode(res):
 
 # --------------------------------------------------------------------------- a preallocated cache (lesson 6)
 def _static_bug(res, host, x, chunks, t_max):
+    if checks.all_nan(res["outputs"]):
+        return checks.all_nan(res["outputs"])
     for key, flags in caches.STATIC_BUGS.items():
         outs, buffers = caches.static_run(host, x, chunks, t_max, **flags)
         if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
                 matching_bug(res["buffers"], {"x": buffers}, 1e-9):
-            return key
+            return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
     return None
 
 
