@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from ..messages import t
 from .engine import close
 
 
@@ -46,3 +47,10 @@ def matched_so_far(got: list, variants: dict, tol: float = 1e-9):
         if all(isinstance(g, torch.Tensor) and close(torch.nan_to_num(g), o, tol) for g, o in zip(got, outs)):
             return key
     return None
+
+
+def hint_text(key) -> str:
+    """A variant's key as its hint: "hint_x", (hint, "detail") or (hint, (("field", value), …))."""
+    if isinstance(key, tuple):
+        return t(key[0], **dict(key[1])) if isinstance(key[1], tuple) else t(key[0])
+    return t(key)

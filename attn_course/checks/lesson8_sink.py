@@ -1,0 +1,83 @@
+"""Lesson 8's visible check for exercise 6, gpt-oss's learned sink: one logit per head as an extra column of the
+softmax. Its variants are the grader's too (attn_course.checks.lesson8.sink_variants)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..messages import t
+from ..validate import CheckFailed
+from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
+from .lesson8 import B, D, H, T
+from .lesson8_common import hint_text
+
+
+# --------------------------------------------------------------------------- exercise 6: gpt-oss's sink
+def sink_variants(q, k, v, sinks, keep) -> dict:
+    """Attention with one learned logit per head as an extra column of the softmax (gpt-oss), and the mistakes.
+    Each value: (output, weights)."""
+    d = q.size(-1)
+    raw = q @ k.transpose(-2, -1)
+    masked = (lambda x: x.masked_fill(~keep, float("-inf"))) if keep is not None else (lambda x: x)
+    s = masked(raw / math.sqrt(d))
+    column = sinks.to(s.dtype).view(1, -1, 1, 1).expand(*s.shape[:-1], 1)
+
+    def with_column(col, first=False, drop_first=False, scores=s, dim=-1, drop_last=False, soft=True):
+        logits = torch.cat([col, scores], -1) if first else torch.cat([scores, col], -1)
+        p = torch.softmax(logits, dim) if soft else logits
+        w = p[..., :-1] if drop_last else p[..., 1:] if (first or drop_first) else p[..., :-1]
+        return w @ v, w
+
+    plain = torch.softmax(s, -1)
+    # By hand: exp(s − max over the keys) over their sum plus exp(sink), the sink not shifted by the same max.
+    m = s.amax(-1, keepdim=True)
+    unshifted = torch.exp(s - m) / (torch.exp(s - m).sum(-1, keepdim=True) + torch.exp(column))
+    out = {None: with_column(column), "hint_sink_missing": (plain @ v, plain),
+           "hint_sink_scaled": with_column(column / math.sqrt(d)),
+           "hint_sink_wrong_column": with_column(column, drop_first=True),
+           "hint_sink_column_first": with_column(column, first=True, drop_last=True),
+           "hint_sink_max": (unshifted @ v, unshifted),
+           ("hint_softmax_axis", (("axis", -2),)): with_column(column, dim=-2),
+           ("hint_softmax_axis", (("axis", 0),)): with_column(column, dim=0),
+           ("hint_softmax_axis", (("axis", 1),)): with_column(column, dim=1),
+           "hint_no_softmax": with_column(column, soft=False)}
+    # The scale, as lessons 1 to 7 name its mistakes (√D multiplied, //, inverted, D itself, another axis's size).
+    for key, scaled in scale_variants(raw, d, (q.size(0), q.size(1), q.size(2), k.size(2))).items():
+        out[key] = with_column(column, scores=masked(scaled))
+    out["hint_scale_dk"] = with_column(column, scores=masked(raw / d))
+    if keep is not None:   # the mask: not applied, filled with 0, or the keys it keeps hidden instead
+        out["hint_sink_mask_ignored"] = with_column(column, scores=raw / math.sqrt(d))
+        out["hint_mask_fill_zero"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(~keep, 0.0))
+        out["hint_inverted_mask"] = with_column(column, scores=(raw / math.sqrt(d)).masked_fill(keep, float("-inf")))
+    return out
+
+
+def check_sink_attention(fn) -> None:
+    name = "sink_attention"
+    q, k, v = inputs((B, H, T, D), (B, H, T + 2, D), (B, H, T + 2, D), seed=85)
+    sinks = torch.tensor([1.5, -0.5], dtype=torch.float64)
+    keep = torch.ones(T, T + 2, dtype=torch.bool).tril(diagonal=2)
+    for mask in (keep, None):
+        result = run(name, fn, q, k, v, sinks, mask)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
+        if pair_swapped(result, (B, H, T, D)):
+            raise named("hint_pair_order", name=name)
+        y, w = result
+        if isinstance(w, torch.Tensor) and w.dim() == 4 and w.size(-1) == T + 3:
+            raise CheckFailed(t("wrong_axis", what=t("what_weights"), want=(B, H, T, T + 2), layout="(B, H, T_q, T_k)",
+                                got=tuple(w.shape), axis=3, axis_name="T_k", want_n=T + 2, got_n=T + 3),
+                              t("hint_sink_column_kept"))
+        expect_shape(w, (B, H, T, T + 2), ("B", "H", "T_q", "T_k"), t("what_weights"))
+        expect_shape(y, (B, H, T, D), ("B", "H", "T_q", "D"), t("what_output"))
+        variants = sink_variants(q, k, v, sinks, mask)
+        for what, index in (("what_weights", 1), ("what_output", 0)):
+            got, right = (y, w)[index], variants[None][index]
+            if not close(got, right, 1e-9):
+                hint = next((hint_text(key) for key, val in variants.items()   # NaN as 0: softmax over a masked axis
+                             if key and close(torch.nan_to_num(got), torch.nan_to_num(val[index]), 1e-9)), None)
+                if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
+                    hint = t("hint_sink_rows_sum_to_one")
+                raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)
+    passed(name)
