@@ -255,7 +255,7 @@ def judge_padding_keep(res):
     with naming(lambda: _padding_bug(res)):
         expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
     with naming(lambda: "hint_mask_device"):
-        expect_device(f"padding_keep(lengths on meta, T = {T})", res["meta"], "meta")
+        expect_device(f"padding_keep(lengths.to('meta'), {T})", res["meta"], "meta")
 
 
 @judge("lesson3.mha_mask_to_sdpa", on_error=checks.to_sdpa_error)
