@@ -57,7 +57,7 @@ MESSAGES = {
         "ko": "부호가 반대라서 먼 키일수록 점수가 올라갑니다. 더하는 값은 −m_h · (q_idx − kv_idx)입니다.",
     },
     "hint_alibi_mod_score_dropped": {
-        "ja": "バイアスだけを返して、元のスコア score を捨てています。score_mod は新しいスコアを返す関数なので、score − slopes[h] · (q_idx − kv_idx) を返します。",
+        "ja": "バイアスだけを返して、元のスコア score を捨てています。score_mod は新しいスコアを返す関数なので、score - slopes[h] * (q_idx - kv_idx) を返します。",
         "ko": "편향만 반환하고 원래 점수 score를 버렸습니다. score_mod는 새 점수를 반환하는 함수이므로 score − slopes[h] · (q_idx − kv_idx)를 반환합니다.",
     },
     "hint_alibi_mod_batch": {
@@ -65,12 +65,12 @@ MESSAGES = {
         "ko": "기울기를 배치 번호 b로 골랐습니다. 기울기는 헤드마다 정해지므로 slopes[h]입니다.",
     },
     "hint_alibi_mod_score_scaled": {
-        "ja": "score をもう一度割っています（またはかけています）。flex_attention が score_mod に渡す score は、もう √D で割ったあとの q · k です。score_mod はバイアスを足すだけで、score − slopes[h] · (q_idx − kv_idx) を返します。",
+        "ja": "score をもう一度割っています（または掛けています）。flex_attention が score_mod に渡す score は、もう √D で割ったあとの q · k です。score_mod はバイアスを足すだけで、score - slopes[h] * (q_idx - kv_idx) を返します。",
         "ko": "score를 한 번 더 나눴습니다(또는 곱했습니다). flex_attention이 score_mod에 넘기는 score는 이미 √D로 나눈 q · k입니다. score_mod는 편향을 더하기만 하고 score − slopes[h] · (q_idx − kv_idx)를 반환합니다.",
     },
     # ---------------------------------------------------------------- exercise 3: sliding window
     "hint_window_plus_one": {
-        "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p − window にします（>= ではありません）。",
+        "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。",
         "ko": "키가 W + 1개 보입니다. Mistral의 규칙에서 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p − window로 씁니다(>=가 아닙니다).",
     },
     "hint_window_minus_one": {
@@ -86,7 +86,7 @@ MESSAGES = {
         "ko": "T_past를 쓰지 않았습니다. 캐시가 있을 때 새 토큰의 위치는 p = q_idx + T_past입니다.",
     },
     "hint_window_shifted": {
-        "ja": "ウィンドウが1つ過去にずれています（p − W ≤ j < p）。自分自身が見えず、代わりに W 個前のキーが見えます。見るのは自分を含む p − W < j ≤ p で、(kv_idx <= p) & (kv_idx > p − window) です。",
+        "ja": "ウィンドウが1つ過去にずれています（p − W ≤ j < p）。自分自身が見えず、代わりに W 個前のキーが見えます。見るのは自分を含む p − W < j ≤ p で、(kv_idx <= p) & (kv_idx > p - window) です。",
         "ko": "윈도가 한 칸 과거로 밀렸습니다(p − W ≤ j < p). 자기 자신은 보이지 않고, 대신 W개 앞의 키가 보입니다. 봐야 하는 것은 자신을 포함한 p − W < j ≤ p, 즉 (kv_idx <= p) & (kv_idx > p − window)입니다.",
     },
     # ---------------------------------------------------------------- exercise 4: a rolling cache
@@ -128,7 +128,7 @@ MESSAGES = {
         "ko": "링의 dtype이 q, k, v와 다릅니다. torch.zeros(B, H, window, D)처럼 dtype을 지정하지 않으면 float32가 되어 float64 키를 쓸 수 없습니다. q.new_zeros(B, H, window, D)로 만들거나 dtype=q.dtype, device=q.device를 붙여 만듭니다.",
     },
     "hint_rolling_window": {
-        "ja": "キーが W + 1 個見えています。残すのは key_pos > p − window のキーです（>= ではありません）。",
+        "ja": "キーが W + 1 個見えています。残すのは key_pos > p - window のキーです（>= ではありません）。",
         "ko": "키가 W + 1개 보입니다. 남기는 것은 key_pos > p − window인 키입니다(>=가 아닙니다).",
     },
     "hint_rolling_empty": {
@@ -173,16 +173,16 @@ MESSAGES = {
         "ko": "계산한 뒤에 내보냈습니다. StreamingLLM은 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다(evict_for_space).",
     },
     "hint_stream_budget": {
-        "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window − T_new 個です。",
+        "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window - T_new 個です。",
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
     "hint_stream_is_causal": {
-        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた tril(diagonal=L_all − T_new) の keep を attn_mask に渡します。is_causal=True では、1トークンずつのときキャッシュの先頭のキーしか見えません。",
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はつないだあとの長さ L'。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
         "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all − T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
-        "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列をつないでいないか、捨てたあとで正規化し直しています。スコアの最後に sinks[h] の列をつないで (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
+        "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列をつないでいないか、列を捨てたあとで正規化し直しているようです。スコアの最後に sinks[h] の列をつないで (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
         "ko": "가중치가 보통 어텐션과 같습니다(각 행의 합이 1입니다). 싱크 열을 더하지 않았거나, 버린 뒤에 다시 정규화했습니다. 점수 끝에 열 sinks[h]를 더해 (…, T_k + 1)로 만든 다음 소프트맥스를 적용하고, 그 열을 버린 뒤에는 아무것도 더 하지 않습니다.",
     },
     "hint_sink_scaled": {
@@ -194,7 +194,7 @@ MESSAGES = {
         "ko": "버리는 열이 틀렸습니다. 싱크를 마지막 열에 더했다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
     },
     "hint_sink_column_first": {
-        "ja": "シンクの列をスコアの前に足したのに、最後の列を捨てています。いま捨てているのは最後のキーの重みで、残った最初の列がシンクの重みです。列はスコアの最後に足し（torch.cat([scores, sink], dim=-1)）、[..., :-1] で捨てます。",
+        "ja": "シンクの列をスコアの前につないだのに、最後の列を捨てています。いま捨てているのは最後のキーの重みで、残った最初の列がシンクの重みです。列はスコアの最後につなぎ（torch.cat([scores, sink], dim=-1)）、[..., :-1] で捨てます。",
         "ko": "싱크 열을 점수 앞에 더해 놓고 마지막 열을 버렸습니다. 지금 버린 것은 마지막 키의 가중치이고, 남은 첫 열이 싱크의 가중치입니다. 열은 점수 끝에 더하고(torch.cat([scores, sink], dim=-1)), [..., :-1]로 버립니다.",
     },
     "hint_sink_max": {
@@ -409,7 +409,7 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 10, 12: more named mistakes
     "hint_sink_mask_ignored": {
-        "ja": "keep を渡したのに、隠すはずのキーにも重みがあります。keep が渡されたとき（if keep is not None:）は、スコアを scores.masked_fill(~keep, float(\"-inf\")) で隠してからシンクの列を足します。",
+        "ja": "keep を渡したのに、隠すはずのキーにも重みがあります。keep が渡されたとき（if keep is not None:）は、スコアを scores.masked_fill(~keep, float(\"-inf\")) で隠してからシンクの列をつなぎます。",
         "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
     },
     "hint_mla_norm_eps": {
@@ -489,15 +489,15 @@ MESSAGES = {
         "ko": "rope의 반환값 두 개를 거꾸로 받았습니다. rope(q, k, positions)는 (회전한 쿼리, 회전한 키) 순서로 반환하므로 q, k = rope(q, k, positions)로 받아야 합니다.",
     },
     "hint_cache_pair_order": {
-        "ja": "{name} は (出力, キャッシュ) の順で返します。いまは2つが入れ替わっています。",
+        "ja": "{name} は (出力, キャッシュ) の順に返します。いまは逆の順番で返しています。",
         "ko": "{name}는 (출력, 캐시) 순서로 반환합니다. 지금은 둘의 순서가 바뀌어 있습니다.",
     },
     "hint_stream_sink_order": {
-        "ja": "追い出したあとのキャッシュで、残した最後のトークンが先頭の n_sink 個より前に来ています。キャッシュは位置の順に並べたままにします。キーとバリューのどちらも、先頭の n_sink 個を前に、残す最後のトークンを後ろにしてつなぎます（torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2)）。",
+        "ja": "追い出したあとのキャッシュで、残した最後のトークンが先頭の n_sink 個より前に来ています。キャッシュは位置の順に並べたままにします。キーもバリューも、先頭の n_sink 個を前に、残す最後の window - T_new 個を後ろにしてつなぎます（キーなら torch.cat([k_cache[:, :, :n_sink], k_cache[:, :, L - (window - T_new):]], dim=2)）。",
         "ko": "내보낸 뒤의 캐시에서 남긴 마지막 토큰이 맨 앞 n_sink개보다 앞에 와 있습니다. 캐시는 위치 순서대로 놓인 채로 둡니다. 키와 밸류 모두 맨 앞 n_sink개를 앞에, 남길 마지막 토큰을 뒤에 두고 이어 붙입니다(torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2)).",
     },
     "hint_rolling_join_order": {
-        "ja": "リングと新しいトークンをつなぐ順が、キー、バリュー、位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([pos, positions])）。順がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
+        "ja": "リングと新しいトークンをつなぐ順番が、キー、バリュー、位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([v_ring, v], dim=2)、torch.cat([pos, positions])）。順番がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
         "ko": "링과 새 토큰을 이어 붙이는 순서가 키, 밸류, 위치(key_pos)에서 서로 다릅니다. 세 가지 모두 링을 앞에, 새 토큰을 뒤에 두고 이어 붙입니다(torch.cat([k_ring, k], dim=2), torch.cat([pos, positions])). 순서가 어긋나면 키가 다른 토큰의 밸류나 위치와 짝이 됩니다.",
     },
     "hint_merge_wrong_axes": {
@@ -509,7 +509,7 @@ MESSAGES = {
         "ko": "잠재 캐시 안에서 새 토큰의 c나 k_R이 캐시에 있던 것보다 앞에 와 있습니다. 위치 순서대로 놓이도록 c와 k_R 모두 캐시를 앞에, 새것을 뒤에 두고 이어 붙입니다(torch.cat([cache[0], c], dim=1), torch.cat([cache[1], k_R], dim=1)).",
     },
     "hint_length_is_tensor": {
-        "ja": "長さ（数）を使うところに、テンソルそのものを渡しています。k.size(2) や k.shape[2] のように、軸の大きさを整数で取り出してから、torch.arange や比較に使います。",
+        "ja": "長さ（整数）を使うところに、テンソルそのものを使っています。k.size(2) や k.shape[2] のように軸の大きさを整数で取り出してから、torch.arange や if の比較に使います。",
         "ko": "길이(수)를 써야 할 자리에 텐서 자체를 넘겼습니다. k.size(2)나 k.shape[2]처럼 축의 크기를 정수로 꺼낸 다음 torch.arange나 비교에 씁니다.",
     },
     "hint_paged_int_division": {
@@ -517,19 +517,19 @@ MESSAGES = {
         "ko": "페이지 번호나 개수가 float가 되었습니다. /로 나누면 float가 되어 인덱스로도 슬라이스로도 쓸 수 없습니다. p // P, (length + P - 1) // P처럼 //로 나눕니다.",
     },
     "hint_mla_head_axis": {
-        "ja": "k_R のバッチの軸が 1 になっています。ヘッドの軸は軸 1 に足して外します。rope に渡すときは k_R[:, None]（(B, 1, T_new, d_R)）、戻すときは k_R[:, 0] です。k_R[None] や k_R[0] では軸 0（バッチ）を扱ってしまいます。",
+        "ja": "k_R のバッチの軸（軸 0）の大きさが 1 になっています。ヘッドの軸を足すのも外すのも軸 1 です。rope に渡すときは k_R[:, None]（(B, 1, T_new, d_R)）、戻すときは k_R[:, 0] とします。k_R[None] や k_R[0] では、軸 0（バッチ）に足したり軸 0 から取り出したりしてしまいます。",
         "ko": "k_R의 배치 축 크기가 1이 되었습니다. 헤드 축은 축 1에 더하고 뺍니다. rope에 넘길 때는 k_R[:, None]((B, 1, T_new, d_R)), 되돌릴 때는 k_R[:, 0]입니다. k_R[None]이나 k_R[0]은 축 0(배치)을 건드립니다.",
     },
     "hint_output_all_nan": {
-        "ja": "出力がすべて NaN です。-inf が計算に入り込んでいます。次を確かめてください。マスクを掛け算で入れていないか（0 × -inf は NaN になるので masked_fill を使います）、見てよいキーが1つもない行ができていないか（マスクの条件）、ソフトマックスを忘れていないか、その軸が dim=-1 か。",
+        "ja": "出力がすべて NaN です。-inf がそのまま計算に入り込んだようです。次の点を確かめてください：マスクを掛け算で入れていないか（0 × -inf は NaN になるので、masked_fill を使います）、見てよいキーが1つもない行ができていないか（マスクの条件）、ソフトマックスを忘れていないか、ソフトマックスの軸が dim=-1 か。",
         "ko": "출력이 모두 NaN입니다. -inf가 계산에 섞여 들어갔습니다. 다음을 확인하세요. 마스크를 곱셈으로 넣지 않았는지(0 × -inf는 NaN이 되므로 masked_fill을 씁니다), 볼 수 있는 키가 하나도 없는 행이 생기지 않았는지(마스크 조건), 소프트맥스를 빠뜨리지 않았는지, 그 축이 dim=-1인지.",
     },
     "hint_softmax_of_mask": {
-        "ja": "bool のマスクにソフトマックスをかけています。ソフトマックスをかけるのはスコアのほうで、マスクは masked_fill(~keep, float(\"-inf\")) でスコアに入れてから、torch.softmax(scores, dim=-1) をとります。",
+        "ja": "bool のマスクのソフトマックスをとっています。ソフトマックスをとるのはスコアのほうです。scores = scores.masked_fill(~keep, float(\"-inf\")) でマスクをスコアに入れてから、torch.softmax(scores, dim=-1) をとります。",
         "ko": "bool 마스크에 소프트맥스를 적용했습니다. 소프트맥스는 점수에 적용합니다. 마스크는 masked_fill(~keep, float(\"-inf\"))로 점수에 넣은 다음 torch.softmax(scores, dim=-1)을 계산합니다.",
     },
     "hint_tril_no_tensor": {
-        "ja": "torch.tril に、下三角にするテンソルが渡されていません。torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past) のように、テンソルを作ってからそのメソッドとして呼ぶか、torch.tril(テンソル, diagonal=T_past) と渡します。",
+        "ja": "torch.tril に、下三角を取り出すテンソルを渡していません。torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past) のようにテンソルを作ってからそのメソッドとして呼ぶか、torch.tril(テンソル, diagonal=T_past) のように最初の引数として渡します。",
         "ko": "torch.tril에 아래 삼각으로 만들 텐서를 넘기지 않았습니다. torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past)처럼 텐서를 만든 뒤 그 메서드로 부르거나, torch.tril(텐서, diagonal=T_past)로 넘깁니다.",
     },
     "hint_keys_values_swapped": {
