@@ -23,7 +23,7 @@ MESSAGES = {
     },
     "hint_flops_qkv3": {
         "ja": "qkv が正しい値の 3 分の 1 です（Q だけを数えたようです）。Q, K, V の3つぶんを数えてください。射影は (E × 3E) の行列1つなので 2·B·T·E·3E です。",
-        "ko": "qkv가 올바른 값의 3분의 1입니다(Q만 셌습니다). Q, K, V 세 개를 모두 세세요. 투영은 (E × 3E) 행렬 하나이므로 2·B·T·E·3E입니다.",
+        "ko": "qkv가 올바른 값의 3분의 1입니다(Q만 센 것 같습니다). Q, K, V 세 개를 모두 세세요. 투영은 (E × 3E) 행렬 하나이므로 2·B·T·E·3E입니다.",
     },
     "hint_flops_batch": {
         "ja": "バッチの大きさ B を掛けていません。系列 B 本それぞれに同じ計算をします。",
@@ -43,15 +43,15 @@ MESSAGES = {
     },
     "hint_count_divided": {
         "ja": "返した値は正しい値の 1/({factor}·{factor}) で、{factor} で2回割ったことになっています。{factor} を掛けるべきところで割ると、掛け忘れたうえにもう1回割ることになるからです。式の中で {factor} の前が * ではなく / になっていないか確かめてください。",
-        "ko": "반환값은 올바른 값을 {factor}로 두 번 나눈 값(1/({factor}·{factor}))입니다. {factor}를 곱해야 할 곳에서 나누었습니다. 식에서 {factor} 앞이 *가 아니라 /로 되어 있지 않은지 확인하세요.",
+        "ko": "반환값은 올바른 값을 {factor} 값으로 두 번 나눈 것(1/({factor}·{factor}))입니다. 곱해야 할 곳에서 그 값({factor})으로 나누면 한 번 덜 곱하고 한 번 더 나누게 되어 이렇게 됩니다. 식에서 {factor} 앞에 * 대신 /를 쓰지 않았는지 확인하세요.",
     },
     "hint_count_float": {
         "ja": "値そのものは正しいのですが、float になっています。式のどこかで / を使っていませんか（D = E / H など）。整数どうしの割り算には // を使います。",
-        "ko": "값 자체는 맞지만 float입니다. 식 어딘가에서 /를 썼습니다(D = E / H 등). 정수끼리 나눌 때는 //를 쓰세요.",
+        "ko": "값은 맞지만 자료형이 float입니다. 식 어딘가에서 /로 나누었기 때문입니다(D = E / H 등). /는 나누어떨어질 때도 float를 반환하므로, 정수끼리 나눌 때는 //를 쓰세요.",
     },
     "hint_kv_tensor": {
         "ja": "返した値がテンソルになっています。torch.empty((), dtype=dtype) はテンソルそのもので、中身は初期化されていない、でたらめな値です。要素のバイト数は、そのテンソルの .element_size() で整数として取り出します（torch.empty((), dtype=dtype).element_size()）。",
-        "ko": "반환값이 텐서입니다. torch.empty((), dtype=dtype)는 텐서 그 자체이고, 안의 값은 초기화되지 않은 값입니다. 원소 하나의 바이트 수는 그 텐서의 .element_size()로 구하세요.",
+        "ko": "반환값이 텐서입니다. torch.empty((), dtype=dtype)의 결과는 바이트 수가 아니라 텐서이고, 그 안의 값은 초기화되지 않은 임의의 값입니다. 원소 하나의 바이트 수는 torch.empty((), dtype=dtype).element_size()처럼 .element_size()로 꺼내세요.",
     },
     "kv_bytes_differs": {
         "ja": "{sizes}、dtype={dtype} のとき、返した値 {got:,} バイトは正しくありません（正しい値: {want:,} バイト）。",
@@ -91,7 +91,7 @@ MESSAGES = {
     },
     "hint_tiled_tail": {
         "ja": "ループが最後のキーまで進んでいません（処理したのはキーの位置 0〜{end} だけですが、T = {T} です）。ループは range(0, k.size(2), block_size) として、系列長 T まで回します。T が block_size で割り切れなくても、スライス k[:, :, start:start + block_size] が最後の短いブロックをそのまま切り出します。",
-        "ko": "반복이 마지막 키까지 가지 않았습니다(처리한 것은 키의 위치 0 ~ {end}뿐이고 T = {T}입니다). range(0, k.size(2), block_size)로 시퀀스 축의 길이 T까지 나아갑니다. T가 block_size로 나누어떨어지지 않아도 마지막 짧은 블록은 슬라이스 k[:, :, start:start + block_size]가 그대로 처리합니다.",
+        "ko": "루프가 마지막 키까지 돌지 않았습니다(처리한 키는 위치 0 ~ {end}뿐인데 T = {T}입니다). range(0, k.size(2), block_size)로 시퀀스 축의 길이 T까지 반복하세요. T가 block_size로 나누어떨어지지 않아도, k[:, :, start:start + block_size]처럼 슬라이스하면 마지막 짧은 블록도 그대로 처리됩니다.",
     },
     "hint_tiled_nan": {
         "ja": "m と m' がどちらも −∞ だと、exp(m − m') が exp(−∞ + ∞) = NaN になります。ある行のスコアがそれまで全部 −∞ だったときに起こります。ブロックを位置 0 から順に処理しているか、因果マスクの向き（キーの位置 > クエリの位置を消す）を確かめてください。",
@@ -99,27 +99,27 @@ MESSAGES = {
     },
     "hint_tiled_kv_swapped": {
         "ja": "キーとバリューが入れ替わっています。スコアはキーのブロックとの積 q @ kb.transpose(-2, -1) で、acc に足すのはバリューのブロックとの積 p @ vb です（kb は k の、vb は v の同じ範囲のスライス）。",
-        "ko": "키와 밸류가 뒤바뀌었습니다. 점수는 키 블록과의 곱 q @ kb.transpose(-2, -1)이고, 더해 나가는 것은 밸류 블록 p @ vb입니다(kb는 k의, vb는 v의 슬라이스).",
+        "ko": "키와 밸류가 뒤바뀌었습니다. 점수는 키 블록과 곱한 q @ kb.transpose(-2, -1)이고, 누적하는 것은 밸류 블록과 곱한 p @ vb입니다(kb는 k를, vb는 v를 슬라이스한 블록).",
     },
     "hint_tiled_p": {
         "ja": "ブロックの指数 p の式が違います。p は本文の式の exp(s_j − m') で、コードでは p = torch.exp(s - m_new) です（s はそのブロックのスコア、m_new は新しい最大値 m'）。exp をとる前に、スコアから新しい最大値を引きます。",
-        "ko": "블록 가중치 p의 식이 틀렸습니다. p = torch.exp(s - m_new)입니다. 점수에서 새 최댓값을 뺀 다음 exp를 적용합니다.",
+        "ko": "블록의 가중치 p를 구하는 식이 틀렸습니다. p = torch.exp(s - m_new)입니다. 점수 s에서 새 최댓값 m_new를 뺀 다음 exp를 적용합니다.",
     },
     "hint_tiled_scale": {
         "ja": "これまでの和（ℓ と acc）に掛ける係数の式が違います。係数は本文の式の exp(m − m') で、コードでは scale = torch.exp(m - m_new) です。exp をとる前に、古い最大値 m から新しい最大値 m_new を引きます。",
-        "ko": "지금까지의 합을 고치는 계수의 식이 틀렸습니다. scale = torch.exp(m - m_new)입니다. 이전 최댓값에서 새 최댓값을 뺀 다음 exp를 적용합니다.",
+        "ko": "지금까지의 합(ℓ과 acc)을 새 최댓값 기준으로 고치는 계수의 식이 틀렸습니다. scale = torch.exp(m - m_new)입니다. 이전 최댓값 m에서 새 최댓값 m_new를 뺀 다음 exp를 적용합니다.",
     },
     "hint_tiled_update": {
         "ja": "ℓ か acc を更新するときに、新しいブロックのぶんを引いています。どちらも足します：l = l * scale + p.sum(dim=-1, keepdim=True)、acc = acc * scale + p @ vb（scale は torch.exp(m - m_new)）。",
-        "ko": "ℓ이나 acc를 갱신할 때 새 블록의 몫을 빼고 있습니다. 둘 다 덧셈입니다: l = l * scale + p.sum(dim=-1, keepdim=True), acc = acc * scale + p @ vb.",
+        "ko": "ℓ이나 acc를 갱신할 때 새 블록의 값을 더하지 않고 뺐습니다. 둘 다 더해야 합니다: l = l * scale + p.sum(dim=-1, keepdim=True), acc = acc * scale + p @ vb.",
     },
     "hint_tiled_final": {
         "ja": "最後の正規化が違います。返すのは acc を ℓ で割った acc / l です。acc * l のように掛けていないか、// ではなく / で割っているかを確かめてください。",
-        "ko": "마지막 정규화가 틀렸습니다. acc를 ℓ로 나눈 acc / l을 반환합니다(나누는 방향과, //가 아니라 /인지 확인하세요).",
+        "ko": "마지막 정규화가 틀렸습니다. acc를 ℓ로 나눈 acc / l을 반환합니다(곱하거나 //로 나누지 말고 /로 나누세요).",
     },
     "hint_tiled_size": {
         "ja": "長さ（整数）を渡すところに、テンソルそのものを渡しています。系列長は k.size(2)、ブロックの長さは kb.size(2) のように整数として取り出してから、range や torch.arange に渡します。",
-        "ko": "길이를 써야 할 곳에 텐서 자체를 썼습니다. 시퀀스 길이는 k.size(2), 블록 길이는 kb.size(2)로 숫자로 꺼냅니다.",
+        "ko": "길이를 써야 할 곳에 텐서 자체를 썼습니다. 시퀀스 길이는 k.size(2), 블록 길이는 kb.size(2)처럼 정수로 꺼내 쓰세요.",
     },
     "hint_causal_6": {
         "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
@@ -147,23 +147,23 @@ MESSAGES = {
     },
     "hint_gqa_attributes": {
         "ja": "forward が使う属性が __init__ で設定されていません（別の名前に入れていませんか）。__init__ では self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head と self.head_dim = course.resolve_head_dim(embed_dim, n_head) を、この名前のまま設定します。",
-        "ko": "forward가 쓰는 속성이 __init__에서 정해지지 않았습니다(다른 이름에 넣지 않았는지 확인하세요). __init__에서는 self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head와 self.head_dim = course.resolve_head_dim(embed_dim, n_head)를 이 이름 그대로 정합니다.",
+        "ko": "forward가 쓰는 속성이 __init__에서 저장되지 않았습니다(다른 이름으로 저장하지 않았는지 확인하세요). __init__에서 self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head로 세 값을 저장하고, self.head_dim = course.resolve_head_dim(embed_dim, n_head)로 헤드 차원을 저장합니다. 속성 이름은 이대로 써야 합니다.",
     },
     "hint_gqa_expect_tokens": {
         "ja": "正しい入力を渡したのに、forward の最初で入力を確かめる course.expect_tokens(x, self.embed_dim) がエラーを出しました。引数はテンソルが先、埋め込み次元があとです。__init__ で self.embed_dim に embed_dim を入れているか（n_head や n_kv_head と取り違えていないか）も確かめてください。",
-        "ko": "올바른 입력인데 forward 처음의 입력 검사가 실패했습니다. course.expect_tokens(x, self.embed_dim)는 텐서가 먼저이고 임베딩 차원이 나중입니다. __init__에서 self.embed_dim에 embed_dim을 넣었는지(n_head나 n_kv_head와 바뀌지 않았는지)도 확인하세요.",
+        "ko": "올바른 입력인데 forward 맨 앞의 입력 확인에서 오류가 났습니다. course.expect_tokens(x, self.embed_dim)에는 텐서를 먼저, 임베딩 차원을 나중에 넘깁니다. __init__에서 self.embed_dim에 embed_dim을 넣었는지(n_head나 n_kv_head와 뒤바뀌지 않았는지)도 확인하세요.",
     },
     "hint_gqa_init_args": {
         "ja": "割り切れる正しい大きさを渡したのに、__init__ で大きさを確かめるところがエラーを出しました。course.resolve_head_dim(embed_dim, n_head) と course.resolve_kv_groups(n_head, n_kv_head) の引数の順番を確かめてください。",
-        "ko": "나누어떨어지는 올바른 크기인데 __init__의 크기 검사에서 오류가 났습니다. course.resolve_head_dim(embed_dim, n_head)와 course.resolve_kv_groups(n_head, n_kv_head)의 인수 순서를 확인하세요.",
+        "ko": "나누어떨어지는 올바른 크기인데 __init__의 크기 확인에서 오류가 났습니다. course.resolve_head_dim(embed_dim, n_head)와 course.resolve_kv_groups(n_head, n_kv_head)에 넘긴 인수의 순서를 확인하세요.",
     },
     "hint_gqa_shapes": {
         "ja": "テンソルの形状が合っていません。スコアは q @ k.transpose(-2, -1)（(B, H, T, D) @ (B, H, D, T)）で、K は転置してから掛けます。出力は weights @ v（重みが左）です。q, k, v がそれぞれ (B, ヘッドの数, T, D) になっているかも確かめてください。ヘッドに分けるときは view(B, T, ヘッドの数, D) が先、transpose(1, 2) があとです（順番を逆にしたり、別の軸を入れ替えたりすると形状が変わります）。",
-        "ko": "텐서의 모양이 맞지 않습니다. 점수는 q @ k.transpose(-2, -1)((B, H, T, D) @ (B, H, D, T))이고, K는 전치한 다음 곱합니다. 출력은 weights @ v(가중치가 왼쪽)입니다. q, k, v가 각각 (B, 헤드 수, T, D)인지도 확인하세요. view(B, T, 헤드 수, D)가 먼저이고 transpose(1, 2)가 나중입니다(순서를 바꾸거나 다른 축을 바꾸면 모양이 달라집니다).",
+        "ko": "텐서의 모양이 맞지 않습니다. 점수는 q @ k.transpose(-2, -1)입니다. (B, H, T, D) @ (B, H, D, T)가 되도록 k를 전치한 다음 곱합니다. 출력은 weights @ v입니다(가중치가 왼쪽). q, k, v가 각각 (B, 헤드 수, T, D)인지도 확인하세요. 헤드로 나눌 때는 view(B, T, 헤드 수, D)가 먼저, transpose(1, 2)가 나중입니다(순서를 거꾸로 하거나 다른 축끼리 바꾸면 모양이 달라집니다).",
     },
     "hint_gqa_sizes": {
         "ja": "view か split に渡す大きさが、テンソルと合っていません。H, G, D = self.n_head, self.n_kv_head, self.head_dim として、q は view(B, T, H, D)、kv_proj の出力は split(G * D, dim=2) でキーとバリューに分けてから、それぞれ view(B, T, G, D) にします。H, G, D を取り違えていないか確かめてください。",
-        "ko": "view나 split에 넘긴 크기가 텐서와 맞지 않습니다. H, G, D = self.n_head, self.n_kv_head, self.head_dim으로 두고, q는 view(B, T, H, D), kv_proj의 출력은 split(G * D, dim=2)로 키와 밸류로 나눈 뒤 각각 view(B, T, G, D)로 만듭니다. H, G, D를 서로 바꿔 쓰지 않았는지 확인하세요.",
+        "ko": "view나 split에 넘긴 크기가 텐서와 맞지 않습니다. H, G, D = self.n_head, self.n_kv_head, self.head_dim으로 두면, q는 view(B, T, H, D)로 만들고, kv_proj의 출력은 split(G * D, dim=2)로 키와 밸류를 나눈 뒤 각각 view(B, T, G, D)로 만듭니다. H, G, D를 서로 바꿔 쓰지 않았는지 확인하세요.",
     },
     "hint_gqa_q_not_projected": {
         "ja": "クエリを射影していません。q は x そのものではなく、self.q_proj(x) を (B, H, T, D) に分けたものです。",
@@ -171,7 +171,7 @@ MESSAGES = {
     },
     "hint_merge_order_6": {
         "ja": "ヘッドごとの出力の値は正しいのですが、ヘッドをつなぐときの並び順が違います。weights @ v は (B, H, T, D) なので、transpose(1, 2) で (B, T, H, D) にしてから .contiguous().view(B, T, E) でヘッドをつなぎます（attend_with_cache では T は T_new です）。transpose を省いたり別の軸を入れ替えたりすると、値が別の場所に入ります。",
-        "ko": "출력에 올바른 값은 다 있지만 순서가 다릅니다. 헤드별 출력 weights @ v는 (B, H, T, D)이므로 transpose(1, 2)로 (B, T, H, D)로 만든 뒤 .contiguous().view(B, T, E)로 헤드를 이어 붙입니다(attend_with_cache에서는 T가 T_new입니다). transpose를 빼거나 다른 축을 바꾸면 값이 다른 자리에 들어갑니다.",
+        "ko": "출력에 올바른 값은 다 있지만 놓인 순서가 다릅니다. 헤드별 출력 weights @ v는 (B, H, T, D)이므로, transpose(1, 2)를 써서 (B, T, H, D)로 바꾼 뒤 .contiguous().view(B, T, E)로 헤드를 이어 붙입니다(attend_with_cache에서는 T가 T_new입니다). transpose를 빼거나 다른 축끼리 바꾸면 값이 다른 자리에 들어갑니다.",
     },
     "cache_not_pair": {
         "ja": "キャッシュは (k, v) のタプルで返してください。返ってきたのは {kind} です。",
@@ -188,11 +188,11 @@ MESSAGES = {
     },
     "hint_cache_return_order": {
         "ja": "返す順番が逆です。attend_with_cache は (出力, キャッシュ) の順に返します：return attn.c_proj(y), (k, v)（y はヘッドをつないだ (B, T_new, E)）。",
-        "ko": "반환 순서가 반대입니다. attend_with_cache는 (출력, 캐시) 순서로 반환하며 return attn.c_proj(y), (k, v)입니다.",
+        "ko": "반환 순서가 거꾸로입니다. attend_with_cache는 (출력, 캐시) 순서로 반환하므로 return attn.c_proj(y), (k, v)로 씁니다.",
     },
     "hint_cache_past_tensor": {
         "ja": "tril の diagonal に渡す T_past がテンソルになっています。diagonal には整数を渡します。T_past = k.size(2) - T_new のように、つないだあとのキーの数から求めてください。",
-        "ko": "T_past가 텐서입니다. tril의 diagonal에는 숫자를 넘깁니다. T_past = k.size(2) - T_new처럼 이어 붙인 뒤의 키 개수에서 구하세요.",
+        "ko": "T_past가 텐서입니다. tril의 diagonal에는 정수를 넘겨야 합니다. T_past = k.size(2) - T_new처럼 이어 붙인 뒤의 키 개수(정수)에서 구하세요.",
     },
     "cache_differs": {
         "ja": "位置 {lo}〜{last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
@@ -224,7 +224,7 @@ MESSAGES = {
     },
     "hint_cache_mask_sign": {
         "ja": "マスクの対角線を逆向きにずらしています。キャッシュがあるとき、新しいトークンはキャッシュのキーをすべて見てよいので、対角線は左ではなく右に T_past だけずらします（tril(diagonal=T_past)、T_past = T_all - T_new）。左にずらすと、見てよいキーが1つもない行ができ、その行のソフトマックスが NaN になります。",
-        "ko": "마스크의 대각선을 반대 방향으로 옮겼습니다. 캐시가 있으면 새 토큰은 캐시의 키를 모두 볼 수 있으므로, 대각선을 왼쪽이 아니라 오른쪽으로 T_past만큼 옮겨야 합니다(tril(diagonal=T_past), T_past = T_all − T_new). 왼쪽으로 옮기면 볼 수 있는 키가 하나도 없는 행이 생기고, 그 행에서는 소프트맥스 결과가 NaN이 됩니다.",
+        "ko": "마스크의 대각선을 반대 방향으로 옮겼습니다. 캐시가 있으면 새 토큰은 캐시의 키를 모두 볼 수 있으므로, 대각선을 왼쪽이 아니라 오른쪽으로 T_past만큼 옮겨야 합니다(tril(diagonal=T_past), T_past = T_all - T_new). 왼쪽으로 옮기면 볼 수 있는 키가 하나도 없는 행이 생기고, 그 행에서는 소프트맥스 결과가 NaN이 됩니다.",
     },
     "sdpa_used": {
         "ja": "SDPA が選んだバックエンド: {backend}（表の ← の行）。入力: {shape}、{dtype}",

@@ -71,7 +71,7 @@ MESSAGES = {
     # ---------------------------------------------------------------- exercise 3: sliding window
     "hint_window_plus_one": {
         "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。",
-        "ko": "키가 W + 1개 보입니다. Mistral의 규칙에서 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p − window로 씁니다(>=가 아닙니다).",
+        "ko": "키가 W + 1개 보입니다. Mistral의 규칙에서 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p - window로 씁니다(>=가 아닙니다).",
     },
     "hint_window_minus_one": {
         "ja": "キーが W − 1 個しか見えていません。見るのは自分を含めて W 個、p − W < j ≤ p です。",
@@ -87,7 +87,7 @@ MESSAGES = {
     },
     "hint_window_shifted": {
         "ja": "ウィンドウが1つ過去にずれています（p − W ≤ j < p）。自分自身が見えず、代わりに W 個前のキーが見えます。見るのは自分を含む p − W < j ≤ p で、(kv_idx <= p) & (kv_idx > p - window) です。",
-        "ko": "윈도가 한 칸 과거로 밀렸습니다(p − W ≤ j < p). 자기 자신은 보이지 않고, 대신 W개 앞의 키가 보입니다. 봐야 하는 것은 자신을 포함한 p − W < j ≤ p, 즉 (kv_idx <= p) & (kv_idx > p − window)입니다.",
+        "ko": "윈도가 한 칸 과거로 밀렸습니다(p − W ≤ j < p). 자기 자신은 보이지 않고, 대신 W개 앞의 키가 보입니다. 봐야 하는 것은 자신을 포함한 p − W < j ≤ p, 즉 (kv_idx <= p) & (kv_idx > p - window)입니다.",
     },
     # ---------------------------------------------------------------- exercise 4: a rolling cache
     "what_ring": {"ja": "リングバッファ（{part}）", "ko": "링 버퍼({part})"},
@@ -129,7 +129,7 @@ MESSAGES = {
     },
     "hint_rolling_window": {
         "ja": "キーが W + 1 個見えています。残すのは key_pos > p - window のキーです（>= ではありません）。",
-        "ko": "키가 W + 1개 보입니다. 남기는 것은 key_pos > p − window인 키입니다(>=가 아닙니다).",
+        "ko": "키가 W + 1개 보입니다. 남기는 것은 key_pos > p - window인 키입니다(>=가 아닙니다).",
     },
     "hint_rolling_empty": {
         "ja": "まだ何も入っていないスロット（pos が −1）まで見ています。そこに入っている 0 のキーが、スコア 0 のキーとして重みの一部を受け取ってしまいます。keep に key_pos >= 0 を加えます。",
@@ -178,12 +178,12 @@ MESSAGES = {
     },
     "hint_stream_is_causal": {
         "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はつないだあとの長さ L'。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
-        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all − T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
         "ja": "重みがふつうのアテンションと同じです（各行の和が 1 です）。シンクの列をつないでいないか、列を捨てたあとで正規化し直しているようです。スコアの最後に sinks[h] の列をつないで (…, T_k + 1) にしてからソフトマックスをとり、その列を捨てたら、それ以上は何もしません。",
-        "ko": "가중치가 보통 어텐션과 같습니다(각 행의 합이 1입니다). 싱크 열을 더하지 않았거나, 버린 뒤에 다시 정규화했습니다. 점수 끝에 열 sinks[h]를 더해 (…, T_k + 1)로 만든 다음 소프트맥스를 적용하고, 그 열을 버린 뒤에는 아무것도 더 하지 않습니다.",
+        "ko": "가중치가 보통 어텐션과 같습니다(각 행의 합이 1입니다). 싱크 열을 이어 붙이지 않았거나, 그 열을 버린 뒤에 다시 정규화했습니다. 점수 끝에 sinks[h]의 열을 이어 붙여 (…, T_k + 1)로 만든 다음 소프트맥스를 적용하고, 그 열을 버린 뒤에는 아무것도 하지 마세요.",
     },
     "hint_sink_scaled": {
         "ja": "シンクのロジットまで √D で割っています。√D で割るのは q · k だけで、sinks[h] はそのまま列に入れます。",
@@ -191,15 +191,15 @@ MESSAGES = {
     },
     "hint_sink_wrong_column": {
         "ja": "捨てる列を間違えています。シンクの列を最後につないだなら、捨てるのも最後の列です（[..., :-1]）。いまは最初のキーの重みを捨てています。",
-        "ko": "버리는 열이 틀렸습니다. 싱크를 마지막 열에 더했다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
+        "ko": "버리는 열이 틀렸습니다. 싱크 열을 끝에 붙였다면 버리는 것도 마지막 열입니다([..., :-1]). 지금은 첫 번째 키의 가중치를 버렸습니다.",
     },
     "hint_sink_column_first": {
         "ja": "シンクの列をスコアの前につないだのに、最後の列を捨てています。いま捨てているのは最後のキーの重みで、残った最初の列がシンクの重みです。列はスコアの最後につなぎ（torch.cat([scores, sink], dim=-1)）、[..., :-1] で捨てます。",
-        "ko": "싱크 열을 점수 앞에 더해 놓고 마지막 열을 버렸습니다. 지금 버린 것은 마지막 키의 가중치이고, 남은 첫 열이 싱크의 가중치입니다. 열은 점수 끝에 더하고(torch.cat([scores, sink], dim=-1)), [..., :-1]로 버립니다.",
+        "ko": "싱크 열을 점수 앞에 붙여 놓고 마지막 열을 버렸습니다. 지금 버린 것은 마지막 키의 가중치이고, 남은 첫 열이 싱크의 가중치입니다. 열은 점수 끝에 붙이고(torch.cat([scores, sink], dim=-1)), [..., :-1]로 버립니다.",
     },
     "hint_sink_max": {
         "ja": "キーの最大値を引いた exp(s − m) と、引いていない exp(sinks[h]) を足しています。同じ m を引いた exp(sinks[h] − m) を分母に足すか、列をつないでから torch.softmax をとります。",
-        "ko": "키의 최댓값을 뺀 exp(s − m)과 빼지 않은 exp(sinks[h])를 더했습니다. 같은 m을 뺀 exp(sinks[h] − m)을 분모에 더하거나, 열을 더한 다음 torch.softmax를 적용합니다.",
+        "ko": "키의 최댓값을 뺀 exp(s − m)과 빼지 않은 exp(sinks[h])를 더했습니다. 같은 m을 뺀 exp(sinks[h] − m)을 분모에 더하거나, 열을 이어 붙인 다음 torch.softmax를 적용합니다.",
     },
     "hint_sink_column_kept": {
         "ja": "重みにシンクの列が残っています。ソフトマックスのあとで [..., :-1] としてシンクの列を捨て、(B, H, T_q, T_k) を返します。",
@@ -309,7 +309,7 @@ MESSAGES = {
     "what_gathered": {"ja": "集めたキャッシュ", "ko": "모은 캐시"},
     "hint_paged_divmod": {
         "ja": "// と % が入れ替わっています。位置 p のトークンは、ブロックテーブルの p // P 番目が指す物理ページの、スロット p % P に入ります（P はページの大きさ）。",
-        "ko": "//와 %가 뒤바뀌었습니다. 위치 p인 토큰은 블록 테이블의 p // P번째 페이지의 슬롯 p % P에 들어갑니다(P는 페이지 크기).",
+        "ko": "//와 %가 뒤바뀌었습니다. 위치 p인 토큰은 블록 테이블의 p // P번째 항목이 가리키는 물리 페이지의 슬롯 p % P에 들어갑니다(P는 페이지 크기).",
     },
     "hint_paged_table": {
         "ja": "ブロックテーブルを通していません。論理ページ i が置かれている物理ページは block_table[i] です（pages[i] ではありません）。",
@@ -354,7 +354,7 @@ MESSAGES = {
     },
     "hint_packed_boundary": {
         "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) - 1 にします（right=False では、境目の位置が前の文書になります）。",
-        "ko": "문서의 첫 토큰이 바로 앞 문서에 들어갔습니다. torch.searchsorted(cu_seqlens, idx, right=True) − 1로 씁니다(right=False이면 경계 위치가 앞 문서가 됩니다).",
+        "ko": "문서의 첫 토큰이 바로 앞 문서에 들어갔습니다. torch.searchsorted(cu_seqlens, idx, right=True) - 1로 씁니다(right=False이면 경계 위치가 앞 문서가 됩니다).",
     },
     "hint_packed_not_causal": {
         "ja": "同じ文書どうしは見えていますが、因果マスクがありません。(doc[q_idx] == doc[kv_idx]) & (q_idx >= kv_idx) にします。",
@@ -490,11 +490,11 @@ MESSAGES = {
     },
     "hint_cache_pair_order": {
         "ja": "{name} は (出力, キャッシュ) の順に返します。いまは逆の順番で返しています。",
-        "ko": "{name}는 (출력, 캐시) 순서로 반환합니다. 지금은 둘의 순서가 바뀌어 있습니다.",
+        "ko": "{name}의 반환값은 (출력, 캐시) 순서여야 합니다. 지금은 둘이 뒤바뀌었습니다.",
     },
     "hint_stream_sink_order": {
         "ja": "追い出したあとのキャッシュで、残した最後のトークンが先頭の n_sink 個より前に来ています。キャッシュは位置の順に並べたままにします。キーもバリューも、先頭の n_sink 個を前に、残す最後の window - T_new 個を後ろにしてつなぎます（キーなら torch.cat([k_cache[:, :, :n_sink], k_cache[:, :, L - (window - T_new):]], dim=2)）。",
-        "ko": "내보낸 뒤의 캐시에서 남긴 마지막 토큰이 맨 앞 n_sink개보다 앞에 와 있습니다. 캐시는 위치 순서대로 놓인 채로 둡니다. 키와 밸류 모두 맨 앞 n_sink개를 앞에, 남길 마지막 토큰을 뒤에 두고 이어 붙입니다(torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2)).",
+        "ko": "내보낸 뒤의 캐시에서, 남겨 둔 최근 토큰이 맨 앞 n_sink개보다 앞에 와 있습니다. 캐시는 위치 순서를 지켜야 합니다. 키와 밸류 모두 맨 앞 n_sink개를 앞에, 남길 최근 토큰을 뒤에 두고 이어 붙이세요(torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2). L은 캐시 길이, recent = window - T_new).",
     },
     "hint_rolling_join_order": {
         "ja": "リングと新しいトークンをつなぐ順番が、キー、バリュー、位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([v_ring, v], dim=2)、torch.cat([pos, positions])）。順番がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
@@ -506,7 +506,7 @@ MESSAGES = {
     },
     "hint_mla_cache_order": {
         "ja": "潜在キャッシュの中で、新しいトークンの c や k_R がキャッシュのものより前に来ています。位置の順に並ぶよう、c と k_R のどちらも、キャッシュを前に、新しいものを後ろにしてつなぎます（torch.cat([cache[0], c], dim=1)、torch.cat([cache[1], k_R], dim=1)）。",
-        "ko": "잠재 캐시 안에서 새 토큰의 c나 k_R이 캐시에 있던 것보다 앞에 와 있습니다. 위치 순서대로 놓이도록 c와 k_R 모두 캐시를 앞에, 새것을 뒤에 두고 이어 붙입니다(torch.cat([cache[0], c], dim=1), torch.cat([cache[1], k_R], dim=1)).",
+        "ko": "잠재 캐시 안에서 새 토큰의 c나 k_R이 캐시에 있던 것보다 앞에 와 있습니다. 위치 순서대로 놓이도록 c와 k_R 모두 캐시를 앞에, 새 값을 뒤에 두고 이어 붙입니다(torch.cat([cache[0], c], dim=1), torch.cat([cache[1], k_R], dim=1)).",
     },
     "hint_length_is_tensor": {
         "ja": "長さ（整数）を使うところに、テンソルそのものを使っています。k.size(2) や k.shape[2] のように軸の大きさを整数で取り出してから、torch.arange や if の比較に使います。",
@@ -518,19 +518,19 @@ MESSAGES = {
     },
     "hint_mla_head_axis": {
         "ja": "k_R のバッチの軸（軸 0）の大きさが 1 になっています。ヘッドの軸を足すのも外すのも軸 1 です。rope に渡すときは k_R[:, None]（(B, 1, T_new, d_R)）、戻すときは k_R[:, 0] とします。k_R[None] や k_R[0] では、軸 0（バッチ）に足したり軸 0 から取り出したりしてしまいます。",
-        "ko": "k_R의 배치 축 크기가 1이 되었습니다. 헤드 축은 축 1에 더하고 뺍니다. rope에 넘길 때는 k_R[:, None]((B, 1, T_new, d_R)), 되돌릴 때는 k_R[:, 0]입니다. k_R[None]이나 k_R[0]은 축 0(배치)을 건드립니다.",
+        "ko": "k_R의 첫 축(배치 축) 크기가 1이 되었습니다. 헤드 축은 축 1에 넣고 축 1에서 뺍니다. rope에 넘길 때는 k_R[:, None]으로 (B, 1, T_new, d_R)을 만들고, 되돌릴 때는 k_R[:, 0]을 씁니다. k_R[None]이나 k_R[0]은 축 0(배치 축)을 건드립니다.",
     },
     "hint_output_all_nan": {
         "ja": "出力がすべて NaN です。-inf がそのまま計算に入り込んだようです。次の点を確かめてください：マスクを掛け算で入れていないか（0 × -inf は NaN になるので、masked_fill を使います）、見てよいキーが1つもない行ができていないか（マスクの条件）、ソフトマックスを忘れていないか、ソフトマックスの軸が dim=-1 か。",
-        "ko": "출력이 모두 NaN입니다. -inf가 계산에 섞여 들어갔습니다. 다음을 확인하세요. 마스크를 곱셈으로 넣지 않았는지(0 × -inf는 NaN이 되므로 masked_fill을 씁니다), 볼 수 있는 키가 하나도 없는 행이 생기지 않았는지(마스크 조건), 소프트맥스를 빠뜨리지 않았는지, 그 축이 dim=-1인지.",
+        "ko": "출력이 모두 NaN입니다. -inf가 계산에 섞여 들어갔습니다. 다음을 확인하세요: 마스크를 곱셈으로 적용하지 않았는지(0 × -inf는 NaN이 되므로 masked_fill을 씁니다), 볼 수 있는 키가 하나도 없는 행이 생기지 않았는지(마스크 조건), 소프트맥스를 빠뜨리지 않았는지, 소프트맥스의 축이 dim=-1인지.",
     },
     "hint_softmax_of_mask": {
         "ja": "bool のマスクのソフトマックスをとっています。ソフトマックスをとるのはスコアのほうです。scores = scores.masked_fill(~keep, float(\"-inf\")) でマスクをスコアに入れてから、torch.softmax(scores, dim=-1) をとります。",
-        "ko": "bool 마스크에 소프트맥스를 적용했습니다. 소프트맥스는 점수에 적용합니다. 마스크는 masked_fill(~keep, float(\"-inf\"))로 점수에 넣은 다음 torch.softmax(scores, dim=-1)을 계산합니다.",
+        "ko": "bool 마스크에 소프트맥스를 적용했습니다. 소프트맥스는 점수에 적용합니다. 마스크는 scores.masked_fill(~keep, float(\"-inf\"))로 점수에 적용한 다음, torch.softmax(scores, dim=-1)을 계산하세요.",
     },
     "hint_tril_no_tensor": {
         "ja": "torch.tril に、下三角を取り出すテンソルを渡していません。torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past) のようにテンソルを作ってからそのメソッドとして呼ぶか、torch.tril(テンソル, diagonal=T_past) のように最初の引数として渡します。",
-        "ko": "torch.tril에 아래 삼각으로 만들 텐서를 넘기지 않았습니다. torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past)처럼 텐서를 만든 뒤 그 메서드로 부르거나, torch.tril(텐서, diagonal=T_past)로 넘깁니다.",
+        "ko": "torch.tril에 아래 삼각형으로 만들 텐서를 넘기지 않았습니다. torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_past)처럼 텐서를 만든 뒤 그 텐서의 메서드로 호출하거나, torch.tril(텐서, diagonal=T_past)처럼 텐서를 첫 인수로 넘기세요.",
     },
     "hint_keys_values_swapped": {
         "ja": "キーとバリューが入れ替わっています。キャッシュと新しいトークンのキー・バリューをつなぐところ（あるいはキャッシュを分解するところや返すところ）で、キーはキーどうし、バリューはバリューどうしをつないでください。",
