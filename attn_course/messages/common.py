@@ -299,7 +299,7 @@ MESSAGES = {
     },
     "hint_from_scratch": {
         "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
-        "ko": "{name}: 직접 구현하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
+        "ko": "{name}: 직접 작성하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
     },
     "hint_softmax_by_hand": {
         "ja": "{name} はソフトマックスを自分で書く演習です。torch.softmax や F.softmax、Tensor.softmax を使わずに、各行の最大値を引いてから torch.exp と sum で書いてください。",
