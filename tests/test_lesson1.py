@@ -354,3 +354,15 @@ def test_what_the_visible_check_tries_the_grader_tries_too(ref, lang):
     with pytest.raises(checks.CheckFailed):
         checks.check_attention_scores(four_d_only)
     fails(probes.attention_scores, four_d_only)
+
+
+def test_matching_bug_counts_nan_only_where_the_variant_has_it():
+    """The grader's finder with nan=True (lesson 1's softmax of far-apart rows): NaN matches NaN in the same places."""
+    from attn_grader.judge import matching_bug
+    nan = float("nan")
+    want = torch.tensor([[nan, nan], [0.25, 0.75]])
+    assert matching_bug(torch.tensor([[nan, nan], [0.25, 0.75]]), {"hint": want}, nan=True) == "hint"
+    assert matching_bug(torch.tensor([[nan, nan], [0.25, 0.75]]), {"hint": want}) is None
+    assert matching_bug(torch.tensor([[nan, 0.5], [0.25, 0.75]]), {"hint": want}, nan=True) is None
+    assert matching_bug(torch.tensor([[nan, nan], [nan, 0.75]]), {"hint": want}, nan=True) is None
+    assert matching_bug(torch.tensor([[nan, nan], [0.5, 0.5]]), {("hint", -2): want}, nan=True) is None

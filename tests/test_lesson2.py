@@ -14,7 +14,7 @@ import torch.nn as nn
 
 import attn_course as course
 from attn_course.checks import lesson2 as checks
-from attn_course.messages import t
+from attn_course.messages import matches, t
 from attn_course.probes import lesson2 as probes
 from conftest import Bug, fails, fails_with, passes, reference
 from test_lesson1 import AttentionOK
@@ -164,6 +164,87 @@ def test_head_as_single_bugs_found_by_mutants(lang):
     fails_with(check, outside_no_grad, "hint_copy_no_grad")
     failure = fails_with(check, never_copied, "hint_head_not_copied")
     assert "nan" not in str(failure)
+
+
+def _heads4(x, H):
+    return x.view(x.size(0), x.size(1), H, x.size(2) // H)
+
+
+# make mutants (issue 29): each was caught without a hint, or named by the check and not by the grader.
+@pytest.mark.parametrize("split,hint", [
+    (lambda x, H: _heads4(x, H).transpose(1, 3), "hint_split_transpose_axes"),
+    (lambda x, H: _heads4(x, H).transpose(0, 2), "hint_split_transpose_axes"),
+    (lambda x, H: x.transpose(1, 2), "hint_split_no_view"),
+    (lambda x, H: x.view(x.size(0), H, x.size(1), -1).transpose(1, 2), "hint_view_without_transpose"),
+    (lambda x, H: x.view(x.size(0), x.size(1), -1, H).transpose(1, 2), "hint_interleaved"),
+    (lambda x, H: x.view(x.size(1), x.size(0), H, -1).transpose(1, 2), "hint_view_order"),
+])
+def test_split_mistakes_found_by_mutants_are_named_by_both(ref, lang, split, hint):
+    from attn_grader.verdict import hint_of
+    fails_with(checks.check_split_heads, split, hint)
+    assert hint_of(fails(probes.split_heads, split))[0] == hint
+
+
+@pytest.mark.parametrize("merge,hint", [
+    (lambda x: x.transpose(1, 3).contiguous().view(x.size(0), x.size(2), -1), "hint_merge_transpose_axes"),
+    (lambda x: x.transpose(-1, 2).contiguous().view(x.size(0), x.size(2), -1), "hint_merge_transpose_axes"),
+    (lambda x: x.transpose(1, 2).contiguous(), "hint_merge_no_view"),
+    (lambda x: x.transpose(1, 2).reshape(x.size(2), x.size(0), -1), "hint_view_order"),
+])
+def test_merge_mistakes_found_by_mutants_are_named_by_both(ref, lang, merge, hint):
+    from attn_grader.verdict import hint_of
+    fails_with(checks.check_merge_heads, merge, hint)
+    assert hint_of(fails(probes.merge_heads, merge))[0] == hint
+
+
+class HeadCountFromHeadDim(MHAOK):
+    def forward(self, x):   # H = self.head_dim: D heads of width H
+        Q, K, V = (split_ok(f(x), self.head_dim) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=-1)
+        return self.W_o(merge_ok(w @ V)), w
+
+
+class BiasedQ(MHAOK):
+    def __init__(self, embed_dim, n_head, head_dim=None):
+        super().__init__(embed_dim, n_head, head_dim)
+        self.W_q = nn.Linear(embed_dim, self.n_head * self.head_dim)
+
+
+class SoftmaxOverHeads(MHAOK):
+    def forward(self, x):
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, dim=1)
+        return self.W_o(merge_ok(w @ V)), w
+
+
+def test_module_mistakes_found_by_mutants_are_named_by_both(ref, lang):
+    from attn_grader.verdict import hint_of
+    fails_with(checks.check_mha_module, HeadCountFromHeadDim, "hint_head_count")
+    assert hint_of(fails(probes.module, HeadCountFromHeadDim))[0] == "hint_head_count"
+    fails_with(checks.check_mha_module, BiasedQ, "hint_has_bias", name="W_q")
+    assert hint_of(fails(probes.module, BiasedQ)) == ("hint_has_bias", {"name": "W_q"})
+    with pytest.raises(checks.CheckFailed) as info:
+        checks.check_mha_module(SoftmaxOverHeads)
+    assert any(matches("hint_rows_not_normalised", hint) for hint in info.value.hints), info.value
+    assert hint_of(fails(probes.module, SoftmaxOverHeads))[0] == "hint_rows_not_normalised"
+
+
+def test_to_torch_mha_mistakes_found_by_mutants_are_named_by_both(ref, lang):
+    from attn_grader.verdict import hint_of
+
+    def args_swapped(mha):
+        return nn.MultiheadAttention(mha.n_head, mha.embed_dim, bias=False, batch_first=True).to(mha.W_q.weight)
+
+    def list_not_cat(mha):
+        theirs = to_torch_ok(mha, out=False)
+        with torch.no_grad():
+            theirs.in_proj_weight.copy_([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight])
+        return theirs
+    for fn, hint in ((args_swapped, "hint_torch_mha_args"), (list_not_cat, "hint_list_not_tensor")):
+        fails_with(checks.check_to_torch_mha, fn, hint)
+        assert hint_of(fails(probes.to_torch_mha, fn))[0] == hint
+    not_batch_first = lambda m: to_torch_ok(m, batch_first=False)  # noqa: E731
+    assert hint_of(fails(probes.to_torch_mha, not_batch_first)) == ("hint_torch_mha_setup", {"what": "batch_first"})
 
 
 def test_float_sizes_and_answers_get_their_hints(lang):
@@ -317,4 +398,28 @@ BUGS = {
     "answer_as_float": Bug("ex4_n_params", "answer_n_params = 4 * 768 * 12 * 64",
                            "answer_n_params = float(4 * 768 * 12 * 64)", {"ex4_n_params_tests"},
                            "the parameter count given as a float"),
+    # make mutants (issue 29): caught without a hint, or named by the check and not by the grader.
+    "split_transposes_other_axes": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, n_head, HD // n_head).transpose(1, 3)",
+                                       {"ex1_split_heads_tests", "ex3_mha_module_tests"},
+                                       "split_heads transposing axes 1 and 3"),
+    "split_without_view": Bug("ex1_split_heads", SPLIT, "return x.transpose(1, 2)",
+                              {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "split_heads without its view"),
+    "merge_transposes_other_axes": Bug("ex2_merge_heads", MERGE, "return x.transpose(1, 3).contiguous().view(B, T, H * D)",
+                                       {"ex2_merge_heads_tests", "ex3_mha_module_tests"},
+                                       "merge_heads transposing axes 1 and 3"),
+    "merge_without_view": Bug("ex2_merge_heads", MERGE, "return x.transpose(1, 2).contiguous()",
+                              {"ex2_merge_heads_tests", "ex3_mha_module_tests"}, "merge_heads without its view"),
+    "head_count_from_head_dim": Bug("ex3_mha_module", "H = self.n_head", "H = self.head_dim", {"ex3_mha_module_tests"},
+                                    "`H = self.head_dim`: D heads of width H"),
+    "w_q_with_bias": Bug("ex3_mha_module", "self.W_q = nn.Linear(embed_dim, inner, bias=False)",
+                         "self.W_q = nn.Linear(embed_dim, inner, bias=True)", {"ex3_mha_module_tests"},
+                         "W_q built with a bias"),
+    "torch_mha_args_swapped": Bug("ex6_to_torch_mha", "nn.MultiheadAttention(mha.embed_dim, mha.n_head,",
+                                  "nn.MultiheadAttention(mha.n_head, mha.embed_dim,", {"ex6_to_torch_mha_tests"},
+                                  "nn.MultiheadAttention(n_head, embed_dim)"),
+    "in_proj_as_list": Bug("ex6_to_torch_mha", "copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight], dim=0))",
+                           "copy_([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight])", {"ex6_to_torch_mha_tests"},
+                           "in_proj_weight copied from a list, torch.cat left out"),
+    "torch_mha_not_batch_first": Bug("ex6_to_torch_mha", "batch_first=True)", "batch_first=False)",
+                                     {"ex6_to_torch_mha_tests"}, "nn.MultiheadAttention without batch_first=True"),
 }

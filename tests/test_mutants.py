@@ -86,7 +86,12 @@ SAMPLE = {
                      "ex1_split_heads:L1:drop_call:.transpose() dropped": "caught_hint",
                      "ex3_mha_module:L12:drop_call:W_q() dropped": "caught_hint",
                      # ✔ then the lesson's next cell crashed on float64
-                     "ex6_to_torch_mha:L2:drop_call:.to() dropped": "caught_hint"},
+                     "ex6_to_torch_mha:L2:drop_call:.to() dropped": "caught_hint",
+                     # each was caught without a hint, or named "transpose K" for another cause
+                     "ex1_split_heads:L1:axis:1 → 0": "caught_hint",
+                     "ex2_merge_heads:L1:drop_call:.view() dropped": "caught_hint",
+                     "ex3_mha_module:L17:drop_call:merge_heads() dropped": "caught_hint",
+                     "ex6_to_torch_mha:L1:swap_args:arguments 1 and 2 swapped": "caught_hint"},
     "03_masks": {"ex1_causal_mask:L1:tril:tril(diagonal=-1)": "caught_hint",
                  "ex2_apply_mask:L1:neg_inf:-inf → -1e9": "caught_hint",
                  "ex2_apply_mask:L1:neg_inf:masked_fill → + mask * -inf": "caught_hint",

@@ -53,6 +53,17 @@ NAMED = {
         "weights_never_copied": {"ex5_head_as_single": "hint_head_not_copied"},
         "float_division": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_int_division"),
         "answer_as_float": {"ex4_n_params": "hint_answer_not_int"},
+        # make mutants (issue 29); a module on a broken split_heads or merge_heads is named by forward's error
+        # (W_o given another width, or a 3-D tensor unpacked as four sizes), and the feedback names exercise 1 or 2
+        "split_transposes_other_axes": {"ex1_split_heads": "hint_split_transpose_axes", "ex3_mha_module": "hint_w_o_input"},
+        "split_without_view": {"ex1_split_heads": "hint_split_no_view", "ex3_mha_module": "hint_unpack_tensor"},
+        "merge_transposes_other_axes": dict.fromkeys(("ex2_merge_heads", "ex3_mha_module"), "hint_merge_transpose_axes"),
+        "merge_without_view": {"ex2_merge_heads": "hint_merge_no_view", "ex3_mha_module": "hint_w_o_input"},
+        "head_count_from_head_dim": {"ex3_mha_module": "hint_head_count"},
+        "w_q_with_bias": {"ex3_mha_module": "hint_has_bias"},
+        "torch_mha_args_swapped": {"ex6_to_torch_mha": "hint_torch_mha_args"},
+        "in_proj_as_list": {"ex6_to_torch_mha": "hint_list_not_tensor"},
+        "torch_mha_not_batch_first": {"ex6_to_torch_mha": "hint_torch_mha_setup"},
     },
     "03_masks": {
         "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},

@@ -131,7 +131,8 @@ def _uses_dot_T(fn) -> bool:
 # tuple of slices.
 NOT_A_TENSOR = re.compile(r"'(list|tuple)' object has no attribute|for @: '(Tensor|list|tuple)' and '(list|tuple)'"
                           r"|for @: '(list|tuple)'|expected Tensor as element \d+ in argument \d+, but got (list|tuple)"
-                          r"|not supported between instances of '(list|tuple)'|list indices must be integers")
+                          r"|not supported between instances of '(list|tuple)'|list indices must be integers"
+                          r"|must be Tensor, not (list|tuple)")
 # A tensor's method (or indexing) on an object that is no tensor, no list or tuple, and not None: a module.
 A_TENSOR_METHOD = re.compile(r"'(?!list'|tuple'|NoneType'|int'|float'|str'|dict')\w+' object (has no attribute "
                              r"'(view|split|transpose|reshape|size|contiguous|masked_fill|softmax)'|is not subscriptable)")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import re
 
@@ -44,14 +45,47 @@ def split_variants(x, H) -> dict:
     B, T, HD = x.shape
     D = HD // H
     right = split_heads(x, H)
-    return {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
-            "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
+    variants = {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
+                "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
+    # Of another shape than (B, H, T, D) (make mutants): named with the shape (_shape_hint), and by the grader.
+    heads = x.reshape(B, T, H, D)
+    variants.update({("hint_split_transpose_axes", f"transpose({a}, {b})"): heads.transpose(a, b)
+                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
+    variants["hint_split_no_view"] = x.transpose(1, 2)
+    variants[("hint_view_without_transpose", "then transposed")] = x.reshape(B, H, T, D).transpose(1, 2)
+    variants[("hint_interleaved", "then transposed")] = x.reshape(B, T, D, H).transpose(1, 2)
+    variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
+    return variants
 
 
 def merge_variants(x) -> dict:
+    """(B, T, H·D) only: the module check and the grader apply W_o to each."""
     B, H, T, D = x.shape
-    return {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
-            "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D), "hint_heads_order": merge_heads(x.flip(1))}
+    variants = {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
+                "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
+                "hint_heads_order": merge_heads(x.flip(1))}
+    variants.update({("hint_merge_transpose_axes", f"transpose({a}, {b})"): x.transpose(a, b).reshape(B, T, H * D)
+                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
+    return variants
+
+
+def merge_shape_variants(x) -> dict:
+    """merge_heads' classic mistakes of another shape than (B, T, H·D) (make mutants)."""
+    B, H, T, D = x.shape
+    back = x.transpose(1, 2)
+    return {"hint_merge_no_view": back, ("hint_view_order", "T, B"): back.reshape(T, B, H * D),
+            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T)}
+
+
+def _shape_hint(got, variants: dict, tol: float) -> str | None:
+    """The hint of the classic mistake whose result got is, among those of another shape than the right one:
+    expect_shape raises on the shape before diagnose compares values."""
+    if not isinstance(got, torch.Tensor) or not got.is_floating_point():
+        return None
+    for key, value in variants.items():
+        if key is not None and value.shape != variants[None].shape and close(got, value, tol):
+            return t(key[0] if isinstance(key, tuple) else key)
+    return None
 
 
 def mha_weight_variants(module, x, H: int, D: int) -> dict:
@@ -74,6 +108,8 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             variants.update({k: torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
+    Q, K = (z.reshape(B, T, D, H).transpose(1, 2) for z in (q, k))   # split_heads(z, self.head_dim): D heads of H
+    variants["hint_head_count"] = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(D), -1)
     return variants
 
 
@@ -81,10 +117,11 @@ def check_split_heads(fn) -> None:
     name = "split_heads"
     (x,) = inputs((B, T, H * D), seed=5)
     got = run(name, fn, x, H)
+    variants = split_variants(x, H)
     missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, H, D)
     expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
-                 t("hint_missing_transpose") if missing else None)
-    diagnose(got, split_variants(x, H), "what_output", 1e-12)
+                 _shape_hint(got, variants, 1e-12) or (t("hint_missing_transpose") if missing else None))
+    diagnose(got, variants, "what_output", 1e-12)
     passed(name)
 
 
@@ -92,8 +129,9 @@ def check_merge_heads(fn) -> None:
     name = "merge_heads"
     (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
     got = run(name, fn, x)
-    expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name)
-    diagnose(got, merge_variants(x), "what_output", 1e-12)
+    variants = merge_variants(x) | merge_shape_variants(x)
+    expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name, _shape_hint(got, variants, 1e-12))
+    diagnose(got, variants, "what_output", 1e-12)
     (y,) = inputs((B, T, H * D), seed=7)
     back = run(name, fn, split_heads(y, H))
     diagnose(back, {None: y}, "what_output", 1e-12)
@@ -102,11 +140,18 @@ def check_merge_heads(fn) -> None:
 
 def module_error(kind: str, message: str, call: str) -> str | None:
     """forward's errors that name split_heads' input: a view of x itself (W_q forgotten or applied after the
-    split, or H taken from another size), or its arguments the other way round."""
+    split, or H taken from another size), or its arguments the other way round. The layers' shapes are checked
+    first and x's by expect_tokens, so a Linear that raises is W_o given another width than H·D (merge_heads left
+    out, or given a split that went wrong), and a "must match" is Q, K, V or the weights without their (B, H)
+    axes in common: "transpose K", the generic hint for both, would name a cause the code does not have."""
     if kind == "RuntimeError" and re.search(r"shape '\[.*\]' is invalid for input of size", message):
         return "hint_split_input"
     if kind == "AttributeError" and "'int' object has no attribute" in message:
         return "hint_split_args"
+    if kind == "RuntimeError" and "mat1 and mat2 shapes cannot be multiplied" in message:
+        return "hint_w_o_input"
+    if kind == "RuntimeError" and re.search(r"must match the size of tensor b \(\d+\) at non-singleton", message):
+        return "hint_heads_axes"
     return None
 
 
@@ -119,10 +164,10 @@ def check_mha_module(cls) -> None:
     others = (lambda: _expect_head_dim_rules(name, cls), lambda: expect_input_errors(module, (B, T, E)))
     with also_checks(*others), torch.no_grad():
         wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
-        expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
-                     t("hint_not_split") if wide else None)
-        v = module.W_v(x)
         variants = mha_weight_variants(module, x, H, D)
+        expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
+                     t("hint_not_split") if wide else _shape_hint(weights, variants, 1e-4))
+        v = module.W_v(x)
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
@@ -189,6 +234,17 @@ def check_head_as_single(fn, attention_cls) -> None:
     passed(name)
 
 
+def torch_mha_error(kind: str, message: str, call: str) -> str | None:
+    """nn.MultiheadAttention's own assertion that num_heads divides embed_dim: mha's sizes pass
+    expect_torch_compatible first, so only its two arguments the other way round meet it. A "must match" is a
+    copy_ between two shapes (torch.cat on another axis, or a module of another size), not "transpose K"."""
+    if "embed_dim must be divisible by num_heads" in message:
+        return "hint_torch_mha_args"
+    if kind == "RuntimeError" and "must match the size of tensor b" in message:
+        return "hint_torch_mha_copy_shape"
+    return None
+
+
 def _expect_like_mha(theirs, mha) -> None:
     """The text asks for the new module on mha's device and dtype (.to(mha.W_q.weight)): the lesson's next cell
     feeds it float64 inputs."""
@@ -202,7 +258,7 @@ def _expect_on_device(name, fn, heads) -> None:
     """The device as well as the dtype: mha on the meta device (as a GPU stands in here) must give a module there."""
     on_meta = copy.deepcopy(heads).to("meta")
     try:
-        theirs = run(name, fn, on_meta)
+        theirs = run(name, fn, on_meta, on_error=torch_mha_error)
     except CheckFailed as failure:
         if "meta" in failure.message:
             raise named("hint_torch_mha_dtype", got="cpu", want="meta") from None
@@ -214,7 +270,7 @@ def _expect_on_device(name, fn, heads) -> None:
 def check_to_torch_mha(fn) -> None:
     name = "to_torch_mha"
     heads = _Heads(H * D, H, D, seed=11)
-    theirs = run(name, fn, heads)
+    theirs = run(name, fn, heads, on_error=torch_mha_error)
     if not isinstance(theirs, nn.MultiheadAttention):
         raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
     for what, ok in (("batch_first", theirs.batch_first), ("bias", theirs.in_proj_bias is None),

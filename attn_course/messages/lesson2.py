@@ -94,4 +94,44 @@ MESSAGES = {
         "ja": "新しい Attention の重み行列に、mha の重みが1行も入っていません。作ったときの乱数のままのようです。各層の weight に、mha の重み行列のスライスを copy_ してください。",
         "ko": "새 Attention의 가중치 행렬에 mha의 가중치가 한 행도 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. 각 층의 weight에 mha 가중치 행렬의 슬라이스를 copy_하세요.",
     },
+    "hint_split_transpose_axes": {
+        "ja": "transpose で入れ替える軸が違います。view(B, T, H, D) のあとに入れ替えるのは T（軸 1）と H（軸 2）の2つ、つまり transpose(1, 2) です。",
+        "ko": "transpose로 바꾸는 축이 다릅니다. view(B, T, H, D) 다음에 서로 바꿀 축은 T(축 1)와 H(축 2) 두 개, 즉 transpose(1, 2)입니다.",
+    },
+    "hint_split_no_view": {
+        "ja": "view が抜けています。transpose の前に view(B, T, H, D) で最後の軸 H·D をヘッドごとに (H, D) に切り分けます。transpose だけでは軸の順番が変わるだけで、ヘッドには分かれません。",
+        "ko": "view가 빠졌습니다. transpose 전에 view(B, T, H, D)로 마지막 축 H·D를 헤드별로 (H, D)로 잘라야 합니다. transpose만으로는 축의 순서만 바뀔 뿐 헤드로 나뉘지 않습니다.",
+    },
+    "hint_merge_transpose_axes": {
+        "ja": "transpose で入れ替える軸が違います。(B, H, T, D) を (B, T, H, D) に戻すには、H（軸 1）と T（軸 2）を入れ替える transpose(1, 2) を使います。",
+        "ko": "transpose로 바꾸는 축이 다릅니다. (B, H, T, D)를 (B, T, H, D)로 되돌리려면 H(축 1)와 T(축 2)를 바꾸는 transpose(1, 2)를 씁니다.",
+    },
+    "hint_merge_no_view": {
+        "ja": "最後の view が抜けています。transpose(1, 2) で (B, T, H, D) に戻したあと、contiguous().view(B, T, H * D) で最後の2軸を1つにつなげます。",
+        "ko": "마지막 view가 빠졌습니다. transpose(1, 2)로 (B, T, H, D)로 되돌린 다음 contiguous().view(B, T, H * D)로 마지막 두 축을 하나로 이어 붙입니다.",
+    },
+    "hint_view_order": {
+        "ja": "view に渡す大きさの順番が違います。view はメモリ上の並びはそのままで形状だけを読み直すので、大きさは元のテンソルの軸の順（B, T, … の順）に渡します。軸を入れ替えるのは transpose の役目です。",
+        "ko": "view에 넘기는 크기의 순서가 다릅니다. view는 메모리에 놓인 순서는 그대로 두고 모양만 다시 읽으므로, 크기는 원래 텐서의 축 순서(B, T, … 순)대로 넘깁니다. 축을 서로 바꾸는 것은 transpose가 할 일입니다.",
+    },
+    "hint_head_count": {
+        "ja": "ヘッドの数が違います。split_heads の2つめの引数には、ヘッドの数 self.n_head（H）を渡します。self.head_dim は1つのヘッドの幅 D です。",
+        "ko": "헤드 수가 다릅니다. split_heads의 두 번째 인자에는 헤드 수 self.n_head(H)를 넘깁니다. self.head_dim은 헤드 하나의 폭 D입니다.",
+    },
+    "hint_torch_mha_args": {
+        "ja": "nn.MultiheadAttention の引数は (embed_dim, num_heads) の順です。nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True) のように、埋め込み次元を先に渡してください。",
+        "ko": "nn.MultiheadAttention의 인자는 (embed_dim, num_heads) 순서입니다. nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True)처럼 임베딩 차원을 먼저 넘기세요.",
+    },
+    "hint_w_o_input": {
+        "ja": "W_o に渡したテンソルの最後の軸の大きさが H·D ではありません。W_o には、merge_heads(weights @ V) で (B, T, H·D) に戻した出力を渡します。split_heads と merge_heads が正しい形状を返しているかも確かめてください。",
+        "ko": "W_o에 넘긴 텐서의 마지막 축 크기가 H·D가 아닙니다. W_o에는 merge_heads(weights @ V)로 (B, T, H·D)로 되돌린 출력을 넘깁니다. split_heads와 merge_heads가 올바른 모양을 반환하는지도 확인하세요.",
+    },
+    "hint_heads_axes": {
+        "ja": "行列積の2つのテンソルで、先頭の2軸 (B, H) がそろっていません。Q, K, V は3つとも split_heads で (B, H, T, D) に分け、K は最後の2軸だけを入れ替えて（K.transpose(-2, -1)）、スコア Q @ Kᵀ と加重平均 weights @ V を (B, H, …) のまま計算します。merge_heads はそのあとです。",
+        "ko": "행렬 곱의 두 텐서에서 앞의 두 축 (B, H)가 맞지 않습니다. Q, K, V는 셋 다 split_heads로 (B, H, T, D)로 나누고, K는 마지막 두 축만 바꿔(K.transpose(-2, -1)) 점수 Q @ Kᵀ와 가중 평균 weights @ V를 (B, H, …) 그대로 계산합니다. merge_heads는 그다음입니다.",
+    },
+    "hint_torch_mha_copy_shape": {
+        "ja": "copy_ のコピー先とコピー元の形状が合いません。in_proj_weight は (3E, E) なので、W_q, W_k, W_v の weight（どれも (E, E)）を torch.cat(..., dim=0) で縦に連結して入れ、out_proj.weight (E, E) には W_o.weight をそのまま入れます。nn.MultiheadAttention を (embed_dim, num_heads) の順で作ったかも確かめてください。",
+        "ko": "copy_의 대상과 원본의 모양이 맞지 않습니다. in_proj_weight는 (3E, E)이므로 W_q, W_k, W_v의 weight(모두 (E, E))를 torch.cat(..., dim=0)으로 세로로 이어 붙여 넣고, out_proj.weight (E, E)에는 W_o.weight를 그대로 넣습니다. nn.MultiheadAttention을 (embed_dim, num_heads) 순서로 만들었는지도 확인하세요.",
+    },
 }

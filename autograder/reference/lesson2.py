@@ -71,13 +71,16 @@ def _split_bug(res):
 
 def _merge_bug(res):
     (x,) = probe.merge_inputs(res, "float64", torch.float64)
-    return matching_bug(res["float64"], checks.merge_variants(x), 1e-12)
+    return matching_bug(res["float64"], checks.merge_variants(x) | checks.merge_shape_variants(x), 1e-12)
 
 
 def _module_bug(res):
     layout = [name for name, _ in res["layout"]]
     if "W_o.weight" not in layout:
         return "hint_w_o_missing"
+    biased = [name for name in layout if name.endswith(".bias")]
+    if biased:   # the visible check names the layer as lesson 1's does (make mutants: bias=True)
+        return "hint_has_bias", {"name": biased[0].split(".")[0]}
     e, h, d = args = probe.module_args(res)
     ref = MultiHeadAttention(*args).double()
     res.fill_parameters(ref)
@@ -96,22 +99,12 @@ def _module_bug(res):
             return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
         heads = ref(x)[1] @ split_heads(ref.W_v(x), h)
         variants = {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()}
-        return matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
-
-
-def _head_bug(res):
-    """The visible check's rule: head i's rows taken every H-th (interleaved), or else sliced wrongly."""
-    mha, x = _reference_weights(res, square=False)
-    D, H = mha.head_dim, mha.n_head
-    for i, got in enumerate(res["heads"]):
-        rows = slice(i, None, H)
-        with torch.no_grad():
-            q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
-            weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
-            interleaved = weights @ v @ mha.W_o.weight[:, rows].T
-        if matching_bug(got, {"hint_interleaved": interleaved}, 1e-10):
-            return "hint_interleaved"
-    return "hint_head_slice"
+        key = matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
+    if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
+        sums = weights.sum(-1)   # as the visible check: softmax over another axis, or none (make mutants)
+        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
+            return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
+    return key
 
 
 def _to_torch_bug(res):
@@ -192,7 +185,7 @@ def _judge_head_as_single(res):
             expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
 
 
-@judge("lesson2.to_torch_mha")
+@judge("lesson2.to_torch_mha", on_error=checks.torch_mha_error)
 def judge_to_torch_mha(res):
     mha, x = _reference_weights(res, square=True)
     config, state = res["config"], res["state"]
@@ -202,6 +195,8 @@ def judge_to_torch_mha(res):
         raise Mismatch("hint_torch_mha_setup", what="embed_dim / num_heads")
     if "in_proj_bias" in state:   # the text: bias=False (a zero bias would give the same outputs)
         raise Mismatch("hint_torch_mha_setup", what="bias")
+    if not config.get("batch_first"):   # named as the visible check names it, not by the shapes it gives
+        raise Mismatch("hint_torch_mha_setup", what="batch_first")
     dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
     if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
         raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")

@@ -79,15 +79,20 @@ class Mismatch(Exception):
 
 
 # --------------------------------------------------------------------------- naming the mistake
-def _same(got, want, tol: float) -> bool:
+def _same(got, want, tol: float, nan: bool = False) -> bool:
     if isinstance(want, torch.Tensor):
-        return (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(want.shape)
-                and max_error(got, want) <= tol)
+        if not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(want.shape)):
+            return False
+        if nan:   # NaN matches NaN, and only NaN: the NaN must sit where the variant has its own
+            if not torch.equal(got.isnan(), want.isnan()):
+                return False
+            got, want = got.nan_to_num(), want.nan_to_num()
+        return max_error(got, want) <= tol
     if isinstance(want, (tuple, list)):
         return isinstance(got, (tuple, list)) and len(got) == len(want) and all(
-            _same(g, w, tol) for g, w in zip(got, want))
+            _same(g, w, tol, nan) for g, w in zip(got, want))
     if isinstance(want, dict):
-        return isinstance(got, dict) and set(got) == set(want) and all(_same(got[k], want[k], tol) for k in want)
+        return isinstance(got, dict) and set(got) == set(want) and all(_same(got[k], want[k], tol, nan) for k in want)
     if isinstance(want, bool) or want is None:
         return got is want
     if isinstance(want, (int, float)):
@@ -95,7 +100,7 @@ def _same(got, want, tol: float) -> bool:
     return got == want
 
 
-def matching_bug(got, variants: dict, tol: float = 1e-6):
+def matching_bug(got, variants: dict, tol: float = 1e-6, nan: bool = False):
     """The hint of the first classic mistake whose result (computed by the grader on its own
     inputs) equals the learner's, or None.
 
@@ -103,12 +108,14 @@ def matching_bug(got, variants: dict, tol: float = 1e-6):
     …_variants). The key None is the right answer and is skipped; a key (hint, "detail") names
     one of several variants of one hint, as in the visible checks' diagnose(); a key
     (hint, (("field", value), …)) gives the hint's text its fields: (hint, {field: value}) is returned.
+    nan: a result with NaN matches a variant with NaN in the very same places (the rest within tol), as
+    a mistake that divides 0 by 0 does in the rows where the classic one does too; without it NaN matches nothing.
     """
     for key, want in variants.items():
         if key is None:
             continue
         try:
-            same = _same(got, want, tol)
+            same = _same(got, want, tol, nan)
         except (RuntimeError, TypeError, ValueError):
             continue
         if same:
