@@ -161,3 +161,22 @@ def test_the_readme_table_keeps_the_rows_of_lessons_not_run(tmp_path):
                                     "vis_pass_hid_fail": 0, "rubric_hole": 0, "later_fails": 0, "disagree": 0}
     assert (rows["03_masks"]["generated"], rows["03_masks"]["equivalent"], rows["03_masks"]["caught_hint"],
             rows["03_masks"]["disagree"]) == (2, 1, 1, 0)
+
+
+def test_later_cells_are_reached_through_the_notebook_names_a_cell_binds():
+    # A cell's function locals are no notebook names: lesson 7's exercise 0 (B, T, E = x.shape inside forward) re-ran
+    # every later cell that reads a T or an x, the training of five models among them, once per mutant it passed.
+    from mutation.harness import names
+    reads, writes = names("import torch.nn as nn\nclass A(nn.Module):\n    def forward(self, x):\n"
+                          "        B, T = x.shape\n        return apply_rope(x) + T\n\nrows = [f(z) for z in zs]\n")
+    assert writes == {"nn", "A", "rows"}
+    assert reads == {"nn", "apply_rope", "f", "zs"}   # a global read inside a method is read when it is called
+
+
+def test_the_demonstrations_trainings_are_shortened_in_the_harness():
+    import short_demos
+    from mutation.harness import Notebook
+    nb = Notebook(class_lessons()["07_positions"], seeds=(0,))
+    calls = [call for cell in nb.cells for call in short_demos.calls(cell.source)]
+    assert calls and all(f"steps={short_demos.STEPS}" in call for call in calls), calls
+    assert any("steps=600" in cell.source for cell in nb.cells)   # train's own default is left as it is
