@@ -110,6 +110,13 @@ SAMPLE = {
                  "ex4_kv_cache_bytes:L2:constant:* → /": "caught_hint",        # was "int please" for a / of element
                  "ex2_tiled_attention:L7:swap_args:elements 1 and 2 swapped": "caught_hint",   # kb, vb swapped
                  "ex3_gqa:L1:constant:.embed_dim → .head_dim": "caught_hint"},  # an attribute __init__ never set
+    # each was caught without a hint (the last: the check crashed on (None, y) from the SDPA path)
+    "07_positions": {"ex0_gpt2_attention:L3:drop_call:.__init__() dropped": "caught_hint",
+                     "ex1_permutation_error:L2:drop_call:fn() dropped": "caught_hint",
+                     "ex2_sinusoidal_positions:L5:subscript:[…] dropped": "caught_hint",
+                     "ex4_interleaved_to_half:L3:drop_call:.reshape() dropped": "caught_hint",
+                     "ex5_relative_score:L1:subscript:[…] dropped#2": "caught_hint",
+                     "ex0_gpt2_attention:L19:swap_args:elements 1 and 2 swapped": "caught_hint"},
     "08_deployed": {"ex1_mask_mods:L8:compare:>= → >": "caught_hint",          # a mask named by what it gets wrong
                     "ex6_sink_attention:L1:constant:/ → *": "caught_hint",
                     "ex10_paged_cache:L9:constant:- → +": "caught_hint",        # was visible ✔, hidden ✗
