@@ -358,7 +358,12 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
                x=(3, 5, 12), memory=(3, 7, 11))
     # and the grader: a forward without the check lost nothing there (make mutants: equivalent outputs, ✗ visible)
-    assert fails(probes.cross_attention, _cross(ref, check_inputs=False)).key == "hint_cross_no_input_check"
+    failure = fails(probes.cross_attention, _cross(ref, check_inputs=False))
+    assert failure.key == "hint_cross_no_input_check"
+    # its message names both shapes in each language (it raised KeyError for {x} before: make mutants)
+    from attn_grader.verdict import localize
+    assert all(failure.fields["x"] in localize(failure, lang_) and failure.fields["memory"] in localize(failure, lang_)
+               for lang_ in ("ja", "ko"))
 
 
 def test_cross_attention_must_refuse_heads_that_do_not_divide(lang, ref):

@@ -7,6 +7,7 @@ import torch
 
 from attn_course.checks import lesson7 as checks
 from attn_course.messages import t
+from attn_course.probes import lesson4 as probes4
 from attn_course.probes import lesson7 as probes
 from attn_course.validate import CheckFailed
 from conftest import fails, fails_with, reference
@@ -16,7 +17,7 @@ def mutant(solution: str, old: str, new: str, name: str):
     """The solution's `name` with old replaced by new (once): a mutant as make mutants makes it."""
     import attn_course as course
     assert old in solution
-    namespace = {"torch": torch, "nn": torch.nn, "math": math, "course": course}
+    namespace = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "math": math, "course": course}
     exec(solution.replace(old, new, 1), namespace)
     return namespace[name]
 
@@ -42,6 +43,9 @@ PE_MUTANTS = [
      "hint_pe_angle"), ("torch.arange(0, E, 2, device=device)", "torch.arange(0, 2, E, device=device)", "hint_pe_angle"),
     ("float()[:, None]", "float()", "hint_pe_broadcast"), ("float()[:, None]", "float()[None]", "hint_pe_broadcast"),
     ("pe[:, 0::2] = torch.sin", "pe[0::2] = torch.sin", "hint_pe_broadcast"),
+    # this round: the table replaced by its cosine half; torch.float called as a function
+    ("pe[:, 1::2] = torch.cos", "pe = torch.cos", "hint_pe_half_table"),
+    ("torch.arange(T, device=device).float()", "torch.float().arange(T, device=device)", "hint_pe_float_call"),
 ]
 
 
@@ -288,3 +292,96 @@ def test_cross_attention_error_in_init_is_not_named_an_input_check(lang):
     with pytest.raises(CourseError):
         checks.check_cross_attention(cls)
     assert fails(probes.cross_attention, cls).hint != "hint_cross_expect_tokens"
+
+
+# --------------------------------------------------------------------------- this round: exercises 0, 1, 4, 5
+# Each was caught without a hint (or the visible check crashed); now the check and the grader name it alike.
+RELATIVE_SOLUTION = """
+def relative_score(q, k, offset, rope):
+    _, k_turned = rope(k[..., None, :], k[..., None, :], torch.tensor([offset], device=k.device))
+    return (q * k_turned[..., 0, :]).sum(dim=-1)
+"""
+LAYOUT_SOLUTION = """
+def interleaved_to_half(weight, n_head):
+    rows, E = weight.shape
+    D = rows // n_head
+    return weight.view(n_head, D // 2, 2, E).transpose(1, 2).reshape(rows, E)
+"""
+PERM_SOLUTION = """
+def permutation_error(fn, x, perm):
+    with torch.no_grad():
+        return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())
+"""
+GPT2_SOLUTION = """
+class GPT2SelfAttention(nn.Module):
+    def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):
+        super().__init__()
+        self.embed_dim, self.n_head = course.expect_size(embed_dim, "embed_dim"), course.expect_size(n_head, "n_head")
+        self.head_dim = course.resolve_head_dim(embed_dim, n_head)
+        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x, use_sdpa=False):
+        course.expect_tokens(x, self.embed_dim)
+        B, T, E = x.shape
+        q, k, v = (z.view(B, T, self.n_head, self.head_dim).transpose(1, 2) for z in self.c_attn(x).split(E, dim=2))
+        if use_sdpa:
+            p = self.dropout.p if self.training else 0.0
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
+            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        weights = torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)
+        y = (self.dropout(weights) @ v).transpose(1, 2).contiguous().view(B, T, E)
+        return self.c_proj(y), weights
+"""
+TURNED, LAYOUT = "_, k_turned = rope(k[..., None, :], k[..., None, :],", ".transpose(1, 2).reshape(rows, E)"
+VIEW, DIFFERENCE = "weight.view(n_head, D // 2, 2, E)", "(fn(x[:, perm]) - fn(x)[:, perm])"
+SIZES = 'self.embed_dim, self.n_head = course.expect_size(embed_dim, "embed_dim")'
+# exercise: (solution, the name it defines, visible check, the hidden probe that fails first)
+EXERCISES = {
+    "ex0": (GPT2_SOLUTION, "GPT2SelfAttention", checks.check_gpt2_module, probes4.module),
+    "ex1": (PERM_SOLUTION, "permutation_error", checks.check_permutation_error, probes.permutation_error),
+    "ex4": (LAYOUT_SOLUTION, "interleaved_to_half", checks.check_interleaved_to_half, probes.interleaved_to_half),
+    "ex5": (RELATIVE_SOLUTION, "relative_score", checks.check_relative_score, probes.relative_score),
+}
+ROUND_MUTANTS = [
+    ("ex0", "        super().__init__()\n", "", "hint_super_init"),
+    ("ex0", SIZES, SIZES.replace("self.embed_dim,", "self.head_dim,"), "hint_module_attributes"),
+    ("ex0", SIZES, SIZES.replace("self.n_head =", "self.head_dim ="), "hint_module_attributes"),
+    ("ex0", "self.head_dim = course.resolve_head_dim", "self.n_head = course.resolve_head_dim", "hint_module_attributes"),
+    ("ex0", 'self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(),',
+     'self.register_buffer(torch.ones(max_len, max_len, dtype=torch.bool).tril(), "causal",', "hint_register_buffer_args"),
+    # the course's input checks refusing right inputs: called the other way round, or on attributes mixed up
+    ("ex0", SIZES, SIZES.replace("self.embed_dim, self.n_head", "self.n_head, self.embed_dim"), "hint_module_input_checks"),
+    ("ex0", 'course.expect_size(n_head, "n_head")', 'course.expect_size("n_head", n_head)', "hint_module_input_checks"),
+    ("ex0", "course.expect_tokens(x, self.embed_dim)", "course.expect_tokens(x, self.head_dim)", "hint_module_input_checks"),
+    ("ex0", "course.expect_tokens(x, self.embed_dim)", "course.expect_tokens(self.embed_dim, x)", "hint_module_input_checks"),
+    # (None, y) from the SDPA path: the visible check crashed on it, the grader named the SDPA call
+    ("ex0", "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None",
+     "return None, self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E))", "hint_sdpa_call"),
+    ("ex1", DIFFERENCE, "(fn(x[:, perm]) + fn(x)[:, perm])", "hint_perm_plus"),
+    ("ex1", DIFFERENCE, "(x[:, perm] - fn(x)[:, perm])", "hint_perm_fn_once"),
+    ("ex1", DIFFERENCE, "(fn(x[:, perm]) - x[:, perm])", "hint_perm_fn_once"),
+    ("ex4", LAYOUT, ".transpose(1, 2)", "hint_layout_reshape"),
+    ("ex4", LAYOUT, ".transpose(0, 2).reshape(rows, E)", "hint_layout_order"),
+    ("ex4", VIEW, "weight.view(D // 2, n_head, 2, E)", "hint_layout_order"),
+    ("ex4", LAYOUT, ".transpose(-1, 2).reshape(rows, E)", "hint_layout_mixed"),
+    ("ex4", LAYOUT, ".transpose(1, 3).reshape(rows, E)", "hint_layout_mixed"),
+    ("ex4", VIEW, "weight.view(n_head, D // 2, E, 2)", "hint_layout_mixed"),
+    # the key's position axis added or taken off wrongly: what hint_relative_shape describes
+    ("ex5", TURNED, "_, k_turned = rope(k[..., None, :], k,", "hint_relative_shape"),
+    ("ex5", TURNED, "_, k_turned = rope(k[..., None, :], k[..., None],", "hint_relative_shape"),
+    ("ex5", "k_turned[..., 0, :]", "k_turned[..., 0]", "hint_relative_shape"),
+]
+
+
+@pytest.mark.parametrize("exercise,old,new,hint", ROUND_MUTANTS)
+def test_this_rounds_generated_mistakes_are_named_alike(lang, exercise, old, new, hint):
+    solution, name, check, probe = EXERCISES[exercise]
+    fn = mutant(solution, old, new, name)
+    fails_with(check, fn, hint)
+    for seed in range(3):
+        got = fails(probe, fn, seed=seed).hint
+        assert (got[0] if isinstance(got, tuple) else got) == hint, seed

@@ -115,6 +115,13 @@ SAMPLE = {
                  "ex4_kv_cache_bytes:L2:constant:* → /": "caught_hint",        # was "int please" for a / of element
                  "ex2_tiled_attention:L7:swap_args:elements 1 and 2 swapped": "caught_hint",   # kb, vb swapped
                  "ex3_gqa:L1:constant:.embed_dim → .head_dim": "caught_hint"},  # an attribute __init__ never set
+    # each was caught without a hint (the last: the check crashed on (None, y) from the SDPA path)
+    "07_positions": {"ex0_gpt2_attention:L3:drop_call:.__init__() dropped": "caught_hint",
+                     "ex1_permutation_error:L2:drop_call:fn() dropped": "caught_hint",
+                     "ex2_sinusoidal_positions:L5:subscript:[…] dropped": "caught_hint",
+                     "ex4_interleaved_to_half:L3:drop_call:.reshape() dropped": "caught_hint",
+                     "ex5_relative_score:L1:subscript:[…] dropped#2": "caught_hint",
+                     "ex0_gpt2_attention:L19:swap_args:elements 1 and 2 swapped": "caught_hint"},
     "08_deployed": {"ex1_mask_mods:L8:compare:>= → >": "caught_hint",          # a mask named by what it gets wrong
                     "ex6_sink_attention:L1:constant:/ → *": "caught_hint",
                     "ex10_paged_cache:L9:constant:- → +": "caught_hint",        # was visible ✔, hidden ✗
@@ -166,3 +173,22 @@ def test_the_readme_table_keeps_the_rows_of_lessons_not_run(tmp_path):
                                     "vis_pass_hid_fail": 0, "rubric_hole": 0, "later_fails": 0, "disagree": 0}
     assert (rows["03_masks"]["generated"], rows["03_masks"]["equivalent"], rows["03_masks"]["caught_hint"],
             rows["03_masks"]["disagree"]) == (2, 1, 1, 0)
+
+
+def test_later_cells_are_reached_through_the_notebook_names_a_cell_binds():
+    # A cell's function locals are no notebook names: lesson 7's exercise 0 (B, T, E = x.shape inside forward) re-ran
+    # every later cell that reads a T or an x, the training of five models among them, once per mutant it passed.
+    from mutation.harness import names
+    reads, writes = names("import torch.nn as nn\nclass A(nn.Module):\n    def forward(self, x):\n"
+                          "        B, T = x.shape\n        return apply_rope(x) + T\n\nrows = [f(z) for z in zs]\n")
+    assert writes == {"nn", "A", "rows"}
+    assert reads == {"nn", "apply_rope", "f", "zs"}   # a global read inside a method is read when it is called
+
+
+def test_the_demonstrations_trainings_are_shortened_in_the_harness():
+    import short_demos
+    from mutation.harness import Notebook
+    nb = Notebook(class_lessons()["07_positions"], seeds=(0,))
+    calls = [call for cell in nb.cells for call in short_demos.calls(cell.source)]
+    assert calls and all(f"steps={short_demos.STEPS}" in call for call in calls), calls
+    assert any("steps=600" in cell.source for cell in nb.cells)   # train's own default is left as it is

@@ -206,6 +206,13 @@ NAMED = {
         "cross_scale_e": {"ex8_cross_attention": "hint_cross_scale_e"},
         "cross_no_out_proj": {"ex8_cross_attention": "hint_cross_out_proj"},
         "cross_floor_head_dim": {"ex8_cross_attention": "hint_cross_head_dim"},
+        # make mutants, this round: each was caught without a hint (or, the last, its grader message raised)
+        "pasted_no_super_init": {"ex0_gpt2_attention": "hint_super_init"},
+        "perm_fn_once": {"ex1_permutation_error": "hint_perm_fn_once"},
+        "pe_cos_replaces_table": {"ex2_sinusoidal_positions": "hint_pe_half_table"},
+        "layout_not_reshaped": {"ex4_interleaved_to_half": "hint_layout_reshape"},
+        "relative_key_without_axis": {"ex5_relative_score": "hint_relative_shape"},
+        "cross_no_input_check": {"ex8_cross_attention": "hint_cross_no_input_check"},
     },
     "08_deployed": {
         "rope_direction": {"ex0_apply_rope": "hint_rope_direction"},

@@ -137,6 +137,9 @@ NOT_A_TENSOR = re.compile(r"'(list|tuple)' object has no attribute|for @: '(Tens
 A_TENSOR_METHOD = re.compile(r"'(?!list'|tuple'|NoneType'|int'|float'|str'|dict')\w+' object (has no attribute "
                              r"'(view|split|transpose|reshape|size|contiguous|masked_fill|softmax)'|is not subscriptable)")
 
+# The course's modules' own sizes, read in forward: one __init__ never set (make mutants, lesson 7's pasted module).
+MODULE_ATTRIBUTE = re.compile(r"object has no attribute '(embed_dim|n_head|head_dim)'")
+
 
 def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
     """The hint key for an error the learner's code raised (kind: its class name), or None.
@@ -164,6 +167,12 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_invert_needs_bool"     # ~ on a mask made without dtype=torch.bool
     if kind == "TypeError" and "masked_fill() received an invalid combination" in message and "got (float" in message:
         return "hint_masked_fill_order"
+    if kind == "AttributeError" and "before Module.__init__() call" in message:
+        return "hint_super_init"            # super().__init__() left out: the module cannot hold a layer yet
+    if kind == "AttributeError" and MODULE_ATTRIBUTE.search(message):
+        return "hint_module_attributes"     # an attribute __init__ never set, or set under another name
+    if kind == "TypeError" and "buffer name should be a string" in message:
+        return "hint_register_buffer_args"  # register_buffer(tensor, "causal")
     if kind != "RuntimeError":
         return None
     if "upper bound and lower bound inconsistent with step sign" in message:

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..hf import hf_attention, hf_forward
 from ..messages import t
-from ..validate import CheckFailed
+from ..validate import CheckFailed, InputError
 from .engine import (
     check_count_answer, close, expect_dropout_rules, expect_returned_pair, expect_shape, inputs,
     linear_problem, max_error, merge_heads, passed, run, run_forward, split_heads, tril,
@@ -100,6 +100,8 @@ def module_error(max_len: int):
     the wrong size: (3E, E) is c_attn built the wrong way round, the case the layer check names in the kernel.
     """
     def on_error(kind: str, message: str, call: str = ""):
+        if kind == "InputError":   # the course's input check refused a right input: its call, or the sizes it read
+            return "hint_module_input_checks"
         sizes = _SIZE_MISMATCH.search(message)
         if sizes and max(int(sizes[1]), int(sizes[2])) == max_len:
             return "hint_causal_slice", {"T": min(int(sizes[1]), int(sizes[2])), "max_len": max_len}
@@ -141,7 +143,15 @@ def check_gpt2_module(cls) -> None:
 
 
 def expect_gpt2_module(cls) -> None:
-    """Lesson 4's checks of the module, without the line saying they passed: lesson 7 adds its own after them."""
+    """Lesson 4's checks of the module, without the line saying they passed: lesson 7 adds its own after them.
+    Every input here is right: the course's input check refusing one is the learner's call of it (make mutants)."""
+    try:
+        _expect_gpt2_module(cls)
+    except InputError as error:
+        raise CheckFailed(error.message, t("hint_module_input_checks")) from None
+
+
+def _expect_gpt2_module(cls) -> None:
     name = "GPT2SelfAttention"
     max_len = 64  # the constructor's default, which the checked module is built with
     on_error = keys_only(module_error(max_len))
@@ -165,7 +175,10 @@ def expect_gpt2_module(cls) -> None:
             message = t("has_nan", what=what) if not torch.isfinite(y).all() else \
                 t("values_differ", what=what, err=max_error(y, right))
             raise CheckFailed(message, hint_text(module_hint(module, x, y, weights)))
-        y_sdpa = run(f"{name}.forward(use_sdpa=True)", module, x, True, on_error=on_error)[0]
+        call = f"{name}.forward(use_sdpa=True)"
+        y_sdpa = expect_returned_pair(run(call, module, x, True, on_error=on_error), call)[0]
+        if not isinstance(y_sdpa, torch.Tensor):   # (None, y) from the SDPA path: the check crashed on it (make mutants)
+            raise CheckFailed(t("returned_not_tensor", name=call, kind=type(y_sdpa).__name__), t("hint_sdpa_call"))
         if not close(y_sdpa, right, 1e-6):
             raise CheckFailed(t("values_differ", what="use_sdpa=True", err=max_error(y_sdpa, right)),
                               hint_text(sdpa_hint(module, x, y_sdpa)))

@@ -22,7 +22,7 @@ from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cr
     NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, merged_out_of_order,
     none_mask_error, same, to_torch_mha,
 )
-from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, sinusoid, sinusoid_variants
+from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, pe_shape_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
 B, T, H, D = 3, 7, 2, 6
@@ -90,6 +90,10 @@ def perm_variants(fn, x, perm) -> dict:
         "hint_perm_abs": float((y_perm - y[:, perm]).max()),
         "hint_perm_mean": float((y_perm - y[:, perm]).abs().mean()),
         "hint_perm_first_batch": float((y_perm - y[:, perm])[0].abs().max()),
+        # make mutants: a sum for the difference; f called on one side only (the input compared as it is)
+        "hint_perm_plus": float((y_perm + y[:, perm]).abs().max()),
+        ("hint_perm_fn_once", "input"): float((x[:, perm] - y[:, perm]).abs().max()),
+        ("hint_perm_fn_once", "output"): float((y_perm - x[:, perm]).abs().max()),
     }
 
 
@@ -102,7 +106,8 @@ def likely_perm_mistake(answers: list[tuple[float, dict]]) -> str | None:
     All functions vote: on an equivariant one some mistakes give the same number (f(x) against f(x)[:, perm]
     and f(x[:, perm]) against f(x) are the same rows), so the first failing function alone may name the wrong one."""
     keys = [k for k in answers[0][1] if k] if answers else []
-    return next((k for k in keys if all(same_error(got, v[k]) for got, v in answers)), None)
+    key = next((k for k in keys if all(same_error(got, v[k]) for got, v in answers)), None)
+    return key[0] if isinstance(key, tuple) else key   # (hint, variant): one hint, several ways to make it
 
 
 # x[perm] permutes the batch axis: with fewer batch elements than tokens, an index out of range on axis 0.
@@ -134,7 +139,8 @@ def check_sinusoidal_positions(fn) -> None:
     name = "sinusoidal_positions"
     n, e = 9, 10
     got = run(name, fn, n, e, on_error=pe_error)
-    expect_shape(got, (n, e), ("T", "E"), t("what_positions"))
+    half = pe_shape_hint(got, n, e)
+    expect_shape(got, (n, e), ("T", "E"), t("what_positions"), t(half) if half else None)
     if got.dtype != torch.float32:
         raise CheckFailed(t("pe_dtype", got=got.dtype), t("hint_pe_dtype"))
     variants = sinusoid_variants(n, e)
@@ -299,6 +305,25 @@ def layout_variants(weight, n_head) -> dict:
     return variants
 
 
+def layout_hint(got, weight, n_head) -> str | None:
+    """The layout mistake a returned weight shows, the visible check's and the grader's alike: a classic variant; the
+    4-D (H, 2, D/2, E) not reshaped back; or, for axes mixed up in view or transpose (make mutants: no hint before),
+    whether each row is still one of the weight's rows (reordered, wrongly) or mixes values of several."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    rows, cols = weight.shape
+    if got.dim() != 2 and got.numel() == weight.numel():
+        return "hint_layout_reshape"
+    if tuple(got.shape) != (rows, cols):
+        return None
+    got, weight = got.detach().double().cpu(), weight.detach().double().cpu()
+    key = next((key for key, v in layout_variants(weight, n_head).items() if key and torch.equal(got, v)), None)
+    if key:
+        return key
+    found = (got[:, None, :] == weight[None, :, :]).all(-1)   # (rows, rows): got's row i is the weight's row j
+    return "hint_layout_order" if found.any(0).all() and found.any(1).all() else "hint_layout_mixed"
+
+
 def layout_axis_error(message: str) -> bool:
     """A view that does not fit the weight: its sizes were taken from the columns (E), not the rows (H·D)."""
     return "invalid for input of size" in message
@@ -314,11 +339,12 @@ def check_interleaved_to_half(fn) -> None:
             if layout_axis_error(failure.message):
                 raise CheckFailed(failure.message, t("hint_layout_columns")) from None
             raise
-        expect_shape(got, tuple(w.shape), ("H·D", "E"), t("what_weight"))
-        variants = layout_variants(w, n_head)
-        if not torch.equal(got.detach().double(), variants[None]):
-            hint = next((t(key) for key, v in variants.items() if key and torch.equal(got.detach().double(), v)), None)
-            raise CheckFailed(t("layout_differs", h=n_head, d=d), hint)
+        if not (isinstance(got, torch.Tensor) and got.shape == w.shape):
+            key = layout_hint(got, w, n_head)
+            expect_shape(got, tuple(w.shape), ("H·D", "E"), t("what_weight"), t(key) if key else None)
+        if not torch.equal(got.detach().double(), layout_variants(w, n_head)[None]):
+            key = layout_hint(got, w, n_head)
+            raise CheckFailed(t("layout_differs", h=n_head, d=d), t(key) if key else None)
     passed(name)
 
 
@@ -330,6 +356,31 @@ def relative_variants(q, k, offset: int, base: float) -> dict:
         "hint_relative_unrotated": (q * k).sum(-1),
         "hint_relative_rope_arg": (q * rope(k[..., None, :], k[..., None, :], torch.tensor([offset]))[0][..., 0, :]).sum(-1),
     }
+
+
+def _key_axis_slips(q, k, offset: int, base: float) -> list:
+    """relative_score's values when the key's position axis is added or taken off wrongly: rope(…, k, …) or
+    rope(…, k[..., None], …) for k[..., None, :], or k_turned[..., 0] for k_turned[..., 0, :] (make mutants: these
+    failed with no hint). Each is what hint_relative_shape describes; a slip these inputs cannot run is left out."""
+    position = torch.tensor([offset])
+    turned = lambda z: rope(k[..., None, :], z, position, base)[1]  # noqa: E731
+    slips = []
+    for make in (lambda: q * turned(k)[..., 0, :], lambda: q * turned(k[..., None])[..., 0, :],
+                 lambda: q * turned(k[..., None, :])[..., 0]):
+        try:
+            slips.append(make().sum(-1))
+        except RuntimeError:
+            pass
+    return slips
+
+
+def relative_hint(got, q, k, offset: int, base: float, tol: float = 1e-9) -> str | None:
+    """The classic mistake relative_score's values got match, the visible check's and the grader's alike."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    key = next((key for key, v in relative_variants(q, k, offset, base).items() if key and close(got, v, tol)), None)
+    return key or ("hint_relative_shape" if any(close(got, v, tol) for v in _key_axis_slips(q, k, offset, base))
+                   else None)
 
 
 def relative_error(kind: str, message: str, call: str = "") -> str | None:
@@ -347,8 +398,9 @@ def check_relative_score(fn) -> None:
         expect_shape(got, (5,), ("N",), t("what_scores"), t("hint_relative_shape"))
         variants = relative_variants(q, k, offset, base)
         if not close(got, variants[None], 1e-9):
-            hint = next((t(key) for key, v in variants.items() if key and close(got, v, 1e-9)), None)
-            raise CheckFailed(t("relative_differs", offset=offset, err=max_error(got, variants[None])), hint)
+            key = relative_hint(got, q, k, offset, base)
+            raise CheckFailed(t("relative_differs", offset=offset, err=max_error(got, variants[None])),
+                              t(key) if key else None)
     # (…, D) means any rank: a sum over dim=1 is right for (N, D) only, and the lesson's next cell passes (D,).
     for shape, axes in (((D,), ()), ((2, 3, D), ("B", "T"))):   # besides (N, D): one vector, more leading axes
         q_, k_ = inputs(shape, shape, seed=77)

@@ -54,8 +54,16 @@ def pe_hint(got: torch.Tensor, want: torch.Tensor) -> str | None:
 
 def pe_error(kind: str, message: str, call: str = "") -> str | None:
     """A call that raised: position and ω that do not broadcast to (T, E/2), or a tensor on another device."""
+    if "'torch.dtype' object is not callable" in message:   # torch.float(…): a dtype called as a function
+        return "hint_pe_float_call"
     if "device" in message or "meta" in message:
         return "hint_pe_device"
     if kind == "RuntimeError" and ("must match" in message or "expanded size" in message):
         return "hint_pe_broadcast"
     return None
+
+
+def pe_shape_hint(got, n: int, e: int) -> str | None:
+    """A table of (T, E/2): one half of the columns returned, `pe = torch.cos(…)` for `pe[:, 1::2] = …` (make
+    mutants: no hint before)."""
+    return "hint_pe_half_table" if isinstance(got, torch.Tensor) and tuple(got.shape) == (n, e // 2) else None

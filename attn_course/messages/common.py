@@ -353,6 +353,22 @@ MESSAGES = {
         "ja": "テンソルが来るべきところに list か tuple が渡されています。[a, b] と並べただけでは1つのテンソルにはなりません（つなぐなら torch.cat を使います）。split の結果や、(c, k_R) のようなキャッシュの組は tuple なので、要素を取り出してから使ってください。",
         "ko": "텐서가 와야 할 자리에 list나 tuple이 왔습니다. [a, b]처럼 대괄호로 묶기만 해서는 텐서 하나가 되지 않습니다(이어 붙이려면 torch.cat을 쓰세요). split의 결과나 (c, k_R) 같은 캐시 쌍은 tuple이므로 원소를 꺼내서 쓰세요.",
     },
+    "hint_super_init": {
+        "ja": "__init__ の最初で super().__init__() を呼んでいません。nn.Module は、super().__init__() のあとでないと層（nn.Linear など）やバッファを属性に持てません。",
+        "ko": "__init__ 첫머리에서 super().__init__()를 호출하지 않았습니다. nn.Module은 super().__init__()를 호출한 뒤에야 층(nn.Linear 등)이나 버퍼를 속성으로 가질 수 있습니다.",
+    },
+    "hint_module_attributes": {
+        "ja": "forward で使う属性（self.embed_dim、self.n_head、self.head_dim など）のどれかが __init__ で設定されていません。エラーに出ている名前の属性を __init__ で設定しているか、ほかの属性と取り違えていないか確かめてください。",
+        "ko": "forward에서 쓰는 속성(self.embed_dim, self.n_head, self.head_dim 등) 중 하나가 __init__에서 설정되지 않았습니다. 오류에 나온 이름의 속성을 __init__에서 설정했는지, 다른 속성과 뒤바뀌지 않았는지 확인하세요.",
+    },
+    "hint_module_input_checks": {
+        "ja": "正しい入力を渡したのに、course.expect_size や course.expect_tokens がエラーを出しました。引数の順番（値やテンソルが先、名前や埋め込み次元があと）と、__init__ で設定した属性（self.embed_dim、self.n_head、self.head_dim）を取り違えていないか確かめてください。",
+        "ko": "올바른 입력을 넣었는데 course.expect_size나 course.expect_tokens에서 오류가 났습니다. 인자의 순서(값이나 텐서가 먼저, 이름이나 임베딩 차원이 나중)와 __init__에서 설정한 속성(self.embed_dim, self.n_head, self.head_dim)이 뒤바뀌지 않았는지 확인하세요.",
+    },
+    "hint_register_buffer_args": {
+        "ja": "register_buffer の引数は、名前が先でテンソルがあとです：self.register_buffer(\"causal\", テンソル, persistent=False)。",
+        "ko": "register_buffer의 인자는 이름이 먼저이고 텐서가 나중입니다: self.register_buffer(\"causal\", 텐서, persistent=False).",
+    },
     "hint_not_a_tensor_method": {
         "ja": "テンソルではないもの（層をまとめたモジュールなど）に対して、view や split などのテンソルのメソッドを呼んだか、[ ] で要素を取り出そうとしています。まず層を呼び出してテンソルを得てから（mla.q_proj(x_new) など）、そのテンソルに対して使ってください。",
         "ko": "텐서가 아닌 객체(층을 묶은 모듈 등)에 view나 split 같은 텐서 메서드를 쓰거나 [ ]로 인덱싱했습니다. 먼저 층을 호출해 텐서를 얻고(mla.q_proj(x_new) 등) 그 텐서에 메서드를 쓰세요.",

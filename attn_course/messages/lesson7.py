@@ -1,4 +1,5 @@
-"""Lesson 7's messages: order-blindness, sinusoidal positions, RoPE, ALiBi, length and cross-attention."""
+"""Lesson 7's messages: order-blindness, sinusoidal positions, RoPE, ALiBi, length and cross-attention (the notebook's
+own tables, figure labels and code comments are in lesson7_text)."""
 
 MESSAGES = {
     "bad_even": {
@@ -62,6 +63,14 @@ MESSAGES = {
         "ja": "差の絶対値をとっていません。(a - b).abs().max() のように、abs() をとってから最大を求めます。",
         "ko": "차이의 절댓값을 구하지 않았습니다. (a - b).abs().max()처럼 abs()를 적용한 뒤 최댓값을 구합니다.",
     },
+    "hint_perm_plus": {
+        "ja": "2 つの出力の差ではなく和をとっています。f(x[:, perm]) - f(x)[:, perm] のように引き算してから .abs().max() をとります。",
+        "ko": "두 출력의 차가 아니라 합을 구했습니다. f(x[:, perm]) - f(x)[:, perm]처럼 뺀 뒤 .abs().max()를 구합니다.",
+    },
+    "hint_perm_fn_once": {
+        "ja": "片方で f を呼んでいません（入力 x[:, perm] を出力とそのまま比べています）。比べるのは 2 つの出力、f(x[:, perm]) と f(x)[:, perm] です。",
+        "ko": "한쪽에서 f를 호출하지 않았습니다(입력 x[:, perm]을 출력과 그대로 비교했습니다). 비교할 것은 두 출력 f(x[:, perm])과 f(x)[:, perm]입니다.",
+    },
     "hint_perm_mean": {
         "ja": "平均をとっています。求めるのは差の絶対値の最大（.max()）です。",
         "ko": "평균을 구했습니다. 구할 것은 차이의 절댓값 중 최댓값(.max())입니다.",
@@ -123,6 +132,14 @@ MESSAGES = {
     "hint_pe_angle": {
         "ja": "位置 0 の行（0, 1, 0, 1, …）は合っていますが、ほかの行が違います。角度 position * omega の omega が違うようです。ω_i = base^(−2i/E) は base ** (-torch.arange(0, E, 2) / E) です。E で割るところを掛けていないか（* E）、割る向きが逆になっていないか（E / …）、// で切り捨てていないか、arange の引数の順（0, E, 2）を確かめてください。",
         "ko": "위치 0의 행(0, 1, 0, 1, …)은 맞지만 나머지 행이 틀렸습니다. 각도 position * omega에서 omega가 잘못된 것 같습니다. ω_i = base^(−2i/E)는 base ** (-torch.arange(0, E, 2) / E)입니다. E로 나눌 곳에서 곱하지 않았는지(* E), 나누는 순서가 뒤바뀌지 않았는지(E / …), //로 소수점 아래를 버리지 않았는지, arange 인자의 순서(0, E, 2)가 맞는지 확인하세요.",
+    },
+    "hint_pe_float_call": {
+        "ja": "torch.float は関数ではなく dtype（データ型）です。テンソルを float32 にするときは、テンソルのあとに .float() を付けます（torch.arange(T).float()）。",
+        "ko": "torch.float은 함수가 아니라 dtype(자료형)입니다. 텐서를 float32로 바꿀 때는 텐서 뒤에 .float()를 붙입니다(torch.arange(T).float()).",
+    },
+    "hint_pe_half_table": {
+        "ja": "返した表は (T, E/2) で、sin か cos の片方の列しかありません。pe = … と表ごと置き換えずに、pe[:, 0::2] と pe[:, 1::2] に代入して (T, E) の表を埋めます。",
+        "ko": "반환한 표가 (T, E/2)라서 sin과 cos 중 한쪽 열만 있습니다. pe = …로 표 전체를 바꾸지 말고 pe[:, 0::2]와 pe[:, 1::2]에 대입해서 (T, E) 표를 채웁니다.",
     },
     "hint_pe_broadcast": {
         "ja": "position * omega がブロードキャストで (T, E/2) になっていません。position を [:, None] で (T, 1) に、omega を (E/2,) にすると、position * omega が (T, E/2) になり、pe[:, 0::2] と pe[:, 1::2] にちょうど入ります（pe[0::2] と書くと、列ではなく行を選んでしまいます）。",
@@ -219,6 +236,18 @@ MESSAGES = {
     "hint_layout_columns": {
         "ja": "列を並べ替えているようです（view の大きさを列の数 E から求めています）。weight は nn.Linear の重みなので形状は (出力, 入力) = (H·D, E) で、並べ替えるのは行（軸 0）です。D は weight.size(0) // n_head です。",
         "ko": "열을 재배열한 것 같습니다(view의 크기를 열의 수 E에서 구했습니다). weight는 nn.Linear의 가중치이므로 모양이 (출력, 입력) = (H·D, E)이고, 재배열하는 것은 행(축 0)입니다. D는 weight.size(0) // n_head입니다.",
+    },
+    "hint_layout_reshape": {
+        "ja": "並べ替えたあと、reshape(rows, E) で (H·D, E) の 2 次元に戻してください。view(H, D // 2, 2, E).transpose(1, 2) の結果は 4 次元 (H, 2, D/2, E) のままです。",
+        "ko": "재배열한 뒤 reshape(rows, E)로 (H·D, E) 2차원으로 되돌리세요. view(H, D // 2, 2, E).transpose(1, 2)의 결과는 4차원 (H, 2, D/2, E) 그대로입니다.",
+    },
+    "hint_layout_order": {
+        "ja": "重み行列の行は入れ替わっていますが、順番が違います。各ヘッドの D 行を (D/2, 2) に分け（view(H, D // 2, 2, E)）、その 2 つの軸を入れ替えます（transpose(1, 2)）。ヘッドの軸（軸 0）と列の軸（E）は動かしません。",
+        "ko": "가중치 행렬의 행은 재배열되었지만 순서가 다릅니다. 각 헤드의 D행을 (D/2, 2)로 나누고(view(H, D // 2, 2, E)) 그 두 축을 서로 바꿉니다(transpose(1, 2)). 헤드 축(축 0)과 열 축(E)은 움직이지 않습니다.",
+    },
+    "hint_layout_mixed": {
+        "ja": "行の中の値まで入れ替わっています（元の重み行列のどの行とも違う行があります）。並べ替えるのは行だけです。view の最後の軸は列の数 E のままにし、transpose は行から作った 2 つの軸（軸 1 と 2）で行います。",
+        "ko": "행 안의 값까지 뒤섞였습니다(원래 가중치 행렬의 어느 행과도 다른 행이 있습니다). 재배열하는 것은 행뿐입니다. view의 마지막 축은 열의 수 E로 두고, transpose는 행에서 만든 두 축(축 1과 2)끼리 합니다.",
     },
     "hint_layout_unchanged": {
         "ja": "重み行列が変わっていません。形状は同じままでも、行の順番は並べ替える必要があります。",
@@ -474,106 +503,4 @@ MESSAGES = {
         "ja": "誤った入力（x の形状 {x}、memory の形状 {memory}）でもエラーになりませんでした。forward の最初で course.expect_tokens(x, self.embed_dim) と course.expect_tokens(memory, self.embed_dim) を呼んでください。",
         "ko": "잘못된 입력(x의 모양 {x}, memory의 모양 {memory})에도 오류가 나지 않았습니다. forward 처음에 course.expect_tokens(x, self.embed_dim)와 course.expect_tokens(memory, self.embed_dim)를 호출하세요.",
     },
-    # ---------------------------------------------------------------- the notebook's tables, figures and lines
-    "row_no_mask": {"ja": "因果マスクなし", "ko": "인과 마스크 없음"},
-    "row_causal": {"ja": "因果マスクあり", "ko": "인과 마스크 있음"},
-    "row_no_mask_positions": {"ja": "因果マスクなし、位置ごとのベクトルを足す", "ko": "인과 마스크 없음, 위치마다의 벡터를 더함"},
-    "table_module": {"ja": "あなたの GPT2SelfAttention", "ko": "여러분의 GPT2SelfAttention"},
-    "table_perm_error": {"ja": "permutation_error", "ko": "permutation_error"},
-    "prefix_shuffle": {
-        "ja": "前のトークンをかき混ぜたときの出力の変化（最大）: 最後の位置 {last:.1e}、ほかの位置（同じトークンどうし） {others:.2f}",
-        "ko": "앞의 토큰을 뒤섞었을 때 출력의 변화(최대): 마지막 위치 {last:.1e}, 다른 위치(같은 토큰끼리) {others:.2f}",
-    },
-    "table_output_spread": {"ja": "出力のばらつき（標準偏差）", "ko": "출력의 퍼짐(표준편차)"},
-    "table_shift_error": {
-        "ja": "PE(t + k) と M_k PE(t) の差（最大、すべての t）",
-        "ko": "PE(t + k)와 M_k PE(t)의 차이(최대, 모든 t)",
-    },
-    "past_max_len": {
-        "ja": "表にない位置（16 以上。表は 0〜15 行目）を渡すとエラーになります：{error}",
-        "ko": "표에 없는 위치(16 이상, 표는 0~15행)를 넘기면 오류가 납니다: {error}",
-    },
-    "table_positions": {"ja": "位置", "ko": "위치"},
-    "kind_learned": {"ja": "学習する位置埋め込み（learned）", "ko": "학습하는 위치 임베딩(learned)"},
-    "kind_sinusoidal": {"ja": "正弦波（sinusoidal）", "ko": "사인파(sinusoidal)"},
-    "kind_rope": {"ja": "RoPE", "ko": "RoPE"},
-    "kind_alibi": {"ja": "ALiBi", "ko": "ALiBi"},
-    "kind_none": {"ja": "位置の情報なし（none）", "ko": "위치 정보 없음(none)"},
-    "table_llama_error": {
-        "ja": "Llama（transformers）との差（最大、float64）",
-        "ko": "Llama(transformers)와의 차이(최대, float64)",
-    },
-    "llama_angles_dtype": {
-        "ja": "LlamaRotaryEmbedding の周波数のデータ型: {dtype}",
-        "ko": "LlamaRotaryEmbedding의 주파수 자료형: {dtype}",
-    },
-    "table_loading": {"ja": "重み行列の読み込み方", "ko": "가중치 행렬을 불러온 방법"},
-    "table_weights_error": {"ja": "重みの差（最大）", "ko": "가중치의 차이(최대)"},
-    "row_as_is": {"ja": "そのまま（並べ方を変換しない）", "ko": "그대로(배치를 변환하지 않음)"},
-    "row_converted": {"ja": "interleaved_to_half で変換", "ko": "interleaved_to_half로 변환"},
-    "table_score_two_positions": {"ja": "(R_m q) · (R_n k)", "ko": "(R_m q) · (R_n k)"},
-    "rope_cache_check": {
-        "ja": "RoPE で回さずに一度に計算した出力と、あなたの GPT2SelfAttention の出力の差（最大）: {plain:.1e}（ほぼ 0 になるはずです）\n1トークンずつ計算した出力と一度に計算した出力の差（最大）: あなたの attend_rope_with_cache {right:.1e}（ほぼ 0 になるはずです）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}",
-        "ko": "RoPE로 돌리지 않고 한 번에 계산한 출력과 여러분의 GPT2SelfAttention 출력의 차이(최대): {plain:.1e}(거의 0이어야 합니다)\n토큰을 하나씩 계산한 출력과 한 번에 계산한 출력의 차이(최대): 여러분의 attend_rope_with_cache {right:.1e}(거의 0이어야 합니다), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}",
-    },
-    "table_n_head": {"ja": "ヘッドの数 H", "ko": "헤드 수 H"},
-    "table_slopes": {"ja": "あなたの傾き m_h", "ko": "여러분의 기울기 m_h"},
-    "table_slope_error": {"ja": "BLOOM の傾きとの差（最大）", "ko": "BLOOM 기울기와의 차이(최대)"},
-    "progress_kinds": {"ja": "位置の教え方", "ko": "위치를 알려 주는 방법"},
-    "table_first_seen": {"ja": "先頭（位置 1〜11）", "ko": "첫 토큰(위치 1~11)"},
-    "table_prev_seen": {"ja": "直前（位置 1〜11）", "ko": "바로 앞(위치 1~11)"},
-    "table_first_unseen": {"ja": "先頭（位置 12〜23、未学習）", "ko": "첫 토큰(위치 12~23, 학습 안 함)"},
-    "table_prev_unseen": {"ja": "直前（位置 12〜23、未学習）", "ko": "바로 앞(위치 12~23, 학습 안 함)"},
-    "fig_prev_by_position": {"ja": "直前のトークンの正解率", "ko": "바로 앞 토큰의 정확도"},
-    "fig_first_by_position": {"ja": "先頭のトークンの正解率", "ko": "첫 토큰의 정확도"},
-    "fig_position_axis": {"ja": "位置（破線より右は学習で見ていない）", "ko": "위치(점선 오른쪽은 학습에서 보지 못함)"},
-    "fig_accuracy_axis": {"ja": "正解率", "ko": "정확도"},
-    "length_best": {
-        "ja": "あなたの実行では、学習で見ていない位置の{question}の問いにいちばんよく答えたのは「{best}」で、正解率は {best_acc:.3f} でした。いちばん答えられなかったのは「{worst}」で、正解率は {worst_acc:.3f} でした。",
-        "ko": "이번 실행에서 학습 때 보지 못한 위치의 {question} 질문에 정확도가 가장 높은 방법은 '{best}'({best_acc:.3f}), 가장 낮은 방법은 '{worst}'({worst_acc:.3f})였습니다.",
-    },
-    "question_prev": {"ja": "「直前」", "ko": "'바로 앞'"},
-    "question_first": {"ja": "「先頭」", "ko": "'첫 토큰'"},
-    "table_spread_ratio": {"ja": "位置 0 との比", "ko": "위치 0과의 비"},
-    "cross_vs_torch": {
-        "ja": "nn.MultiheadAttention との差（最大）: 出力 {out:.1e}、重み {weights:.1e}。重みの形状: {shape}（B, H, T_q, T_k）",
-        "ko": "nn.MultiheadAttention과의 차이(최대): 출력 {out:.1e}, 가중치 {weights:.1e}. 가중치의 모양: {shape}(B, H, T_q, T_k)",
-    },
-    "twin_shape": {
-        "ja": "重みの形状: {shape}（B, H, T_q, T_k）。クエリ 6 トークン、キー 8 トークン（うち 2 つはパディング）",
-        "ko": "가중치의 모양: {shape}(B, H, T_q, T_k). 쿼리 토큰 6개, 키 토큰 8개(그중 2개는 패딩)",
-    },
-    # ---------------------------------------------------------------- comments in code cells
-    "c7_open_mask": {"ja": "どのクエリもすべてのキーを見る", "ko": "모든 쿼리가 모든 키를 본다"},
-    "c7_position_table": {"ja": "位置ごとに1本のベクトル。学習前の wpe と同じ", "ko": "위치마다 벡터 하나. 학습 전의 wpe와 같음"},
-    "c7_shuffle_but_last": {"ja": "最後より前のトークンを並べ替え、最後のトークンはそのまま", "ko": "앞쪽 토큰은 섞고 마지막 토큰은 그대로"},
-    "c7_each_token_itself": {"ja": "各トークンを、並べ替える前の自分と比べる", "ko": "각 토큰을 섞기 전의 자기 자신과 비교"},
-    "c7_spread": {"ja": "(T,)：位置 t の出力が入力によってどれだけ変わるか", "ko": "(T,): 위치 t의 출력이 입력에 따라 얼마나 달라지는가"},
-    "c7_sin_cos_pairs": {"ja": "sin と cos が対になるので E は偶数", "ko": "sin과 cos가 짝을 이루므로 E는 짝수"},
-    "c7_bands": {"ja": "(4, T, 8)：速く回る対から順に", "ko": "(4, T, 8): 빨리 도는 쌍부터 차례로"},
-    "c7_wpe_room": {"ja": "16 位置分の表（GPT-2 small は 1,024）", "ko": "위치 16개짜리 표(GPT-2 small은 1,024개)"},
-    "c7_pairs_of_dims": {"ja": "次元を2つずつ対にするので D は偶数", "ko": "차원을 둘씩 짝지으므로 D는 짝수"},
-    "c7_head_axis": {"ja": "中で cos と sin にヘッドの軸を追加：(1, 1, T, D)", "ko": "cos와 sin에 헤드 축이 추가됨: (1, 1, T, D)"},
-    "c7_even_then_odd": {"ja": "ヘッドごとに、偶数行のあとに奇数行", "ko": "헤드마다 짝수 행 다음에 홀수 행"},
-    "c7_trained_interleaved": {"ja": "交互の並べ方で「学習した」重み行列", "ko": "번갈아 놓는 배치로 '학습한' 가중치 행렬"},
-    "c7_q_at_m": {"ja": "位置 m の q", "ko": "위치 m의 q"},
-    "c7_k_at_n": {"ja": "位置 n の k", "ko": "위치 n의 k"},
-    "c7_same_query": {"ja": "(H, T, D)：ヘッドごとに同じクエリを全位置に", "ko": "(H, T, D): 헤드마다 같은 쿼리를 모든 위치에"},
-    "c7_absolute_positions": {"ja": "系列の中での本当の位置", "ko": "시퀀스 안에서의 실제 위치"},
-    "c7_prefill": {"ja": "プリフィル", "ko": "프리필"},
-    "c7_largest_power": {"ja": "H 以下で最大の 2 のべき乗", "ko": "H 이하에서 가장 큰 2의 거듭제곱"},
-    "c7_lesson5_task": {"ja": "第5回と同じタスクと長さ", "ko": "5강과 같은 과제와 길이"},
-    "c7_one_thread": {"ja": "この大きさの行列ではスレッドを増やしても速くならず、混んだ CPU ではスレッドの待ちで 10 倍遅くなることもある", "ko": "이 크기의 행렬에서는 스레드를 2개로 늘려도 빨라지지 않고, 바쁜 CPU에서는 대기 때문에 10배 느려질 수도 있음"},
-    "c7_second_source": {"ja": "2つ目の入力文は 4 トークン", "ko": "두 번째 입력 문장은 토큰 4개"},
-    "c7_this_language_asks": {"ja": "このノートブックの言語がクエリ側", "ko": "이 노트북의 언어가 쿼리 쪽"},
-    "c7_twin_padded": {"ja": "対になる文。バッチにするため 8 まで埋める", "ko": "짝이 되는 문장. 배치로 묶으려고 8까지 채움"},
-    "c7_same_features": {"ja": "(6, 8)：両言語で同じ特徴量", "ko": "(6, 8): 두 언어에서 같은 특징"},
-    "c7_features_as_is": {"ja": "Q と K は特徴量をそのまま読む", "ko": "Q와 K는 특징을 그대로 읽음"},
-    "c7_shift_matrix_doc": {"ja": "M_k：t によらず PE(t) を PE(t + k) に移す (E, E) の回転", "ko": "M_k: t와 상관없이 PE(t)를 PE(t + k)로 옮기는 (E, E) 회전"},
-    "c7_interleaved_doc": {"ja": "組 (0, 1), (2, 3), … を回す RoPE。Meta の Llama のコードと同じく複素数で。x：(…, T, D)", "ko": "쌍 (0, 1), (2, 3), …을 돌리는 RoPE. Meta의 Llama 코드처럼 복소수로. x: (…, T, D)"},
-    "c7_make_batch_doc": {"ja": "任意の長さの第5回のタスク：y[:, t] = (先頭のトークン, 直前のトークン)。位置 0 には答えがない", "ko": "길이를 정할 수 있는 5강 과제: y[:, t] = (첫 토큰, 바로 앞 토큰). 위치 0에는 정답이 없음"},
-    "c7_positional_attention_doc": {"ja": "GPT-2 のアテンション（c_attn, c_proj）。kind に応じて中で RoPE か ALiBi を使う", "ko": "GPT-2의 어텐션(c_attn, c_proj). kind에 따라 안에서 RoPE나 ALiBi를 씀"},
-    "c7_alibi_scale": {"ja": "傾きをどれも alibi_scale 倍にする（標準の傾きは 1 倍）", "ko": "기울기를 모두 alibi_scale배로 (표준 기울기는 1배)"},
-    "c7_train_doc": {"ja": "第5回と同じように、長さ T_train の系列で steps 回学習したモデルを返す", "ko": "5강과 같은 방식으로 길이 T_train인 시퀀스로 steps번 학습한 모델을 반환"},
-    "c7_accuracy_doc": {"ja": "長さ 2T のテスト系列での正解率を位置ごと・問いごとに返す：(2T, 2)。列 0 が先頭、列 1 が直前", "ko": "길이 2T인 테스트 시퀀스에서의 정확도를 위치별·질문별로 반환: (2T, 2). 열 0이 첫 토큰, 열 1이 바로 앞"},
 }

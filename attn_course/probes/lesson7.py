@@ -54,7 +54,9 @@ def perm_setup(draws):
 def separates_mistakes(x, perm, functions) -> bool:
     rows = [perm_variants(f, x, perm) for f in functions.values()]
     keys = list(rows[0])
-    return all(any(not same_error(row[a], row[b]) for row in rows) for i, a in enumerate(keys) for b in keys[i + 1:])
+    hint = lambda key: key[0] if isinstance(key, tuple) else key   # noqa: E731 - (hint, variant): one hint
+    return all(any(not same_error(row[a], row[b]) for row in rows)
+               for i, a in enumerate(keys) for b in keys[i + 1:] if hint(a) != hint(b))
 
 
 def pe_sizes(draws):

@@ -167,6 +167,8 @@ def judge_sinusoidal_positions(res):
             got = res[f"T={t}, E={e}"]
             if mismatch.hint is None and isinstance(got, torch.Tensor) and got.shape == want.shape:
                 mismatch.hint = checks.pe_hint(got, want)
+            elif mismatch.key == "hidden_shape":
+                mismatch.hint = checks.pe_shape_hint(got, t, e)
             raise
     _expect("sinusoidal_positions(T=7, E=6, base=100)", res["base=100"], sinusoidal_positions(7, 6, 100.0), 1e-4,
             {"hint_pe_base": sinusoidal_positions(7, 6)})
@@ -221,8 +223,13 @@ def _on_layout_error(kind, message, call=""):
 @judge("lesson7.interleaved_to_half", on_error=_on_layout_error)
 def judge_interleaved_to_half(res):
     weight, n_head = probe.layout_setup(res)
-    _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
-            interleaved_to_half(weight, n_head), 0.0, checks.layout_variants(weight, n_head))
+    try:
+        _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
+                interleaved_to_half(weight, n_head), 0.0)
+    except Mismatch as mismatch:
+        if mismatch.key != "hidden_dtype":   # the variants, a 4-D result, rows reordered wrongly or mixed
+            mismatch.hint = checks.layout_hint(res["weight"], weight, n_head)
+        raise
 
 
 def _relative_error(kind: str, message: str, call: str = "") -> str | None:
@@ -241,6 +248,8 @@ def judge_relative_score(res):
         except Mismatch as mismatch:
             if mismatch.key == "hidden_shape":   # the rope's position axis kept, as the visible check says
                 mismatch.hint = "hint_relative_shape"
+            elif mismatch.key != "hidden_dtype" and mismatch.hint is None:   # the position axis added or taken off wrongly
+                mismatch.hint = checks.relative_hint(res[f"offset={offset}"], q, k, offset, base, 1e-6)
             raise
     for label, (q_, k_) in probe.relative_ranks(res, q, k).items():
         want = relative_score(q_, k_, offsets[0], probe.turn_with(base))
@@ -382,7 +391,9 @@ def judge_cross_attention(res):
     for what in ("memory", "x"):
         error, shapes = res[f"error_on_bad_{what}"]
         if error != "ValueError":
-            raise Mismatch("hint_cross_no_input_check", x=tuple(shapes[0]), memory=tuple(shapes[1]))
+            # The shapes as text: verdict.hint_of drops tuple fields (a tuple there is a message of its own), and
+            # the hint's text then lacked {x} and {memory} (make mutants: localize raised KeyError).
+            raise Mismatch("hint_cross_no_input_check", x=str(tuple(shapes[0])), memory=str(tuple(shapes[1])))
     ref.double()
     _, x, memory, pad = probe.cross_setup(res, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)

@@ -9,6 +9,13 @@ cell, then its grade cell's visible part (the check, with the by-hand guards up 
 probes, which the grader's own verdict code judges on several grading seeds. A mutant whose results equal
 the solution's on every seed is equivalent: not a mistake. A mutant the visible check passes then runs the
 rest of the notebook: demo cells, later exercises and their checks, and the later probes on one seed.
+
+The demonstrations' trainings (`train(…)` in a cell marked `:grading: skip`, lesson 7's five models) run
+tests/short_demos.py's few steps, in the base run and again after a mutant, as the skip class and the Colab stack
+run them: every line of the training runs on the mutant (forward, backward, the optimizer, the accuracy and the
+figures after), only fewer times. What that cannot show: a mutant that fails or grows only after many steps, or one
+slow enough that 600 steps would pass CELL_SECONDS; no later cell of lesson 7 reads the trained numbers for more
+than a table and a figure.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from dataclasses import dataclass, field
 import nbformat
 import torch
 
+import short_demos
 from classroom import ROOT
 from hint_sweep import notebook_cells, probe_calls
 
@@ -157,7 +165,9 @@ class Notebook:
         self.lesson, self.seeds = lesson, tuple(seeds)
         path = ROOT / "autograder" / "source" / f"{lesson.assignment}-ja" / f"{lesson.stem}.ipynb"
         nb = nbformat.read(path, 4)
-        self.cells = [Cell(i, gid, src, sol, grade) for i, (gid, src, sol, grade) in enumerate(notebook_cells(nb))]
+        marked = [short_demos.marked(c) for c in nb.cells if c.cell_type == "code"]
+        self.cells = [Cell(i, gid, short_demos.shorten(src) if marked[i] else src, sol, grade)
+                      for i, (gid, src, sol, grade) in enumerate(notebook_cells(nb))]
         self.keys = Keys("ja")
         self._ns = {"__name__": "__main__"}
         self._done = 0             # cells of the base run so far
@@ -323,16 +333,26 @@ class Notebook:
 
 
 def names(code: str) -> tuple[set, set]:
-    """(names a cell reads, names it defines): which later cells a changed definition can reach."""
-    import ast
-    reads, writes = set(), set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Name):
-            (reads if isinstance(node.ctx, ast.Load) else writes).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            writes.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            writes.update((a.asname or a.name).split(".")[0] for a in node.names)
+    """(names a cell reads from the notebook's namespace, names it binds there): which later cells a changed
+    definition can reach.
+
+    Scopes as Python resolves them (symtable): a function's or class's own locals are neither (`B, T, E = x.shape`
+    inside forward binds nothing a later cell sees, and a later `forward` reading its own `x` reads no notebook
+    `x`); a global a function body reads is read, as the call will read it.
+    """
+    import symtable
+    top = symtable.symtable(code, "<cell>", "exec")
+    reads = {s.get_name() for s in top.get_symbols() if s.is_referenced()}
+    writes = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    scopes = list(top.get_children())
+    while scopes:
+        scope = scopes.pop()
+        scopes += scope.get_children()
+        for s in scope.get_symbols():
+            if s.is_global() and s.is_referenced():
+                reads.add(s.get_name())
+            if s.is_declared_global() and s.is_assigned():
+                writes.add(s.get_name())
     return reads, writes
 
 
