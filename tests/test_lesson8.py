@@ -177,7 +177,11 @@ def _rolling(bug=None):
         out = torch.softmax((q @ keys.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf")), -1) @ values
         if bug == "grow":
             return out, (keys, values, key_pos)
-        if bug != "write_first":
+        if bug == "replaced":   # the ring's names bound to the new tokens: not written into
+            k_ring, v_ring, pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        elif bug == "pos_replaced":
+            k_ring[:, :, slots], v_ring[:, :, slots], pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        elif bug != "write_first":
             k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
         if bug == "pair_order":
             return (k_ring, v_ring, pos), out
@@ -190,7 +194,8 @@ ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_w
                 "no_modulo": "hint_rolling_modulo",
                 "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
                 "ring_dtype": "hint_rolling_ring_dtype", "ring_swapped": "hint_cache_kv_swapped",
-                "join_order": "hint_rolling_join_order"}
+                "join_order": "hint_rolling_join_order", "replaced": "hint_rolling_replaced",
+                "pos_replaced": "hint_rolling_replaced"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):
@@ -412,7 +417,7 @@ def _decode(bug=None):
         past = 0 if cache is None else cache[0].size(1)
         positions = torch.arange(n) if bug == "restart" else torch.arange(past, past + n)
         q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, positions, rope)
-        if cache is not None:
+        if cache is not None and bug != "not_joined":
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
         if bug == "not_absorbed":   # the latent cached, keys and values made from all of it on every call
             k_nope, v = mla.kv_b_proj(c).view(b, past + n, h, dn + dv).transpose(1, 2).split([dn, dv], -1)
@@ -425,6 +430,8 @@ def _decode(bug=None):
             w_uk, w_uv = w_uv, w_uk
         s = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else past)
+        if bug == "mask_transposed":   # (T_all, T_new): with one new token it broadcasts, and a view fails later
+            keep = torch.ones(past + n, n, dtype=torch.bool).tril(diagonal=past)
         w = torch.softmax((s / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
         y = mla.o_proj(((w @ c[:, None]) @ w_uv.transpose(-2, -1)).transpose(1, 2).reshape(b, n, h * dv))
         return y, (c, k_rot)
@@ -446,7 +453,8 @@ def _decode(bug=None):
 
 
 DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset",
-               "not_absorbed": "hint_mla_not_absorbed"}
+               "not_absorbed": "hint_mla_not_absorbed", "mask_transposed": "hint_mla_mask_transposed",
+               "not_joined": "hint_mla_cache_not_joined"}
 
 
 def test_mla_decode_bugs_get_their_hints(lang):

@@ -6,6 +6,7 @@ course.checks.lesson8 re-exports the check_… functions, so a notebook calls th
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -192,6 +193,41 @@ def decode_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+SHAPE_HINTS = ("hint_mla_cache_span", "hint_mla_decode_shapes")
+
+
+class SpanWatch(TorchFunctionMode):
+    """Watches a call of mla_decode with a cache, for how the learner's tensors relate to T_new and T_all = T_past +
+    T_new: a bool tensor (T_all, T_new) is the mask built the other way round; c (width r) or k_R (width d_R) never
+    spanning T_all tokens is the cache not joined (or joined on another axis). Which error these make depends on the
+    sizes (a broadcast when T_new ≥ 2; with T_new = 1 the mask broadcasts and a view or a matmul fails later), so
+    the check and the grader name the cause from the relation, not from the error's text."""
+
+    def __init__(self, t_new: int, t_all: int, widths: tuple):
+        super().__init__()
+        self.t_new, self.t_all, self.widths = t_new, t_all, tuple(widths)
+        self.transposed, self.spanned = False, set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for x in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(x, torch.Tensor) and x.dim() >= 2:
+                rows, cols = x.shape[-2:]
+                if x.dtype == torch.bool and (rows, cols) == (self.t_all, self.t_new):
+                    self.transposed = True
+                elif x.is_floating_point() and rows == self.t_all and cols in self.widths:
+                    self.spanned.add(cols)
+        return out
+
+    def hint(self, kind: str, message: str, call: str = "") -> str | None:
+        """The cause of a shape error the watched call raised, or None (another error: its text says more)."""
+        if decode_error(kind, message, call) not in SHAPE_HINTS:
+            return None
+        if self.transposed:
+            return "hint_mla_mask_transposed"
+        return None if set(self.widths) <= self.spanned else "hint_mla_cache_not_joined"
+
+
 def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
     for name, (n_in, n_out) in mla_layers(e, h, r, dn, dr, dv).items():
         problem = linear_problem(module, name, n_in, n_out, "")
@@ -359,7 +395,16 @@ def check_mla_decode(fn) -> None:
         cache, so_far = None, []
         for index, (lo, hi) in enumerate(MLA_CHUNKS):
             call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
+            watch = SpanWatch(hi - lo, hi, (r, dr)) if cache is not None else None
+            try:
+                with watch or contextlib.nullcontext():
+                    result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
+            except CheckFailed as failure:
+                raised = getattr(failure, "raised", None) or {}
+                cause = watch and watch.hint(raised.get("kind", ""), raised.get("message", ""), call)
+                if not cause:
+                    raise
+                raise CheckFailed(failure.message, t(cause)) from None
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             if cache_pair_swapped(result, 2):

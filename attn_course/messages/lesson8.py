@@ -472,6 +472,18 @@ MESSAGES = {
         "ja": "キャッシュがある呼び出しで、長さ T_new のものと T_past + T_new のものを組み合わせたため、形状が合っていません。マスクの形状は (T_new, T_past + T_new) で、T_past はキャッシュの長さ cache[0].size(1) です（T_past を 0 のままにすると、位置も 0 から数え直してしまいます）。c と k_R の両方をキャッシュの後ろにつないだかも確かめてください。",
         "ko": "캐시가 있는 호출에서 길이가 T_new인 텐서와 T_past + T_new인 텐서의 모양이 맞지 않습니다. 마스크의 모양은 (T_new, T_past + T_new)이고, T_past는 캐시 길이 cache[0].size(1)입니다(T_past를 0으로 두면 위치도 0부터 다시 세게 됩니다). c와 k_R을 모두 캐시 뒤에 이어 붙였는지도 확인하세요.",
     },
+    "hint_mla_mask_transposed": {
+        "ja": "マスクの行と列が逆になっています（いまは (T_past + T_new, T_new)）。スコアは (B, H, T_new, T_all) で、行が新しいトークン、列がキャッシュを含むすべてのキーなので、マスクも torch.ones(T_new, T_past + T_new, dtype=torch.bool).tril(diagonal=T_past) の順で作ります。",
+        "ko": "마스크의 행과 열이 뒤바뀌었습니다(지금은 (T_past + T_new, T_new)). 점수는 (B, H, T_new, T_all)이고 행이 새 토큰, 열이 캐시를 포함한 모든 키이므로, 마스크도 torch.ones(T_new, T_past + T_new, dtype=torch.bool).tril(diagonal=T_past) 순서로 만듭니다.",
+    },
+    "hint_mla_cache_not_joined": {
+        "ja": "キャッシュがある呼び出しで、c か k_R が T_past + T_new トークンになっていません。キャッシュとつないでいないか、別の軸でつないでいます。スコアはキャッシュを含むすべてのトークンに対して計算するので、c = torch.cat([cache[0], c], dim=1)、k_R = torch.cat([cache[1], k_R], dim=1) のように、どちらもトークンの軸（軸 1）でキャッシュの後ろにつなぎます。",
+        "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
+    },
+    "hint_rolling_replaced": {
+        "ja": "リングバッファに書き込まず、新しいテンソルで置き換えています（k_ring = k[:, :, -last:] のような代入）。リングはいつも W 個のスロットを持ち、新しいトークンはそれぞれの位置 p のスロット p % window に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入します。",
+        "ko": "링 버퍼에 값을 쓰지 않고 새 텐서로 바꿔 버렸습니다(k_ring = k[:, :, -last:] 같은 대입). 링은 항상 슬롯 W개를 유지하고, 새 토큰은 각자의 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 붙여 대입하세요.",
+    },
     "hint_mla_decode_shapes": {
         "ja": "mla_decode の途中で形状が合わなくなっています。次の順に形状を確かめてください。q_C は (B, H, T_new, d_C)（view(B, T_new, H, …) のあと transpose(1, 2)）、q_C @ W_UK は (B, H, T_new, r)、c[:, None] は (B, 1, T_all, r)、スコアは (B, H, T_new, T_all)、weights @ c[:, None] は (B, H, T_new, r)、最後に W_UV.transpose(-2, -1) を右から掛けて (B, H, T_new, d_V) になります。",
         "ko": "mla_decode 안에서 모양이 어긋났습니다. 각 단계의 모양을 차례로 확인하세요. q_C는 (B, H, T_new, d_C)(view(B, T_new, H, …) 뒤에 transpose(1, 2)), q_C @ W_UK는 (B, H, T_new, r), c[:, None]은 (B, 1, T_all, r), 점수는 (B, H, T_new, T_all), weights @ c[:, None]은 (B, H, T_new, r)이고, 마지막으로 W_UV.transpose(-2, -1)을 오른쪽에서 곱하면 (B, H, T_new, d_V)가 됩니다.",

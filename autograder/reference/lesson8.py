@@ -187,7 +187,9 @@ def _no_nan(x):
     return torch.nan_to_num(x) if isinstance(x, torch.Tensor) else x
 
 
-@judge("lesson8.attend_rolling", on_error=checks.rolling_error)
+# partial: the calls before one that raised are judged first, as the check judges them (the ring replaced by a new
+# tensor shows in its shape or positions there; the next call's error only says two sizes differ).
+@judge("lesson8.attend_rolling", on_error=checks.rolling_error, partial=True)
 def judge_attend_rolling(res):
     q, k, v, window, _, chunks, base = probe.stream_setup(res, "rolling")
     if "result" in res:
@@ -198,7 +200,8 @@ def judge_attend_rolling(res):
     turn = turn_with(base)
     full = sliding_attention(q, k, v, window, turn)
     outputs, rings, positions = res["outputs"], res["cache_shapes"], res["positions"]
-    if not all(isinstance(z, list) and len(z) == len(chunks) for z in (outputs, rings, positions)):
+    if not all(isinstance(z, list) and len(z) == len(outputs) for z in (outputs, rings, positions)) \
+            or len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
     first = chunks[0][1]
     with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ROLLING_BUGS,
@@ -209,14 +212,17 @@ def judge_attend_rolling(res):
             sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
             if ring[:2] != [[b, h, window, d]] * 2:
                 grows = any(isinstance(z, list) and len(z) == 4 and z[2] > window for z in ring[:2])
-                raise Mismatch("hidden_ring_shape", hint="hint_rolling_grows" if grows else None, n=hi,
-                               want=(b, h, window, d), got=ring[:2])
+                hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
+                    checks.ring_replaced(ring[:2], None, lo, hi, window) else None
+                raise Mismatch("hidden_ring_shape", hint=hint, n=hi, want=(b, h, window, d), got=ring[:2])
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, :, lo:hi], 1e-9)
             if not (isinstance(pos, torch.Tensor) and torch.equal(pos, want_pos)):
                 raise Mismatch("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
-                               want=want_pos.tolist())
+                               want=want_pos.tolist(),
+                               hint="hint_rolling_replaced" if checks.ring_replaced((), pos, lo, hi, window) else None)
+    _partial_end(res, chunks)
 
 
 # --------------------------------------------------------------------------- StreamingLLM (Xiao et al.)
@@ -389,7 +395,23 @@ def _decode_bug(res, host, x, chunks, base):
                         checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
 
 
-@judge("lesson8.mla_decode", on_error=caches.decode_error)
+def _partial_end(res, chunks, cause_key=None):
+    """The learner's code raised on the call after those recorded (a judge with partial=True sees only these): with
+    the cause the probe's watch found (cause_key), the error is named by it, as the visible check does; otherwise
+    results_unreadable hands the verdict to the error (and fails a payload cut short without one)."""
+    if len(res["outputs"]) == len(chunks):
+        return
+    cause = res[cause_key] if cause_key and cause_key in res else None
+    if cause in ("hint_mla_mask_transposed", "hint_mla_cache_not_joined"):
+        error = res["raised_error"] if "raised_error" in res else None
+        raise Mismatch("hidden_raised", hint=cause, name="mla_decode(mla, x_new, cache, rope)",
+                       error=error[:300] if isinstance(error, str) else "RuntimeError")
+    raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
+
+
+# partial: the calls before one that raised are judged as the check judges them; a shape error is named from the
+# shapes the probe watched (mla_decode's mask the other way round, its cache not joined), whatever the sizes.
+@judge("lesson8.mla_decode", on_error=caches.decode_error, partial=True)
 def judge_mla_decode(res):
     host, x, chunks, base = probe.decode_setup(res)
     if "result" in res:
@@ -402,7 +424,8 @@ def judge_mla_decode(res):
     attention.double().load_state_dict(host.state_dict())
     full = deepseek_forward(attention, rotary, x)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks) \
+            or len(shapes) != len(outputs):
         raise Mismatch("hidden_mismatch", case="mla_decode", err=float("inf"))
     with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
@@ -416,6 +439,8 @@ def judge_mla_decode(res):
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, lo:hi], HF_TOLERANCE["float64"])
+    _partial_end(res, chunks, "raised_cause")
+    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         # The latent cache: DeepseekV3Attention's own normalised latent and rotated shared key.
         c, k_rot = attention.kv_a_proj_with_mqa(x).split([r, dr], -1)
         cos, sin = rotary(x, torch.arange(n)[None])
