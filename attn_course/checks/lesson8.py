@@ -375,6 +375,12 @@ def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
     return short or (isinstance(pos, torch.Tensor) and pos.dim() == 1 and pos.tolist() == list(range(hi - last, hi)))
 
 
+def ring_order_wrong(shapes) -> bool:
+    """The ring returned with its parts in another order than (k_ring, v_ring, pos): shapes of the three parts."""
+    dims = [len(s) if isinstance(s, (list, tuple)) else None for s in shapes]
+    return sorted(d for d in dims if d) == [1, 4, 4] and dims != [4, 4, 1]
+
+
 def _ring(result, name):
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
         raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__),
@@ -404,8 +410,10 @@ def check_attend_rolling(fn) -> None:
         for part, ring in zip("KV", cache[:2]):
             grows = isinstance(ring, torch.Tensor) and ring.dim() == 4 and ring.size(2) > window
             shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
+            parts = [tuple(z.shape) if isinstance(z, torch.Tensor) else None for z in cache]
             hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
-                ring_replaced(shape, None, lo, hi, window) else None
+                ring_replaced(shape, None, lo, hi, window) else "hint_rolling_ring_order" if \
+                ring_order_wrong(parts) else None
             expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
                          t(hint) if hint else None)
         if not close(y, full[:, :, lo:hi], 1e-9):

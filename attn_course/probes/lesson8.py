@@ -267,12 +267,14 @@ def attend_preallocated(rec, fn):
     h = host.n_head
     k_buf, v_buf = x.new_zeros(b, h, t_max, e // h), x.new_zeros(b, h, t_max, e // h)
     outputs = []
-    with torch.no_grad():
-        for lo, hi in chunks:
-            outputs.append(rec.call(f"attend_preallocated(attn, x_new, k_buf, v_buf, {lo})", fn, host, x[:, lo:hi],
-                                    k_buf, v_buf, lo))
-    rec.put("outputs", outputs)
-    rec.put("buffers", (k_buf, v_buf))
+    try:
+        with torch.no_grad():
+            for lo, hi in chunks:
+                outputs.append(rec.call(f"attend_preallocated(attn, x_new, k_buf, v_buf, {lo})", fn, host,
+                                        x[:, lo:hi], k_buf, v_buf, lo))
+    finally:   # also when a call raised: the judge (partial) reads the buffers the calls before it left
+        rec.put("outputs", outputs)
+        rec.put("buffers", (k_buf, v_buf))
 
 
 # --------------------------------------------------------------------------- exercise 10

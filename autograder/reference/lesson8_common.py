@@ -97,7 +97,7 @@ def partial_end(res, chunks, cause_key=None):
     if len(res["outputs"]) == len(chunks):
         return
     cause = res[cause_key] if cause_key and cause_key in res else None
-    if cause in ("hint_mla_mask_transposed", "hint_mla_cache_not_joined"):
+    if cause in ("hint_mla_mask_transposed", "hint_mla_cache_not_joined", "hint_mla_positions"):
         error = res["raised_error"] if "raised_error" in res else None
         raise Mismatch("hidden_raised", hint=cause, name="mla_decode(mla, x_new, cache, rope)",
                        error=error[:300] if isinstance(error, str) else "RuntimeError")
