@@ -71,6 +71,12 @@ BUGS = {
     "rolling_join_order": Bug("ex4_rolling_cache", "torch.cat([k_ring, k], dim=2), torch.cat([v_ring, v], dim=2)",
                               "torch.cat([k, k_ring], dim=2), torch.cat([v, v_ring], dim=2)", {"ex4_rolling_cache_tests"},
                               "new keys and values joined before the ring's, key_pos the other way"),
+    "rolling_ring_replaced": Bug("ex4_rolling_cache",
+                                 "    k_ring[:, :, slots] = k[:, :, -last:]\n    v_ring[:, :, slots] = v[:, :, -last:]\n"
+                                 "    pos[slots] = positions[-last:]",
+                                 "    k_ring = k[:, :, -last:]\n    v_ring = v[:, :, -last:]\n    pos = positions[-last:]",
+                                 {"ex4_rolling_cache_tests"},
+                                 "the ring replaced by the new tokens (`k_ring = k[:, :, -last:]`), not written into"),
     "stream_sink_order": Bug("ex5_streaming_cache",
                              "k_old = torch.cat([k_old[:, :, :n_sink], k_old[:, :, L - recent:]], dim=2)\n"
                              "            v_old = torch.cat([v_old[:, :, :n_sink], v_old[:, :, L - recent:]], dim=2)",
@@ -139,6 +145,13 @@ BUGS = {
     "decode_merge_axes": Bug("ex8_mla_decode", "y.transpose(1, 2).reshape(B, T_new, H * d_V)",
                              "y.transpose(1, 3).reshape(B, T_new, H * d_V)", {"ex8_mla_decode_tests"},
                              "heads merged after transpose(1, 3), not transpose(1, 2)"),
+    "decode_mask_transposed": Bug("ex8_mla_decode", "torch.ones(T_new, T_past + T_new, dtype=torch.bool",
+                                  "torch.ones(T_past + T_new, T_new, dtype=torch.bool", {"ex8_mla_decode_tests"},
+                                  "latent cache mask built (T_past + T_new, T_new), not (T_new, T_past + T_new)"),
+    "decode_cache_not_joined": Bug("ex8_mla_decode",
+                                   "    if cache is not None:\n        c, k_R = torch.cat([cache[0], c], dim=1), "
+                                   "torch.cat([cache[1], k_R], dim=1)  # (B, T_all, r), (B, T_all, d_R)\n", "",
+                                   {"ex8_mla_decode_tests"}, "the new latent and shared key not joined with the cache"),
     "static_qkv_order": Bug("ex9_preallocated", "    q, k, v = (z.view(", "    k, q, v = (z.view(",
                             {"ex9_preallocated_tests"}, "c_attn's parts taken as k, q, v"),
     "static_at_zero": Bug("ex9_preallocated", "k_buf[:, :, T_past:T_all] = k\n    v_buf[:, :, T_past:T_all] = v",

@@ -177,10 +177,16 @@ def _rolling(bug=None):
         out = torch.softmax((q @ keys.transpose(-2, -1) / math.sqrt(D)).masked_fill(~keep, float("-inf")), -1) @ values
         if bug == "grow":
             return out, (keys, values, key_pos)
-        if bug != "write_first":
+        if bug == "replaced":   # the ring's names bound to the new tokens: not written into
+            k_ring, v_ring, pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        elif bug == "pos_replaced":
+            k_ring[:, :, slots], v_ring[:, :, slots], pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        elif bug != "write_first":
             k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
         if bug == "pair_order":
             return (k_ring, v_ring, pos), out
+        if bug == "ring_order":
+            return out, (k_ring, pos, v_ring)
         return out, (k_ring, v_ring, pos)
     return attend_rolling
 
@@ -190,7 +196,8 @@ ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_w
                 "no_modulo": "hint_rolling_modulo",
                 "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
                 "ring_dtype": "hint_rolling_ring_dtype", "ring_swapped": "hint_cache_kv_swapped",
-                "join_order": "hint_rolling_join_order"}
+                "join_order": "hint_rolling_join_order", "replaced": "hint_rolling_replaced",
+                "pos_replaced": "hint_rolling_replaced", "ring_order": "hint_rolling_ring_order"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):
@@ -361,6 +368,12 @@ def _mla(bug=None):
                 del self.kv_a_layernorm
 
         def forward(self, x, rope):
+            if bug in ("no_o_proj", "strict"):
+                q, k, v = caches.mla_qkv(self, x, rope)
+                n = x.size(1)
+                keep = torch.ones(n, n, dtype=torch.bool).tril(diagonal=-1 if bug == "strict" else 0)
+                y = checks.attend(q, k, v, keep).transpose(1, 2).reshape(x.size(0), n, -1)
+                return y if bug == "no_o_proj" else self.o_proj(y)
             return caches.mla_run(self, x, rope, {"norm": "hint_mla_norm", "scale": "hint_mla_scale",
                                                   "kv_split": "hint_mla_kv_split", "latent_split": "hint_mla_latent_split",
                                                   "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask"}.get(bug))
@@ -368,7 +381,8 @@ def _mla(bug=None):
 
 
 MLA_BUGS = {"norm": "hint_mla_norm", "scale": "hint_mla_scale", "kv_split": "hint_mla_kv_split",
-            "latent_split": "hint_mla_latent_split", "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask"}
+            "latent_split": "hint_mla_latent_split", "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask",
+            "no_o_proj": "hint_mla_no_o_proj", "strict": "hint_causal_diagonal"}
 
 
 def test_mla_bugs_get_their_hints(lang):
@@ -412,7 +426,7 @@ def _decode(bug=None):
         past = 0 if cache is None else cache[0].size(1)
         positions = torch.arange(n) if bug == "restart" else torch.arange(past, past + n)
         q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, positions, rope)
-        if cache is not None:
+        if cache is not None and bug != "not_joined":
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
         if bug == "not_absorbed":   # the latent cached, keys and values made from all of it on every call
             k_nope, v = mla.kv_b_proj(c).view(b, past + n, h, dn + dv).transpose(1, 2).split([dn, dv], -1)
@@ -425,9 +439,11 @@ def _decode(bug=None):
             w_uk, w_uv = w_uv, w_uk
         s = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else past)
+        if bug == "mask_transposed":   # (T_all, T_new): with one new token it broadcasts, and a view fails later
+            keep = torch.ones(past + n, n, dtype=torch.bool).tril(diagonal=past)
         w = torch.softmax((s / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
         y = mla.o_proj(((w @ c[:, None]) @ w_uv.transpose(-2, -1)).transpose(1, 2).reshape(b, n, h * dv))
-        return y, (c, k_rot)
+        return (y, (k_rot, c)) if bug == "parts_swapped" else (y, (c, k_rot))
 
     def expanded(mla, x_new, cache, rope):
         """Keys and values for every head cached, as in lesson 6, and attended without absorbing: right outputs."""
@@ -446,7 +462,8 @@ def _decode(bug=None):
 
 
 DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset",
-               "not_absorbed": "hint_mla_not_absorbed"}
+               "not_absorbed": "hint_mla_not_absorbed", "mask_transposed": "hint_mla_mask_transposed",
+               "not_joined": "hint_mla_cache_not_joined", "parts_swapped": "hint_mla_cache_parts_swapped"}
 
 
 def test_mla_decode_bugs_get_their_hints(lang):
@@ -480,7 +497,10 @@ def _static(bug=None):
             if bug == "cat_copied":   # joined, then copied into the buffer: right buffers, right outputs
                 k_buf[:, :, :n], v_buf[:, :, :n] = keys, values
         else:
-            k_buf[:, :, start:start + T_new], v_buf[:, :, start:start + T_new] = k, v
+            if bug == "k_rebound":   # the name bound to the new keys: the buffer handed in is never written
+                v_buf[:, :, start:start + T_new], k_buf = v, k
+            else:
+                k_buf[:, :, start:start + T_new], v_buf[:, :, start:start + T_new] = k, v
             keys, values = (k_buf, v_buf) if bug == "unsliced" else (k_buf[:, :, :n], v_buf[:, :, :n])
         keep = torch.ones(T_new, n, dtype=torch.bool).tril(diagonal=0 if bug == "offset" else T_past)
         s = (q @ keys.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
@@ -490,7 +510,8 @@ def _static(bug=None):
 
 
 STATIC_BUGS = {"at_zero": "hint_static_offset", "offset": "hint_cache_mask_offset", "unsliced": "hint_static_unsliced",
-               "plus_one": "hint_static_plus_one", "no_proj": "hint_static_no_proj"}
+               "plus_one": "hint_static_plus_one", "no_proj": "hint_static_no_proj",
+               "k_rebound": "hint_static_buffer_replaced"}
 # torch.cat and its kin are refused inside attend_preallocated (`:by_hand: concat`), however reached.
 STATIC_JOINS = ("cat", "cat_copied", "stack_alias")
 

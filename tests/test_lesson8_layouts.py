@@ -23,6 +23,9 @@ def _paged(bug=None):
         P = pages.size(1)
         positions = torch.arange(k_new.size(0)) + (0 if bug == "from_zero" else start)
         logical, slot = (positions % P, positions // P) if bug == "divmod" else (positions // P, positions % P)
+        if bug == "rebound":   # the name bound to a new tensor: the pages handed in stay as they were
+            pages = k_new
+            return
         pages[logical if bug == "no_table" else block_table[logical], slot] = k_new
 
     def paged_gather(pages, block_table, length):
@@ -37,7 +40,8 @@ def _paged(bug=None):
 
 
 PAGED_BUGS = {"divmod": "hint_paged_divmod", "no_table": "hint_paged_table", "from_zero": "hint_paged_start",
-              "layout": "hint_paged_layout", "uncut": "hint_paged_length", "floor": "hint_paged_floor"}
+              "layout": "hint_paged_layout", "uncut": "hint_paged_length", "floor": "hint_paged_floor",
+              "rebound": "hint_paged_not_written"}
 
 
 def test_paged_cache_bugs_get_their_hints(lang):

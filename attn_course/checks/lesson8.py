@@ -366,6 +366,21 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
     return length_error(kind, message)
 
 
+def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
+    """The ring replaced by a new tensor (k_ring = k[:, :, -last:]) where it is written into (k_ring[:, :, slots] =
+    …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with last = min(T_new, W) < W slots, or pos
+    holding those tokens' positions in their order, not at their slots p % W."""
+    last = min(hi - lo, window)
+    short = any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] == last < window for s in shapes)
+    return short or (isinstance(pos, torch.Tensor) and pos.dim() == 1 and pos.tolist() == list(range(hi - last, hi)))
+
+
+def ring_order_wrong(shapes) -> bool:
+    """The ring returned with its parts in another order than (k_ring, v_ring, pos): shapes of the three parts."""
+    dims = [len(s) if isinstance(s, (list, tuple)) else None for s in shapes]
+    return sorted(d for d in dims if d) == [1, 4, 4] and dims != [4, 4, 1]
+
+
 def _ring(result, name):
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
         raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__),
@@ -394,8 +409,13 @@ def check_attend_rolling(fn) -> None:
         so_far.append(y)
         for part, ring in zip("KV", cache[:2]):
             grows = isinstance(ring, torch.Tensor) and ring.dim() == 4 and ring.size(2) > window
+            shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
+            parts = [tuple(z.shape) if isinstance(z, torch.Tensor) else None for z in cache]
+            hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
+                ring_replaced(shape, None, lo, hi, window) else "hint_rolling_ring_order" if \
+                ring_order_wrong(parts) else None
             expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
-                         t("hint_rolling_grows") if grows else None)
+                         t(hint) if hint else None)
         if not close(y, full[:, :, lo:hi], 1e-9):
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
             key = all_nan(so_far) or matched_so_far(so_far, variants)
@@ -409,7 +429,8 @@ def check_attend_rolling(fn) -> None:
         pos = cache[2]
         if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
             raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
-                                want=rings[index][2].tolist()))
+                                want=rings[index][2].tolist()),
+                              t("hint_rolling_replaced") if ring_replaced((), pos, lo, hi, window) else None)
     passed(name)
 
 

@@ -6,6 +6,7 @@ course.checks.lesson8 re-exports the check_… functions, so a notebook calls th
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
@@ -109,6 +110,7 @@ def core_variants(q, k, v, keep) -> dict:
     found.update({key: out(scaled) for key, scaled in scale_variants(raw, d, (b, h, n)).items()})
     found.update({"hint_scale_dk": out(raw / d), "hint_upper_triangle": out(right, keep.mT),
                   "hint_causal_diagonal": out(right, keep | torch.ones_like(keep).tril(1)),
+                  ("hint_causal_diagonal", "-1"): out(right, keep & torch.ones_like(keep).tril(-1)),
                   "hint_mask_fill_zero": out(right, fill=0.0),
                   ("hint_softmax_axis", (("axis", -2),)): out(right, dim=-2),
                   "hint_merge_without_transpose": out(right, merge=lambda y: y.reshape(b, n, h * dv))})
@@ -123,14 +125,17 @@ def first_call_hint(y0, q, k, v, keep, finish=lambda y: y, tol: float = 1e-9):
     are merged: the output layer, or splitting them again)."""
     if not isinstance(y0, torch.Tensor):
         return None
-    y0 = torch.nan_to_num(y0.detach().double())
+    # Every value that is not finite as 0: -inf in the weights (softmax left out) gives inf or NaN in an output
+    # depending on the order of the sums, which differs between the learner's form and the variant's.
+    finite = lambda z: torch.where(torch.isfinite(z), z, torch.zeros_like(z))  # noqa: E731
+    y0 = finite(y0.detach().double())
     right = finish(merge_heads(attend(q, k, v, keep))).double()
     if right.shape == y0.shape and close(y0, right, tol):
         return None   # right on the first call (one token alone cannot show these mistakes): the cache is wrong
     found = []
     for key, y in core_variants(q, k, v, keep).items():
         try:
-            out = torch.nan_to_num(finish(y).double())
+            out = finite(finish(y).double())
         except RuntimeError:
             continue
         if out.shape == y0.shape and close(y0, out, tol) and not close(out, right, tol):
@@ -160,6 +165,7 @@ def mla_variants(m, x, turn) -> dict:
     turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
     for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
         out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
+    out["hint_mla_no_o_proj"] = merge_heads(attend(q, k, v, keep))   # (B, T, H·d_V): o_proj forgotten
     return out
 
 
@@ -192,6 +198,48 @@ def decode_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+SHAPE_HINTS = ("hint_mla_cache_span", "hint_mla_decode_shapes")
+
+
+class SpanWatch(TorchFunctionMode):
+    """Watches a call of mla_decode with a cache, for how the learner's tensors relate to T_new and T_all = T_past +
+    T_new: a bool tensor (T_all, T_new) is the mask built the other way round; c (width r) or k_R (width d_R) never
+    spanning T_all tokens is the cache not joined (or joined on another axis); masks (T_new, T_new) alone, T_past
+    taken as 0. Which error these make depends on the
+    sizes (a broadcast when T_new ≥ 2; with T_new = 1 the mask broadcasts and a view or a matmul fails later), so
+    the check and the grader name the cause from the relation, not from the error's text."""
+
+    def __init__(self, t_new: int, t_all: int, widths: tuple):
+        super().__init__()
+        self.t_new, self.t_all, self.widths = t_new, t_all, tuple(widths)
+        self.transposed, self.spanned, self.masks = False, set(), set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for x in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(x, torch.Tensor) and x.dim() >= 2:
+                rows, cols = x.shape[-2:]
+                if x.dtype == torch.bool and (rows, cols) == (self.t_all, self.t_new):
+                    self.transposed = True
+                elif x.dtype == torch.bool and rows == self.t_new:
+                    self.masks.add(cols)
+                elif x.is_floating_point() and rows == self.t_all and cols in self.widths:
+                    self.spanned.add(cols)
+        return out
+
+    def hint(self, kind: str, message: str, call: str = "") -> str | None:
+        """The cause of a shape error the watched call raised, or None (another error: its text says more)."""
+        if decode_error(kind, message, call) not in SHAPE_HINTS:
+            return None
+        if self.transposed:
+            return "hint_mla_mask_transposed"
+        if not set(self.widths) <= self.spanned:
+            return "hint_mla_cache_not_joined"
+        # A mask (T_new, T_new) and none over the cache: T_past taken as 0, so the positions restart at 0 too (with
+        # T_new = 1 the mask broadcasts, and the grader meets the positions first, in the outputs).
+        return "hint_mla_positions" if self.masks == {self.t_new} else None
+
+
 def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
     for name, (n_in, n_out) in mla_layers(e, h, r, dn, dr, dv).items():
         problem = linear_problem(module, name, n_in, n_out, "")
@@ -221,8 +269,10 @@ def check_mla(cls) -> None:
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
     with torch.no_grad():
         y = run(f"{name}.forward", module, x, turn, on_error=mla_error)
-        expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"))
         variants = mla_variants(module, x, turn)
+        bare = variants["hint_mla_no_o_proj"]
+        expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"), t("hint_mla_no_o_proj") if
+                     isinstance(y, torch.Tensor) and y.shape == bare.shape and close(y, bare, 1e-9) else None)
     if not close(y, variants[None], 1e-9):
         hint = t(all_nan([y])) if all_nan([y]) else next(
             (hint_text(key) for key, val in variants.items()
@@ -276,6 +326,8 @@ def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int
     shape = tuple(shape)
     if len(shape) == 4:
         return "hint_mla_cache_expanded", {"r": r, "dr": dr, "h": h}
+    if r != dr and shape == (b, n, dr if width == r else r):   # c where k_R goes, or k_R where c goes
+        return "hint_mla_cache_parts_swapped", {}
     if b != 1 and shape == (1, n, width):
         return "hint_mla_head_axis", {}
     return None
@@ -359,7 +411,16 @@ def check_mla_decode(fn) -> None:
         cache, so_far = None, []
         for index, (lo, hi) in enumerate(MLA_CHUNKS):
             call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
+            watch = SpanWatch(hi - lo, hi, (r, dr)) if cache is not None else None
+            try:
+                with watch or contextlib.nullcontext():
+                    result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
+            except CheckFailed as failure:
+                raised = getattr(failure, "raised", None) or {}
+                cause = watch and watch.hint(raised.get("kind", ""), raised.get("message", ""), call)
+                if not cause:
+                    raise
+                raise CheckFailed(failure.message, t(cause)) from None
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             if cache_pair_swapped(result, 2):
@@ -450,6 +511,15 @@ def static_error(kind: str, message: str, call: str = "") -> str | None:
     return length_error(kind, message)
 
 
+def buffers_hint(k_buf, v_buf) -> str | None:
+    """Buffers left all zero after a call that had tokens to write: both (joined with torch.cat, never written), or
+    one (its name bound to a new tensor, k_buf = k, instead of written into)."""
+    if not all(isinstance(z, torch.Tensor) for z in (k_buf, v_buf)):
+        return None
+    empty = [not z.any() for z in (k_buf, v_buf)]
+    return "hint_static_not_written" if all(empty) else "hint_static_buffer_replaced" if any(empty) else None
+
+
 def check_attend_preallocated(fn) -> None:
     name = "attend_preallocated"
     h, d, t_max = 2, 3, 10
@@ -479,8 +549,8 @@ def check_attend_preallocated(fn) -> None:
                                     err=max_error(y, right[index])), hint)
             written = all(close(got[:, :, :hi], want[:, :, :hi], 1e-9) for got, want in zip((k_buf, v_buf), buffers))
             if not written:
-                untouched = not k_buf.any() and not v_buf.any()
-                raise CheckFailed(t("static_buffer_differs", n=hi), t("hint_static_not_written") if untouched else None)
+                hint = buffers_hint(k_buf, v_buf)
+                raise CheckFailed(t("static_buffer_differs", n=hi), t(hint) if hint else None)
     passed(name)
 
 

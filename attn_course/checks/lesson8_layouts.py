@@ -40,8 +40,12 @@ def paged_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
-def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False):
-    """pages (n_pages, P, H, D); new (T_new, H, D) at positions start …: page block_table[p // P], slot p % P."""
+def paged_write_ref(pages, block_table, start: int, new, swap=False, no_table=False, from_zero=False,
+                    unwritten=False):
+    """pages (n_pages, P, H, D); new (T_new, H, D) at positions start …: page block_table[p // P], slot p % P.
+    unwritten: pages left as they were (the name bound to a new tensor, pages = …, instead of written into)."""
+    if unwritten:
+        return
     size = pages.size(1)
     positions = torch.arange(new.size(0)) + (0 if from_zero else start)
     logical, slot = (positions % size, positions // size) if swap else (positions // size, positions % size)
@@ -60,7 +64,7 @@ def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=Fals
 
 
 PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
-                    "hint_paged_start": dict(from_zero=True)}
+                    "hint_paged_start": dict(from_zero=True), "hint_paged_not_written": dict(unwritten=True)}
 PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
 PAGE_TABLE = torch.tensor([5, 2, 7, 0])
 PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))

@@ -472,6 +472,38 @@ MESSAGES = {
         "ja": "キャッシュがある呼び出しで、長さ T_new のものと T_past + T_new のものを組み合わせたため、形状が合っていません。マスクの形状は (T_new, T_past + T_new) で、T_past はキャッシュの長さ cache[0].size(1) です（T_past を 0 のままにすると、位置も 0 から数え直してしまいます）。c と k_R の両方をキャッシュの後ろにつないだかも確かめてください。",
         "ko": "캐시가 있는 호출에서 길이가 T_new인 텐서와 T_past + T_new인 텐서의 모양이 맞지 않습니다. 마스크의 모양은 (T_new, T_past + T_new)이고, T_past는 캐시 길이 cache[0].size(1)입니다(T_past를 0으로 두면 위치도 0부터 다시 세게 됩니다). c와 k_R을 모두 캐시 뒤에 이어 붙였는지도 확인하세요.",
     },
+    "hint_mla_mask_transposed": {
+        "ja": "マスクの行と列が逆になっています（いまは (T_past + T_new, T_new)）。スコアは (B, H, T_new, T_all) で、行が新しいトークン、列がキャッシュを含むすべてのキーなので、マスクも torch.ones(T_new, T_past + T_new, dtype=torch.bool).tril(diagonal=T_past) の順で作ります。",
+        "ko": "마스크의 행과 열이 뒤바뀌었습니다(지금은 (T_past + T_new, T_new)). 점수는 (B, H, T_new, T_all)이고 행이 새 토큰, 열이 캐시를 포함한 모든 키이므로, 마스크도 torch.ones(T_new, T_past + T_new, dtype=torch.bool).tril(diagonal=T_past) 순서로 만듭니다.",
+    },
+    "hint_mla_cache_not_joined": {
+        "ja": "キャッシュがある呼び出しで、c か k_R が T_past + T_new トークンになっていません。キャッシュとつないでいないか、別の軸でつないでいます。スコアはキャッシュを含むすべてのトークンに対して計算するので、c = torch.cat([cache[0], c], dim=1)、k_R = torch.cat([cache[1], k_R], dim=1) のように、どちらもトークンの軸（軸 1）でキャッシュの後ろにつなぎます。",
+        "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
+    },
+    "hint_rolling_replaced": {
+        "ja": "リングバッファに書き込まず、新しいテンソルで置き換えています（k_ring = k[:, :, -last:] のような代入）。リングはいつも W 個のスロットを持ち、新しいトークンはそれぞれの位置 p のスロット p % window に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入します。",
+        "ko": "링 버퍼에 값을 쓰지 않고 새 텐서로 바꿔 버렸습니다(k_ring = k[:, :, -last:] 같은 대입). 링은 항상 슬롯 W개를 유지하고, 새 토큰은 각자의 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 붙여 대입하세요.",
+    },
+    "hint_rolling_ring_order": {
+        "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",
+        "ko": "캐시의 세 요소 순서가 틀렸습니다. attend_rolling은 캐시를 (k_ring, v_ring, pos) 순서로 반환하고, 다음 호출에서도 같은 순서로 k_ring, v_ring, pos = cache로 언패킹합니다.",
+    },
+    "hint_mla_cache_parts_swapped": {
+        "ja": "潜在キャッシュの2つの要素が入れ替わっています。キャッシュは (c, k_R) の順で、c は (B, T, r)、k_R は (B, T, d_R) です。返すときも (c, k_R)、次の呼び出しでも cache[0] が c、cache[1] が k_R です。",
+        "ko": "잠재 캐시의 두 요소가 뒤바뀌었습니다. 캐시는 (c, k_R) 순서이고 c는 (B, T, r), k_R은 (B, T, d_R)입니다. 반환할 때도 (c, k_R)이고, 다음 호출에서도 cache[0]이 c, cache[1]이 k_R입니다.",
+    },
+    "hint_mla_no_o_proj": {
+        "ja": "最後の o_proj を忘れています。ヘッドをつなぎ直した (B, T, H * d_V) に self.o_proj をかけて (B, T, E) にしてから返します。",
+        "ko": "마지막 o_proj를 빠뜨렸습니다. 헤드를 다시 합친 (B, T, H * d_V)에 self.o_proj를 적용해 (B, T, E)로 만든 뒤 반환합니다.",
+    },
+    "hint_paged_not_written": {
+        "ja": "paged_write のあとも pages の中身が変わっていません。pages = … と代入すると、名前 pages が新しいテンソルを指すだけで、渡された pages には何も書き込まれません。pages[block_table[positions // P], positions % P] = k_new のように、添字をつけて pages そのものに書き込みます。",
+        "ko": "paged_write를 호출한 뒤에도 pages의 내용이 그대로입니다. pages = …로 대입하면 이름 pages가 새 텐서를 가리킬 뿐, 넘겨받은 pages에는 아무것도 쓰이지 않습니다. pages[block_table[positions // P], positions % P] = k_new처럼 인덱스를 붙여 pages 자체에 씁니다.",
+    },
+    "hint_static_buffer_replaced": {
+        "ja": "k_buf か v_buf のどちらかに何も書き込まれていません。k_buf = k のように代入すると、名前が新しいテンソルを指すだけで、渡されたバッファは 0 のままです。k_buf[:, :, T_past:T_past + T_new] = k のように、添字をつけてバッファそのものに書き込みます。",
+        "ko": "k_buf나 v_buf 중 하나에 아무것도 쓰이지 않았습니다. k_buf = k처럼 대입하면 이름이 새 텐서를 가리킬 뿐, 넘겨받은 버퍼는 0 그대로입니다. k_buf[:, :, T_past:T_past + T_new] = k처럼 인덱스를 붙여 버퍼 자체에 씁니다.",
+    },
     "hint_mla_decode_shapes": {
         "ja": "mla_decode の途中で形状が合わなくなっています。次の順に形状を確かめてください。q_C は (B, H, T_new, d_C)（view(B, T_new, H, …) のあと transpose(1, 2)）、q_C @ W_UK は (B, H, T_new, r)、c[:, None] は (B, 1, T_all, r)、スコアは (B, H, T_new, T_all)、weights @ c[:, None] は (B, H, T_new, r)、最後に W_UV.transpose(-2, -1) を右から掛けて (B, H, T_new, d_V) になります。",
         "ko": "mla_decode 안에서 모양이 어긋났습니다. 각 단계의 모양을 차례로 확인하세요. q_C는 (B, H, T_new, d_C)(view(B, T_new, H, …) 뒤에 transpose(1, 2)), q_C @ W_UK는 (B, H, T_new, r), c[:, None]은 (B, 1, T_all, r), 점수는 (B, H, T_new, T_all), weights @ c[:, None]은 (B, H, T_new, r)이고, 마지막으로 W_UV.transpose(-2, -1)을 오른쪽에서 곱하면 (B, H, T_new, d_V)가 됩니다.",

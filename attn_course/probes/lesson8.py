@@ -6,12 +6,14 @@ keys take the rotation as an argument and get lesson 7's right RoPE with a base 
 exercise 0 costs exercise 0 only. FlexAttention has no backward on the CPU, so its exercises are judged on
 values alone.
 """
+import contextlib
+
 import torch
 
 from ..checks.lesson7 import alibi_slopes
 from ..checks.lesson8 import create_mask, flex, quiet_flex
-from ..checks.lesson8_caches import CacheHost, MLAHost, expands_heads
-from . import probe
+from ..checks.lesson8_caches import CacheHost, MLAHost, SpanWatch, expands_heads
+from . import _Stopped, probe
 from .cases import DTYPE_CASES, function_cases
 from .lesson7 import BASES, turn_with
 
@@ -108,20 +110,22 @@ def decode_steps(rec, chunks, step, parts: int, each=None):
     every output and the cache's shapes after every call (`each(cache)` records more). Returns the last cache, or
     None when a call returned something else (recorded as "result": the judge says what was expected)."""
     cache, outputs, shapes = None, [], []
-    with torch.no_grad():
-        for lo, hi in chunks:
-            result = step(lo, hi, cache)
-            if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
-                    and len(result[1]) == parts):
-                rec.put("result", result)
-                return None
-            y, cache = result
-            outputs.append(y)
-            shapes.append([_tensor_shape(c) for c in cache])
-            if each:
-                each(cache)
-    rec.put("outputs", outputs)
-    rec.put("cache_shapes", shapes)
+    try:
+        with torch.no_grad():
+            for lo, hi in chunks:
+                result = step(lo, hi, cache)
+                if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
+                        and len(result[1]) == parts):
+                    rec.put("result", result)
+                    return None
+                y, cache = result
+                outputs.append(y)
+                shapes.append([_tensor_shape(c) for c in cache])
+                if each:
+                    each(cache)
+    finally:   # also when a call raised: a judge with partial=True names the cause from the calls before it
+        rec.put("outputs", outputs)
+        rec.put("cache_shapes", shapes)
     return cache
 
 
@@ -140,7 +144,9 @@ def attend_rolling(rec, fn):
 
     def each(cache):   # the ring is written in place: its positions as they are now, not as a later call leaves them
         positions.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
-    if decode_steps(rec, chunks, step, 3, each) is not None:
+    try:
+        decode_steps(rec, chunks, step, 3, each)
+    finally:   # the calls before one that raised, as decode_steps records them
         rec.put("positions", positions)
 
 
@@ -223,8 +229,18 @@ def mla_decode(rec, fn):
     host, x, chunks, base = decode_setup(rec)
 
     def step(lo, hi, cache):
-        return rec.call(f"mla_decode(mla, x_new, {_cache_arg(cache)}, rope)", fn, host, x[:, lo:hi], cache,
-                        turn_with(base))
+        call = f"mla_decode(mla, x_new, {_cache_arg(cache)}, rope)"
+        watch = SpanWatch(hi - lo, hi, (host.kv_lora_rank, host.qk_rope_head_dim)) if cache is not None else None
+        try:
+            with watch or contextlib.nullcontext():
+                return rec.call(call, fn, host, x[:, lo:hi], cache, turn_with(base))
+        except _Stopped:   # a shape error: the cause from the shapes' relation to T_new and T_all, as the check
+            raised = rec.raised or {}
+            cause = watch and watch.hint(str(raised.get("kind", "")), str(raised.get("message", "")), call)
+            if cause:
+                rec.put("raised_cause", cause)
+                rec.put("raised_error", f"{raised.get('kind', '')}: {raised.get('message', '')}")
+            raise
     cache = decode_steps(rec, chunks, step, 2)
     if cache is not None:
         rec.put("cache", cache)
@@ -251,12 +267,14 @@ def attend_preallocated(rec, fn):
     h = host.n_head
     k_buf, v_buf = x.new_zeros(b, h, t_max, e // h), x.new_zeros(b, h, t_max, e // h)
     outputs = []
-    with torch.no_grad():
-        for lo, hi in chunks:
-            outputs.append(rec.call(f"attend_preallocated(attn, x_new, k_buf, v_buf, {lo})", fn, host, x[:, lo:hi],
-                                    k_buf, v_buf, lo))
-    rec.put("outputs", outputs)
-    rec.put("buffers", (k_buf, v_buf))
+    try:
+        with torch.no_grad():
+            for lo, hi in chunks:
+                outputs.append(rec.call(f"attend_preallocated(attn, x_new, k_buf, v_buf, {lo})", fn, host,
+                                        x[:, lo:hi], k_buf, v_buf, lo))
+    finally:   # also when a call raised: the judge (partial) reads the buffers the calls before it left
+        rec.put("outputs", outputs)
+        rec.put("buffers", (k_buf, v_buf))
 
 
 # --------------------------------------------------------------------------- exercise 10

@@ -11,9 +11,6 @@ transformers computes DeepseekV3's RMSNorm and softmax in float32 whatever the i
 in float64 to about 2e-7 here (lesson 8's tests measure it); the tolerance there is 1e-5, and a classic mistake is
 off by 1e-2 or more.
 """
-import contextlib
-import warnings
-
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
@@ -29,60 +26,13 @@ TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)
 BLOOM_TOLERANCE = {"float64": 1e-6, "float32": 1e-4}   # BLOOM's float32 slopes
 
-
-@contextlib.contextmanager
-def quiet():
-    """transformers' masks and flex_attention, without their one-off warnings in the grader's log."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-# --------------------------------------------------------------------------- reference: masks (transformers)
-def hf_mask(mask_function, n_q: int, n_k: int, q_offset: int = 0, batch: int = 1, attention_mask=None):
-    from transformers.masking_utils import sdpa_mask
-    return sdpa_mask(batch, n_q, n_k, q_offset=q_offset, mask_function=mask_function, attention_mask=attention_mask,
-                     allow_is_causal_skip=False)                                           # (B, 1, n_q, n_k) bool
-
-
-def causal_mask(n):
-    from transformers.masking_utils import causal_mask_function
-    return hf_mask(causal_mask_function, n, n)
-
-
-def cache_mask(t_new, t_past):
-    from transformers.masking_utils import causal_mask_function
-    return hf_mask(causal_mask_function, t_new, t_past + t_new, q_offset=t_past)
-
-
-def padding_mask(n, lengths):
-    from transformers.masking_utils import causal_mask_function
-    attention_mask = torch.arange(n)[None, :] < lengths[:, None]                           # 1 = a real token
-    return hf_mask(causal_mask_function, n, n, batch=len(lengths), attention_mask=attention_mask)
-
-
-def window_mask(window, t_new, t_past):
-    from transformers.masking_utils import sliding_window_causal_mask_function
-    return hf_mask(sliding_window_causal_mask_function(window), t_new, t_past + t_new, q_offset=t_past)
-
-
-def sdpa(q, k, v, keep=None, bias=None):
-    mask = keep if bias is None else bias.masked_fill(~keep, float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-
-
-def _expect_mask(case, got, want, variants, offset=0, rules=()):
-    if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
-        raise Mismatch("flex_mask_not_bool", what=case, kind=getattr(got, "dtype", type(got).__name__))
-    if got.dim() == 4 and got.size(0) == 1 and want.size(0) > 1:
-        got = got.expand_as(want)
-    if got.shape != want.shape:
-        raise Mismatch("hidden_shape", case=case, want=tuple(want.shape), got=tuple(got.shape))
-    if not torch.equal(got, want):
-        full = {key: (v if v.dim() == 4 else v[None, None]).expand_as(want) for key, v in variants.items()}
-        hint = matching_bug(got, full, 0.0) or checks.mask_hint(got, want, offset, rules)
-        raise Mismatch("flex_mask_differs", hint=hint, what=case, n=int((got != want).sum()),
-                       total=want.numel())
+# transformers' masks and the decoding exercises' helpers, in lesson8_common (this module would be over 600 lines)
+_common = sibling(__file__, "lesson8_common")
+quiet, hf_mask, causal_mask, cache_mask, padding_mask, window_mask, sdpa = (
+    _common.quiet, _common.hf_mask, _common.causal_mask, _common.cache_mask, _common.padding_mask, _common.window_mask,
+    _common.sdpa)
+_expect_mask, _decoding_bug, _first_call, _no_nan, _partial_end = (
+    _common.expect_mask, _common.decoding_bug, _common.first_call, _common.no_nan, _common.partial_end)
 
 
 @judge("lesson8.mask_mods", on_error=checks.control_flow_error)
@@ -163,31 +113,9 @@ def ring_positions(chunks, window):
     return out
 
 
-def _decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
-    """The first classic mistake whose outputs (run(**flags), one per call) equal the learner's at every call."""
-    for key, flags in bugs.items():
-        outs = run(**flags)
-        if all(matching_bug(_no_nan(g), {"x": o}, tol) for g, o in zip(res["outputs"], outs)):
-            if isinstance(key, tuple):   # as matching_bug names a field, or one of a hint's variants
-                return (key[0], dict(key[1])) if isinstance(key[1], tuple) else key[0]
-            return key
-    return None
-
-
-def _first_call(res, q, k, v, keep, finish, tol: float = 1e-9):
-    """A mistake in the attention itself, named from the first call (no cache yet), as the visible checks do."""
-    outputs = res["outputs"]
-    found = caches.first_call_hint(outputs[0] if outputs else None, q, k, v, keep, finish, tol)
-    return (found[0], dict(found[1])) if isinstance(found, tuple) and isinstance(found[1], tuple) else \
-        found[0] if isinstance(found, tuple) else found
-
-
-def _no_nan(x):
-    """A row with no key to see is NaN from torch.softmax, 0 in the variants (as flex_attention gives)."""
-    return torch.nan_to_num(x) if isinstance(x, torch.Tensor) else x
-
-
-@judge("lesson8.attend_rolling", on_error=checks.rolling_error)
+# partial: the calls before one that raised are judged first, as the check judges them (the ring replaced by a new
+# tensor shows in its shape or positions there; the next call's error only says two sizes differ).
+@judge("lesson8.attend_rolling", on_error=checks.rolling_error, partial=True)
 def judge_attend_rolling(res):
     q, k, v, window, _, chunks, base = probe.stream_setup(res, "rolling")
     if "result" in res:
@@ -198,7 +126,8 @@ def judge_attend_rolling(res):
     turn = turn_with(base)
     full = sliding_attention(q, k, v, window, turn)
     outputs, rings, positions = res["outputs"], res["cache_shapes"], res["positions"]
-    if not all(isinstance(z, list) and len(z) == len(chunks) for z in (outputs, rings, positions)):
+    if not all(isinstance(z, list) and len(z) == len(outputs) for z in (outputs, rings, positions)) \
+            or len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
     first = chunks[0][1]
     with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ROLLING_BUGS,
@@ -209,14 +138,18 @@ def judge_attend_rolling(res):
             sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
             if ring[:2] != [[b, h, window, d]] * 2:
                 grows = any(isinstance(z, list) and len(z) == 4 and z[2] > window for z in ring[:2])
-                raise Mismatch("hidden_ring_shape", hint="hint_rolling_grows" if grows else None, n=hi,
-                               want=(b, h, window, d), got=ring[:2])
+                hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
+                    checks.ring_replaced(ring[:2], None, lo, hi, window) else "hint_rolling_ring_order" if \
+                    checks.ring_order_wrong(ring) else None
+                raise Mismatch("hidden_ring_shape", hint=hint, n=hi, want=(b, h, window, d), got=ring[:2])
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, :, lo:hi], 1e-9)
             if not (isinstance(pos, torch.Tensor) and torch.equal(pos, want_pos)):
                 raise Mismatch("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
-                               want=want_pos.tolist())
+                               want=want_pos.tolist(),
+                               hint="hint_rolling_replaced" if checks.ring_replaced((), pos, lo, hi, window) else None)
+    _partial_end(res, chunks)
 
 
 # --------------------------------------------------------------------------- StreamingLLM (Xiao et al.)
@@ -389,7 +322,9 @@ def _decode_bug(res, host, x, chunks, base):
                         checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
 
 
-@judge("lesson8.mla_decode", on_error=caches.decode_error)
+# partial: the calls before one that raised are judged as the check judges them; a shape error is named from the
+# shapes the probe watched (mla_decode's mask the other way round, its cache not joined), whatever the sizes.
+@judge("lesson8.mla_decode", on_error=caches.decode_error, partial=True)
 def judge_mla_decode(res):
     host, x, chunks, base = probe.decode_setup(res)
     if "result" in res:
@@ -402,7 +337,8 @@ def judge_mla_decode(res):
     attention.double().load_state_dict(host.state_dict())
     full = deepseek_forward(attention, rotary, x)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks) \
+            or len(shapes) != len(outputs):
         raise Mismatch("hidden_mismatch", case="mla_decode", err=float("inf"))
     with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
@@ -416,6 +352,8 @@ def judge_mla_decode(res):
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, lo:hi], HF_TOLERANCE["float64"])
+    _partial_end(res, chunks, "raised_cause")
+    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         # The latent cache: DeepseekV3Attention's own normalised latent and rotated shared key.
         c, k_rot = attention.kv_a_proj_with_mqa(x).split([r, dr], -1)
         cos, sin = rotary(x, torch.arange(n)[None])
@@ -438,10 +376,12 @@ def _static_bug(res, host, x, chunks, t_max):
         if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
                 matching_bug(res["buffers"], {"x": buffers}, 1e-9):
             return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
-    return None
+    buffers = res["buffers"]
+    return caches.buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
 
 
-@judge("lesson8.attend_preallocated", on_error=caches.static_error)
+# partial: the calls before one that raised, and the buffers they left, are judged as the check judges them
+@judge("lesson8.attend_preallocated", on_error=caches.static_error, partial=True)
 def judge_attend_preallocated(res):
     host, x, chunks, t_max = probe.static_setup(res)
     b, n, e = x.shape
@@ -450,7 +390,7 @@ def judge_attend_preallocated(res):
     with torch.no_grad():
         full, (k_all, v_all) = attend_with_cache(host, x)
     outputs = res["outputs"]
-    if not isinstance(outputs, list) or len(outputs) != len(chunks):
+    if not isinstance(outputs, list) or len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
     first = chunks[0][1]
     with torch.no_grad():
@@ -463,6 +403,11 @@ def judge_attend_preallocated(res):
                     {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, lo:hi], 1e-9)
         buffers = res["buffers"]
+        if outputs and len(outputs) < len(chunks) and isinstance(buffers, tuple) and len(buffers) == 2:
+            hint = caches.buffers_hint(*buffers)   # the next call raised: what the calls before left, as the check
+            if hint:
+                raise Mismatch("static_buffer_differs", n=chunks[len(outputs) - 1][1], hint=hint)
+        _partial_end(res, chunks)
         pad = x.new_zeros(b, h, t_max - n, e // h)
         for part, got, want in zip("KV", buffers if isinstance(buffers, tuple) else (None, None), (k_all, v_all)):
             expect_close(("case_buffer", {"part": part, "n": n}), got, torch.cat([want, pad], 2), 1e-9)
