@@ -158,12 +158,12 @@ def mla_variants(m, x, turn) -> dict:
     for key, y in core_variants(q, k, v, keep).items():
         out.setdefault(key, m.o_proj(y))
     dn = m.qk_nope_head_dim
-    turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
-    for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
-        out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
     if x.size(0) == m.n_head > 1:   # k_R (B, T, d_R) expanded to (B, H, …) without k_R[:, None]: head h gets batch h's
         shared = torch.cat([k[..., :dn], k[:, 0, :, dn:][None].expand(*k.shape[:-1], -1)], -1)
         out["hint_mla_rope_head_axis"] = m.o_proj(merge_heads(attend(q, shared, v, keep)))
+    turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
+    for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
+        out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
     return out
 
 
