@@ -85,8 +85,10 @@ CORE_MISTAKES = {
     "hint_mask_fill_zero": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, 0.0), -1) @ v,
     "hint_weights_times_keys": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), -1) @ (   # inf: no such case
         k if k.shape == v.shape else v.new_full(v.shape, float("inf"))),
-    "hint_no_scale": lambda q, k, v, keep: torch.softmax(_masked(q * math.sqrt(q.size(-1)), k, keep), -1) @ v,
 }
+# Not among the core's mistakes everywhere: where another width is the divisor (MLA's √(d_C − d_R) with d_C − d_R = 1)
+# it would name this for the wrong width; the rolling cache's scores have one width.
+UNSCALED = {"hint_no_scale": lambda q, k, v, keep: torch.softmax(_masked(q * math.sqrt(q.size(-1)), k, keep), -1) @ v}
 
 
 # --------------------------------------------------------------------------- exercise 1: mask_mods
@@ -323,7 +325,7 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         if empty:
             keep = keep & (key_pos >= 0)
         outputs.append(attend(qq, keys, values, keep) if core is None else
-                       torch.nan_to_num(CORE_MISTAKES[core](qq, keys, values, keep)))
+                       torch.nan_to_num({**CORE_MISTAKES, **UNSCALED}[core](qq, keys, values, keep)))
         if grow:
             rings.append((keys, values, key_pos))
             ring_k, ring_v, pos = keys, values, key_pos
@@ -357,7 +359,7 @@ ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_wind
                 "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
                 "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
                 **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
-                **{key: dict(core=key) for key in CORE_MISTAKES},
+                **{key: dict(core=key) for key in {**CORE_MISTAKES, **UNSCALED}},
                 "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True)}
 
 
