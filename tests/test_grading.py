@@ -66,8 +66,9 @@ def test_packed_bugs_are_each_seen_by_their_own_cells():
             assert len(fails) == len(set(fails)), pack
             for w in watched:
                 assert sum(at[b] in bug_packs.reaches(stem)[w] for b in pack) <= 1, (stem, pack, w)
-    # Lesson 8's exercises are independent of one another: 52 bugs in a handful of submissions.
-    assert len(bug_packs.packs("08_deployed")) < 10
+    # Lesson 8's exercises are independent of one another: 58 bugs in a handful of submissions (as many as the
+    # rolling cache's planted bugs, 10, the most of one cell).
+    assert len(bug_packs.packs("08_deployed")) < 12
     # What the reading must find: lesson 5 trains `model` in place (`losses = train(model)`, which calls
     # train_step), so the cell that grades answers read off the trained model depends on train_step's cell,
     # although no statement that binds `model` names it (grading_marks.depends_on alone misses it).

@@ -17,7 +17,7 @@ from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, pair_swapped, passed, run
 from .lesson7 import alibi_slopes, rope
 from .lesson8_common import (  # noqa: F401 - the grader's too
-    all_nan, cache_pair_swapped, hint_text, length_error, matched_so_far,
+    all_nan, as_named, cache_pair_swapped, hint_text, length_error, matched_so_far, rolling_bug,
 )
 
 # Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -83,7 +83,12 @@ CORE_MISTAKES = {
     ("hint_softmax_axis", (("axis", 1),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), 1) @ v,
     ("hint_softmax_axis", (("axis", -2),)): lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), -2) @ v,
     "hint_mask_fill_zero": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep, 0.0), -1) @ v,
+    "hint_weights_times_keys": lambda q, k, v, keep: torch.softmax(_masked(q, k, keep), -1) @ (   # inf: no such case
+        k if k.shape == v.shape else v.new_full(v.shape, float("inf"))),
 }
+# Not among the core's mistakes everywhere: where another width is the divisor (MLA's √(d_C − d_R) with d_C − d_R = 1)
+# it would name this for the wrong width; the rolling cache's scores have one width.
+UNSCALED = {"hint_no_scale": lambda q, k, v, keep: torch.softmax(_masked(q * math.sqrt(q.size(-1)), k, keep), -1) @ v}
 
 
 # --------------------------------------------------------------------------- exercise 1: mask_mods
@@ -273,14 +278,15 @@ def sliding_reference(q, k, v, window, turn):
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
                 grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False, swap_ring=False, new_first="",
-                strict=False) -> tuple[list, list]:
+                strict=False, seen_off=False, write_join=False) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
     right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
     on every call; "slots": at p % window), the ring and the mask at the right ones. core: one of CORE_MISTAKES in
     the attention itself; swap_qk: rope's two results taken the other way round; swap_kv: keys and values swapped
     where the ring and the new tokens are joined; swap_ring: the ring unpacked or returned as (v_ring, k_ring, pos);
     new_first: some of "k", "v", "p", the new keys, values or positions joined before the ring's, the others
-    after; strict: key_pos < p, a token not seeing itself."""
+    after; strict: key_pos < p, a token not seeing itself; seen_off: T_seen = pos.max() without + 1; write_join: the
+    new tokens written into the ring first, then the ring and the new tokens joined."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
@@ -289,7 +295,7 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         n = hi - lo
         if swap_ring:
             ring_k, ring_v = ring_v, ring_k
-        seen = int(pos.max()) + 1
+        seen = int(pos.max()) + (0 if seen_off else 1)
         positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
         turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
         qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], turned)
@@ -304,6 +310,10 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
             write()
             keys, values, key_pos = ring_k, ring_v, pos
         else:
+            if write_join:
+                ring_k, ring_v, pos = ring_k.clone(), ring_v.clone(), pos.clone()
+                write()
+
             def join(part, ring, new, dim=2):
                 return torch.cat([new, ring] if part in new_first else [ring, new], dim)
             keys, values = join("k", ring_k, kk), join("v", ring_v, v[:, :, lo:hi])
@@ -315,7 +325,7 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
         if empty:
             keep = keep & (key_pos >= 0)
         outputs.append(attend(qq, keys, values, keep) if core is None else
-                       torch.nan_to_num(CORE_MISTAKES[core](qq, keys, values, keep)))
+                       torch.nan_to_num({**CORE_MISTAKES, **UNSCALED}[core](qq, keys, values, keep)))
         if grow:
             rings.append((keys, values, key_pos))
             ring_k, ring_v, pos = keys, values, key_pos
@@ -349,7 +359,8 @@ ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_wind
                 "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
                 "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
                 **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
-                **{key: dict(core=key) for key in CORE_MISTAKES}}
+                **{key: dict(core=key) for key in {**CORE_MISTAKES, **UNSCALED}},
+                "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True)}
 
 
 def rolling_error(kind: str, message: str, call: str = "") -> str | None:
@@ -361,6 +372,8 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_rolling_write"   # slots and the tokens written to them are not as many
     if cache_none_error(kind, message, call):
         return "hint_cache_none"
+    if "for the destination and Long for the source" in message:   # pos made with -1.0: a float pos given positions
+        return "hint_rolling_pos_dtype"
     if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
         return "hint_rolling_ring_dtype"
     return length_error(kind, message)
@@ -397,16 +410,15 @@ def check_attend_rolling(fn) -> None:
     q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=83)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731 - a small base: positions matter a lot
     want, rings = rolling_run(q, k, v, ROLLING_CHUNKS, window, turn)
-    variants = {key: rolling_run(q, k, v, ROLLING_CHUNKS, window, turn, **flags)[0]
-                for key, flags in ROLLING_BUGS.items()}
     full = sliding_reference(q, k, v, window, turn)
-    cache, so_far = None, []
+    cache, so_far, pos_so_far = None, [], []
     for index, (lo, hi) in enumerate(ROLLING_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {window}, rope)"
         y, cache = _ring(run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn,
                              on_error=rolling_error), name)
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
         so_far.append(y)
+        pos_so_far.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
         for part, ring in zip("KV", cache[:2]):
             grows = isinstance(ring, torch.Tensor) and ring.dim() == 4 and ring.size(2) > window
             shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
@@ -418,7 +430,8 @@ def check_attend_rolling(fn) -> None:
                          t(hint) if hint else None)
         if not close(y, full[:, :, lo:hi], 1e-9):
             # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
-            key = all_nan(so_far) or matched_so_far(so_far, variants)
+            key = all_nan(so_far) or rolling_bug(so_far, pos_so_far, lambda **bug: rolling_run(
+                q, k, v, ROLLING_CHUNKS, window, turn, **bug))
             hint = hint_text(key) if key else None
             if hint is None and index == 0:
                 key = first_call_hint(y, *first_turned(q, k, v, hi, turn), window_variants(window, hi, 0)[None],
@@ -437,14 +450,17 @@ def check_attend_rolling(fn) -> None:
 # --------------------------------------------------------------------------- exercise 5: StreamingLLM
 def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
                   budget_slack=False, top_left=False, swap_cache=False, swap_join=False, new_first="",
-                  sink_order="", mask_sign=False) -> tuple[list, list]:
+                  sink_order="", mask_sign=False, tail=False, turned_cache=False, q_zero=False,
+                  diag_less=0) -> tuple[list, list]:
     """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
     the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
     turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's
     (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask; swap_cache: the cache
     unpacked or returned as (v, k); swap_join: old and new values joined as the keys and keys as the values;
     new_first / sink_order: "k", "v" or "kv", the new tokens joined before the cache / the kept recent tokens
-    before the sinks; mask_sign: the diagonal shifted left, tril(diagonal=T_new − L_all))."""
+    before the sinks; mask_sign: the diagonal shifted left, tril(diagonal=T_new − L_all); tail: the recent tokens
+    kept as x[:, :, -(window − T_new):], all of them when T_new = window; turned_cache: the rotated keys returned as
+    the cache, turned again on every call; q_zero: queries turned at 0 …; diag_less: tril(diagonal=L_all − T_new − 1))."""
     cache_k = cache_v = None
     outputs, lengths = [], []
     for lo, hi in chunks:
@@ -455,7 +471,8 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
         if rotated:   # keys turned once, at their cache position on arrival, and never again
             start = 0 if cache_k is None else cache_k.size(2)
         if cache_k is not None and not late:
-            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks, sink_order)
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks, sink_order,
+                                     tail)
             start = cache_k.size(2)
         if rotated:
             kk = turn(kk, kk, torch.arange(start, start + n))[1]
@@ -468,9 +485,10 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
             cache_v = torch.cat([vv, cache_v] if "v" in new_first else [cache_v, vv], 2)
         total = cache_k.size(2)
         positions = torch.arange(total)
-        qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], positions[total - n:])[0]
+        qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], torch.arange(n) if q_zero else positions[total - n:])[0]
         keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
-        diagonal = 0 if top_left else n - total if mask_sign else total - n
+        cache_k = keys if turned_cache else cache_k
+        diagonal = 0 if top_left else n - total if mask_sign else total - n - diag_less
         keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=diagonal)
         outputs.append(attend(qq, keys, cache_v, keep))
         if late:
@@ -479,7 +497,7 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
     return outputs, lengths
 
 
-def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = ""):
+def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = "", tail: bool = False):
     """Keep the first n_sink tokens and the last `recent` (all when there are no more); without sinks, the last
     n_sink + recent. order: "k", "v" or "kv", the recent tokens joined before the sinks in those."""
     n = k.size(2)
@@ -489,8 +507,9 @@ def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = ""):
         return k[:, :, n - recent:], v[:, :, n - recent:]
     if not sinks:
         return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
-    return tuple(torch.cat([x[:, :, n - recent:], x[:, :, :n_sink]] if part in order
-                           else [x[:, :, :n_sink], x[:, :, n - recent:]], 2) for part, x in zip("kv", (k, v)))
+    start = 0 if tail and not recent else n - recent   # tail: x[:, :, -recent:], which keeps all when recent is 0
+    return tuple(torch.cat([x[:, :, start:], x[:, :, :n_sink]] if part in order
+                           else [x[:, :, :n_sink], x[:, :, start:]], 2) for part, x in zip("kv", (k, v)))
 
 
 STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
@@ -499,13 +518,18 @@ STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_ca
                "hint_cache_kv_swapped": dict(swap_cache=True), ("hint_cache_kv_swapped", "joined"): dict(swap_join=True),
                **{("hint_cache_cat_order", part): dict(new_first=part) for part in ("kv", "k", "v")},
                **{("hint_stream_sink_order", part): dict(sink_order=part) for part in ("kv", "k", "v")},
-               "hint_cache_mask_sign": dict(mask_sign=True)}
+               "hint_cache_mask_sign": dict(mask_sign=True), "hint_stream_cache_turned": dict(turned_cache=True),
+               "hint_stream_query_from_zero": dict(q_zero=True), "hint_stream_diagonal_minus_one": dict(diag_less=1),
+               "hint_stream_tail_slice": dict(tail=True)}
 
 
 def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list,
-                       t_new: int | None = None) -> str | None:
+                       t_new: int | None = None, sliced: list | None = None) -> str | None:
     """A cache of the wrong length: past the budget, or only the last window − T_new kept (the first n_sink
-    evicted with the rest), or after the first call only the new tokens (the old cache never joined)."""
+    evicted with the rest), or after the first call only the new tokens (the old cache never joined). sliced: the
+    lengths with the recent tokens kept as x[:, :, -(window − T_new):] (all of them when T_new = window)."""
+    if sliced and length == sliced[index] > n_sink + window:
+        return "hint_stream_tail_slice"
     if length > n_sink + window:
         return "hint_stream_budget"
     if length == dropped[index]:
@@ -513,18 +537,20 @@ def stream_length_hint(length: int, index: int, n_sink: int, window: int, droppe
     return "hint_cache_concat" if index and length == t_new else None
 
 
-STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 12))   # n_sink = 2, window = 4
+# n_sink = 2, window = 4: the last chunk as long as the window, on a full cache (T_new ≤ window is allowed)
+STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 15))
 
 
 def check_attend_streaming(fn) -> None:
     name = "attend_streaming"
-    n_sink, window, n = 2, 4, 12
+    n_sink, window, n = 2, 4, 15
     q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=84)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
     want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
     variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
                 for key, flags in STREAM_BUGS.items()}
     dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
+    sliced = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, tail=True)[1]
     cache, so_far = None, []
     for index, (lo, hi) in enumerate(STREAM_CHUNKS):
         call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
@@ -537,7 +563,7 @@ def check_attend_streaming(fn) -> None:
         y, cache = result
         expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
         for part, c in zip("KV", cache):
-            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped, hi - lo) \
+            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped, hi - lo, sliced) \
                 if isinstance(c, torch.Tensor) and c.dim() == 4 else None
             expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
                          t(hint) if hint else None)

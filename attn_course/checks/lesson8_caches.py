@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 
 import torch
 import torch.nn as nn
@@ -162,6 +163,9 @@ def mla_variants(m, x, turn) -> dict:
     for key, y in core_variants(q, k, v, keep).items():
         out.setdefault(key, m.o_proj(y))
     dn = m.qk_nope_head_dim
+    if x.size(0) == m.n_head > 1:   # k_R (B, T, d_R) expanded to (B, H, …) without k_R[:, None]: head h gets batch h's
+        shared = torch.cat([k[..., :dn], k[:, 0, :, dn:][None].expand(*k.shape[:-1], -1)], -1)
+        out["hint_mla_rope_head_axis"] = m.o_proj(merge_heads(attend(q, shared, v, keep)))
     turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
     for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
         out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
@@ -171,7 +175,12 @@ def mla_variants(m, x, turn) -> dict:
 
 def mla_error(kind: str, message: str, call: str = "") -> str | None:
     """kv_a_layernorm given a tensor whose last axis is not r: the latent split the other way round, or not split."""
-    return "hint_mla_norm_input" if "normalized_shape" in message else length_error(kind, message)
+    if "normalized_shape" in message:
+        return "hint_mla_norm_input"
+    sizes = re.search(r"Target sizes: \[([^\]]*)\]\.\s+Tensor sizes: \[([^\]]*)\]", message)
+    if "expanded size" in message and sizes and [len(z.split(",")) for z in sizes.groups()] == [4, 3]:
+        return "hint_mla_rope_head_axis"   # k_R (B, T, d_R) given to rope and expanded without its head axis
+    return length_error(kind, message)
 
 
 # An error of shapes inside mla_decode (a broadcast, a matmul's or a view's sizes): the absorbed form's shapes to
@@ -190,6 +199,8 @@ def decode_error(kind: str, message: str, call: str = "") -> str | None:
         return found
     if "view size is not compatible" in message:
         return "hint_view_after_transpose"
+    if ", cache," in call and "Sizes of tensors must match except in dimension" in message:
+        return "hint_mla_cache_cat_dim"   # the latent cache joined on another axis than its time axis, dim=1
     if length_error(kind, message):
         return length_error(kind, message)
     if kind == "RuntimeError" and "except in dimension" not in message and any(s in message for s in SHAPE_ERRORS):
@@ -282,10 +293,12 @@ def check_mla(cls) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
-def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="") -> list:
+def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="",
+                 renorm=False) -> list:
     """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
     into the output side, keys and values never expanded. Right with the defaults, or one classic mistake
-    (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's)."""
+    (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's; renorm: the latent
+    normalised again after the join, the cached part once more on every call; "joined": only when there is a cache)."""
     b, _, _ = x.shape
     h, r, dn, dr, dv = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
     w_uk, w_uv = m.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)        # (H, dn, r), (H, dv, r)
@@ -302,6 +315,7 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
         if cache is not None:
             c = torch.cat([c, cache[0]] if "c" in new_first else [cache[0], c], 1)
             k_rot = torch.cat([k_rot, cache[1]] if "k" in new_first else [cache[1], k_rot], 1)
+        c = m.kv_a_layernorm(c) if renorm is True or (renorm and cache is not None) else c
         scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past if offset else 0)
         weights = torch.softmax((scores / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
@@ -313,7 +327,8 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
 
 ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
                  "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True),
-                 **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")}}
+                 **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")},
+                 "hint_mla_norm_twice": dict(renorm=True), ("hint_mla_norm_twice", "joined"): dict(renorm="joined")}
 # The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
 # the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
 MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
@@ -324,6 +339,8 @@ def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int
     """A latent cache part of the wrong shape: per head (4 axes), or k_R with its batch axis 1 (the head axis added
     with k_R[None] or taken off with k_R[0], not at axis 1): a hint key and its fields, or None."""
     shape = tuple(shape)
+    if len(shape) == 4 and shape[1] == 1 and width == dr:   # k_R[:, None] for rope, kept in the cache
+        return "hint_mla_kR_head_axis", {"shape": shape}
     if len(shape) == 4:
         return "hint_mla_cache_expanded", {"r": r, "dr": dr, "h": h}
     if r != dr and shape == (b, n, dr if width == r else r):   # c where k_R goes, or k_R where c goes
@@ -338,7 +355,7 @@ def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
         raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
     for part, c, width in zip(("c", "k_R"), cache, (r, dr)):
         found = latent_shape_hint(c.shape, b, n, width, r, dr, h) if isinstance(c, torch.Tensor) else None
-        expect_shape(c, (b, n, width), ("B", "T", part), t("what_latent", part=part),
+        expect_shape(c, (b, n, width), ("B", "T", "r" if part == "c" else "d_R"), t("what_latent", part=part),
                      t(found[0], **found[1]) if found else None)
 
 

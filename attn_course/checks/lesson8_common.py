@@ -54,3 +54,22 @@ def hint_text(key) -> str:
     if isinstance(key, tuple):
         return t(key[0], **dict(key[1])) if isinstance(key[1], tuple) else t(key[0])
     return t(key)
+
+
+def rolling_bug(outputs: list, positions: list, run, tol: float = 1e-9):
+    """The first of the rolling cache's mistakes (ROLLING_BUGS) whose outputs equal every output so far (a NaN as 0)
+    and whose ring positions equal the learner's pos after each of those calls: its own evidence, as outputs alone
+    can agree by chance (the ring written first and T_seen = pos.max() without + 1 both leave a first token with no
+    key). run(**flags) -> (outputs, rings) of rolling_run."""
+    from .lesson8 import ROLLING_BUGS
+    for key, flags in ROLLING_BUGS.items():
+        outs, rings = run(**flags)
+        if all(isinstance(g, torch.Tensor) and close(torch.nan_to_num(g), o, tol) for g, o in zip(outputs, outs)) and \
+                all(isinstance(p, torch.Tensor) and p.tolist() == ring[2].tolist() for p, ring in zip(positions, rings)):
+            return key
+    return None
+
+
+def as_named(key):
+    """A variant's key as the grader's matching_bug names it: the hint, or (hint, {field: value})."""
+    return ((key[0], dict(key[1])) if isinstance(key[1], tuple) else key[0]) if isinstance(key, tuple) else key

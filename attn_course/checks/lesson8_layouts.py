@@ -228,10 +228,12 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
     if window is None or bug == "hint_bytes_window_ignored":
         return n_layer * T * per_token
     window_layers = n_layer if bug == "hint_bytes_window_all" else config.get("window_layers", n_layer)
-    return (window_layers * min(T, window) + (n_layer - window_layers) * T) * per_token
+    held = window if bug == "hint_bytes_window_uncapped" else min(T, window)
+    return (window_layers * held + (n_layer - window_layers) * T) * per_token
 
 
-BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once")
+BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once",
+              "hint_bytes_window_uncapped")
 BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
                ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
@@ -256,7 +258,7 @@ def check_cache_bytes(fn) -> None:
     for config, n, batch, dtype in BYTES_CASES:
         got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
         if isinstance(got, float):
-            raise named("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+            raise named("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
                         got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int):
             raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))

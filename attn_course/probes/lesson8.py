@@ -95,9 +95,10 @@ def stream_setup(draws, kind: str):
     if kind == "rolling":   # a prefill past the window, tokens one at a time, a chunk after the ring has turned
         first = window + 1 + int(draws.randint("prefill", 0, 3, (1,)))
         chunks = [(0, first)] + [(i, i + 1) for i in range(first, n - 3)] + [(n - 3, n - 1), (n - 1, n)]
-    else:                   # a prefill within the budget, then steps and chunks of at most the window
+    else:                   # a prefill within the budget, steps, two tokens, and the window's length on a full cache
         first = n_sink + window - 1
-        chunks = [(0, first)] + [(i, i + 1) for i in range(first, n - 4)] + [(n - 4, n - 2), (n - 2, n)]
+        chunks = [(0, first)] + [(i, i + 1) for i in range(first, n - window - 2)] + [(n - window - 2, n - window),
+                                                                                   (n - window, n)]
     return q, k, v, window, n_sink, chunks, draw_base(draws)
 
 
@@ -358,7 +359,9 @@ def bytes_cases(draws) -> list:
             ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w}, long, batch, dtypes[1]),
             ({"n_layer": 2 * n_layer, "n_kv_head": g, "head_dim": d, "window": w, "window_layers": n_layer}, long,
              batch, dtypes[2]),
-            ({"n_layer": n_layer, "latent_dim": latent}, long, batch, dtypes[3])]
+            ({"n_layer": n_layer, "latent_dim": latent}, long, batch, dtypes[3]),
+            # shorter than the window, as the check's last case: a window layer holds min(T, W) tokens
+            ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w + n}, n, batch, dtypes[0])]
 
 
 @probe("lesson8.cache_bytes")

@@ -130,8 +130,8 @@ def judge_attend_rolling(res):
             or len(outputs) > len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
     first = chunks[0][1]
-    with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ROLLING_BUGS,
-                                      lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)[0])
+    with naming(lambda: checks.all_nan(res["outputs"]) or checks.as_named(checks.rolling_bug(
+                res["outputs"], res["positions"], lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)))
                 or _first_call(res, *checks.first_turned(q, k, v, first, turn),
                                checks.window_variants(window, first, 0)[None], caches.unmerged(h))):
         for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions, ring_positions(chunks, window)):
@@ -197,7 +197,8 @@ def judge_attend_streaming(res):
     outputs, shapes = res["outputs"], res["cache_shapes"]
     if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
         raise Mismatch("hidden_mismatch", case="attend_streaming", err=float("inf"))
-    dropped = checks.streaming_run(q, k, v, chunks, n_sink, window, turn, sinks="dropped")[1]
+    dropped, sliced = (checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[1]
+                       for bug in (dict(sinks="dropped"), dict(tail=True)))
     first = chunks[0][1]
     with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.STREAM_BUGS,
                                       lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])
@@ -208,7 +209,7 @@ def judge_attend_streaming(res):
             if shape != [[b, h, n, d]] * 2:
                 four = shape and isinstance(shape[0], list) and len(shape[0]) == 4
                 raise Mismatch("hidden_cache_shape", hint=checks.stream_length_hint(shape[0][2], index, n_sink, window,
-                                                                                    dropped, hi - lo) if four else None,
+                                                                                    dropped, hi - lo, sliced) if four else None,
                                name="attend_streaming", n=n, want=(b, h, n, d), got=shape)
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_streaming", "sizes": sizes, "lo": lo, "last": hi - 1})
@@ -530,13 +531,12 @@ def judge_cache_bytes(res):
     for i, (config, n, batch, dtype) in enumerate(probe.bytes_cases(res)):
         got, want = res[f"bytes.{i}"], static_cache_bytes(config, n, batch, dtype)
         if isinstance(got, float):   # a byte count is a whole number: 4536.0 is no answer, whatever it equals
-            raise Mismatch("hint_answer_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
+            raise Mismatch("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
                            got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
             hint = next((bug for bug in caches.BYTES_BUGS if caches.cache_bytes_ref(config, n, batch, dtype, bug) == got),
                         "hint_kv_bits" if got == want * 8 else None)
             raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
-
 
 
 def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):

@@ -1,0 +1,66 @@
+"""Lesson 8's hints for mistakes a learner made that no hint named before (a Korean learner's run of lesson 8): a
+StreamingLLM cache kept with a negative slice, a ring's first position off by one, keys rotated twice, and others.
+Kept apart from lesson8.py, which is near the module-length limit."""
+
+MESSAGES = {
+    # ---------------------------------------------------------------- exercise 4: a rolling cache
+    "hint_rolling_seen_off": {
+        "ja": "新しいトークンの位置が1つ前にずれています。pos.max() は最後に書き込んだトークンの位置なので、次のトークンの位置は T_seen = int(pos.max()) + 1 から始まります（最初の呼び出しでは pos がすべて −1 なので 0 からです）。",
+        "ko": "새 토큰의 위치가 하나 앞으로 밀렸습니다. pos.max()는 마지막으로 쓴 토큰의 위치이므로, 다음 토큰의 위치는 T_seen = int(pos.max()) + 1부터 시작합니다(첫 호출에서는 pos가 모두 −1이므로 0부터입니다).",
+    },
+    "hint_rolling_write_then_join": {
+        "ja": "新しいトークンをリングに書き込んでから、そのリングと新しいキーをつないでいます。これでは新しいキーが2回入り、上書きされた古いキーは見えなくなります。リングと新しいキーをつないで計算してから、最後にリングに書き込みます。",
+        "ko": "새 토큰을 링에 쓴 다음 그 링과 새 키를 이어 붙였습니다. 이러면 새 키가 두 번 들어가고, 덮어쓴 이전 키는 보이지 않게 됩니다. 링과 새 키를 이어 붙여 계산한 다음, 마지막에 링에 씁니다.",
+    },
+    "hint_rolling_pos_dtype": {
+        "ja": "pos の dtype が整数ではありません。torch.full((window,), -1.0) のように小数で作ると float32 になり、整数の位置 positions を書き込めません。pos は torch.full((window,), -1, dtype=torch.long, device=q.device) で作ります。",
+        "ko": "pos의 dtype이 정수가 아닙니다. torch.full((window,), -1.0)처럼 소수로 만들면 float32가 되어 정수 위치 positions를 쓸 수 없습니다. pos는 torch.full((window,), -1, dtype=torch.long, device=q.device)로 만듭니다.",
+    },
+    "hint_weights_times_keys": {
+        "ja": "重みにキーを掛けています（softmax(...) @ keys）。出力は重みとバリューの積です：torch.softmax(scores, dim=-1) @ values。",
+        "ko": "가중치에 키를 곱했습니다(softmax(...) @ keys). 출력은 가중치와 밸류의 곱입니다: torch.softmax(scores, dim=-1) @ values.",
+    },
+    # ---------------------------------------------------------------- exercise 5: StreamingLLM
+    "hint_stream_tail_slice": {
+        "ja": "T_new が window と等しいと、k_old[:, :, -(window - T_new):] は k_old[:, :, -0:]、つまり k_old[:, :, 0:] になり（-0 は 0 です）、何も追い出さずにキャッシュ全体を残してしまいます。残す最後の部分は長さ L から数えて k_old[:, :, L - (window - T_new):] と書きます。これなら残す数が 0 のときは空になります。",
+        "ko": "T_new가 window와 같으면 k_old[:, :, -(window - T_new):]는 k_old[:, :, -0:], 즉 k_old[:, :, 0:]이 되어(-0은 0입니다) 아무것도 내보내지 않고 캐시 전체를 남깁니다. 남길 마지막 부분은 길이 L에서 세어 k_old[:, :, L - (window - T_new):]로 씁니다. 이렇게 하면 남길 개수가 0일 때 빈 텐서가 됩니다.",
+    },
+    "hint_stream_cache_turned": {
+        "ja": "キャッシュとして、回したあとのキー（k_rot）を返しています。次の呼び出しではそのキーをもう一度回すので、回転が重なっていきます。キャッシュとして返すのは回す前のキー (k, v) で、回すのは呼び出しのたびに計算の中だけです。",
+        "ko": "캐시로 돌린 뒤의 키(k_rot)를 반환했습니다. 다음 호출에서 그 키를 한 번 더 돌리므로 회전이 겹쳐 쌓입니다. 캐시로 반환하는 것은 돌리기 전의 키 (k, v)이고, 돌리는 것은 호출할 때마다 계산 안에서만 합니다.",
+    },
+    "hint_stream_query_from_zero": {
+        "ja": "クエリを位置 0, 1, … で回しています。新しいトークンはキャッシュの最後にいるので、クエリの位置は L_all - T_new, …, L_all - 1（positions[L_all - T_new:]）です。",
+        "ko": "쿼리를 위치 0, 1, …로 돌렸습니다. 새 토큰은 캐시의 끝에 있으므로 쿼리의 위치는 L_all - T_new, …, L_all - 1(positions[L_all - T_new:])입니다.",
+    },
+    "hint_stream_diagonal_minus_one": {
+        "ja": "マスクの対角線が1つ左にずれていて、どのトークンも自分自身を見ていません。右下にそろえたマスクは tril(diagonal=L_all - T_new) です（- 1 は付けません）。",
+        "ko": "마스크의 대각선이 하나 왼쪽으로 밀려서 어떤 토큰도 자기 자신을 보지 못합니다. 오른쪽 아래에 맞춘 마스크는 tril(diagonal=L_all - T_new)입니다(- 1을 붙이지 않습니다).",
+    },
+    # ---------------------------------------------------------------- exercises 7 and 8: MLA
+    "hint_mla_rope_head_axis": {
+        "ja": "k_R にヘッドの軸を付けずに rope に渡しています。k_R は (B, T, d_R) で全ヘッドが共有するので、k_R[:, None] で (B, 1, T, d_R) にしてから rope に渡し、q_R (B, H, T, d_R) と同じように回します。",
+        "ko": "k_R에 헤드 축을 붙이지 않고 rope에 넘겼습니다. k_R은 (B, T, d_R)이고 모든 헤드가 함께 쓰므로, k_R[:, None]으로 (B, 1, T, d_R)로 만든 다음 rope에 넘겨 q_R (B, H, T, d_R)과 같은 방식으로 돌립니다.",
+    },
+    "hint_mla_cache_cat_dim": {
+        "ja": "潜在キャッシュを時間の軸以外でつないでいます。c は (B, T, r)、k_R は (B, T, d_R) なので、時間の軸は dim=1 です：torch.cat([cache[0], c], dim=1)、torch.cat([cache[1], k_R], dim=1)。",
+        "ko": "잠재 캐시를 시간 축이 아닌 축으로 이어 붙였습니다. c는 (B, T, r), k_R은 (B, T, d_R)이므로 시간 축은 dim=1입니다: torch.cat([cache[0], c], dim=1), torch.cat([cache[1], k_R], dim=1).",
+    },
+    "hint_mla_kR_head_axis": {
+        "ja": "キャッシュした k_R にヘッドの軸が残っています（{shape}）。rope に渡すために付けた軸は、回したあと k_R[:, 0] で外し、(B, T, d_R) としてキャッシュします。",
+        "ko": "캐시한 k_R에 헤드 축이 남아 있습니다({shape}). rope에 넘기려고 붙인 축은 돌린 뒤 k_R[:, 0]으로 떼어 내고 (B, T, d_R)로 캐시합니다.",
+    },
+    "hint_mla_norm_twice": {
+        "ja": "キャッシュにある c をもう一度正規化しています。キャッシュの c はすでに kv_a_layernorm を通したものなので、正規化するのは新しいトークンの c だけで、キャッシュとつなぐのはそのあとです。",
+        "ko": "캐시에 있는 c를 한 번 더 정규화했습니다. 캐시의 c는 이미 kv_a_layernorm을 거친 것이므로, 정규화는 새 토큰의 c에만 하고 캐시와 이어 붙이는 것은 그다음입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 12: what a cache costs
+    "hint_bytes_window_uncapped": {
+        "ja": "スライディングウィンドウの層を、いつも window トークン分で数えています。まだ T < window のうちは T トークンしか入っていないので、その層が持つのは min(T, window) トークンです。",
+        "ko": "슬라이딩 윈도 층을 늘 window 토큰만큼으로 셌습니다. 아직 T < window일 때는 토큰이 T개뿐이므로 그 층이 가지는 것은 min(T, window) 토큰입니다.",
+    },
+    "hint_return_not_int": {
+        "ja": "{name} の戻り値が整数ではありません（いまは {got}）。バイト数は数を数える答えなので、/ や float(...) を使わずに整数を返してください。",
+        "ko": "{name}의 반환값이 정수가 아닙니다(지금은 {got}). 바이트 수는 개수를 세는 답이므로 /나 float(...)를 쓰지 않고 정수를 반환하세요.",
+    },
+}
