@@ -151,6 +151,13 @@ NAMED = {
         "tiled_scale_d": {"ex2_tiled_attention": "hint_scale_dk"},
         "gqa_q_not_projected": {"ex3_gqa": "hint_gqa_q_not_projected"},
         "cache_returns_swapped": {"ex5_attend_with_cache": "hint_cache_return_order"},
+        "pasted_buffer_64": {"ex0_gpt2_attention": "hint_max_len_buffer"},
+        "pasted_block_size_keyword": {"ex0_gpt2_attention": "hint_max_len_keyword"},
+        "pasted_sdpa_weights": {"ex0_gpt2_attention": "hint_sdpa_weights_none"},
+        "tiled_whole_scores": {"ex2_tiled_attention": "hint_tiled_full"},
+        "tiled_sum_no_device": {"ex2_tiled_attention": "hint_tiled_device"},
+        "tiled_sum_no_dtype": {"ex2_tiled_attention": "hint_tiled_dtype"},
+        "gqa_mask_cpu": {"ex3_gqa": "hint_mask_device"},
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},

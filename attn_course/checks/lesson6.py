@@ -13,6 +13,8 @@ from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads, tril,
 )
+from .lesson6_module import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+from .lesson6_tiles import expect_tiled, meta_error
 from .lesson7_cross import merged_out_of_order
 
 # Batch, sequence, heads, head width: all different, and none 2 or 3, since the FLOPs bugs
@@ -224,7 +226,10 @@ def _online_variants(q, k, v, block: int, causal: bool) -> dict:
 
 
 def tiled_error(kind: str, message: str, call: str = "") -> str | None:
-    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)): the check's and the grader's alike."""
+    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)), or a tensor made on the CPU that met
+    the meta device's (no device=q.device): the check's and the grader's alike."""
+    if "meta" in call:
+        return meta_error(kind, message)
     if "only integer tensors of a single element" in message or (
             "arange() received an invalid combination" in message and "Tensor" in message):
         return "hint_tiled_size"
@@ -261,6 +266,7 @@ def check_tiled_attention(fn) -> None:
         if not close(got, right, 1e-6):
             hint = next((say(hint_key(key)) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
             raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
+    expect_tiled(fn, name, tiled_error)
     passed(name)
 
 
@@ -317,6 +323,8 @@ def gqa_expected(module, x) -> dict:
 
 def gqa_error(kind: str, message: str, call: str = "") -> str | None:
     """What a GroupedQueryAttention that raised on right sizes and inputs says: the check's and the grader's alike."""
+    if "meta" in call and "device" in message:   # a mask made on the CPU met the meta device's scores
+        return "hint_mask_device"
     if kind == "InputError":   # the course's own size or input check refused right ones
         return "hint_gqa_expect_tokens" if ".forward" in call else "hint_gqa_init_args"
     if "object has no attribute" in message and any(
@@ -372,6 +380,11 @@ def check_gqa_module(cls) -> None:
             failure = (t("values_differ", what=t("what_output"), err=max_error(y, variants[None]))
                        if torch.isfinite(y).all() else t("has_nan", what=t("what_output")))
             raise CheckFailed(failure, say(gqa_output_hint(y, module, variants, 1e-9)))
+        # The meta device stands in for a GPU: a mask made without device=x.device stays on the CPU and fails there.
+        y = expect_returned_pair(_gqa_call(f"{name}.forward (meta)", module.to("meta"), x.to("meta")),
+                                 f"{name}.forward")[0]
+        if isinstance(y, torch.Tensor) and y.device.type != "meta":
+            raise CheckFailed(t("hint_mask_device"))
     passed(name)
 
 
