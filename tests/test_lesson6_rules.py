@@ -122,3 +122,32 @@ def test_the_watch_cannot_be_reached_from_a_cell():
     for line in ("from torch.utils._python_dispatch import _disable_current_modes",
                  "course.score_watch.ScoreWatch.__torch_dispatch__ = lambda *a, **k: None"):
         assert escapes(line), line
+
+
+def test_counts_that_are_no_python_int_and_floats_are_told_apart(lang, ref):
+    """An np.int64 has no `/` to blame (it was told about `/`); kv_cache_bytes' float gets its own example."""
+    import numpy as np
+    as_numpy = lambda *a: {k: np.int64(v) for k, v in ref.attention_flops(*a).items()}  # noqa: E731
+    failure = fails_with(checks.check_attention_flops, as_numpy, "hint_count_python_int")
+    assert " // " not in str(failure)
+    assert fails(probes.attention_flops, as_numpy).hint == "hint_count_python_int"
+    bits = lambda L, B, T, G, D, dt: 2 * L * B * T * G * D * (torch.finfo(dt).bits / 8 if dt.is_floating_point  # noqa: E731
+                                                                else torch.iinfo(dt).bits / 8)
+    fails_with(checks.check_kv_cache_bytes, bits, "hint_kv_float")
+    assert fails(probes.kv_cache_bytes, bits).hint == "hint_kv_float"
+
+
+def test_the_scale_hints_use_the_lessons_symbol(lang):
+    """Lesson 6's prose says D, one head's width: its hints do too (they said d_k)."""
+    from attn_course.messages import t
+    for key in ("hint_no_scale_6", "hint_scale_d_6", "hint_scale_mul_6", "hint_scale_floor_6", "hint_scale_inverted_6"):
+        assert "d_k" not in t(key) and "D" in t(key), key
+
+
+def test_sdpa_on_the_naive_path_says_which_path_may_call_it(lang, ref4):
+    class Naive(ref4.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            y, w = super().forward(x, True)
+            return y, torch.zeros(x.size(0), self.n_head, x.size(1), x.size(1), dtype=x.dtype)
+    fails_with(checks.check_gpt2_module, Naive, "hint_from_scratch_path", name="GPT2SelfAttention.forward",
+               path="use_sdpa=True")
