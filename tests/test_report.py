@@ -148,7 +148,7 @@ NAMED = {
         "flops_float_head_dim": {"ex1_attention_flops": "hint_count_float"},
         "kv_tensor_element": {"ex4_kv_cache_bytes": "hint_kv_tensor"},
         "tiled_kv_swapped": {"ex2_tiled_attention": "hint_tiled_kv_swapped"},
-        "tiled_scale_d": {"ex2_tiled_attention": "hint_scale_dk"},
+        "tiled_scale_d": {"ex2_tiled_attention": "hint_scale_d_6"},
         "gqa_q_not_projected": {"ex3_gqa": "hint_gqa_q_not_projected"},
         "cache_returns_swapped": {"ex5_attend_with_cache": "hint_cache_return_order"},
         "pasted_buffer_64": {"ex0_gpt2_attention": "hint_max_len_buffer"},
