@@ -236,7 +236,7 @@ def tiled_error(kind: str, message: str, call: str = "") -> str | None:
     the meta device's (no device=q.device): the check's and the grader's alike."""
     if "meta" in call:
         return meta_error(kind, message)
-    if "must match the size of tensor" in message and "non-singleton dimension" in message:
+    if "must match the size of tensor" in message and "non-singleton dimension 3" in message:
         return "hint_tiled_row_axis"   # amax over dim=-2 (or no keepdim): m is no (B, H, T, 1), and acc * scale fails
     if "only integer tensors of a single element" in message or (
             "arange() received an invalid combination" in message and "Tensor" in message):
