@@ -197,7 +197,7 @@ def _learners(file: str) -> bool:
     return not (file.startswith((_STDLIB_DIR, _COURSE_DIR)) or any(p in file for p in _PACKAGES))
 # The course's modules a by-hand exercise may call: errors and checks of its input, messages, the device.
 _COURSE_ALLOWED = {os.path.join(_COURSE_DIR, f) for f in ("__init__.py", "validate.py", "by_hand.py", "exercises.py",
-                                                          "device.py", "data.py", "fonts.py")}
+                                                          "device.py", "data.py", "fonts.py", "score_watch.py")}
 _COURSE_ALLOWED_DIRS = (os.path.join(_COURSE_DIR, "messages") + os.sep,)
 # Calls that would take the guards down: refused while they are up.
 _GUARD_CALLS = frozenset({
@@ -237,6 +237,17 @@ HINTS = {"attention": "hint_from_scratch", "softmax": "hint_softmax_by_hand", "c
 def hint_key(recorded: str) -> str:
     """The hint for a refusal a probe recorded as "kind:what"."""
     return HINTS.get(recorded.split(":", 1)[0], "hint_from_scratch")
+
+
+def hint_for(recorded: str, rule: Rule | None, name: str) -> tuple[str, dict]:
+    """The hint (key, fields) for a refusal recorded as "kind:what" in an exercise under rule: where the text lets
+    one path call the library (`:library_path: use_sdpa=True`), the hint says which, so a learner who called it
+    on the other path is not told the library is banned from both."""
+    kind = recorded.split(":", 1)[0]
+    if kind == "attention" and rule is not None and rule.library_path:
+        key, value = rule.library_path
+        return "hint_from_scratch_path", {"name": name, "path": f"{key}={value}"}
+    return hint_key(recorded), {"name": name}
 
 
 def refused_what(recorded: str) -> str:
@@ -299,7 +310,8 @@ class Guard:
         """The check's failure for the first refusal; its `raised` is what a probe sends the grader."""
         kind, what = self.refused.split(":", 1)
         refused = "concat_refused" if kind == "concat" else "by_hand_refused"
-        failure = CheckFailed(t(refused, name=self.name, what=what), t(HINTS[kind], name=self.name))
+        key, fields = hint_for(self.refused, self.rule, self.name)
+        failure = CheckFailed(t(refused, name=self.name, what=what), t(key, **fields))
         failure.raised = {"kind": REFUSED_KIND, "message": self.refused, "dot_T": False}
         return failure
 

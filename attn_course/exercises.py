@@ -42,7 +42,7 @@ EXERCISES = {
         'ex4_head_answers_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson5.head_answers'], 'checks': ['lesson5.check_head_answers']},
     },
     '06_costs': {
-        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module'], 'checks': ['lesson4.check_gpt2_module']},
+        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson6.module_max_len'], 'checks': ['lesson6.check_gpt2_module']},
         'ex1_attention_flops_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson6.attention_flops'], 'checks': ['lesson6.check_attention_flops']},
         'ex2_tiled_attention_tests': {'points': 4, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson6.tiled_attention'], 'checks': ['lesson6.check_tiled_attention']},
         'ex3_gqa_tests': {'points': 3, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson6.gqa'], 'checks': ['lesson6.check_gqa_module']},

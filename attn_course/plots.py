@@ -21,7 +21,16 @@ def show_table(header: list[str], rows: list[list]) -> None:
     """A small table as Markdown: print() cannot align columns of full-width CJK text."""
     from IPython.display import Markdown, display
 
-    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
+    def numeric(cell) -> bool:
+        try:
+            float(str(cell).replace(",", "").rstrip("×%"))
+            return True
+        except ValueError:
+            return False
+
+    # Numbers right-aligned, so their digits line up; text left-aligned, as it is read.
+    align = ["---:" if rows and all(numeric(row[i]) for row in rows) else ":---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     display(Markdown("\n".join(lines)))
 

@@ -96,17 +96,19 @@ def _tiled(rescale=True, normalize=True, tail=True, sum_blocks=False, causal_mas
             for j in range(0, T_, block_size):
                 s = q @ k[:, :, j:j + block_size].transpose(-2, -1) / math.sqrt(D_)
                 if causal:
-                    s = s.masked_fill(torch.arange(j, min(j + block_size, T_)) > torch.arange(T_)[:, None], float("-inf"))
+                    s = s.masked_fill(torch.arange(j, min(j + block_size, T_), device=q.device)
+                                      > torch.arange(T_, device=q.device)[:, None], float("-inf"))
                 out = out + torch.softmax(s, -1).nan_to_num() @ v[:, :, j:j + block_size]
             return out
-        m = torch.full((B_, H_, T_, 1), float("-inf"), dtype=q.dtype)
+        m = torch.full((B_, H_, T_, 1), float("-inf"), dtype=q.dtype, device=q.device)
         l, acc = torch.zeros_like(m), torch.zeros_like(q)
         end = T_ if tail else (T_ // block_size) * block_size
         for j in range(0, end, block_size):
             kb, vb = k[:, :, j:j + block_size], v[:, :, j:j + block_size]
             s = q @ kb.transpose(-2, -1) / math.sqrt(D_)
             if causal and causal_mask:
-                s = s.masked_fill(torch.arange(j, j + kb.size(2)) > torch.arange(T_)[:, None], float("-inf"))
+                s = s.masked_fill(torch.arange(j, j + kb.size(2), device=q.device)
+                                  > torch.arange(T_, device=q.device)[:, None], float("-inf"))
             m_new = torch.maximum(m, s.amax(-1, keepdim=True))
             p = torch.exp(s - m_new)
             scale = torch.exp(m - m_new)
@@ -153,7 +155,7 @@ def _gqa(ref, repeat="interleave", mask=True, swap=False, validate=True):
             k, v = grow(k), grow(v)
             s = q @ k.transpose(-2, -1) / math.sqrt(D_)
             if mask:
-                s = s.masked_fill(~torch.ones(T_, T_, dtype=torch.bool).tril(), float("-inf"))
+                s = s.masked_fill(~torch.ones(T_, T_, dtype=torch.bool, device=x.device).tril(), float("-inf"))
             w = torch.softmax(s, -1)
             return self.c_proj((w @ v).transpose(1, 2).reshape(B_, T_, E_)), w
     return GQA
@@ -386,6 +388,29 @@ BUGS = {
                                  {"ex5_attend_with_cache_tests"}, "cache returned as (cache, output)"),
     "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
                                {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
+    # A Japanese learner's reading: each was ✔ and full marks; the check and the grader now fail it for one cause.
+    "pasted_buffer_64": Bug("ex0_gpt2_attention", "torch.ones(max_len, max_len, dtype=torch.bool)",
+                            "torch.ones(64, 64, dtype=torch.bool)", {"ex0_gpt2_attention_tests"},
+                            "pasted module with a causal buffer of a fixed 64, whatever max_len"),
+    "pasted_block_size_keyword": Bug("ex0_gpt2_attention", "def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):",
+                                     "def __init__(self, embed_dim, n_head, block_size=64, dropout=0.0):\n"
+                                     "        max_len = block_size", {"ex0_gpt2_attention_tests"},
+                                     "pasted module whose keyword is block_size, not max_len"),
+    "pasted_sdpa_weights": Bug("ex0_gpt2_attention", "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None",
+                               "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), q @ k.transpose(-2, -1)",
+                               {"ex0_gpt2_attention_tests"}, "pasted module returns a tensor, not None, on the SDPA path"),
+    "tiled_whole_scores": Bug("ex2_tiled_attention", "s = q @ kb.transpose(-2, -1) / math.sqrt(D)",
+                              "s = (q @ k.transpose(-2, -1) / math.sqrt(D))[..., start:start + block_size]",
+                              {"ex2_tiled_attention_tests"}, "tiling that makes the whole (T, T) scores and slices them"),
+    "tiled_sum_no_device": Bug("ex2_tiled_attention", "l = torch.zeros((B, H, T, 1), dtype=q.dtype, device=q.device)",
+                               "l = torch.zeros((B, H, T, 1), dtype=q.dtype)", {"ex2_tiled_attention_tests"},
+                               "tiling with ℓ made on the CPU (no device=)"),
+    "tiled_sum_no_dtype": Bug("ex2_tiled_attention", "l = torch.zeros((B, H, T, 1), dtype=q.dtype, device=q.device)",
+                              "l = torch.zeros((B, H, T, 1), device=q.device)", {"ex2_tiled_attention_tests"},
+                              "tiling with ℓ made in float32 (no dtype=)"),
+    "gqa_mask_cpu": Bug("ex3_gqa", "keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
+                        "keep = torch.ones(T, T, dtype=torch.bool).tril()", {"ex3_gqa_tests"},
+                        "GQA with its mask made on the CPU (no device=x.device)"),
 }
 
 

@@ -28,8 +28,12 @@ TILED_MISTAKES = [
     ("scale = torch.exp(m - m_new)", "scale = torch.exp(m + m_new)", "hint_tiled_scale", {}),
     ("acc = acc * scale + p @ vb", "acc = acc * scale - p @ vb", "hint_tiled_update", {}),
     ("return acc / l", "return acc * l", "hint_tiled_final", {}),
-    ("/ math.sqrt(D)", "/ D", "hint_scale_dk", {}),
+    ("/ math.sqrt(D)", "/ D", "hint_scale_d_6", {}),
     ("range(0, k.size(2), block_size)", "range(0, k, block_size)", "hint_tiled_size", {}),
+    # A Japanese learner's reading: no hint, or the wrong cause ("transpose K") before.
+    ("m = m_new", "m = m", "hint_tiled_max_update", {}),
+    ("acc = acc * scale + p @ vb", "acc = acc * scale + p @ kb", "hint_tiled_kv_swapped", {}),
+    ("s.amax(dim=-1, keepdim=True)", "s.amax(dim=-2, keepdim=True)", "hint_tiled_row_axis", {}),
 ]
 
 
@@ -57,6 +61,8 @@ GQA_MISTAKES = [
      "self.q_proj(x).transpose(1, 2).view(B, T, self.n_head, self.head_dim)", "hint_gqa_shapes"),
     ("z.view(B, T, self.n_kv_head, self.head_dim)", "z.view(B, T, self.head_dim, self.head_dim)", "hint_gqa_sizes"),
     ("k, v = k.repeat_interleave(group", "k, v = k.repeat_interleave(self.n_head / self.n_kv_head", "hint_int_division"),
+    # repeat_interleave(G): the heads' axis differs, as for a head split out of order; the hint names both now.
+    ("group = self.n_head // self.n_kv_head", "group = self.n_kv_head", "hint_gqa_shapes"),
 ]
 
 
@@ -82,6 +88,9 @@ CACHE_MISTAKES = [
      "hint_merge_order_6"),
     ("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=1)", "hint_softmax_axis"),
     ("torch.softmax(scores, dim=-1) @ v", "scores @ v", "hint_no_softmax"),
+    ("tril(diagonal=past)", "tril(diagonal=past - 1)", "hint_cache_mask_diagonal"),
+    ("past = k.size(2) - T_new", "past = 0 if cache is None else cache[0].size(1)", "hint_cache_past_axis"),
+    ("E // H", "E / H", "hint_cache_float_dim"),
 ]
 
 
@@ -100,3 +109,14 @@ def test_weights_and_values_multiplied_the_other_way_are_named_alike():
     cls = _edit("GroupedQueryAttention", "_merge(weights @ v)", "_merge(v @ weights)")
     fails_with(checks.check_gqa_module, cls, "hint_gqa_shapes")
     assert fails(probes.gqa, cls, seed=1).hint == "hint_gqa_shapes"
+
+
+def test_kv_proj_of_the_wrong_size_says_why_two_g_d():
+    from attn_course.messages import t
+    from attn_grader.verdict import localize
+    cls = _edit("GroupedQueryAttention", "nn.Linear(embed_dim, 2 * n_kv_head * self.head_dim)",
+                "nn.Linear(embed_dim, 2 * embed_dim)")
+    failure = pytest.raises(checks.CheckFailed, checks.check_gqa_module, cls).value
+    assert t("why_kv_proj") in str(failure)
+    mismatch = fails(probes.gqa, cls, key="hidden_layout")
+    assert "2·G·D" in localize(mismatch, "ja") and "2·G·D" in localize(mismatch, "ko")

@@ -153,7 +153,7 @@ def by_hand_note(cell, lang: str):
         parts.append(MESSAGES["by_hand_note_softmax"][lang])
     if library_path:
         parts.append(MESSAGES["by_hand_note_library_path"][lang].format(path=library_path))
-    return " ".join(parts)
+    return ("" if lang == "ja" else " ").join(parts)   # Japanese sentences follow one another without a space
 
 
 MESSAGE_CALL = re.compile(r"""course\.t\(\s*(["'])(\w+)\1\s*(\)|,\s*)""")

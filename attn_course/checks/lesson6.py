@@ -13,6 +13,8 @@ from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads, tril,
 )
+from .lesson6_module import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+from .lesson6_tiles import expect_tiled, meta_error
 from .lesson7_cross import merged_out_of_order
 
 # Batch, sequence, heads, head width: all different, and none 2 or 3, since the FLOPs bugs
@@ -90,9 +92,10 @@ def check_attention_flops(fn) -> None:
                             got=", ".join(map(str, got)) if isinstance(got, dict) else type(got).__name__))
     for key, want in right.items():
         value = got[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and value == want):
-            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__),
-                              t("hint_count_float") if isinstance(value, float) else None)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):   # np.int64, a tensor: no `/` to blame
+            raise CheckFailed(t("count_not_python_int", step=key, kind=type(value).__name__), t("hint_count_python_int"))
+        if isinstance(value, float) and value == want:
+            raise CheckFailed(t("flops_not_int", step=key, kind=type(value).__name__), t("hint_count_float"))
         if value != want:   # a float that is not the count either: the formula is the mistake, not the division
             hint = next((k for k, v in variants.items() if k and v[key] == value and v[key] != want), None)
             hint = hint or divided_hint(divided_fits(value, want, flops_sizes_named(B, T, E_, H)))
@@ -113,13 +116,15 @@ def kv_type_hint(cases):
     for sizes, dtype, got in cases:
         if isinstance(got, torch.Tensor):
             return "hint_kv_tensor"
+        if not isinstance(got, (int, float)) or isinstance(got, bool):   # np.int64, or what the grader got as Opaque
+            return "hint_count_python_int"
         want = 2 * math.prod(sizes) * dtype_bytes(dtype)
         exact = exact or (isinstance(got, float) and got == want)
         if isinstance(got, float) and got != want:
             named = dict(zip(KV_NAMES, sizes)) | {"element_size()": dtype_bytes(dtype)}
             found = divided_fits(got, want, named)
             fits = found if fits is None else [n for n in fits if n in found]
-    return divided_hint(fits) or ("hint_count_float" if exact and fits is None else None)
+    return divided_hint(fits) or ("hint_kv_float" if exact and fits is None else None)
 
 
 def check_kv_cache_bytes(fn) -> None:
@@ -130,7 +135,8 @@ def check_kv_cache_bytes(fn) -> None:
     for dtype, got in zip(dtypes, results):
         if isinstance(got, bool) or not isinstance(got, int):
             hint = kv_type_hint([(tuple(sizes.values()), d, g) for d, g in zip(dtypes, results)])
-            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__), say(hint))
+            failure = "flops_not_int" if isinstance(got, float) else "count_not_python_int"
+            raise CheckFailed(t(failure, step=name, kind=type(got).__name__), say(hint))
         elements = 2 * math.prod(sizes.values())
         want = elements * dtype_bytes(dtype)
         if got != want:
@@ -175,7 +181,7 @@ def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
 
 
 def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=lambda m, m_new: torch.exp(m - m_new),
-            sign: int = 1, signs=(1, 1), final=lambda acc, l: acc / l):
+            sign: int = 1, signs=(1, 1), final=lambda acc, l: acc / l, update_max: bool = True):
     """The running-max tiling over masked scores s, with one of its formulas replaced (the defaults are right)."""
     m = torch.full_like(s[..., :1], float("-inf"))
     l, acc = torch.zeros_like(m), torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
@@ -185,7 +191,7 @@ def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=l
         pb, c = p(sb, m_new), scale(m, m_new)
         l = l * c + signs[0] * pb.sum(-1, keepdim=True)
         acc = acc * c + signs[1] * (pb @ v[..., j:j + block, :])
-        m = m_new
+        m = m_new if update_max else m
     return final(acc, l)
 
 
@@ -201,12 +207,14 @@ def _online_variants(q, k, v, block: int, causal: bool) -> dict:
 
     s = scores()
     out = {
-        "hint_no_scale": _online(scores(scale=lambda raw: raw), v, block),
-        "hint_scale_dk": _online(scores(scale=lambda raw: raw / D_), v, block),
-        "hint_scale_mul": _online(scores(scale=lambda raw: raw * root), v, block),
-        "hint_scale_floor": _online(scores(scale=lambda raw: raw // root), v, block),
-        "hint_scale_inverted": _online(scores(scale=lambda raw: root / raw), v, block),
+        "hint_no_scale_6": _online(scores(scale=lambda raw: raw), v, block),
+        "hint_scale_d_6": _online(scores(scale=lambda raw: raw / D_), v, block),
+        "hint_scale_mul_6": _online(scores(scale=lambda raw: raw * root), v, block),
+        "hint_scale_floor_6": _online(scores(scale=lambda raw: raw // root), v, block),
+        "hint_scale_inverted_6": _online(scores(scale=lambda raw: root / raw), v, block),
         "hint_tiled_kv_swapped": _online(scores(keys=v), k, block),
+        ("hint_tiled_kv_swapped", "acc"): _online(s, k, block),          # acc += p @ kb: only the sum swapped
+        "hint_tiled_max_update": _online(s, v, block, update_max=False),  # m = m_new forgotten
         ("hint_tiled_p", "exp(s) - m"): _online(s, v, block, p=lambda sb, m_new: torch.exp(sb) - m_new),
         ("hint_tiled_p", "s - m"): _online(s, v, block, p=lambda sb, m_new: sb - m_new),
         ("hint_tiled_p", "exp(m - s)"): _online(s, v, block, p=lambda sb, m_new: torch.exp(m_new - sb)),
@@ -224,7 +232,12 @@ def _online_variants(q, k, v, block: int, causal: bool) -> dict:
 
 
 def tiled_error(kind: str, message: str, call: str = "") -> str | None:
-    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)): the check's and the grader's alike."""
+    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)), or a tensor made on the CPU that met
+    the meta device's (no device=q.device): the check's and the grader's alike."""
+    if "meta" in call:
+        return meta_error(kind, message)
+    if "must match the size of tensor" in message and "non-singleton dimension 3" in message:
+        return "hint_tiled_row_axis"   # amax over dim=-2 (or no keepdim): m is no (B, H, T, 1), and acc * scale fails
     if "only integer tensors of a single element" in message or (
             "arange() received an invalid combination" in message and "Tensor" in message):
         return "hint_tiled_size"
@@ -257,10 +270,11 @@ def check_tiled_attention(fn) -> None:
         variants = tiled_variants(q, k, v, 4, causal)
         right = variants[None]
         if not torch.isfinite(got).all():
-            raise CheckFailed(t("has_nan", what=name), t("hint_tiled_nan"))
+            raise CheckFailed(t("has_nan", what=t("what_result_of", name=name)), t("hint_tiled_nan"))
         if not close(got, right, 1e-6):
             hint = next((say(hint_key(key)) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
             raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
+    expect_tiled(fn, name, tiled_error)
     passed(name)
 
 
@@ -295,11 +309,11 @@ def gqa_expected(module, x) -> dict:
         "hint_upper_triangle": attend(mask=ones.triu()),
         "hint_mask_diagonal": attend(mask=ones.tril(diagonal=1)),
         ("hint_mask_diagonal", ()): attend(mask=ones.tril(diagonal=-1)),
-        "hint_no_scale": attend(scale=lambda raw: raw),
-        "hint_scale_dk": attend(scale=lambda raw: raw / D_),
-        "hint_scale_mul": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted": attend(scale=lambda raw: root / raw),
+        "hint_no_scale_6": attend(scale=lambda raw: raw),
+        "hint_scale_d_6": attend(scale=lambda raw: raw / D_),
+        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
+        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
+        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
         "hint_merge_without_transpose": attend(merge=lambda y: y.reshape(B_, T_, E_)),
         "hint_w_o_missing": attend(proj=False),
@@ -317,6 +331,8 @@ def gqa_expected(module, x) -> dict:
 
 def gqa_error(kind: str, message: str, call: str = "") -> str | None:
     """What a GroupedQueryAttention that raised on right sizes and inputs says: the check's and the grader's alike."""
+    if "meta" in call and "device" in message:   # a mask made on the CPU met the meta device's scores
+        return "hint_mask_device"
     if kind == "InputError":   # the course's own size or input check refused right ones
         return "hint_gqa_expect_tokens" if ".forward" in call else "hint_gqa_init_args"
     if "object has no attribute" in message and any(
@@ -354,7 +370,7 @@ def check_gqa_module(cls) -> None:
     E_, H_, G_ = H * D, H, 2
     module = _gqa_call(name, cls, E_, H_, G_)
     for layer, (n_in, n_out) in {"q_proj": (E_, E_), "kv_proj": (E_, 2 * G_ * D), "c_proj": (E_, E_)}.items():
-        problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
+        problem = linear_problem(module, layer, n_in, n_out, t("why_kv_proj") if layer == "kv_proj" else "", bias=True)
         if problem:
             raise problem
     for bad in ((E_, H_, 4), (E_, 4, 2)):
@@ -372,6 +388,11 @@ def check_gqa_module(cls) -> None:
             failure = (t("values_differ", what=t("what_output"), err=max_error(y, variants[None]))
                        if torch.isfinite(y).all() else t("has_nan", what=t("what_output")))
             raise CheckFailed(failure, say(gqa_output_hint(y, module, variants, 1e-9)))
+        # The meta device stands in for a GPU: a mask made without device=x.device stays on the CPU and fails there.
+        y = expect_returned_pair(_gqa_call(f"{name}.forward (meta)", module.to("meta"), x.to("meta")),
+                                 f"{name}.forward")[0]
+        if isinstance(y, torch.Tensor) and y.device.type != "meta":
+            raise CheckFailed(t("hint_mask_device"))
     passed(name)
 
 
@@ -438,6 +459,8 @@ def cache_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_cache_none"
     if "argument 'diagonal' must be int" in message:           # T_past = k - T_new: a tensor, not k.size(2)
         return "hint_cache_past_tensor"
+    if "failed to unpack" in message and "float" in message:    # D = E / H: a float size in view
+        return "hint_cache_float_dim"
     return None
 
 
@@ -501,8 +524,12 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
     root = math.sqrt(host.head_dim)
     return {
         None: attend(),
+        # T_past from cache[0].size(1), the heads' axis: right at the prefill (no cache), H after it. Before
+        # "no mask": at the last chunks H can reach every key, and the prefill has already told "no mask" apart.
+        "hint_cache_past_axis": attend(keep=ones.tril(diagonal=host.n_head if lo else 0)),
         "hint_causal_6": attend(keep=None),
         "hint_cache_mask_offset": attend(keep=ones.tril()),
+        "hint_cache_mask_diagonal": attend(keep=ones.tril(diagonal=lo - 1)),   # NaN at the prefill's first row
         "hint_cache_unused": attend(k[:, :, lo:], v[:, :, lo:], tril(n)),
         "hint_cache_mask_sign": attend(keep=ones.tril(diagonal=-lo)),
         "hint_inverted_mask": attend(fill="inverted"),
@@ -511,11 +538,11 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
         "hint_upper_triangle": attend(keep=ones.triu(diagonal=lo)),
         "hint_qkv_order": attend(v, k),                                   # q, v, k = …split(E, dim=2)
         ("hint_qkv_order", ()): attend(q_all, v, query=k[:, :, lo:hi]),  # k, q, v = …
-        "hint_no_scale": attend(scale=lambda raw: raw),
-        "hint_scale_dk": attend(scale=lambda raw: raw / host.head_dim),
-        "hint_scale_mul": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted": attend(scale=lambda raw: root / raw),
+        "hint_no_scale_6": attend(scale=lambda raw: raw),
+        "hint_scale_d_6": attend(scale=lambda raw: raw / host.head_dim),
+        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
+        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
+        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
         ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
         ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),

@@ -297,6 +297,10 @@ MESSAGES = {
         "ja": "{name} が torch.Tensor（または tuple や list）のサブクラスを返しました。ふつうの torch.Tensor と、ふつうの tuple で返してください。",
         "ko": "{name}의 반환값이 torch.Tensor(또는 tuple이나 list)의 하위 클래스입니다. 일반 torch.Tensor와 일반 tuple로 반환하세요.",
     },
+    "hint_from_scratch_path": {
+        "ja": "{name} は、{path} のときの経路を除いて自分で組み立てる演習です。F.scaled_dot_product_attention を呼んでよいのは {path} の経路だけです。もう一方の経路では、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
+        "ko": "{name}: {path}일 때의 경로만 빼고 직접 작성하는 연습 문제입니다. F.scaled_dot_product_attention은 {path} 경로에서만 호출할 수 있습니다. 다른 경로에서는 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
+    },
     "hint_from_scratch": {
         "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
         "ko": "{name}: 직접 작성하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",

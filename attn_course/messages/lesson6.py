@@ -121,6 +121,107 @@ MESSAGES = {
         "ja": "長さ（整数）を渡すところに、テンソルそのものを渡しています。系列長は k.size(2)、ブロックの長さは kb.size(2) のように整数として取り出してから、range や torch.arange に渡します。",
         "ko": "길이를 써야 할 곳에 텐서 자체를 썼습니다. 시퀀스 길이는 k.size(2), 블록 길이는 kb.size(2)처럼 정수로 꺼내 쓰세요.",
     },
+    "max_len_buffer": {
+        "ja": "GPT2SelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
+        "ko": "GPT2SelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
+    },
+    "max_len_differs": {
+        "ja": "max_len={max_len} で作り、T = {T}（既定の 64 より長い系列）を入れたときの出力が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_max_len_keyword": {
+        "ja": "コンストラクタが max_len= というキーワードを受け取れません。この回のコードは GPT2SelfAttention(E, H, max_len=…) と呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
+        "ko": "생성자가 max_len= 키워드를 받지 못합니다. 이번 강의 코드는 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다): def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0).",
+    },
+    "hint_max_len_buffer": {
+        "ja": "causal バッファが max_len に合っていません。torch.ones(64, 64) のように大きさを書き込まず、torch.ones(max_len, max_len, dtype=torch.bool).tril() で作ってください。第3節では max_len=1024 で作り、64 より長い系列を入れます。",
+        "ko": "causal 버퍼가 max_len에 맞지 않습니다. torch.ones(64, 64)처럼 크기를 직접 쓰지 말고 torch.ones(max_len, max_len, dtype=torch.bool).tril()로 만드세요. 3절에서는 max_len=1024로 만들고 64보다 긴 시퀀스를 넣습니다.",
+    },
+    "sdpa_weights_not_none": {
+        "ja": "use_sdpa=True のとき、重みとして None ではなく {kind} が返ってきました。",
+        "ko": "use_sdpa=True일 때 가중치 자리에 None이 아니라 {kind}가 반환되었습니다.",
+    },
+    "hint_sdpa_weights_none": {
+        "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
+        "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
+    },
+    "tiled_full_scores": {
+        "ja": "tiled_attention が形状 {shape} のテンソルを作りました（T = {T}、block_size = {block}）。タイル分割では、スコアは (T, ブロック) の大きさでしか作りません。",
+        "ko": "tiled_attention이 모양 {shape}인 텐서를 만들었습니다(T = {T}, block_size = {block}). 타일 분할에서는 점수를 (T, 블록) 크기로만 만듭니다.",
+    },
+    "hint_tiled_full": {
+        "ja": "(T, T) のスコアを丸ごと作っています。答えは同じでも、この演習の目的は T × T の行列を作らないことです。キーとバリューを k[:, :, start:start + block_size] のようにブロックに分け、ブロックごとのスコア q @ kb.transpose(-2, -1) だけを作って、m、ℓ、acc を更新してください。",
+        "ko": "(T, T) 점수를 통째로 만들고 있습니다. 결과가 같아도 이 연습 문제의 목적은 T × T 행렬을 만들지 않는 것입니다. 키와 밸류를 k[:, :, start:start + block_size]처럼 블록으로 나누고, 블록별 점수 q @ kb.transpose(-2, -1)만 만들어 m, ℓ, acc를 갱신하세요.",
+    },
+    "tiled_meta": {
+        "ja": "q, k, v を meta デバイス（GPU の代わり）の float16 で渡すと、結果が {device} の {dtype} になりました。",
+        "ko": "q, k, v를 meta 장치(GPU 대신)의 float16으로 넘기면 결과가 {device}의 {dtype}이 됩니다.",
+    },
+    "hint_tiled_device": {
+        "ja": "m、ℓ、acc か、マスクに使う位置 rows、cols が、入力と別のデバイスに作られています。torch.zeros((B, H, T, 1)) や torch.arange(T) のように device= を指定せずに作ると CPU に置かれ、GPU 上の入力と組み合わせるとエラーになります。device=q.device を渡し（m と ℓ には dtype=q.dtype も）、acc は torch.zeros_like(q) で作ってください。",
+        "ko": "m, ℓ, acc나 마스크에 쓰는 위치 rows, cols가 입력과 다른 장치에 만들어졌습니다. torch.zeros((B, H, T, 1))나 torch.arange(T)처럼 device=를 지정하지 않으면 CPU에 놓이고, GPU에 있는 입력과 함께 쓰면 오류가 납니다. device=q.device를 넘기고(m과 ℓ에는 dtype=q.dtype도), acc는 torch.zeros_like(q)로 만드세요.",
+    },
+    "hint_tiled_dtype": {
+        "ja": "m、ℓ、acc のどれかが入力と別のデータ型で作られています。dtype= を指定しないと float32 になり、float16 の入力でも結果が float32 に変わります。dtype=q.dtype を渡すか、acc は torch.zeros_like(q) で作ってください。",
+        "ko": "m, ℓ, acc 중 하나가 입력과 다른 자료형으로 만들어졌습니다. dtype=을 지정하지 않으면 float32가 되어, float16 입력이어도 결과가 float32로 바뀝니다. dtype=q.dtype을 넘기거나 acc는 torch.zeros_like(q)로 만드세요.",
+    },
+    "hint_tiled_max_update": {
+        "ja": "ループの最後で m = m_new としていないようです。m が −∞ のままだと、係数 exp(m − m') が毎回 0 になり、それまでのブロックの ℓ と acc が消えて、最後のブロックだけが残ります。",
+        "ko": "루프 마지막에 m = m_new를 하지 않은 것 같습니다. m이 −∞로 남아 있으면 계수 exp(m − m')이 매번 0이 되어, 그때까지의 블록에서 쌓은 ℓ과 acc가 사라지고 마지막 블록만 남습니다.",
+    },
+    "hint_tiled_row_axis": {
+        "ja": "m や ℓ の形状が (B, H, T, 1) になっていません。最大値と和はクエリの行ごと、つまりキーの軸（最後の軸）でとります：s.amax(dim=-1, keepdim=True)、p.sum(dim=-1, keepdim=True)。dim=-2 でとったり keepdim=True を忘れたりすると、acc との計算で形状が合わなくなります。",
+        "ko": "m이나 ℓ의 모양이 (B, H, T, 1)이 아닙니다. 최댓값과 합은 쿼리의 행마다, 즉 키 축(마지막 축)으로 구합니다: s.amax(dim=-1, keepdim=True), p.sum(dim=-1, keepdim=True). dim=-2로 구하거나 keepdim=True를 빠뜨리면 acc와 계산할 때 모양이 맞지 않게 됩니다.",
+    },
+    "hint_cache_mask_diagonal": {
+        "ja": "マスクの対角線が1つ左にずれています（tril(diagonal=T_past - 1) など）。新しいトークン i は自分自身（絶対位置 T_past + i）のキーも見るので、tril(diagonal=T_past) です。1つずれると、プリフィルの最初のトークンが見られるキーがなくなり、その行が NaN になります。",
+        "ko": "마스크의 대각선이 한 칸 왼쪽으로 밀렸습니다(tril(diagonal=T_past - 1) 등). 새 토큰 i는 자기 자신(절대 위치 T_past + i)의 키도 보므로 tril(diagonal=T_past)입니다. 한 칸 밀리면 프리필의 첫 토큰이 볼 수 있는 키가 없어져서 그 행이 NaN이 됩니다.",
+    },
+    "hint_cache_past_axis": {
+        "ja": "T_past をキャッシュの別の軸から読んでいるようです。キャッシュの k は (B, H, T_past, D) なので、T_past は系列の軸の長さ cache[0].size(2) です（cache[0].size(1) はヘッドの数 H です）。",
+        "ko": "T_past를 캐시의 다른 축에서 읽은 것 같습니다. 캐시의 k는 (B, H, T_past, D)이므로 T_past는 시퀀스 축의 길이 cache[0].size(2)입니다(cache[0].size(1)은 헤드 수 H입니다).",
+    },
+    "why_kv_proj": {
+        "ja": "キーとバリューは G 個の KV ヘッドのぶんだけ作るので、出力はキーの G·D とバリューの G·D を合わせた 2·G·D です（2·E だと、G = H のふつうの MHA と同じ大きさになり、共有の意味がなくなります）。",
+        "ko": "키와 밸류는 KV 헤드 G개 분량만 만들므로, 출력은 키의 G·D와 밸류의 G·D를 합친 2·G·D입니다(2·E로 하면 G = H인 일반 MHA와 같은 크기가 되어 함께 쓰는 의미가 없어집니다).",
+    },
+    "count_not_python_int": {
+        "ja": "{step} の値は Python の int にしてください（いまは {kind}）。",
+        "ko": "{step}의 값은 Python의 int여야 합니다(지금은 {kind}).",
+    },
+    "hint_count_python_int": {
+        "ja": "値が Python の int ではありません（NumPy の整数や、要素1つのテンソルなど）。計算には Python の int を使うか、最後に int(...) で Python の int に直してください。",
+        "ko": "값이 Python의 int가 아닙니다(NumPy 정수나 원소가 하나인 텐서 등). 계산에 Python의 int를 쓰거나, 마지막에 int(...)로 Python의 int로 바꾸세요.",
+    },
+    "hint_kv_float": {
+        "ja": "値そのものは正しいのですが、float になっています。式のどこかで / を使っていませんか（torch.finfo(dtype).bits / 8 など）。要素のバイト数は torch.empty((), dtype=dtype).element_size() で整数のまま求められます。",
+        "ko": "값 자체는 맞지만 float입니다. 식 어딘가에서 /를 쓰지 않았나요(torch.finfo(dtype).bits / 8 등)? 원소 하나의 바이트 수는 torch.empty((), dtype=dtype).element_size()로 정수 그대로 구할 수 있습니다.",
+    },
+    "hint_cache_float_dim": {
+        "ja": "形状を表す数が float になっています（エラーの「got float」）。D = E / H のように / で割ると float になるので、D = E // attn.n_head のように // で割ります。",
+        "ko": "모양을 나타내는 수가 float입니다(오류의 'got float'). D = E / H처럼 /로 나누면 float가 되므로 D = E // attn.n_head처럼 //로 나눕니다.",
+    },
+    "hint_no_scale_6": {
+        "ja": "スケーリングを忘れているようです。スコア q @ k.transpose(-2, -1) を √D（ヘッドの次元）で割ってください。割らないと分散が D 倍になり、ソフトマックスが飽和します。",
+        "ko": "스케일링을 빠뜨린 것 같습니다. 점수 q @ k.transpose(-2, -1)을 √D(헤드 하나의 차원)로 나누세요. 나누지 않으면 분산이 D배가 되어 소프트맥스가 포화됩니다.",
+    },
+    "hint_scale_d_6": {
+        "ja": "D で割っていませんか。割るのは √D です（math.sqrt(D) または D ** 0.5）。D で割ると分散は 1 ではなく 1/D まで縮みます。",
+        "ko": "D로 나누지 않았나요? 나누는 값은 √D입니다(math.sqrt(D) 또는 D ** 0.5). D로 나누면 분산이 1이 아니라 1/D까지 줄어듭니다.",
+    },
+    "hint_scale_mul_6": {
+        "ja": "√D を掛けていませんか。掛けるのではなく割ります（q @ k.transpose(-2, -1) / math.sqrt(D)）。",
+        "ko": "√D를 곱하지 않았나요? 곱하는 것이 아니라 나눕니다(q @ k.transpose(-2, -1) / math.sqrt(D)).",
+    },
+    "hint_scale_floor_6": {
+        "ja": "スコアを // で割っていませんか。// は切り捨ての割り算で、スコアが整数に丸められます。/ で割ります（q @ k.transpose(-2, -1) / math.sqrt(D)）。",
+        "ko": "점수를 //로 나누지 않았나요? //는 버림 나눗셈이라 점수가 정수로 잘립니다. /로 나눕니다(q @ k.transpose(-2, -1) / math.sqrt(D)).",
+    },
+    "hint_scale_inverted_6": {
+        "ja": "√D をスコアで割っていませんか。割られるのはスコアのほうです（q @ k.transpose(-2, -1) / math.sqrt(D)）。",
+        "ko": "√D를 점수로 나누지 않았나요? 나눠지는 쪽은 점수입니다(q @ k.transpose(-2, -1) / math.sqrt(D)).",
+    },
+    "what_result_of": {"ja": "{name} の結果", "ko": "{name}의 결과"},
     "hint_causal_6": {
         "ja": "因果マスクがかかっていません。キーの位置がクエリの位置より後ろのスコアを −∞ にしてから、ソフトマックスをとります。",
         "ko": "인과 마스크가 적용되지 않았습니다. 키의 위치가 쿼리의 위치보다 뒤인 점수를 −∞로 만든 다음 소프트맥스를 적용합니다.",
@@ -158,8 +259,8 @@ MESSAGES = {
         "ko": "나누어떨어지는 올바른 크기인데 __init__의 크기 확인에서 오류가 났습니다. course.resolve_head_dim(embed_dim, n_head)와 course.resolve_kv_groups(n_head, n_kv_head)에 넘긴 인수의 순서를 확인하세요.",
     },
     "hint_gqa_shapes": {
-        "ja": "テンソルの形状が合っていません。スコアは q @ k.transpose(-2, -1)（(B, H, T, D) @ (B, H, D, T)）で、K は転置してから掛けます。出力は weights @ v（重みが左）です。q, k, v がそれぞれ (B, ヘッドの数, T, D) になっているかも確かめてください。ヘッドに分けるときは view(B, T, ヘッドの数, D) が先、transpose(1, 2) があとです（順番を逆にしたり、別の軸を入れ替えたりすると形状が変わります）。",
-        "ko": "텐서의 모양이 맞지 않습니다. 점수는 q @ k.transpose(-2, -1)입니다. (B, H, T, D) @ (B, H, D, T)가 되도록 k를 전치한 다음 곱합니다. 출력은 weights @ v입니다(가중치가 왼쪽). q, k, v가 각각 (B, 헤드 수, T, D)인지도 확인하세요. 헤드로 나눌 때는 view(B, T, 헤드 수, D)가 먼저, transpose(1, 2)가 나중입니다(순서를 거꾸로 하거나 다른 축끼리 바꾸면 모양이 달라집니다).",
+        "ja": "テンソルの形状が合っていません。スコアは q @ k.transpose(-2, -1)（(B, H, T, D) @ (B, H, D, T)）で、K は転置してから掛けます。出力は weights @ v（重みが左）です。q, k, v がそれぞれ (B, ヘッドの数, T, D) になっているかも確かめてください。ヘッドに分けるときは view(B, T, ヘッドの数, D) が先、transpose(1, 2) があとです（順番を逆にしたり、別の軸を入れ替えたりすると形状が変わります）。キーとバリューを広げたあとのヘッドの数は H です：1つの KV ヘッドを G 回ではなく H // G 回ずつ繰り返します（repeat_interleave(H // G, dim=1)）。",
+        "ko": "텐서의 모양이 맞지 않습니다. 점수는 q @ k.transpose(-2, -1)입니다. (B, H, T, D) @ (B, H, D, T)가 되도록 k를 전치한 다음 곱합니다. 출력은 weights @ v입니다(가중치가 왼쪽). q, k, v가 각각 (B, 헤드 수, T, D)인지도 확인하세요. 헤드로 나눌 때는 view(B, T, 헤드 수, D)가 먼저, transpose(1, 2)가 나중입니다(순서를 거꾸로 하거나 다른 축끼리 바꾸면 모양이 달라집니다). 키와 밸류를 늘린 뒤의 헤드 수는 H입니다: KV 헤드 하나를 G번이 아니라 H // G번씩 반복합니다(repeat_interleave(H // G, dim=1)).",
     },
     "hint_gqa_sizes": {
         "ja": "view か split に渡す大きさが、テンソルと合っていません。H, G, D = self.n_head, self.n_kv_head, self.head_dim として、q は view(B, T, H, D)、kv_proj の出力は split(G * D, dim=2) でキーとバリューに分けてから、それぞれ view(B, T, G, D) にします。H, G, D を取り違えていないか確かめてください。",
@@ -237,7 +338,7 @@ MESSAGES = {
     "table_backend": {"ja": "バックエンド（SDPBackend）", "ko": "백엔드(SDPBackend)"},
     "table_here": {"ja": "この環境で", "ko": "이 환경에서"},
     "table_needs": {"ja": "条件（PyTorch 2.13）", "ko": "조건(PyTorch 2.13)"},
-    "table_why_not": {"ja": "動かない理由（PyTorch の警告）", "ko": "동작하지 않는 이유(PyTorch 경고)"},
+    "table_why_not": {"ja": "動かない理由", "ko": "동작하지 않는 이유"},
     "sdpa_needs_flash": {
         "ja": "GPU: sm80 以降、float16 か bfloat16、ヘッドの次元 256 以下、attn_mask なし（is_causal=True は T_q = T_k のときだけ）。CPU: CPU 用の実装があり float32 でも動くが、ドロップアウトは使えない",
         "ko": "GPU: sm80 이상, float16 또는 bfloat16, 헤드 차원 256 이하, attn_mask 없음(is_causal=True는 T_q = T_k일 때만). CPU: CPU용 구현이 있어 float32에서도 동작하지만 드롭아웃은 쓸 수 없음",

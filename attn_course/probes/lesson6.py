@@ -2,7 +2,9 @@
 import torch
 import torch.nn as nn
 
-from . import probe
+from ..checks import lesson6_tiles as tiles
+from ..score_watch import ScoreWatch
+from . import lesson4, probe
 from .cases import function_cases, module_cases
 
 KV_DTYPES = (torch.float32, torch.float16, torch.float64, torch.int8)
@@ -83,6 +85,15 @@ def kv_cache_bytes(rec, fn):
 def tiled_attention(rec, fn):
     for causal in (False, True):
         function_cases(rec, "tiled_attention", fn, tiled_inputs(causal), prefix=f"causal={causal}.")
+    # What the values cannot show, recorded for the grader to judge: the shape of any (T, T)-like tensor made
+    # (tiles.ScoreWatch), and what comes back for meta-device float16 inputs (a GPU's stand-in).
+    for causal in (False, True):
+        q, k, v = (rec.randn(f"watch.{causal}.{n}", tiles.WATCH_B, tiles.WATCH_H, tiles.WATCH_T, tiles.WATCH_D)
+                   for n in "qkv")
+        with ScoreWatch(tiles.WATCH_BLOCK) as watch:
+            rec.call("tiled_attention", fn, q, k, v, tiles.WATCH_BLOCK, causal)
+        rec.put(f"widest.{causal}", list(watch.widest) if watch.widest else None)
+    rec.put("meta", rec.call("tiled_attention (meta, float16)", fn, *tiles.meta_inputs(), tiles.WATCH_BLOCK, True))
 
 
 def gqa_bad_args(args):
@@ -104,6 +115,35 @@ def gqa(rec, cls):
             errors.append(type(error).__name__)
     rec.put("errors", errors)
     module_cases(rec, "GroupedQueryAttention", cls, gqa_args, gqa_input)
+    # The meta device stands in for a GPU: a mask made without device=x.device stays on the CPU and fails there.
+    args = gqa_args(rec)
+    module = rec.call("GroupedQueryAttention", cls, *args).to("meta")
+    y = rec.call("GroupedQueryAttention.forward (meta)", module, gqa_input(rec, args, "meta", torch.float32).to("meta"))
+    rec.put("meta", y[0] if isinstance(y, tuple) else y)
+
+
+def max_len_sizes(draws):
+    """A max_len that is not the default 64, and a sequence longer than 64 that fits in it."""
+    max_len = draws.sizes("max_len", 1, low=70, high=90)[0]
+    return max_len, max_len - draws.sizes("shorter", 1, low=1, high=5)[0]
+
+
+@probe("lesson6.module_max_len")
+def module_max_len(rec, cls):
+    """Section 3 builds the pasted module with max_len= and runs sequences longer than 64 (lesson 4's hidden
+    test builds it with max_len=32 and runs short ones); the SDPA path returns None for the weights."""
+    name = "GPT2SelfAttention"
+    b, _, h, d = next(lesson4.configs(rec))
+    max_len, t = max_len_sizes(rec)
+    module, layout = lesson4.build(rec, cls, f"{name}(…, max_len={max_len})", h, d, max_len=max_len)
+    rec.put("layout", layout)
+    causal = dict(module.named_buffers()).get("causal")
+    rec.put("causal_shape", list(causal.shape) if isinstance(causal, torch.Tensor) else None)
+    module = module.double().eval()
+    x = rec.randn("x", b, t, h * d)
+    with torch.no_grad():
+        rec.put("masked", rec.call(f"{name}.forward", module, x))
+        rec.put("sdpa", rec.call(f"{name}.forward(use_sdpa=True)", module, x, use_sdpa=True))
 
 
 @probe("lesson6.attend_with_cache")

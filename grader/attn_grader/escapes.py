@@ -55,7 +55,7 @@ TORCH = {"jit", "library", "compile", "overrides", "fx", "export", "ops", "load"
          "enable_math_sdp", "enable_flash_sdp", "enable_mem_efficient_sdp", "enable_cudnn_sdp", "cpp_extension",
          "_dynamo", "_inductor"}
 COURSE = {"checks", "probes", "by_hand", "exercises", "engine", "Recorder", "Guard", "Refusal", "cases", "codec",
-          "draws"}
+          "draws", "score_watch", "ScoreWatch"}
 OWN = {"self", "cls"}   # the learner's own objects
 MAGICS = re.compile(r"^\s*(!|%%?(run|writefile|load|script|bash|sh|system|sx|env|store|capture|pycat|macro|alias)\b)")
 OS_PROCESS = {"fork", "forkpty", "system", "popen", "spawnl", "spawnv", "spawnve", "execv", "execve", "execl",

@@ -28,16 +28,15 @@ def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
 def localize(mismatch: Mismatch, lang: str) -> str:
     """The mismatch's message in lang; a field given as (key,) or (key, fields) is a message too. Under it,
     the likely mistake, the earlier exercise it may come from, and any other mistake the judge named."""
-    fields = {}
-    for name, value in mismatch.fields.items():
-        if isinstance(value, tuple) and value and isinstance(value[0], str):
-            fields[name] = text(value[0], lang, **(value[1] if len(value) > 1 else {}))
-        else:
-            fields[name] = value
-    message = text(mismatch.key, lang, **fields)
+    def texts(given: dict) -> dict:
+        return {name: text(value[0], lang, **(value[1] if len(value) > 1 else {}))
+                if isinstance(value, tuple) and value and isinstance(value[0], str) else value
+                for name, value in given.items()}
+
+    message = text(mismatch.key, lang, **texts(mismatch.fields))
     key, hint_fields = hint_of(mismatch)
     if key:
-        message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **hint_fields))
+        message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **texts(hint_fields)))
     cause = getattr(mismatch, "cause", None)
     if cause:
         message += "\n" + text("hidden_earlier_cause", lang, n=cause[0], name=cause[1])
@@ -77,7 +76,7 @@ def earlier_cause(source: str, failed: dict):
     return next(((failed[name], name) for name in failed if name in used), None)
 
 
-def _raised(judge, raised: dict, source: str) -> Mismatch:
+def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
     """The learner's code raised inside the probe: the cell fails, and the mistake is named by
     the rules the visible checks use for an error (attn_course.checks.engine.error_hint)."""
     kind, message = str(raised.get("kind", "")), str(raised.get("message", ""))
@@ -85,7 +84,7 @@ def _raised(judge, raised: dict, source: str) -> Mismatch:
     call = str(raised.get("call", "?"))[:80]
     if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
         key = "hidden_concat_refused" if message.startswith("concat:") else "hidden_by_hand"
-        return Mismatch(key, hint=(by_hand.hint_key(message), {"name": call}), name=call,
+        return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
                         what=by_hand.refused_what(message)[:120])
     hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
         kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
@@ -127,7 +126,7 @@ def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mi
     if judge is None:
         return Mismatch("results_unreadable", why=("why_not_decodable", {"key": test}))
     if isinstance(payload, dict) and isinstance(payload.get("raised"), dict):
-        return _partial(judge, seed, test, payload) or _raised(judge, payload["raised"], source)
+        return _partial(judge, seed, test, payload) or _raised(judge, payload["raised"], source, test)
     if test in by_hand.PROBE_RULES and not _by_hand_kept(payload):
         return Mismatch("hidden_by_hand_unproven", hint=("hint_from_scratch", {"name": test.split(".", 1)[1]}),
                         name=test.split(".", 1)[1])

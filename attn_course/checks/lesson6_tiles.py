@@ -1,0 +1,68 @@
+"""Lesson 6's tiling rules that a right answer alone cannot show: the scores are never made whole, and the
+running max, sum and accumulator are made on the input's device, in its dtype.
+
+A plain softmax over the whole (T, T) scores gives the tiling's answer, so the values cannot tell them apart.
+What can is the shapes of the tensors the learner's code makes: ScoreWatch sees every op's output, below
+every name it could be reached by, and keeps the first floating one whose last two axes are both longer
+than a block (the (T, T) scores, or (T_q, T_k) ones). The visible check and the probe use it alike; the probe
+only records what it saw, and the grader decides from that record in its own process. Code that takes the
+watch down has to reach torch's private dispatch modules, which the grader's scan flags (attn_grader.escapes).
+"""
+from __future__ import annotations
+
+import torch
+
+from ..messages import t
+from ..score_watch import ScoreWatch
+from ..validate import CheckFailed
+from .engine import run
+
+# The sizes the watch runs at: T many blocks long, D no wider than a block (so (T, D) is no (T, T) score).
+WATCH_B, WATCH_H, WATCH_T, WATCH_D, WATCH_BLOCK = 1, 2, 40, 4, 4
+
+
+def watch_inputs(seed: int, dtype=torch.float64):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(WATCH_B, WATCH_H, WATCH_T, WATCH_D, generator=g, dtype=dtype) for _ in range(3)]
+
+
+def meta_inputs():
+    """q, k, v on the meta device (a GPU's stand-in) in float16: a running max, sum or accumulator made on the
+    CPU fails there, and one made in the default float32 turns the output float32."""
+    return [torch.empty(WATCH_B, WATCH_H, 9, WATCH_D, device="meta", dtype=torch.float16) for _ in range(3)]
+
+
+def meta_problem(got) -> str | None:
+    """The hint for what the meta call returned: a tensor on another device, or in another dtype, than q."""
+    if getattr(got, "device", None) is None or getattr(got, "dtype", None) is None:   # a tensor, or one sent as
+        return None                                                                   # NoValues to the grader
+    if got.device.type != "meta":
+        return "hint_tiled_device"
+    if got.dtype != torch.float16:
+        return "hint_tiled_dtype"
+    return None
+
+
+def meta_error(kind: str, message: str) -> str | None:
+    """An error on the meta device: a tensor made on the CPU (no device=q.device) met the meta ones."""
+    if "meta" in message or "device" in message:
+        return "hint_tiled_device"
+    if any(word in message for word in ("scalar type", "dtype", "Half", "Float")):   # float32 met float16
+        return "hint_tiled_dtype"
+    return None
+
+
+def expect_tiled(fn, name: str, on_error) -> None:
+    """The visible check's rules the values cannot show: no (T, T) scores, and the running tensors made on q's
+    device in q's dtype (meta_inputs)."""
+    for causal in (False, True):
+        with ScoreWatch(WATCH_BLOCK) as watch:
+            run(name, fn, *watch_inputs(65), WATCH_BLOCK, causal, on_error=on_error)
+        if watch.widest is not None:
+            raise CheckFailed(t("tiled_full_scores", shape=watch.widest, T=WATCH_T, block=WATCH_BLOCK),
+                              t("hint_tiled_full"))
+    got = run(f"{name} (meta, float16)", fn, *meta_inputs(), WATCH_BLOCK, True, on_error=on_error)
+    problem = meta_problem(got)
+    if problem:
+        raise CheckFailed(t("tiled_meta", device=got.device.type, dtype=str(got.dtype).replace("torch.", "")),
+                          t(problem))
