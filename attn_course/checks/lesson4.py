@@ -102,6 +102,8 @@ def module_error(max_len: int):
     def on_error(kind: str, message: str, call: str = ""):
         if kind == "InputError":   # the course's input check refused a right input: its call, or the sizes it read
             return "hint_module_input_checks"
+        if "max_len" in message and "keyword" in message:   # the constructor took another name (block_size=)
+            return "hint_max_len_keyword"
         sizes = _SIZE_MISMATCH.search(message)
         if sizes and max(int(sizes[1]), int(sizes[2])) == max_len:
             return "hint_causal_slice", {"T": min(int(sizes[1]), int(sizes[2])), "max_len": max_len}

@@ -133,17 +133,24 @@ def module_max_len(rec, cls):
     """Section 3 builds the pasted module with max_len= and runs sequences longer than 64 (lesson 4's hidden
     test builds it with max_len=32 and runs short ones); the SDPA path returns None for the weights."""
     name = "GPT2SelfAttention"
-    b, _, h, d = next(lesson4.configs(rec))
+    _, _, h, d = next(lesson4.configs(rec))
     max_len, t = max_len_sizes(rec)
     module, layout = lesson4.build(rec, cls, f"{name}(…, max_len={max_len})", h, d, max_len=max_len)
     rec.put("layout", layout)
     causal = dict(module.named_buffers()).get("causal")
     rec.put("causal_shape", list(causal.shape) if isinstance(causal, torch.Tensor) else None)
     module = module.double().eval()
-    x = rec.randn("x", b, t, h * d)
-    with torch.no_grad():
-        rec.put("masked", rec.call(f"{name}.forward", module, x))
+    x = rec.randn("x", 1, t, h * d)   # one sequence, and the weights' last rows only: all of (B, H, T, T) at T ~ 85
+    with torch.no_grad():             # went over the kernel's 1 MB of output, and the grader could not read it
+        rec.put("masked", last_rows(rec.call(f"{name}.forward", module, x)))
         rec.put("sdpa", rec.call(f"{name}.forward(use_sdpa=True)", module, x, use_sdpa=True))
+
+
+def last_rows(result, rows: int = 2):
+    """The learner's (output, weights) with only the weights' last query rows, which see every key."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], torch.Tensor) and result[1].dim() >= 2:
+        return result[0], result[1][..., -rows:, :]
+    return result
 
 
 @probe("lesson6.attend_with_cache")
