@@ -92,6 +92,11 @@ def _size_error(message: str) -> str | None:
     return None
 
 
+def max_len_keyword_missing(message: str) -> bool:
+    """A constructor built with max_len= that names its keyword otherwise (block_size=): lessons 4 and 6 alike."""
+    return "max_len" in message and "keyword" in message
+
+
 def module_error(max_len: int):
     """on_error for building and calling the module: errors that say which line is wrong.
 
@@ -102,7 +107,7 @@ def module_error(max_len: int):
     def on_error(kind: str, message: str, call: str = ""):
         if kind == "InputError":   # the course's input check refused a right input: its call, or the sizes it read
             return "hint_module_input_checks"
-        if "max_len" in message and "keyword" in message:   # the constructor took another name (block_size=)
+        if max_len_keyword_missing(message):
             return "hint_max_len_keyword"
         sizes = _SIZE_MISMATCH.search(message)
         if sizes and max(int(sizes[1]), int(sizes[2])) == max_len:

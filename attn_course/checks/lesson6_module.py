@@ -21,7 +21,7 @@ MAX_LEN, T_LONG = 80, 72   # not the default 64, and a sequence longer than it
 def max_len_error(kind: str, message: str, call: str = "") -> str | None:
     """A constructor without the max_len keyword, or a forward whose buffer is shorter than the sequence:
     the check's and the grader's alike."""
-    if "max_len" in message and "keyword" in message:
+    if lesson4.max_len_keyword_missing(message):
         return "hint_max_len_keyword"
     if "must match the size" in message or "out of bounds" in message or "shape mismatch" in message:
         return "hint_max_len_buffer"
