@@ -458,12 +458,31 @@ def _decode(bug=None):
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past)
         y = checks.attend(torch.cat([q_nope, q_rot], -1), k, v, keep)
         return mla.o_proj(y.transpose(1, 2).reshape(b, n, h * dv)), (k, v)
-    return expanded if bug == "expanded" else mla_decode
+    def per_head(mla, x_new, cache, rope):
+        """Absorbed nowhere: one head's keys and values made from the whole latent cache at a time. Right outputs,
+        no tensor over the cache as large as every head's keys, and the same cost as making them all."""
+        b, n, _ = x_new.shape
+        h, r, dn, dr, dv = mla.n_head, mla.kv_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
+        past = 0 if cache is None else cache[0].size(1)
+        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
+        if cache is not None:
+            c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
+        w_uk, w_uv = mla.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)
+        keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past)
+        heads = []
+        for i in range(h):
+            s = q_nope[:, i] @ (c @ w_uk[i].T).transpose(-2, -1) + q_rot[:, i] @ k_rot.transpose(-2, -1)
+            w = torch.softmax((s / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
+            heads.append(w @ (c @ w_uv[i].T))
+        y = torch.stack(heads, 1)
+        return mla.o_proj(y.transpose(1, 2).reshape(b, n, h * dv)), (c, k_rot)
+    return {"expanded": expanded, "per_head": per_head}.get(bug, mla_decode)
 
 
 DECODE_BUGS = {"restart": "hint_mla_positions", "swap": "hint_mla_absorb_swapped", "offset": "hint_cache_mask_offset",
                "not_absorbed": "hint_mla_not_absorbed", "mask_transposed": "hint_mla_mask_transposed",
-               "not_joined": "hint_mla_cache_not_joined", "parts_swapped": "hint_mla_cache_parts_swapped"}
+               "not_joined": "hint_mla_cache_not_joined", "parts_swapped": "hint_mla_cache_parts_swapped",
+               "per_head": "hint_mla_not_absorbed"}
 
 
 def test_mla_decode_bugs_get_their_hints(lang):

@@ -361,18 +361,21 @@ def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
 
 class PerHeadWatch(TorchFunctionMode):
     """Sees every tensor a torch function returns while the learner's mla_decode runs, and notes one that holds
-    keys or values for every head over the whole cache: an axis of the cache's length T_all and at least
-    B · H · T_all · min(d_C, d_V) numbers. The absorbed form never makes one; its largest tensors over the cache
-    are the latent c (B, T_all, r), c[:, None] broadcast over the heads, and the scores (B, H, T_new, T_all)."""
+    keys or values over the whole cache: an axis of the cache's length T_all and either at least
+    B · H · T_all · min(d_C, d_V) numbers (every head at once) or an axis of width d_C or d_V (one head's keys or
+    values, as a loop over the heads makes them: as costly, a head at a time). The absorbed form never makes one;
+    its tensors over the cache are the latent c (B, T_all, r), k_R (B, T_all, d_R), c[:, None] broadcast over the
+    heads, and the scores (B, H, T_new, T_all); WATCH_SIZES keep d_C and d_V apart from every other size."""
 
-    def __init__(self, t_all: int, at_least: int):
+    def __init__(self, t_all: int, at_least: int, widths: tuple = ()):
         super().__init__()
-        self.t_all, self.at_least, self.seen = t_all, at_least, False
+        self.t_all, self.at_least, self.widths, self.seen = t_all, at_least, set(widths), False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         for x in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(x, torch.Tensor) and self.t_all in x.shape and x.numel() >= self.at_least:
+            if isinstance(x, torch.Tensor) and self.t_all in x.shape and (
+                    x.numel() >= self.at_least or self.widths & set(x.shape)):
                 self.seen = True
         return out
 
@@ -397,7 +400,7 @@ def expands_heads(fn, turn, call=run) -> bool:
     cache, seen = None, False
     with torch.no_grad():
         for lo, hi in WATCH_CHUNKS:
-            watch = PerHeadWatch(hi, b * h * hi * min(dn, dv)) if cache is not None else None
+            watch = PerHeadWatch(hi, b * h * hi * min(dn, dv), (dn, dv)) if cache is not None else None
             name = f"mla_decode(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
             if watch is None:
                 result = call(name, fn, host, x[:, lo:hi], cache, turn)

@@ -261,12 +261,12 @@ MESSAGES = {
         "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 view(H, d_C + d_V, r)로 보면 각 헤드의 앞 d_C행이 W_UK(쿼리 쪽으로 흡수), 뒤 d_V행이 W_UV(출력 쪽으로 흡수)입니다.",
     },
     "mla_not_absorbed": {
-        "ja": "出力は合っていますが、キャッシュしたトークン全部について、キーかバリューをヘッドごとに展開しています（kv_b_proj を c にかけています）。この演習は吸収した形で書きます。",
-        "ko": "출력은 맞지만, 캐시한 토큰 전부에 대해 키나 밸류를 헤드마다 펼쳤습니다(kv_b_proj를 c에 적용했습니다). 이 연습 문제는 흡수한 형태로 씁니다.",
+        "ja": "出力は合っていますが、キャッシュしたトークン全部について、キーかバリューをヘッドごとに展開しています（c から k_C か v を作っています）。この演習は吸収した形で書きます。",
+        "ko": "출력은 맞지만, 캐시한 토큰 전부에 대해 키나 밸류를 헤드마다 펼쳤습니다(c에서 k_C나 v를 만들었습니다). 이 연습 문제는 흡수한 형태로 씁니다.",
     },
     "hint_mla_not_absorbed": {
-        "ja": "kv_b_proj(c) でキャッシュ全体からヘッドごとの k_C と v を作ると、キャッシュが小さくても、毎ステップ H 倍の計算とメモリの読み書きが残ります。kv_b_proj.weight.view(H, d_C + d_V, r) を W_UK と W_UV に分け、スコアは (q_C @ W_UK) @ c[:, None].transpose(-2, -1)、出力は (weights @ c[:, None]) @ W_UV.transpose(-2, -1) で計算します。c に直接かけるのは、幅 r のままの計算だけです。",
-        "ko": "kv_b_proj(c)로 캐시 전체에서 헤드마다 k_C와 v를 만들면, 캐시가 작아도 매 스텝 H배의 계산과 메모리 읽기·쓰기가 남습니다. kv_b_proj.weight.view(H, d_C + d_V, r)를 W_UK와 W_UV로 나누고, 점수는 (q_C @ W_UK) @ c[:, None].transpose(-2, -1), 출력은 (weights @ c[:, None]) @ W_UV.transpose(-2, -1)로 계산합니다. c에 직접 적용하는 것은 폭 r 그대로의 계산뿐입니다.",
+        "ja": "キャッシュ全体からヘッドごとの k_C と v を作ると（kv_b_proj(c) でまとめて作っても、c @ W_UK[h].T のように1ヘッドずつ作っても）、キャッシュが小さくても、毎ステップ H 倍の計算とメモリの読み書きが残ります。kv_b_proj.weight.view(H, d_C + d_V, r) を W_UK と W_UV に分け、スコアは (q_C @ W_UK) @ c[:, None].transpose(-2, -1)、出力は (weights @ c[:, None]) @ W_UV.transpose(-2, -1) で計算します。c に直接かけるのは、幅 r のままの計算だけです。",
+        "ko": "캐시 전체에서 헤드마다 k_C와 v를 만들면(kv_b_proj(c)로 한꺼번에 만들든, c @ W_UK[h].T처럼 헤드 하나씩 만들든), 캐시가 작아도 매 스텝 H배의 계산과 메모리 읽기·쓰기가 남습니다. kv_b_proj.weight.view(H, d_C + d_V, r)를 W_UK와 W_UV로 나누고, 점수는 (q_C @ W_UK) @ c[:, None].transpose(-2, -1), 출력은 (weights @ c[:, None]) @ W_UV.transpose(-2, -1)로 계산합니다. c에 직접 적용하는 것은 폭 r 그대로의 계산뿐입니다.",
     },
     "hidden_latent_shape": {
         "ja": "隠しテスト：{n} トークンを渡したあとの潜在キャッシュの形状が {want} ではありません（いまは {got}）。",
