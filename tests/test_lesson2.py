@@ -229,6 +229,37 @@ def test_module_mistakes_found_by_mutants_are_named_by_both(ref, lang):
     assert hint_of(fails(probes.module, SoftmaxOverHeads))[0] == "hint_rows_not_normalised"
 
 
+class ProductsSwapped(MHAOK):
+    """make mutants: forward's matrix products with their operands in another order, or K not transposed. All three
+    raise the same "Expected size for first two dimensions of batch2" error; the shapes the failing product was
+    given (MatmulWatch) tell them apart, on both sides."""
+
+    bug = ""
+
+    def forward(self, x):
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        scores = {"k_first": lambda: K.transpose(-2, -1) @ Q, "no_transpose": lambda: Q @ K}.get(
+            self.bug, lambda: Q @ K.transpose(-2, -1))()
+        w = torch.softmax(scores / self.scale, dim=-1)
+        return self.W_o(merge_ok(V @ w if self.bug == "v_first" else w @ V)), w
+
+
+PRODUCT_BUGS = {"k_first": "hint_scores_operand_order", "v_first": "hint_weights_v_order",
+                "no_transpose": "hint_transpose_k"}
+
+
+@pytest.mark.parametrize("bug", sorted(PRODUCT_BUGS))
+def test_a_matrix_product_that_raises_is_named_by_its_operands_on_both_sides(bug, lang):
+    from attn_grader.verdict import hint_of
+
+    Module = type("Module", (ProductsSwapped,), {"bug": bug})
+    fails_with(checks.check_mha_module, Module, PRODUCT_BUGS[bug])
+    for seed in (20261123, 1, 2):
+        assert hint_of(fails(probes.module, Module, key="hidden_raised", seed=seed))[0] == PRODUCT_BUGS[bug], seed
+    if bug != "no_transpose":
+        assert t("hint_transpose_k") not in str(fails(probes.module, Module))
+
+
 def test_to_torch_mha_mistakes_found_by_mutants_are_named_by_both(ref, lang):
     from attn_grader.verdict import hint_of
 
@@ -422,4 +453,10 @@ BUGS = {
                            "in_proj_weight copied from a list, torch.cat left out"),
     "torch_mha_not_batch_first": Bug("ex6_to_torch_mha", "batch_first=True)", "batch_first=False)",
                                      {"ex6_to_torch_mha_tests"}, "nn.MultiheadAttention without batch_first=True"),
+    # make mutants (issue 29): forward's error was named "transpose K", which was not the cause.
+    "values_before_weights": Bug("ex3_mha_module", "y = merge_heads(weights @ V)", "y = merge_heads(V @ weights)",
+                                 {"ex3_mha_module_tests"}, "`V @ weights` for the weighted average"),
+    "keys_before_queries": Bug("ex3_mha_module", "scores = Q @ K.transpose(-2, -1) /",
+                               "scores = K.transpose(-2, -1) @ Q /", {"ex3_mha_module_tests"},
+                               "scores as `Kᵀ @ Q`: (D, D) weights"),
 }

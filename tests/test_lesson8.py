@@ -179,6 +179,10 @@ def _rolling(bug=None):
             return out, (keys, values, key_pos)
         if bug == "replaced":   # the ring's names bound to the new tokens: not written into
             k_ring, v_ring, pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
+        elif bug == "rebound":   # both rings' names bound to the new keys and values (no torch.cat): T_new > W slots
+            k_ring, v_ring, pos[slots] = k, v, positions[-last:]
+        elif bug == "pos_rebound":   # pos bound to every new position: T_new > W of them after the prefill
+            k_ring[:, :, slots], v_ring[:, :, slots], pos = k[:, :, -last:], v[:, :, -last:], positions
         elif bug == "pos_replaced":
             k_ring[:, :, slots], v_ring[:, :, slots], pos = k[:, :, -last:], v[:, :, -last:], positions[-last:]
         elif bug != "write_first":
@@ -197,7 +201,8 @@ ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_w
                 "rope_restart": "hint_rolling_rope_restart", "rope_slots": "hint_rolling_rope_slots",
                 "ring_dtype": "hint_rolling_ring_dtype", "ring_swapped": "hint_cache_kv_swapped",
                 "join_order": "hint_rolling_join_order", "replaced": "hint_rolling_replaced",
-                "pos_replaced": "hint_rolling_replaced", "ring_order": "hint_rolling_ring_order"}
+                "pos_replaced": "hint_rolling_replaced", "ring_order": "hint_rolling_ring_order",
+                "rebound": "hint_rolling_replaced", "pos_rebound": "hint_rolling_replaced"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):

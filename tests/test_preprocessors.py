@@ -6,6 +6,7 @@ import nbformat
 import pytest
 from attn_course.probes import MIME, SEED_ENV
 from attn_course.probes import lesson1 as probes
+from attn_grader.messages import text
 from attn_grader.preprocessors import (
     DecideHiddenTests, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts, StripSkipTags,
 )
@@ -159,6 +160,28 @@ def test_decide_fails_and_names_an_error_the_learners_code_raised():
     assert dot_t.data[MIME]["raised"]["call"] == "attention_scores"
     outputs = _decide(_grade_cell(HIDDEN, [dot_t]))
     assert outputs[0].output_type == "error" and "attention_scores" in outputs[0].evalue
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_decide_says_a_failure_that_is_its_own_hint_once(lang):
+    """hint_answer_not_int is both the failure and the mistake it names: the learner reads it once, not again as
+    its own likely cause."""
+    source = ("### BEGIN HIDDEN TESTS\ncourse.probes.lesson1.n_params(answer_n_params)\n### END HIDDEN TESTS\n"
+              "course.checks.lesson1.check_param_answer(answer_n_params, Attention)")
+    os.environ[SEED_ENV] = "7"
+    try:
+        bundle = new_output("display_data", data={MIME: probes.n_params.record(4 * 768 * 64 / 1)})
+    finally:
+        del os.environ[SEED_ENV]
+    decide = DecideHiddenTests(reference_dir=str(REFERENCE))
+    cell = _grade_cell(source, [bundle], points=1, grade_id="ex6_n_params_tests")
+    nb, resources = decide.preprocess(new_notebook(cells=[cell]), _resources(7, f"01-attention-{lang}"))
+    message = nb.cells[0].outputs[0].evalue
+    said = text("hint_answer_not_int", lang, name="answer_n_params", got="196608.0")
+    assert said in message and message.count(said) == 1, message
+    assert text("hidden_likely", lang, hint="") not in message, message
+    verdict = resources["attn_grading"]["verdicts"]["ex6_n_params_tests"]
+    assert verdict["hint"] == "hint_answer_not_int"   # the class report still counts it under its hint
 
 
 def test_decide_without_a_seed_fails_rather_than_trusts():

@@ -64,6 +64,8 @@ NAMED = {
         "torch_mha_args_swapped": {"ex6_to_torch_mha": "hint_torch_mha_args"},
         "in_proj_as_list": {"ex6_to_torch_mha": "hint_list_not_tensor"},
         "torch_mha_not_batch_first": {"ex6_to_torch_mha": "hint_torch_mha_setup"},
+        "values_before_weights": {"ex3_mha_module": "hint_weights_v_order"},
+        "keys_before_queries": {"ex3_mha_module": "hint_scores_operand_order"},
     },
     "03_masks": {
         "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},

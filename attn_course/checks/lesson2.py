@@ -10,6 +10,7 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
+from ..score_watch import MatmulWatch
 from ..validate import CheckFailed
 from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
@@ -155,11 +156,39 @@ def module_error(kind: str, message: str, call: str) -> str | None:
     return None
 
 
+def matmul_hint(failed, t_len: int, d: int) -> str | None:
+    """forward's matrix product that raised, by the shapes it was given (MatmulWatch; the error's text is the same for
+    all three): Q @ K, two (T, D), is K not transposed; V @ weights, (T, D) @ (T, T), the weighted average's operands
+    the other way round; weights of (D, D), made by Kᵀ @ Q, the scores' operands. Any other pair: None, no hint
+    ("transpose K", the generic hint for a product's sizes, would name a cause the code does not have)."""
+    a, b = (tuple(shape[-2:]) for shape in failed)
+    if a == b == (t_len, d):
+        return "hint_transpose_k"
+    if a[-1:] == (d,) and b == (t_len, t_len):
+        return "hint_weights_v_order"
+    return "hint_scores_operand_order" if a == (d, d) else None
+
+
+def _forward_named(failure: CheckFailed, watch: MatmulWatch) -> CheckFailed:
+    """failure with its hint named by the failing matrix product, where module_error does not name it already."""
+    raised = getattr(failure, "raised", None) or {}
+    if watch.failed is None or module_error(raised.get("kind", ""), raised.get("message", ""), ""):
+        return failure
+    key = matmul_hint(watch.failed, T, D)
+    named_failure = CheckFailed(failure.message, t(key) if key else None)
+    named_failure.raised = raised
+    return named_failure
+
+
 @blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
     inner = H * D
-    module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8, on_error=module_error)
+    with MatmulWatch() as watch:
+        try:
+            module, x, y, weights = build_and_run(name, cls, (E, H, D), inner, (B, T, E), seed=8, on_error=module_error)
+        except CheckFailed as failure:
+            raise _forward_named(failure, watch) from None
     # What the module does with its sizes and inputs does not depend on its weights: named even when those fail.
     others = (lambda: _expect_head_dim_rules(name, cls), lambda: expect_input_errors(module, (B, T, E)))
     with also_checks(*others), torch.no_grad():

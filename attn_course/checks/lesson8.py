@@ -380,12 +380,26 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
 
 
 def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
-    """The ring replaced by a new tensor (k_ring = k[:, :, -last:]) where it is written into (k_ring[:, :, slots] =
-    …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with last = min(T_new, W) < W slots, or pos
-    holding those tokens' positions in their order, not at their slots p % W."""
+    """The ring's names bound to a new tensor (k_ring = k, k_ring = k[:, :, -last:]) where it is written into
+    (k_ring[:, :, slots] = …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with last = min(T_new,
+    W) < W slots or all T_new > W new tokens, or pos holding those tokens' positions in their order, not at their
+    slots p % W."""
     last = min(hi - lo, window)
-    short = any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] == last < window for s in shapes)
-    return short or (isinstance(pos, torch.Tensor) and pos.dim() == 1 and pos.tolist() == list(range(hi - last, hi)))
+    rebound = any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] != window and s[2] in (last, hi - lo)
+                  for s in shapes)
+    return rebound or (isinstance(pos, torch.Tensor) and pos.dim() == 1
+                       and pos.tolist() in (list(range(hi - last, hi)), list(range(lo, hi))))
+
+
+def ring_shape_hint(rings, parts, lo: int, hi: int, window: int) -> str | None:
+    """A ring of the wrong shape after the call given tokens lo … hi − 1 (rings: the K and V rings' shapes; parts: all
+    three parts'): its names bound to the new tokens (k_ring = k: T_new slots, more than W on the prefill, with no
+    torch.cat), then grown past W (what torch.cat joined returned as the cache), then its parts in another order."""
+    if ring_replaced(rings, None, lo, hi, window):
+        return "hint_rolling_replaced"
+    if any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] > window for s in rings):
+        return "hint_rolling_grows"
+    return "hint_rolling_ring_order" if ring_order_wrong(parts) else None
 
 
 def ring_order_wrong(shapes) -> bool:
@@ -420,12 +434,9 @@ def check_attend_rolling(fn) -> None:
         so_far.append(y)
         pos_so_far.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
         for part, ring in zip("KV", cache[:2]):
-            grows = isinstance(ring, torch.Tensor) and ring.dim() == 4 and ring.size(2) > window
             shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
             parts = [tuple(z.shape) if isinstance(z, torch.Tensor) else None for z in cache]
-            hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
-                ring_replaced(shape, None, lo, hi, window) else "hint_rolling_ring_order" if \
-                ring_order_wrong(parts) else None
+            hint = ring_shape_hint(shape, parts, lo, hi, window)
             expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
                          t(hint) if hint else None)
         if not close(y, full[:, :, lo:hi], 1e-9):

@@ -481,8 +481,8 @@ MESSAGES = {
         "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
     },
     "hint_rolling_replaced": {
-        "ja": "リングバッファに書き込まず、新しいテンソルで置き換えています（k_ring = k[:, :, -last:] のような代入）。リングはいつも W 個のスロットを持ち、新しいトークンはそれぞれの位置 p のスロット p % window に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入します。",
-        "ko": "링 버퍼에 값을 쓰지 않고 새 텐서로 바꿔 버렸습니다(k_ring = k[:, :, -last:] 같은 대입). 링은 항상 슬롯 W개를 유지하고, 새 토큰은 각자의 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 붙여 대입하세요.",
+        "ja": "リングバッファに書き込まず、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -last:] のような代入）。リングはいつも W 個のスロットを持ち、新しいトークンはそれぞれの位置 p のスロット p % window に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入します。",
+        "ko": "링 버퍼에 값을 쓰지 않고 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -last:] 같은 대입). 링은 항상 슬롯 W개를 유지하고, 새 토큰은 각자의 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 붙여 대입하세요.",
     },
     "hint_rolling_ring_order": {
         "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",

@@ -3,6 +3,7 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
+from ..score_watch import MatmulWatch
 from . import probe
 from .cases import function_cases, module_cases, scalar
 
@@ -60,7 +61,14 @@ def merge_heads(rec, fn):
 
 @probe("lesson2.module")
 def module(rec, cls):
-    module_cases(rec, "MultiHeadAttention", cls, module_args, module_input)
+    # A matrix product that raised in forward: which two shapes met (the grader names the mistake from them).
+    with MatmulWatch() as watch:
+        try:
+            module_cases(rec, "MultiHeadAttention", cls, module_args, module_input)
+        finally:
+            if watch.failed is not None and rec.raised:
+                rec.put("matmul_failed", [list(shape) for shape in watch.failed])
+                rec.put("raised_error", f"{rec.raised.get('kind', '')}: {rec.raised.get('message', '')}"[:300])
     # head_dim left out: embed_dim // n_head, and a clear error when that does not divide.
     rec.put("default_head_dim", getattr(rec.call("MultiHeadAttention", cls, 12, 3), "head_dim", None))
     rec.put("error_on_10_3", raised(cls, 10, 3))

@@ -132,8 +132,28 @@ def judge_merge_heads(res):
         judge_function(res, merge_heads, probe.merge_inputs)
 
 
+def _matmul_raised(res):
+    """forward raised in a matrix product the probe watched: named from the shapes it was given, as the visible
+    check does (checks.matmul_hint), unless the error's own text names it (checks.module_error, on_error)."""
+    if "matmul_failed" not in res or "raised_error" not in res:
+        return
+    error = str(res["raised_error"])
+    kind, _, message = error.partition(": ")
+    if checks.module_error(kind, message, ""):
+        return   # partial: nothing wrong before the error, so the verdict goes to on_error
+    args = probe.module_args(res)
+    t_len = probe.module_input(res, args, "float64", torch.float64).size(1)
+    failed = res["matmul_failed"]
+    try:
+        key = checks.matmul_hint(failed, t_len, args[2])
+    except (TypeError, ValueError):
+        key = None
+    raise Mismatch("hidden_raised", hint=key, name="MultiHeadAttention.forward", error=error)
+
+
 @judge("lesson2.module", on_error=checks.module_error, partial=True)
 def judge_module_(res):
+    _matmul_raised(res)
     with naming(lambda: _module_bug(res)):
         judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
     if res["default_head_dim"] != 4:

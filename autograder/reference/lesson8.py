@@ -137,10 +137,7 @@ def judge_attend_rolling(res):
         for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions, ring_positions(chunks, window)):
             sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
             if ring[:2] != [[b, h, window, d]] * 2:
-                grows = any(isinstance(z, list) and len(z) == 4 and z[2] > window for z in ring[:2])
-                hint = "hint_rolling_grows" if grows else "hint_rolling_replaced" if \
-                    checks.ring_replaced(ring[:2], None, lo, hi, window) else "hint_rolling_ring_order" if \
-                    checks.ring_order_wrong(ring) else None
+                hint = checks.ring_shape_hint(ring[:2], ring, lo, hi, window)
                 raise Mismatch("hidden_ring_shape", hint=hint, n=hi, want=(b, h, window, d), got=ring[:2])
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})

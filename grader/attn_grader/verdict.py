@@ -35,7 +35,7 @@ def localize(mismatch: Mismatch, lang: str) -> str:
 
     message = text(mismatch.key, lang, **texts(mismatch.fields))
     key, hint_fields = hint_of(mismatch)
-    if key:
+    if key and key != mismatch.key:   # a message that is the hint itself is not said again as its likely cause
         message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **texts(hint_fields)))
     cause = getattr(mismatch, "cause", None)
     if cause:
@@ -43,6 +43,8 @@ def localize(mismatch: Mismatch, lang: str) -> str:
     for also in getattr(mismatch, "also", ()):
         also_key, also_fields = (also[0], dict(also[1]) if len(also) > 1 else {}) if isinstance(also, tuple) \
             else (also, {})
+        if also_key == mismatch.key:
+            continue
         message += "\n" + text("hidden_also", lang, hint=text(also_key, lang, **also_fields))
     return message
 
