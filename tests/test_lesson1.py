@@ -318,6 +318,53 @@ def test_hidden_catches_a_module_that_hides_its_bug_behind_zero_weights(ref):
     fails(probes.attention_module, ZeroUnscaled, key="hidden_mismatch")
 
 
+def _sm(s):
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def _scale(Q):
+    return math.sqrt(Q.size(-1))
+
+
+# A product that raises: PyTorch's error reads the same for all three, so "transpose K" was said to each.
+PRODUCTS = {
+    "keys_before_queries": ("scores", lambda Q, K: K.transpose(-2, -1) @ Q / _scale(Q), "hint_kq_order"),
+    "k_not_transposed": ("scores", lambda Q, K: Q @ K / _scale(Q), "hint_transpose_k"),
+    "values_before_weights": ("attention", lambda Q, K, V: (V @ _sm(Q @ K.transpose(-2, -1) / _scale(Q)),
+                                                            _sm(Q @ K.transpose(-2, -1) / _scale(Q))),
+                              "hint_weights_v_order"),
+}
+
+
+@pytest.mark.parametrize("bug", PRODUCTS)
+def test_a_matrix_product_that_raises_is_named_by_its_operands_on_both_sides(bug, lang):
+    what, fn, hint = PRODUCTS[bug]
+    check, probe = ((checks.check_attention_scores, probes.attention_scores) if what == "scores" else
+                    (checks.check_attention, probes.attention))
+    fails_with(check, fn, hint)
+    for seed in (20261123, 1, 2):
+        assert hint_of(fails(probe, fn, key="hidden_raised", seed=seed))[0] == hint, seed
+
+
+def test_a_module_whose_weighted_average_is_the_wrong_way_round_is_named_on_both_sides(ref, lang):
+    class ValuesFirst(ref.Attention):
+        def forward(self, x):
+            Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+            w = _sm(Q @ K.transpose(-2, -1) / _scale(Q))
+            return self.W_o(V @ w), w
+
+    class KeysFirst(ref.Attention):   # T_q = T_k: (d_k, d_k) weights, which fail at weights @ V
+        def forward(self, x):
+            Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+            w = _sm(K.transpose(-2, -1) @ Q / _scale(Q))
+            return self.W_o(w @ V), w
+    for cls, hint in ((ValuesFirst, "hint_weights_v_order"), (KeysFirst, "hint_kq_order")):
+        fails_with(checks.check_attention_module, cls, hint)
+        for seed in (20261123, 1, 2):
+            assert hint_of(fails(probes.attention_module, cls, key="hidden_raised", seed=seed))[0] == hint, seed
+
+
 # --------------------------------------------------------------------------- graded submissions
 SCORES_THEN_ATTENTION = {"ex1_attention_scores_tests", "ex4_attention_tests", "ex5_attention_module_tests"}
 BUGS = {
@@ -335,6 +382,11 @@ BUGS = {
     # found by make mutants (issue 29): the course's own error said the widths differ, and nothing said why
     "k_not_projected": Bug("ex5_attention_module", "self.W_q(x), self.W_k(x), self.W_v(x)", "self.W_q(x), x, self.W_v(x)",
                            {"ex5_attention_module_tests"}, "K = x: W_k not applied"),
+    # make mutants' kin (issue 29): both raised in a matrix product, and were told "transpose K"
+    "values_before_weights": Bug("ex4_attention", "return weights @ V, weights", "return V @ weights, weights",
+                                 {"ex4_attention_tests", "ex5_attention_module_tests"}, "`V @ weights` for the output"),
+    "keys_before_queries": Bug("ex1_attention_scores", "return Q @ K.transpose(-2, -1)",
+                               "return K.transpose(-2, -1) @ Q", SCORES_THEN_ATTENTION, "scores as `Kᵀ @ Q`"),
     "variance_as_std": Bug("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"},
                            "variance answered as the standard deviation"),
     # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.

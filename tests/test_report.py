@@ -26,14 +26,17 @@ BUGS = class_bugs()
 
 NAMED = {
     "01_attention": {
-        "wrong_shape_kq": {"ex1_attention_scores": "hint_kq_order", "ex4_attention": "hint_transpose_k",
+        "wrong_shape_kq": {"ex1_attention_scores": "hint_kq_order", "ex4_attention": "hint_kq_order",
                            "ex5_attention_module": "hint_wrong_projection"},
         "missing_scaling": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
                                          "hint_no_scale"),
         "scale_by_dk": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
                                      "hint_scale_dk"),
-        "k_not_transposed": {"ex1_attention_scores": "hint_dot_T", "ex4_attention": "hint_transpose_k",
-                             "ex5_attention_module": "hint_transpose_k"},
+        "k_not_transposed": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
+                                          "hint_dot_T"),
+        "values_before_weights": dict.fromkeys(("ex4_attention", "ex5_attention_module"), "hint_weights_v_order"),
+        "keys_before_queries": dict.fromkeys(("ex1_attention_scores", "ex4_attention", "ex5_attention_module"),
+                                             "hint_kq_order"),
         "softmax_wrong_axis": dict.fromkeys(("ex3_softmax_last", "ex4_attention", "ex5_attention_module"),
                                             "hint_softmax_axis"),
         "w_o_missing": {"ex5_attention_module": "hint_w_o_missing"},

@@ -1,20 +1,62 @@
 """Lesson 1's visible checks: scores, softmax, attention, the Attention module, two answers."""
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 
 import torch
 
 from ..messages import matches, t
+from ..score_watch import MatmulWatch
 from ..validate import CheckFailed, InputError
 from .engine import (
-    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_number, expect_returned_pair,
-    expect_shape, inputs, max_error, passed, run,
+    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, error_hint,
+    expect_input_errors, expect_number, expect_returned_pair, expect_shape, inputs, max_error, passed, run,
 )
 
 # Visible-test sizes: every one different from every other.
 B, T_Q, T_K, D_K, D_V, E = 2, 3, 5, 4, 6, 7
+
+
+def product_hint(failed, t_q: int, t_k: int, d_k: int, d_v: int) -> str | None:
+    """A matrix product that raised, by the two shapes it was given (MatmulWatch): PyTorch's error reads the same
+    whichever operands met, so only the shapes tell Q @ K without its transpose from V @ weights and from Kᵀ @ Q
+    (which, when T_q = T_k, makes (d_k, d_k) weights that fail at weights @ V). Any other pair: None; the
+    generic hint for a product's sizes, "transpose K", would name a cause the code does not have."""
+    if len(failed[1]) >= 3 and tuple(failed[1][:2]) == (d_k, t_k):
+        return "hint_dot_T"   # K.T reverses every axis, the batch's too: (d_k, T_k, B)
+    a, b = (tuple(shape[-2:]) for shape in failed)
+    if a in ((d_k, t_k), (d_k, d_k)):
+        return "hint_kq_order"
+    if a[-1] == b[-1] == d_k:   # Q @ K, or K with other axes swapped: its last two axes must be
+        return "hint_transpose_k"
+    if a == (t_k, d_v) and b == (t_q, t_k):
+        return "hint_weights_v_order"
+    # Weights (T_k, T_q): scores made as K @ Qᵀ (exercise 1's mistake, met again at weights @ V).
+    return "hint_kq_order" if t_q != t_k and a == (t_k, t_q) else None
+
+
+def generic_product_error(kind: str, message: str, on_error=None) -> bool:
+    """An error the generic rules would call "transpose K" (engine.error_hint, no `.T` in the code), which the
+    exercise's on_error does not name: the grader's side of products_named."""
+    return error_hint(kind, message, False) == "hint_transpose_k" and not (on_error and on_error(kind, message, ""))
+
+
+@contextlib.contextmanager
+def products_named(t_q: int, t_k: int, d_k: int, d_v: int):
+    """The learner's code run inside: a failure given the generic "transpose K" (not `.T`'s hint, not one the
+    exercise's on_error named) is named by the shapes of the matrix product that raised (product_hint)."""
+    with MatmulWatch() as watch:
+        try:
+            yield
+        except CheckFailed as failure:
+            if watch.failed is None or failure.hints != [t("hint_transpose_k")]:
+                raise
+            key = product_hint(watch.failed, t_q, t_k, d_k, d_v)
+            named = CheckFailed(failure.message, t(key) if key else None)
+            named.raised = getattr(failure, "raised", None)
+            raise named from None
 
 
 def score_variants(Q, K) -> dict:
@@ -79,7 +121,8 @@ def kv_swapped(Q, V, d: int):
 def check_attention_scores(fn) -> None:
     name = "attention_scores"
     Q, K = inputs((B, T_Q, D_K), (B, T_K, D_K), seed=1)
-    got = run(name, fn, Q, K)
+    with products_named(T_Q, T_K, D_K, D_V):
+        got = run(name, fn, Q, K)
     expect_shape(got, (B, T_Q, T_K), ("B", "T_q", "T_k"), name,
                  t("hint_kq_order") if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T_K, T_Q) else None)
     diagnose(got, score_variants(Q, K), "what_scores")
@@ -112,7 +155,9 @@ def check_softmax(fn) -> None:
 def check_attention(fn) -> None:
     name = "attention"
     Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
-    out, weights = expect_returned_pair(run(name, fn, Q, K, V), name, (*Q.shape[:-1], V.size(-1)))
+    with products_named(T_Q, T_K, D_K, D_V):
+        result = run(name, fn, Q, K, V)
+    out, weights = expect_returned_pair(result, name, (*Q.shape[:-1], V.size(-1)))
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
     diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
@@ -125,7 +170,8 @@ def check_attention_module(cls) -> None:
     name = "Attention"
     T = T_K
     try:
-        module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4, on_error=module_error)
+        with products_named(T, T, D_K, D_K):
+            module, x, y, weights = build_and_run(name, cls, (E, D_K), D_K, (B, T, E), seed=4, on_error=module_error)
     except InputError as error:   # raised by attention() inside forward: the error says what, the hint why
         if module_error("InputError", error.message):
             raise CheckFailed(error.message, t("hint_qk_not_projected")) from None

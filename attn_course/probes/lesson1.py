@@ -1,6 +1,10 @@
 """Lesson 1's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import contextlib
+
 import torch
 
+from ..checks.engine import _uses_dot_T
+from ..score_watch import MatmulWatch
 from . import probe
 from .cases import function_cases, module_cases, scalar
 
@@ -41,9 +45,23 @@ def module_input(draws, args, case, dtype):
     return draws.randn(f"{case}.x", b, t, args[0], dtype=dtype)
 
 
+@contextlib.contextmanager
+def products_watched(rec, fn):
+    """A matrix product that raised: the two shapes it was given, for the grader to name the mistake from them as
+    the visible check does (checks.lesson1.products_named); not where `.T`, whose own hint comes first, is used."""
+    with MatmulWatch() as watch:
+        try:
+            yield
+        finally:
+            if watch.failed is not None and rec.raised and not rec.raised.get("dot_T") and not _uses_dot_T(fn):
+                rec.put("matmul_failed", [list(shape) for shape in watch.failed])
+                rec.put("raised_error", [str(rec.raised.get("kind", "")), str(rec.raised.get("message", ""))[:300]])
+
+
 @probe("lesson1.attention_scores")
 def attention_scores(rec, fn):
-    function_cases(rec, "attention_scores", fn, qk_inputs)
+    with products_watched(rec, fn):
+        function_cases(rec, "attention_scores", fn, qk_inputs)
 
 
 @probe("lesson1.softmax_last")
@@ -53,12 +71,14 @@ def softmax_last(rec, fn):
 
 @probe("lesson1.attention")
 def attention(rec, fn):
-    function_cases(rec, "attention", fn, one_batch_axis)
+    with products_watched(rec, fn):
+        function_cases(rec, "attention", fn, one_batch_axis)
 
 
 @probe("lesson1.attention_module")
 def attention_module(rec, cls):
-    module_cases(rec, "Attention", cls, module_args, module_input)
+    with products_watched(rec, cls):
+        module_cases(rec, "Attention", cls, module_args, module_input)
 
 
 @probe("lesson1.variance")

@@ -10,7 +10,7 @@ import torch.nn as nn
 from attn_course.checks import lesson1 as checks
 from attn_course.probes import lesson1 as probe
 from attn_course.validate import expect_qkv, expect_size, expect_tokens
-from attn_grader.judge import expect_answer, judge, judge_function, judge_module, matching_bug, naming
+from attn_grader.judge import Mismatch, expect_answer, judge, judge_function, judge_module, matching_bug, naming
 
 
 def attention_scores(Q, K):
@@ -108,11 +108,42 @@ def _variance_bug(res):
     return None
 
 
+def _product_raised(res, dims, name: str, on_error=None) -> None:
+    """The learner's code raised in a matrix product the probe watched: named from the shapes it was given, as the
+    visible check does (checks.products_named). dims: (T_q, T_k, d_k, d_v) of each case the probe ran; the
+    failing product's shapes pick out which."""
+    if "matmul_failed" not in res or "raised_error" not in res:
+        return
+    try:
+        kind, message = (str(part) for part in res["raised_error"])
+        failed = [tuple(int(n) for n in shape) for shape in res["matmul_failed"]]
+    except (TypeError, ValueError):
+        return
+    if not checks.generic_product_error(kind, message, on_error):
+        return
+    key = next((k for k in (checks.product_hint(failed, *d) for d in dims) if k), None)
+    raise Mismatch("hidden_raised", hint=key, name=name, error=f"{kind}: {message}"[:300])
+
+
+def _function_dims(res):
+    """(T_q, T_k, d_k, d_v) of every case of probe.qkv_inputs."""
+    for case in ("float64", "float32", "grad"):
+        _, _, tq, tk, d, dv = res.sizes(f"{case}.sizes", 6)
+        yield tq, tk, d, dv
+
+
+def _module_dims(res):
+    _, _, _, d = res.sizes("args", 4, low=2, high=20)
+    _, t, _, _ = res.sizes("args", 4, low=2, high=20)
+    return [(t, t, d, d)]
+
+
 # --------------------------------------------------------------------------- judges
 # Sizes and values are drawn from the grader's seed; every size differs from every other,
 # so a swapped axis cannot pass.
-@judge("lesson1.attention_scores")
+@judge("lesson1.attention_scores", partial=True)
 def judge_attention_scores(res):
+    _product_raised(res, list(_function_dims(res)), "attention_scores")
     with naming(lambda: _score_bug(res, res["float64"])):
         judge_function(res, attention_scores, probe.qk_inputs)
 
@@ -123,14 +154,16 @@ def judge_softmax_last(res):
         judge_function(res, softmax_last, probe.large_scores)
 
 
-@judge("lesson1.attention")
+@judge("lesson1.attention", partial=True)
 def judge_attention(res):
+    _product_raised(res, list(_function_dims(res)), "attention")
     with naming(lambda: _attention_bug(res)):
         judge_function(res, attention, probe.one_batch_axis)
 
 
 @judge("lesson1.attention_module", partial=True, on_error=checks.module_error)
 def judge_attention_module(res):
+    _product_raised(res, _module_dims(res), "Attention.forward", checks.module_error)
     with naming(lambda: _module_bug(res)):
         judge_module(res, Attention, probe.module_args, probe.module_input)
 
