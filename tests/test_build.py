@@ -64,22 +64,30 @@ def test_build_rejects_an_unknown_by_hand_family(tmp_path):
 def test_learners_are_told_where_the_by_hand_rule_applies(lang):
     # Every by-hand exercise has its note just above its solution cell, in the learner's language;
     # a module with a library path is told which path may call the library.
+    # The rule is stated in full above a notebook's first exercise of each kind, and in one line after that.
     from attn_course.exercises import EXERCISES
     for stem, cells in EXERCISES.items():
         nb = _nb("notebooks", lang, f"{stem}.ipynb")
-        for tests_id, cell in cells.items():
-            index = next(i for i, c in enumerate(nb.cells)
-                         if c.metadata.get("nbgrader", {}).get("grade_id") == tests_id.removesuffix("_tests"))
+        told = set()
+        for tests_id, cell in sorted(cells.items(), key=lambda item: _index(nb, item[0])):
+            index = _index(nb, tests_id)
             above = nb.cells[index - 1].source
-            note = course_text("by_hand_note", lang)
-            assert (note in above) == ("attention" in cell["by_hand"]), (stem, tests_id)
+            kind = "attention" if "attention" in cell["by_hand"] else "concat" if cell["by_hand"] else None
+            note = course_text("by_hand_note_again" if kind in told else "by_hand_note", lang)
+            assert (note in above) == (kind == "attention"), (stem, tests_id)
             # A cache written in place (:by_hand: concat) is told that torch.cat is refused, not the attention.
-            concat = course_text("by_hand_note_concat", lang)
-            assert (concat in above) == (cell["by_hand"] == ["concat"]), (stem, tests_id)
+            concat = course_text("by_hand_note_concat_again" if kind in told else "by_hand_note_concat", lang)
+            assert (concat in above) == (kind == "concat"), (stem, tests_id)
+            told.add(kind)
             if cell["library_path"]:
                 assert cell["library_path"] in above, (stem, tests_id)
             if "softmax" in cell["by_hand"]:
                 assert course_text("by_hand_note_softmax", lang) in above
+
+
+def _index(nb, tests_id: str) -> int:
+    return next(i for i, c in enumerate(nb.cells)
+                if c.metadata.get("nbgrader", {}).get("grade_id") == tests_id.removesuffix("_tests"))
 
 
 def test_build_rejects_a_prose_cell_without_its_twin(tmp_path):

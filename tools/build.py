@@ -145,10 +145,16 @@ def exercises_module(lessons: list) -> str:
     return "\n".join(lines + ["}", ""])
 
 
-def by_hand_note(cell, lang: str):
-    """The prose line above a by-hand exercise: where the rule applies, in the learner's language."""
+def by_hand_note(cell, lang: str, again: bool = False):
+    """The prose line above a by-hand exercise: where the rule applies, in the learner's language. again: an
+    earlier exercise of the notebook had the same rule in full (a learner found the paragraph, five times word
+    for word in lesson 3, heavy to read), so this one says it is the same rule, in one line."""
     families, library_path = by_hand_rule("", cell)
-    parts = [MESSAGES["by_hand_note" if "attention" in families else "by_hand_note_concat"][lang]]
+    if "attention" in families:
+        key = "by_hand_note_again" if again else "by_hand_note"
+    else:
+        key = "by_hand_note_concat_again" if again else "by_hand_note_concat"
+    parts = [MESSAGES[key][lang]]
     if "softmax" in families:
         parts.append(MESSAGES["by_hand_note_softmax"][lang])
     if library_path:
@@ -193,10 +199,13 @@ def language_notebook(nb, lang: str, stem: str):
         "course": {"lang": lang},
     }
     tests = {c.metadata.get("id"): c for c in nb.cells if c.metadata.get("kind") == "tests"}
+    told = set()   # the rules already stated in full in this notebook
     for index, cell in enumerate(nb.cells):
         rule = tests.get(f"{cell.metadata.get('id')}_tests") if cell.metadata.get("kind") == "solution" else None
         if rule is not None and rule.metadata.get("by_hand"):
-            note = nbformat.v4.new_markdown_cell(by_hand_note(rule, lang))
+            kind = "attention" if "attention" in rule.metadata["by_hand"] else "concat"
+            note = nbformat.v4.new_markdown_cell(by_hand_note(rule, lang, again=kind in told))
+            told.add(kind)
             note.id = f"{stem}-{index:03d}-by-hand"
             out.cells.append(note)
         if cell.cell_type == "markdown":
