@@ -453,6 +453,13 @@ def cache_content_bug(cache, host, x, hi: int):
     return None
 
 
+def fewer_tokens(y, want: tuple) -> bool:
+    """An output of (B, n, E) with n < T_new: the last token's output alone (y[:, -1:]), as generation uses it, where
+    every new token's is asked for (the check's and the grader's alike)."""
+    return isinstance(y, torch.Tensor) and y.dim() == 3 and y.size(0) == want[0] and y.size(2) == want[2] \
+        and y.size(1) < want[1]
+
+
 def cache_error(kind: str, message: str, call: str = "") -> str | None:
     """What an attend_with_cache that raised says: the check's and the grader's alike."""
     if "NoneType" in message and "subscriptable" in message:   # cache[0] on the first call's None
@@ -485,7 +492,8 @@ def check_attend_with_cache(fn) -> None:
             y, cache = result
             if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # (cache, output)
                 raise CheckFailed(t("cache_not_pair", kind="Tensor"), t("hint_cache_return_order"))
-            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"))
+            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"),
+                         t("hint_cache_output_tokens") if fewer_tokens(y, (B, hi - lo, H * D)) else None)
             if not (isinstance(cache, tuple) and len(cache) == 2):
                 raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
             for part, c in zip("KV", cache):
