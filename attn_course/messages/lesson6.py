@@ -186,8 +186,8 @@ MESSAGES = {
         "ko": "마스크의 대각선이 한 칸 왼쪽으로 밀렸습니다(tril(diagonal=T_past - 1) 등). 새 토큰 i는 자기 자신(절대 위치 T_past + i)의 키도 보므로 tril(diagonal=T_past)입니다. 한 칸 밀리면 프리필의 첫 토큰이 볼 수 있는 키가 없어져서 그 행이 NaN이 됩니다.",
     },
     "hint_cache_past_axis": {
-        "ja": "T_past をキャッシュの別の軸から読んでいるようです。キャッシュの k は (B, H, T_past, D) なので、T_past は系列の軸の長さ cache[0].size(2) です（cache[0].size(1) はヘッドの数 H です）。",
-        "ko": "T_past를 캐시의 다른 축에서 읽은 것 같습니다. 캐시의 k는 (B, H, T_past, D)이므로 T_past는 시퀀스 축의 길이 cache[0].size(2)입니다(cache[0].size(1)은 헤드 수 H입니다).",
+        "ja": "T_past をキーの別の軸から読んでいるようです。キャッシュの k も、つなげたあとの k も (B, H, 系列の長さ, D) なので、系列の長さは size(2) で読みます（size(1) はヘッドの数 H です）。T_past = k.size(2) - T_new、つなげる前なら cache[0].size(2) です。",
+        "ko": "T_past를 키의 다른 축에서 읽은 것 같습니다. 캐시의 k도, 이어 붙인 뒤의 k도 (B, H, 시퀀스 길이, D)이므로 시퀀스 길이는 size(2)로 읽습니다(size(1)은 헤드 수 H입니다). T_past = k.size(2) - T_new이고, 이어 붙이기 전이라면 cache[0].size(2)입니다.",
     },
     "why_kv_proj": {
         "ja": "キーとバリューは G 個の KV ヘッドのぶんだけ作るので、出力はキーの G·D とバリューの G·D を合わせた 2·G·D です（2·E だと、G = H のふつうの MHA と同じ大きさになり、共有の意味がなくなります）。",

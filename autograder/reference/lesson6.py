@@ -202,12 +202,19 @@ def _gqa_layout(res):
                 want=show[0], got=show[1])
 
 
+def _later(res, host, x, chunks, index: int):
+    """(output, variants) of the chunks after chunk index, from what the probe recorded (the check calls on)."""
+    for chunk, y in zip(chunks[index + 1:], res["outputs"][index + 1:]):
+        yield y, checks.cache_variants(host, x, *chunk)
+
+
 def _cache_bug(res):
     host, x, chunks = probe.cache_setup(res)
     b, _, _ = x.shape
     h, d = host.n_head, host.head_dim
     with torch.no_grad():
-        for (lo, hi), got, shape, cache in zip(chunks, res["outputs"], res["cache_shapes"], res["caches"]):
+        for index, ((lo, hi), got, shape, cache) in enumerate(zip(chunks, res["outputs"], res["cache_shapes"],
+                                                                 res["caches"])):
             if isinstance(got, torch.Tensor) and tuple(got.shape) == (hi - lo, b, x.size(-1)) and hi - lo != b:
                 return ("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})   # as expect_shape says
             if isinstance(got, (tuple, list)) and shape is None:   # (cache, output), as the check names it
@@ -221,7 +228,7 @@ def _cache_bug(res):
                 return content
             variants = checks.cache_variants(host, x, lo, hi)
             if not checks.same(got, variants[None], 1e-9):
-                hint = checks.cache_output_hint(got, host, variants)
+                hint = checks.cache_output_hint(got, host, variants, lambda: _later(res, host, x, chunks, index))
                 return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     return None
 
