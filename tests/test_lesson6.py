@@ -131,6 +131,72 @@ def test_tiled_attention_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_tiled_attention, sdpa, "hint_from_scratch", name="tiled_attention")
 
 
+def _query_tiled(q, k, v, block_size, causal=False):
+    """Queries tiled, every key at once: (block, T) scores and a plain softmax, no online one (the same values)."""
+    B_, H_, T_, D_ = q.shape
+    out = torch.empty_like(q)
+    for i in range(0, T_, block_size):
+        s = q[:, :, i:i + block_size] @ k.transpose(-2, -1) / math.sqrt(D_)
+        if causal:
+            rows = torch.arange(i, i + s.size(2), device=q.device).unsqueeze(1)
+            s = s.masked_fill(torch.arange(T_, device=q.device) > rows, float("-inf"))
+        out[:, :, i:i + block_size] = torch.softmax(s, dim=-1) @ v
+    return out
+
+
+def _keys_turned(q, k, v, block_size, causal=False):
+    """Key blocks, right: scores made (block, T) as kb @ q.T and turned, running max and sum kept (B, H, T), the
+    keys transposed once before the loop and the value sum an einsum."""
+    B_, H_, T_, D_ = q.shape
+    m = torch.full((B_, H_, T_), float("-inf"), dtype=q.dtype, device=q.device)
+    l = torch.zeros((B_, H_, T_), dtype=q.dtype, device=q.device)
+    acc, kT = torch.zeros_like(q), k.transpose(-2, -1)
+    rows = torch.arange(T_, device=q.device).unsqueeze(1)
+    for start in range(0, T_, block_size):
+        kb = kT[..., start:start + block_size].transpose(-2, -1)
+        s = (kb @ q.transpose(-2, -1)).transpose(-2, -1) / math.sqrt(D_)
+        if causal:
+            s = s.masked_fill(torch.arange(start, start + kb.size(2), device=q.device) > rows, float("-inf"))
+        m_new = torch.maximum(m, s.amax(-1))
+        p, scale = torch.exp(s - m_new[..., None]), torch.exp(m - m_new)
+        l = l * scale + p.sum(-1)
+        acc = acc * scale[..., None] + torch.einsum("bhqk,bhkd->bhqd", p, v[:, :, start:start + block_size])
+        m = m_new
+    return acc / l[..., None]
+
+
+def _per_head(q, k, v, block_size, causal=False):
+    """Key blocks, right, one (batch, head) at a time: 2-D products, each block's scores an einsum."""
+    B_, H_, T_, D_ = q.shape
+    out, rows = torch.empty_like(q), torch.arange(T_, device=q.device).unsqueeze(1)
+    for b in range(B_):
+        for h in range(H_):
+            m = torch.full((T_, 1), float("-inf"), dtype=q.dtype, device=q.device)
+            l, acc = torch.zeros_like(m), torch.zeros_like(q[b, h])
+            for start in range(0, T_, block_size):
+                kb, vb = k[b, h, start:start + block_size], v[b, h, start:start + block_size]
+                s = torch.einsum("qd,kd->qk", q[b, h], kb) / math.sqrt(D_)
+                if causal:
+                    s = s.masked_fill(torch.arange(start, start + kb.size(0), device=q.device) > rows, float("-inf"))
+                m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+                p, scale = torch.exp(s - m_new), torch.exp(m - m_new)
+                l, acc, m = l * scale + p.sum(-1, keepdim=True), acc * scale + p @ vb, m_new
+            out[b, h] = acc / l
+    return out
+
+
+def test_the_tiling_splits_the_keys_not_the_queries(lang, ref):
+    """The text splits the keys and keeps the T queries whole: queries tiled against every key make scores whose
+    key axis is T, and fail for that cause on both sides; key blocks computed another way pass."""
+    failure = fails_with(checks.check_tiled_attention, _query_tiled, "hint_tiled_query_blocks")
+    assert "T = 40" in str(failure)
+    hidden = fails(probes.tiled_attention, _query_tiled, key="tiled_key_axis")
+    assert hidden.hint == "hint_tiled_query_blocks"
+    for right in (_keys_turned, _per_head):
+        checks.check_tiled_attention(right)
+        passes(probes.tiled_attention, right)
+
+
 def _gqa(ref, repeat="interleave", mask=True, swap=False, validate=True):
     class GQA(ref.GroupedQueryAttention):
         def __init__(self, embed_dim, n_head, n_kv_head):
@@ -199,6 +265,50 @@ def test_attend_with_cache_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_attend_with_cache, _cached(return_full=False), "hint_cache_concat")
     fails_with(checks.check_attend_with_cache, lambda attn, x, cache=None: _cached()(attn, x, cache)[0],
                "returned_not_cache_pair", name="attend_with_cache", kind="Tensor")
+
+
+def _last_token_only(attn, x_new, cache=None):
+    """The output of the last new token alone (y[:, -1:]), as generation uses it: a prefill drops the others."""
+    y, cache = reference("lesson6").attend_with_cache(attn, x_new, cache)
+    return y[:, -1:], cache
+
+
+def test_an_output_with_fewer_tokens_than_given_is_named(lang, ref):
+    fails_with(checks.check_attend_with_cache, _last_token_only, "hint_cache_output_tokens")
+    failure = fails(probes.attend_with_cache, _last_token_only, key="hidden_shape")
+    assert failure.hint == "hint_cache_output_tokens"
+
+
+def _recorded(fn, seed=20261123):
+    """What the kernel sends for the cache's hidden test (conftest.judged, before the judging)."""
+    from attn_course.probes import SEED_ENV
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SEED_ENV, str(seed))
+        return probes.attend_with_cache.record(fn)
+
+
+def test_the_cache_judge_wants_every_chunk(ref):
+    """Fewer results than chunks with no error recorded (the probe cut short) fail, and say so; a call that
+    raised still fails for its error, the results before it judged first."""
+    from attn_grader.verdict import decide
+    from conftest import REFERENCE
+    payload = _recorded(ref.attend_with_cache)
+    assert decide(REFERENCE, 20261123, "lesson6.attend_with_cache", payload) is None
+    for key in ("outputs", "cache_shapes", "caches"):
+        payload["values"][key]["l"] = payload["values"][key]["l"][:2]
+    failure = decide(REFERENCE, 20261123, "lesson6.attend_with_cache", payload)
+    assert failure is not None and failure.key == "cache_steps_missing" and failure.hint == "hint_cache_steps"
+    del payload["values"]["calls"]   # and with no record of the calls at all: no verdict can pass
+    assert decide(REFERENCE, 20261123, "lesson6.attend_with_cache", payload) is not None
+    calls = []
+
+    def raises_third(attn, x_new, cache=None):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("boom")
+        return ref.attend_with_cache(attn, x_new, cache)
+    failure = decide(REFERENCE, 20261123, "lesson6.attend_with_cache", _recorded(raises_third))
+    assert failure.key == "hidden_raised", failure.key
 
 
 def _sdpa_cached(mask):
@@ -411,6 +521,21 @@ BUGS = {
     "gqa_mask_cpu": Bug("ex3_gqa", "keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
                         "keep = torch.ones(T, T, dtype=torch.bool).tril()", {"ex3_gqa_tests"},
                         "GQA with its mask made on the CPU (no device=x.device)"),
+    # Issue 29: each was ✔ and full marks, or failed with no cause named.
+    "tiled_query_blocks": Bug("ex2_tiled_attention", "    B, H, T, D = q.shape\n",
+                              "    B, H, T, D = q.shape\n"
+                              "    out = torch.empty_like(q)\n"
+                              "    for i in range(0, T, block_size):\n"
+                              "        s = q[:, :, i:i + block_size] @ k.transpose(-2, -1) / math.sqrt(D)\n"
+                              "        if causal:\n"
+                              "            qpos = torch.arange(i, i + s.size(2), device=q.device).unsqueeze(1)\n"
+                              "            s = s.masked_fill(torch.arange(T, device=q.device) > qpos, float(\"-inf\"))\n"
+                              "        out[:, :, i:i + block_size] = torch.softmax(s, dim=-1) @ v\n"
+                              "    return out\n", {"ex2_tiled_attention_tests"},
+                              "tiling the queries against every key at once (no key blocks, no online softmax)"),
+    "cache_last_token_only": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)",
+                                 "return attn.c_proj(y)[:, -1:], (k, v)", {"ex5_attend_with_cache_tests"},
+                                 "cache returns the last new token's output only (a prefill drops the others)"),
 }
 
 

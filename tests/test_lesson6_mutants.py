@@ -91,6 +91,9 @@ CACHE_MISTAKES = [
     ("tril(diagonal=past)", "tril(diagonal=past - 1)", "hint_cache_mask_diagonal"),
     ("past = k.size(2) - T_new", "past = 0 if cache is None else cache[0].size(1)", "hint_cache_past_axis"),
     ("E // H", "E / H", "hint_cache_float_dim"),
+    # After the join: tril(diagonal=H - T_new), "no mask" at the check's prefill and "diagonal - 1" at the grader's
+    # (make mutants: named apart); the later chunks tell them apart on both sides.
+    ("past = k.size(2) - T_new", "past = k.size(1) - T_new", "hint_cache_past_axis"),
 ]
 
 

@@ -174,6 +174,8 @@ NAMED = {
         "tiled_sum_no_device": {"ex2_tiled_attention": "hint_tiled_device"},
         "tiled_sum_no_dtype": {"ex2_tiled_attention": "hint_tiled_dtype"},
         "gqa_mask_cpu": {"ex3_gqa": "hint_mask_device"},
+        "tiled_query_blocks": {"ex2_tiled_attention": "hint_tiled_query_blocks"},
+        "cache_last_token_only": {"ex5_attend_with_cache": "hint_cache_output_tokens"},
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},

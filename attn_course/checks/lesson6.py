@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
-from ..validate import CheckFailed, InputError, dtype_bytes
+from ..validate import CheckFailed, CourseError, InputError, dtype_bytes
 from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads, tril,
@@ -453,6 +453,13 @@ def cache_content_bug(cache, host, x, hi: int):
     return None
 
 
+def fewer_tokens(y, want: tuple) -> bool:
+    """An output of (B, n, E) with n < T_new: the last token's output alone (y[:, -1:]), as generation uses it, where
+    every new token's is asked for (the check's and the grader's alike)."""
+    return isinstance(y, torch.Tensor) and y.dim() == 3 and y.size(0) == want[0] and y.size(2) == want[2] \
+        and y.size(1) < want[1]
+
+
 def cache_error(kind: str, message: str, call: str = "") -> str | None:
     """What an attend_with_cache that raised says: the check's and the grader's alike."""
     if "NoneType" in message and "subscriptable" in message:   # cache[0] on the first call's None
@@ -464,28 +471,43 @@ def cache_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
-def cache_output_hint(got, host, variants: dict):
-    """The classic mistake a wrong output shows (the check's and the grader's alike), or None."""
-    hint = find_bug(got, variants, 1e-9)
-    if hint is None and isinstance(got, torch.Tensor) and merged_out_of_order(got, host.c_proj, variants[None], 1e-7):
+def cache_output_hint(got, host, variants: dict, later=lambda: ()):
+    """The classic mistake a wrong output shows (the check's and the grader's alike), or None.
+
+    Where several give this chunk's output (T_past read from the heads' axis makes tril(diagonal=H - T_new): no
+    mask at all at the check's prefill, H = 6, and diagonal - 1 at the grader's, H = 2), the later chunks' outputs
+    keep those that explain them too: later() yields (output, that chunk's variants) for each chunk after this one,
+    the check's calls and the grader's record alike."""
+    keys = [key for key, want in variants.items() if key is not None and same(got, want, 1e-9)]
+    if len(keys) > 1:
+        for got_later, variants_later in later():
+            kept = [key for key in keys if same(got_later, variants_later[key], 1e-9)]
+            keys = kept or keys
+            if len(keys) == 1:
+                break
+    if keys:
+        return hint_key(keys[0])
+    if isinstance(got, torch.Tensor) and merged_out_of_order(got, host.c_proj, variants[None], 1e-7):
         return "hint_merge_order_6"
-    return hint
+    return None
 
 
 def check_attend_with_cache(fn) -> None:
     name = "attend_with_cache"
     host = _CacheHost(H * D, H, seed=63).eval()
     (x,) = inputs((B, T - 3, H * D), seed=64)
+    chunks = ((0, 3), (3, 4), (4, 5), (5, 8))
     with torch.no_grad():
         cache = None
-        for lo, hi in ((0, 3), (3, 4), (4, 5), (5, 8)):
+        for index, (lo, hi) in enumerate(chunks):
             result = run(name, fn, host, x[:, lo:hi], cache, on_error=cache_error)
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
             y, cache = result
             if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # (cache, output)
                 raise CheckFailed(t("cache_not_pair", kind="Tensor"), t("hint_cache_return_order"))
-            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"))
+            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"),
+                         t("hint_cache_output_tokens") if fewer_tokens(y, (B, hi - lo, H * D)) else None)
             if not (isinstance(cache, tuple) and len(cache) == 2):
                 raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
             for part, c in zip("KV", cache):
@@ -495,13 +517,23 @@ def check_attend_with_cache(fn) -> None:
             err = max_error(y, variants[None])
             content = cache_content_bug(cache, host, x, hi)
             if not err <= 1e-9 or content:   # NaN compares False too
-                hint = content or cache_output_hint(y, host, variants)
+                hint = content or cache_output_hint(y, host, variants, lambda: _later(fn, host, x, chunks[index + 1:], cache))
                 failure = (t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
                            else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err))
                 if content and err <= 1e-9:
                     failure = t("cache_contents_differ", hi=hi)
                 raise CheckFailed(failure, say(hint))
     passed(name)
+
+
+def _later(fn, host, x, chunks, cache):
+    """(output, variants) of the chunks after a wrong one, the learner's own cache carried on, until a call fails."""
+    for lo, hi in chunks:
+        try:
+            y, cache = run("attend_with_cache", fn, host, x[:, lo:hi], cache)
+        except (CourseError, TypeError, ValueError):
+            return
+        yield y, cache_variants(host, x, lo, hi)
 
 
 def cache_variants(host, x, lo: int, hi: int) -> dict:
@@ -528,6 +560,9 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
         # "no mask": at the last chunks H can reach every key, and the prefill has already told "no mask" apart.
         "hint_cache_past_axis": attend(keep=ones.tril(diagonal=host.n_head if lo else 0)),
         "hint_causal_6": attend(keep=None),
+        # T_past = k.size(1) - T_new, after the join: H - T_new, a prefill's "no mask" or "diagonal - 1" at some
+        # sizes; the later chunks tell them apart (cache_output_hint).
+        ("hint_cache_past_axis", ()): attend(keep=ones.tril(diagonal=host.n_head - n)),
         "hint_cache_mask_offset": attend(keep=ones.tril()),
         "hint_cache_mask_diagonal": attend(keep=ones.tril(diagonal=lo - 1)),   # NaN at the prefill's first row
         "hint_cache_unused": attend(k[:, :, lo:], v[:, :, lo:], tril(n)),

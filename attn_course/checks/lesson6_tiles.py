@@ -4,9 +4,11 @@ running max, sum and accumulator are made on the input's device, in its dtype.
 A plain softmax over the whole (T, T) scores gives the tiling's answer, so the values cannot tell them apart.
 What can is the shapes of the tensors the learner's code makes: ScoreWatch sees every op's output, below
 every name it could be reached by, and keeps the first floating one whose last two axes are both longer
-than a block (the (T, T) scores, or (T_q, T_k) ones). The visible check and the probe use it alike; the probe
-only records what it saw, and the grader decides from that record in its own process. Code that takes the
-watch down has to reach torch's private dispatch modules, which the grader's scan flags (attn_grader.escapes).
+than a block (the (T, T) scores, or (T_q, T_k) ones), or the first product of q and k whose key axis is longer
+than a block (queries tiled against every key: the text splits the keys and keeps the T queries whole). The
+visible check and the probe use it alike; the probe only records the shape it saw, and the grader decides from
+that record in its own process (watch_failure). Code that takes the watch down has to reach torch's private
+dispatch modules, which the grader's scan flags (attn_grader.escapes).
 """
 from __future__ import annotations
 
@@ -52,15 +54,26 @@ def meta_error(kind: str, message: str) -> str | None:
     return None
 
 
+def watch_failure(shape) -> tuple[str, str] | None:
+    """(message key, hint key) for the shape ScoreWatch recorded, or None: both axes longer than a block are the
+    whole (T, T) scores; else a product whose key axis is whole (the queries were tiled, not the keys)."""
+    if shape is None:
+        return None
+    if len(shape) >= 2 and min(shape[-2:]) > WATCH_BLOCK:
+        return "tiled_full_scores", "hint_tiled_full"
+    return "tiled_key_axis", "hint_tiled_query_blocks"
+
+
 def expect_tiled(fn, name: str, on_error) -> None:
-    """The visible check's rules the values cannot show: no (T, T) scores, and the running tensors made on q's
-    device in q's dtype (meta_inputs)."""
+    """The visible check's rules the values cannot show: no (T, T) scores, no scores over all the keys, and the
+    running tensors made on q's device in q's dtype (meta_inputs)."""
     for causal in (False, True):
-        with ScoreWatch(WATCH_BLOCK) as watch:
-            run(name, fn, *watch_inputs(65), WATCH_BLOCK, causal, on_error=on_error)
-        if watch.widest is not None:
-            raise CheckFailed(t("tiled_full_scores", shape=watch.widest, T=WATCH_T, block=WATCH_BLOCK),
-                              t("hint_tiled_full"))
+        q, k, v = watch_inputs(65)
+        with ScoreWatch(WATCH_BLOCK, keys=k) as watch:
+            run(name, fn, q, k, v, WATCH_BLOCK, causal, on_error=on_error)
+        failure = watch_failure(watch.widest)
+        if failure:
+            raise CheckFailed(t(failure[0], shape=watch.widest, T=WATCH_T, block=WATCH_BLOCK), t(failure[1]))
     got = run(f"{name} (meta, float16)", fn, *meta_inputs(), WATCH_BLOCK, True, on_error=on_error)
     problem = meta_problem(got)
     if problem:

@@ -85,12 +85,13 @@ def kv_cache_bytes(rec, fn):
 def tiled_attention(rec, fn):
     for causal in (False, True):
         function_cases(rec, "tiled_attention", fn, tiled_inputs(causal), prefix=f"causal={causal}.")
-    # What the values cannot show, recorded for the grader to judge: the shape of any (T, T)-like tensor made
-    # (tiles.ScoreWatch), and what comes back for meta-device float16 inputs (a GPU's stand-in).
+    # What the values cannot show, recorded for the grader to judge: the shape of any (T, T)-like tensor made, or
+    # of scores over all the keys (tiles.ScoreWatch), and what comes back for meta-device float16 inputs (a GPU's
+    # stand-in).
     for causal in (False, True):
         q, k, v = (rec.randn(f"watch.{causal}.{n}", tiles.WATCH_B, tiles.WATCH_H, tiles.WATCH_T, tiles.WATCH_D)
                    for n in "qkv")
-        with ScoreWatch(tiles.WATCH_BLOCK) as watch:
+        with ScoreWatch(tiles.WATCH_BLOCK, keys=k) as watch:
             rec.call("tiled_attention", fn, q, k, v, tiles.WATCH_BLOCK, causal)
         rec.put(f"widest.{causal}", list(watch.widest) if watch.widest else None)
     rec.put("meta", rec.call("tiled_attention (meta, float16)", fn, *tiles.meta_inputs(), tiles.WATCH_BLOCK, True))
@@ -169,6 +170,7 @@ def attend_with_cache(rec, fn):
                 shapes.append([list(c.shape) if isinstance(c, torch.Tensor) else None for c in cache]
                               if isinstance(cache, tuple) else None)
                 caches.append(tuple(cache) if isinstance(cache, tuple) and len(cache) == 2 else None)
+        rec.put("calls", len(outputs))   # every chunk called without an error: the grader wants all their results
     finally:
         rec.put("outputs", outputs)
         rec.put("cache_shapes", shapes)

@@ -202,16 +202,25 @@ def _gqa_layout(res):
                 want=show[0], got=show[1])
 
 
+def _later(res, host, x, chunks, index: int):
+    """(output, variants) of the chunks after chunk index, from what the probe recorded (the check calls on)."""
+    for chunk, y in zip(chunks[index + 1:], res["outputs"][index + 1:]):
+        yield y, checks.cache_variants(host, x, *chunk)
+
+
 def _cache_bug(res):
     host, x, chunks = probe.cache_setup(res)
     b, _, _ = x.shape
     h, d = host.n_head, host.head_dim
     with torch.no_grad():
-        for (lo, hi), got, shape, cache in zip(chunks, res["outputs"], res["cache_shapes"], res["caches"]):
+        for index, ((lo, hi), got, shape, cache) in enumerate(zip(chunks, res["outputs"], res["cache_shapes"],
+                                                                 res["caches"])):
             if isinstance(got, torch.Tensor) and tuple(got.shape) == (hi - lo, b, x.size(-1)) and hi - lo != b:
                 return ("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})   # as expect_shape says
             if isinstance(got, (tuple, list)) and shape is None:   # (cache, output), as the check names it
                 return "hint_cache_return_order"
+            if checks.fewer_tokens(got, (b, hi - lo, x.size(-1))):   # y[:, -1:]: as the check's expect_shape says
+                return "hint_cache_output_tokens"
             if shape != [[b, h, hi, d], [b, h, hi, d]]:
                 return "hint_cache_concat"
             content = checks.cache_content_bug(cache, host, x, hi)
@@ -219,7 +228,7 @@ def _cache_bug(res):
                 return content
             variants = checks.cache_variants(host, x, lo, hi)
             if not checks.same(got, variants[None], 1e-9):
-                hint = checks.cache_output_hint(got, host, variants)
+                hint = checks.cache_output_hint(got, host, variants, lambda: _later(res, host, x, chunks, index))
                 return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
     return None
 
@@ -257,9 +266,9 @@ def judge_tiled_attention(res):
     # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
     for causal in (False, True):
         widest = res[f"widest.{causal}"]
-        if widest is not None:
-            raise Mismatch("tiled_full_scores", hint="hint_tiled_full", shape=widest, T=tiles.WATCH_T,
-                           block=tiles.WATCH_BLOCK)
+        failure = tiles.watch_failure(tuple(widest) if isinstance(widest, (list, tuple)) else widest)
+        if failure:
+            raise Mismatch(failure[0], hint=failure[1], shape=tuple(widest), T=tiles.WATCH_T, block=tiles.WATCH_BLOCK)
     meta = res["meta"]
     expect_device("tiled_attention (meta, float16)", meta, "meta", hint="hint_tiled_device")
     if tiles.meta_problem(meta):
@@ -316,7 +325,8 @@ def judge_attend_with_cache(res):
     with torch.no_grad():
         full, _ = attend_with_cache(host, x)
     outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks):
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks) \
+            or len(shapes) != len(outputs):
         raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
     with naming(lambda: _cache_bug(res)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
@@ -330,3 +340,8 @@ def judge_attend_with_cache(res):
             expect_close(case, got, full[:, lo:hi], 1e-9)
         if len(outputs) == len(chunks) and _cache_bug(res):   # right outputs, but a cache the next call would misread
             raise Mismatch("hidden_mismatch", case="attend_with_cache", err=float("inf"))
+    if len(outputs) < len(chunks):
+        if "calls" not in res:   # a later call raised: its error speaks (decide() reads this as no verdict)
+            raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
+        # The probe went through every chunk without an error, yet fewer results came: they must all be judged.
+        raise Mismatch("cache_steps_missing", hint="hint_cache_steps", n=len(outputs), total=len(chunks))
