@@ -248,6 +248,35 @@ def test_hidden_names_dropout_on_the_output(ref):
     assert failure.hint == ("hint_dropout_output", {"layer": "c_proj"})
 
 
+def test_split_handed_to_c_attn_is_named_alike_on_every_seed(lang, ref):
+    """make mutants: `self.c_attn(split_qkv(x, H))`. The check's E = 12 fails in split's view; a grader's E whose
+    third divides into H heads hands the three parts to c_attn whole ("must be Tensor, not tuple"), which the grader
+    named as a list for a tensor. Both name the call now."""
+    class SplitFirst(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            q, k, v = self.c_attn(ref.split_qkv(x, self.n_head))
+            return super().forward(x, use_sdpa)
+    fails_with(checks.check_gpt2_module, SplitFirst, "hint_split_qkv_input")
+    errors = set()
+    for seed in range(4):
+        failure = fails(probes.module, SplitFirst, seed=seed)
+        assert failure.hint == "hint_split_qkv_input", (seed, failure.fields)
+        errors.add("not tuple" in str(failure.fields.get("error")))
+    assert errors == {True, False}   # both errors drawn
+
+
+def test_a_default_dropout_other_than_0_is_named_alike(lang, ref):
+    """make mutants (lesson 5): `dropout=1.0` as the constructor's default passed the check and the grader, which
+    pass dropout= or run in eval, and lesson 5's model, built without dropout=, then never learned. The text's
+    default is 0.0: both run a module built without dropout= in training."""
+    class DefaultDropout(ref.GPT2SelfAttention):
+        def __init__(self, embed_dim, n_head, max_len=64, dropout=1.0):
+            super().__init__(embed_dim, n_head, max_len=max_len, dropout=dropout)
+    fails_with(checks.check_gpt2_module, DefaultDropout, "hint_dropout_default")
+    for seed in range(3):
+        assert fails(probes.module_max_len, DefaultDropout, seed=seed).hint == "hint_dropout_default"
+
+
 def max_len_module(ref4, buffer=None, keyword="max_len", sdpa_weights=False):
     """Lesson 4's module with one of the classic mistakes about max_len and the SDPA path (lessons 5 to 7 paste
     it): a buffer of a fixed size, the keyword under another name, or weights computed on the SDPA path."""

@@ -125,6 +125,10 @@ def module_error(max_len: int):
         if any(s in message for s in ("values to unpack", "is invalid for input of size",
                                       "object has no attribute 'shape'")):
             return "hint_split_qkv_input"
+        # c_attn(split_qkv(x, H)): where E // 3 divides into H heads, split's three parts reach the layer whole
+        # (the check's E = 12 fails in the view instead, named above: make mutants found the grader saying otherwise)
+        if "linear()" in message and "must be Tensor, not tuple" in message:
+            return "hint_split_qkv_input"
         if "operator.invert" in message:
             return "hint_buffer_bool"
         if "masked_fill() received an invalid combination" in message:
@@ -202,6 +206,14 @@ def _expect_max_len(cls) -> None:
             raise CheckFailed(t("sdpa_weights_not_none", kind=type(weights).__name__), t("hint_sdpa_weights_none"))
         if not close(y_sdpa, right, 1e-6):
             raise CheckFailed(t("max_len_differs", max_len=MAX_LEN, T=T_LONG, err=max_error(y_sdpa, right)))
+        # Built without dropout=, as lesson 5 builds the model it trains: the default 0.0 drops nothing in training.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            y_train = expect_returned_pair(run(f"{name}.forward", module.train(), x, on_error=max_len_error),
+                                           f"{name}.forward")[0]
+        module.eval()
+        if not close(y_train, right, 1e-6):
+            raise CheckFailed(t("dropout_default_differs", err=max_error(y_train, right)), t("hint_dropout_default"))
 
 
 def _expect_gpt2_module(cls) -> None:

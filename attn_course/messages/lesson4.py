@@ -167,6 +167,14 @@ MESSAGES = {
         "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
         "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
     },
+    "dropout_default_differs": {
+        "ja": "dropout を渡さずに作った GPT2SelfAttention の出力が、train モードでは dropout=0.0 のときと一致しません（最大誤差 {err:.3g}）。",
+        "ko": "dropout을 넘기지 않고 만든 GPT2SelfAttention의 출력이 train 모드에서 dropout=0.0일 때와 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_dropout_default": {
+        "ja": "コンストラクタの dropout の既定値は 0.0 です：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。既定値を変えると、dropout を渡さずに作ったモデル（第5回で学習させるモデルなど）が、学習のあいだずっとアテンションの重みの一部を 0 にしてしまいます。",
+        "ko": "생성자의 dropout 기본값은 0.0입니다: def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0). 기본값을 바꾸면 dropout을 넘기지 않고 만든 모델(5강에서 학습시키는 모델 등)이 학습하는 내내 어텐션 가중치의 일부를 0으로 만들어 버립니다.",
+    },
     # ---------------------------------------------------------------- code comments
     "c4_chunk_columns": {
         "ja": "view(B, T, H, 3D).chunk(3) で、各ヘッドの q, k, v が qkv のどの列から来るか",

@@ -257,6 +257,8 @@ def judge_module_max_len(res):
             # The masked path reads the buffer; the SDPA path does not, and its cause is not named (as the check)
             mismatch.hint = "hint_max_len_buffer" if key == "masked" else None
             raise
+    with naming(lambda: "hint_dropout_default"):   # built without dropout=, in training: the default is 0.0
+        expect_close(f"max_len={max_len}, T={t}, train()", res["train"], want[0], 1e-9)
 
 
 @judge("lesson4.init", on_error=checks.init_error)
