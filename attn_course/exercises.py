@@ -28,21 +28,21 @@ EXERCISES = {
     },
     '04_gpt2': {
         'ex1_split_qkv_tests': {'points': 2, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson4.split_qkv'], 'checks': ['lesson4.check_split_qkv']},
-        'ex2_gpt2_module_tests': {'points': 5, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module'], 'checks': ['lesson4.check_gpt2_module']},
+        'ex2_gpt2_module_tests': {'points': 5, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson4.module_max_len'], 'checks': ['lesson4.check_gpt2_module']},
         'ex3_gpt2_init_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson4.init'], 'checks': ['lesson4.check_gpt2_init']},
         'ex4_n_params_tests': {'points': 1, 'by_hand': [], 'library_path': None, 'probes': ['lesson4.n_params'], 'checks': ['lesson4.check_gpt2_param_answer']},
         'ex5_load_from_hf_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson4.load_from_hf'], 'checks': ['lesson4.check_load_from_hf']},
         'ex6_export_to_hf_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson4.export_to_hf'], 'checks': ['lesson4.check_export_to_hf']},
     },
     '05_heads': {
-        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module'], 'checks': ['lesson4.check_gpt2_module']},
+        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson4.module_max_len'], 'checks': ['lesson4.check_gpt2_module']},
         'ex1_train_step_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson5.train_step'], 'checks': ['lesson5.check_train_step']},
         'ex2_head_entropy_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson5.head_entropy'], 'checks': ['lesson5.check_head_entropy']},
         'ex3_loss_without_head_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson5.loss_without_head'], 'checks': ['lesson5.check_loss_without_head']},
         'ex4_head_answers_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson5.head_answers'], 'checks': ['lesson5.check_head_answers']},
     },
     '06_costs': {
-        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson6.module_max_len'], 'checks': ['lesson6.check_gpt2_module']},
+        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson4.module_max_len'], 'checks': ['lesson6.check_gpt2_module']},
         'ex1_attention_flops_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson6.attention_flops'], 'checks': ['lesson6.check_attention_flops']},
         'ex2_tiled_attention_tests': {'points': 4, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson6.tiled_attention'], 'checks': ['lesson6.check_tiled_attention']},
         'ex3_gqa_tests': {'points': 3, 'by_hand': ['attention'], 'library_path': None, 'probes': ['lesson6.gqa'], 'checks': ['lesson6.check_gqa_module']},
@@ -50,7 +50,7 @@ EXERCISES = {
         'ex5_attend_with_cache_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson6.attend_with_cache'], 'checks': ['lesson6.check_attend_with_cache']},
     },
     '07_positions': {
-        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson7.module_buffer'], 'checks': ['lesson7.check_gpt2_module']},
+        'ex0_gpt2_attention_tests': {'points': 1, 'by_hand': ['attention'], 'library_path': 'use_sdpa=True', 'probes': ['lesson4.module', 'lesson4.module_max_len', 'lesson7.module_buffer'], 'checks': ['lesson7.check_gpt2_module']},
         'ex1_permutation_error_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson7.permutation_error'], 'checks': ['lesson7.check_permutation_error']},
         'ex2_sinusoidal_positions_tests': {'points': 2, 'by_hand': [], 'library_path': None, 'probes': ['lesson7.sinusoidal_positions'], 'checks': ['lesson7.check_sinusoidal_positions']},
         'ex3_apply_rope_tests': {'points': 3, 'by_hand': [], 'library_path': None, 'probes': ['lesson7.apply_rope'], 'checks': ['lesson7.check_apply_rope']},

@@ -2,6 +2,7 @@
 
 tests/test_lesson7.py re-exports BUGS, where conftest.class_bugs looks for every lesson's.
 """
+from bugs_pasted import PASTED_MAX_LEN
 from conftest import Bug
 
 # The solution's lines between the cache and the return, which a bug replacing both must carry along.
@@ -25,6 +26,7 @@ BUGS = {
     "pasted_no_super_init": Bug("ex0_gpt2_attention", "        super().__init__()\n        self.embed_dim, self.n_head",
                                 "        self.embed_dim, self.n_head", {"ex0_gpt2_attention_tests"},
                                 "super().__init__() left out (make mutants)"),
+    **PASTED_MAX_LEN,   # a fixed 64, block_size=: section 1 builds the module with max_len=16
     "perm_returns_tensor": Bug("ex1_permutation_error", "return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())",
                                "return (fn(x[:, perm]) - fn(x)[:, perm]).abs().max()", {"ex1_permutation_error_tests"},
                                "a 0-dim tensor returned, not a Python float"),

@@ -189,6 +189,7 @@ def test_reference_passes_its_own_hidden_tests(ref):
     cls = ref.GPT2SelfAttention
     passes(probes.split_qkv, ref.split_qkv)
     passes(probes.module, cls)
+    passes(probes.module_max_len, cls)
     passes(probes.init, ref.gpt2_init, cls)
     passes(probes.load_from_hf, ref.load_from_hf, cls)
     passes(probes.export_to_hf, ref.export_to_hf, cls)
@@ -247,6 +248,79 @@ def test_hidden_names_dropout_on_the_output(ref):
     assert failure.hint == ("hint_dropout_output", {"layer": "c_proj"})
 
 
+def test_split_handed_to_c_attn_is_named_alike_on_every_seed(lang, ref):
+    """make mutants: `self.c_attn(split_qkv(x, H))`. The check's E = 12 fails in split's view; a grader's E whose
+    third divides into H heads hands the three parts to c_attn whole ("must be Tensor, not tuple"), which the grader
+    named as a list for a tensor. Both name the call now."""
+    class SplitFirst(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            q, k, v = self.c_attn(ref.split_qkv(x, self.n_head))
+            return super().forward(x, use_sdpa)
+    fails_with(checks.check_gpt2_module, SplitFirst, "hint_split_qkv_input")
+    errors = set()
+    for seed in range(4):
+        failure = fails(probes.module, SplitFirst, seed=seed)
+        assert failure.hint == "hint_split_qkv_input", (seed, failure.fields)
+        errors.add("not tuple" in str(failure.fields.get("error")))
+    assert errors == {True, False}   # both errors drawn
+
+
+def test_a_default_dropout_other_than_0_is_named_alike(lang, ref):
+    """make mutants (lesson 5): `dropout=1.0` as the constructor's default passed the check and the grader, which
+    pass dropout= or run in eval, and lesson 5's model, built without dropout=, then never learned. The text's
+    default is 0.0: both run a module built without dropout= in training."""
+    class DefaultDropout(ref.GPT2SelfAttention):
+        def __init__(self, embed_dim, n_head, max_len=64, dropout=1.0):
+            super().__init__(embed_dim, n_head, max_len=max_len, dropout=dropout)
+    fails_with(checks.check_gpt2_module, DefaultDropout, "hint_dropout_default")
+    for seed in range(3):
+        assert fails(probes.module_max_len, DefaultDropout, seed=seed).hint == "hint_dropout_default"
+
+
+def max_len_module(ref4, buffer=None, keyword="max_len", sdpa_weights=False):
+    """Lesson 4's module with one of the classic mistakes about max_len and the SDPA path (lessons 5 to 7 paste
+    it): a buffer of a fixed size, the keyword under another name, or weights computed on the SDPA path."""
+    base = ref4.GPT2SelfAttention
+
+    class Pasted(base):
+        def __init__(self, embed_dim, n_head, dropout=0.0, **kwargs):
+            if set(kwargs) - {keyword}:
+                raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            max_len = kwargs.get(keyword, 64)
+            super().__init__(embed_dim, n_head, max_len=max_len, dropout=dropout)
+            if buffer:
+                self.register_buffer("causal", torch.ones(buffer, buffer, dtype=torch.bool).tril(), persistent=False)
+
+        def forward(self, x, use_sdpa=False):
+            y, w = super().forward(x, use_sdpa)
+            if use_sdpa and sdpa_weights:
+                return y, super().forward(x, False)[1]
+            return y, w
+    return Pasted
+
+
+def test_the_module_is_built_with_max_len_and_run_past_64(lang, ref):
+    """The text's constructor sizes the causal buffer (max_len, max_len), and lessons 5 to 7 build the module with
+    max_len=: a buffer of a fixed 64, or the keyword named block_size, passed the check (the default, T = 5) and
+    the grader (max_len=32, T <= 10). Both now build it with a max_len that is not 64 and run it past 64, and
+    both name the same cause; the SDPA path's None, which the text states, is graded there too."""
+    passes(probes.module_max_len, ref.GPT2SelfAttention)
+    for mistake, hint in (({"buffer": 64}, "hint_max_len_buffer"), ({"keyword": "block_size"}, "hint_max_len_keyword"),
+                          ({"sdpa_weights": True}, "hint_sdpa_weights_none")):
+        cls = max_len_module(ref, **mistake)
+        fails_with(checks.check_gpt2_module, cls, hint)
+        assert fails(probes.module_max_len, cls).hint == hint, mistake
+
+
+def test_a_short_buffer_is_named_from_its_shape_on_both_sides(lang, ref):
+    """A buffer of 64 raises at T > 64: the grader reads the shape recorded before the error (a partial judge), so
+    its message says what the check's says, not only the error."""
+    cls = max_len_module(ref, buffer=64)
+    failure = fails_with(checks.check_gpt2_module, cls, "hint_max_len_buffer")
+    assert failure.message == t("max_len_buffer", max_len=checks.MAX_LEN, got=(64, 64))
+    assert fails(probes.module_max_len, cls, key="max_len_buffer").fields["got"] == (64, 64)
+
+
 # --------------------------------------------------------------------------- graded submissions
 SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
            "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
@@ -282,4 +356,14 @@ BUGS = {
     "output_dropout": Bug("ex2_gpt2_module", "        return self.c_proj(y), weights",
                           "        return self.dropout(self.c_proj(y)), weights", {"ex2_gpt2_module_tests"},
                           "dropout on the output too, after c_proj (Hugging Face's resid_dropout)"),
+    # Each was ✔ in the check and the grader (built with the default, or max_len=32, and run short), and failed in
+    # lessons 5 to 7, which build the module with max_len=: both now build it with max_len=80 (70 to 90), run past 64.
+    "buffer_fixed_64": Bug("ex2_gpt2_module", "torch.ones(max_len, max_len, dtype=torch.bool)",
+                           "torch.ones(64, 64, dtype=torch.bool)", {"ex2_gpt2_module_tests"},
+                           "causal buffer of a fixed 64, whatever max_len"),
+    "block_size_keyword": Bug("ex2_gpt2_module",
+                              "def __init__(self, embed_dim: int, n_head: int, max_len: int = 64, dropout: float = 0.0):",
+                              "def __init__(self, embed_dim: int, n_head: int, block_size: int = 64, dropout: float = 0.0):\n"
+                              "        max_len = block_size", {"ex2_gpt2_module_tests"},
+                              "constructor keyword named block_size, not max_len"),
 }

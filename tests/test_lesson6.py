@@ -16,6 +16,7 @@ import attn_course as course
 from attn_course.checks import lesson6 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson6 as probes
+from bugs_pasted import PASTED_MAX_LEN
 from conftest import Bug, fails, fails_with, passes, reference
 
 @pytest.fixture(scope="module")
@@ -499,13 +500,7 @@ BUGS = {
     "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
                                {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
     # A Japanese learner's reading: each was ✔ and full marks; the check and the grader now fail it for one cause.
-    "pasted_buffer_64": Bug("ex0_gpt2_attention", "torch.ones(max_len, max_len, dtype=torch.bool)",
-                            "torch.ones(64, 64, dtype=torch.bool)", {"ex0_gpt2_attention_tests"},
-                            "pasted module with a causal buffer of a fixed 64, whatever max_len"),
-    "pasted_block_size_keyword": Bug("ex0_gpt2_attention", "def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):",
-                                     "def __init__(self, embed_dim, n_head, block_size=64, dropout=0.0):\n"
-                                     "        max_len = block_size", {"ex0_gpt2_attention_tests"},
-                                     "pasted module whose keyword is block_size, not max_len"),
+    **PASTED_MAX_LEN,   # a fixed 64, block_size=: section 3 builds the module with max_len=1024
     "pasted_sdpa_weights": Bug("ex0_gpt2_attention", "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None",
                                "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), q @ k.transpose(-2, -1)",
                                {"ex0_gpt2_attention_tests"}, "pasted module returns a tensor, not None, on the SDPA path"),

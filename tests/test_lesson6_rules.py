@@ -8,8 +8,10 @@ import pytest
 import torch
 
 from attn_course.checks import lesson6 as checks
+from attn_course.probes import lesson4 as probes4
 from attn_course.probes import lesson6 as probes
 from conftest import fails, fails_with, passes, reference
+from test_lesson4 import max_len_module as _pasted
 
 
 @pytest.fixture(scope="module")
@@ -22,37 +24,15 @@ def ref4():
     return reference("lesson4")
 
 
-def _pasted(ref4, buffer=None, keyword="max_len", sdpa_weights=False):
-    """Lesson 4's module with one of the classic paste mistakes: a buffer of a fixed size, the keyword under
-    another name, or weights computed on the SDPA path."""
-    base = ref4.GPT2SelfAttention
-
-    class Pasted(base):
-        def __init__(self, embed_dim, n_head, dropout=0.0, **kwargs):
-            if set(kwargs) - {keyword}:
-                raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-            max_len = kwargs.get(keyword, 64)
-            super().__init__(embed_dim, n_head, max_len=max_len, dropout=dropout)
-            if buffer:
-                self.register_buffer("causal", torch.ones(buffer, buffer, dtype=torch.bool).tril(), persistent=False)
-
-        def forward(self, x, use_sdpa=False):
-            y, w = super().forward(x, use_sdpa)
-            if use_sdpa and sdpa_weights:
-                return y, super().forward(x, False)[1]
-            return y, w
-    return Pasted
-
-
 def test_the_pasted_module_is_built_with_max_len_and_run_past_64(lang, ref4):
     checks.check_gpt2_module(ref4.GPT2SelfAttention)
-    passes(probes.module_max_len, ref4.GPT2SelfAttention)
+    passes(probes4.module_max_len, ref4.GPT2SelfAttention)
     fails_with(checks.check_gpt2_module, _pasted(ref4, buffer=64), "hint_max_len_buffer")
     fails_with(checks.check_gpt2_module, _pasted(ref4, keyword="block_size"), "hint_max_len_keyword")
     fails_with(checks.check_gpt2_module, _pasted(ref4, sdpa_weights=True), "hint_sdpa_weights_none")
-    assert fails(probes.module_max_len, _pasted(ref4, buffer=64)).hint == "hint_max_len_buffer"
-    assert fails(probes.module_max_len, _pasted(ref4, keyword="block_size")).hint == "hint_max_len_keyword"
-    assert fails(probes.module_max_len, _pasted(ref4, sdpa_weights=True)).hint == "hint_sdpa_weights_none"
+    assert fails(probes4.module_max_len, _pasted(ref4, buffer=64)).hint == "hint_max_len_buffer"
+    assert fails(probes4.module_max_len, _pasted(ref4, keyword="block_size")).hint == "hint_max_len_keyword"
+    assert fails(probes4.module_max_len, _pasted(ref4, sdpa_weights=True)).hint == "hint_sdpa_weights_none"
 
 
 def _untiled(q, k, v, block_size, causal=False):

@@ -14,9 +14,11 @@ import torch.nn as nn
 import attn_course as course
 from attn_course.checks import lesson7 as checks
 from attn_course.hf import llama_rotary
+from attn_course.probes import lesson4 as probes4
 from attn_course.probes import lesson7 as probes
 from bugs_lesson7 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
 from conftest import fails, fails_with, judged, passes, reference
+from test_lesson4 import max_len_module
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +46,18 @@ def test_pasted_module_must_mask_with_its_buffer(lang):
     passes(probes.module_buffer, lesson4.GPT2SelfAttention)
     fails_with(checks.check_gpt2_module, _own_mask(lesson4), "hint_mask_not_from_buffer")
     assert fails(probes.module_buffer, _own_mask(lesson4)).hint == "hint_mask_not_from_buffer"
+
+
+def test_pasted_module_is_built_with_max_len(lang):
+    """Section 1 builds the pasted module with max_len=16 and reads its (max_len, max_len) buffer: a keyword named
+    block_size passed the check and failed there, a buffer of a fixed 64 passed both sides. The check runs lesson 4's
+    (max_len=80, T = 72), and the cell's hidden tests lesson4.module_max_len, which name the same cause."""
+    lesson4 = reference("lesson4")
+    passes(probes4.module_max_len, lesson4.GPT2SelfAttention)
+    for mistake, hint in (({"buffer": 64}, "hint_max_len_buffer"), ({"keyword": "block_size"}, "hint_max_len_keyword")):
+        cls = max_len_module(lesson4, **mistake)
+        fails_with(checks.check_gpt2_module, cls, hint)
+        assert fails(probes4.module_max_len, cls).hint == hint, mistake
 
 
 # --------------------------------------------------------------------------- exercise 1

@@ -102,11 +102,15 @@ SAMPLE = {
     "04_gpt2": {"ex1_split_qkv:L1:swap_args:elements 1 and 2 swapped": "caught_hint",
                 # both were visible ✔, hidden ✗ before the visible check tried them
                 "ex2_gpt2_module:L19:move_call:dropout(a) @ b → dropout(a @ b)": "caught_hint",
-                "ex3_gpt2_init:L7:block:statement dropped": "caught_hint"},
+                "ex3_gpt2_init:L7:block:statement dropped": "caught_hint",
+                # the grader named a list for a tensor where its E hands split's tuple to c_attn whole
+                "ex2_gpt2_module:L10:move_call:split_qkv(c_attn(…)) → c_attn(split_qkv(…))": "caught_hint"},
     "05_heads": {"ex1_train_step:L2:drop_call:.reshape() dropped": "caught_hint",
                  "ex3_loss_without_head:L2:constant:// → /": "caught_hint",
                  "ex4_head_answers:L4:drop_keyword:dim= dropped": "caught_hint",  # was visible ✔, hidden ✗
-                 "ex4_head_answers:L4:drop_call:.mean() dropped": "caught_hint"},  # was caught without one
+                 "ex4_head_answers:L4:drop_call:.mean() dropped": "caught_hint",  # was caught without one
+                 # dropout=1.0 as the default: ✔ both sides, then the model built without dropout= never learned
+                 "ex0_gpt2_attention:L2:constant:0.0 → 1.0": "caught_hint"},
     "06_costs": {"ex1_attention_flops:L4:constant:* → /#2": "caught_hint",       # "int please", for a wrong formula
                  "ex3_gqa:L5:swap_args:arguments 1 and 2 swapped": "caught_hint",  # the grader named "transpose K"
                  "ex5_attend_with_cache:L8:swap_args:operands of - swapped": "caught_hint",   # was visible ✔, hidden ✗

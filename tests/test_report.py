@@ -118,6 +118,8 @@ NAMED = {
         "sdpa_dropout_in_eval": {"ex2_gpt2_module": "hint_dropout_eval_sdpa"},
         "weights_after_dropout": {"ex2_gpt2_module": "hint_weights_after_dropout"},
         "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
+        "buffer_fixed_64": {"ex2_gpt2_module": "hint_max_len_buffer"},
+        "block_size_keyword": {"ex2_gpt2_module": "hint_max_len_keyword"},
     },
     "05_heads": {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
@@ -181,6 +183,8 @@ NAMED = {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},
         "pasted_output_dropout": {"ex0_gpt2_attention": "hint_dropout_output"},
         "mask_not_from_buffer": {"ex0_gpt2_attention": "hint_mask_not_from_buffer"},
+        "pasted_buffer_64": {"ex0_gpt2_attention": "hint_max_len_buffer"},
+        "pasted_block_size_keyword": {"ex0_gpt2_attention": "hint_max_len_keyword"},
         "perm_inverse": {"ex1_permutation_error": "hint_perm_inverse"},
         "perm_returns_tensor": {"ex1_permutation_error": "hint_perm_float"},
         "perm_output_not_permuted": {"ex1_permutation_error": "hint_perm_output"},

@@ -93,8 +93,18 @@ def _size_error(message: str) -> str | None:
 
 
 def max_len_keyword_missing(message: str) -> bool:
-    """A constructor built with max_len= that names its keyword otherwise (block_size=): lessons 4 and 6 alike."""
+    """A constructor built with max_len= that names its keyword otherwise (block_size=): every lesson alike."""
     return "max_len" in message and "keyword" in message
+
+
+def max_len_error(kind: str, message: str, call: str = "") -> str | None:
+    """A constructor without the max_len keyword, or a forward whose buffer is shorter than the sequence:
+    the check's and the grader's (lesson4.module_max_len) alike."""
+    if max_len_keyword_missing(message):
+        return "hint_max_len_keyword"
+    if "must match the size" in message or "out of bounds" in message or "shape mismatch" in message:
+        return "hint_max_len_buffer"
+    return None
 
 
 def module_error(max_len: int):
@@ -114,6 +124,10 @@ def module_error(max_len: int):
             return "hint_causal_slice", {"T": min(int(sizes[1]), int(sizes[2])), "max_len": max_len}
         if any(s in message for s in ("values to unpack", "is invalid for input of size",
                                       "object has no attribute 'shape'")):
+            return "hint_split_qkv_input"
+        # c_attn(split_qkv(x, H)): where E // 3 divides into H heads, split's three parts reach the layer whole
+        # (the check's E = 12 fails in the view instead, named above: make mutants found the grader saying otherwise)
+        if "linear()" in message and "must be Tensor, not tuple" in message:
             return "hint_split_qkv_input"
         if "operator.invert" in message:
             return "hint_buffer_bool"
@@ -154,8 +168,52 @@ def expect_gpt2_module(cls) -> None:
     Every input here is right: the course's input check refusing one is the learner's call of it (make mutants)."""
     try:
         _expect_gpt2_module(cls)
+        _expect_max_len(cls)
     except InputError as error:
         raise CheckFailed(error.message, t("hint_module_input_checks")) from None
+
+
+# Not the default 64, and a sequence longer than it. The text's constructor takes max_len and sizes the causal
+# buffer (max_len, max_len) by it; lessons 5 to 7 build the pasted module with max_len= (lesson 6 with 1024, and
+# sequences past 64). Built with the default and run at T = 5 only, a constructor that ignores max_len (a buffer of
+# a fixed 64, the keyword named block_size) passed here and failed there. The grader's lesson4.module_max_len too.
+MAX_LEN, T_LONG = 80, 72
+
+
+def buffer_shape(module) -> tuple | None:
+    """The causal buffer's shape, or None (no module, no buffer): the check's and the probe's alike."""
+    causal = dict(module.named_buffers()).get("causal") if isinstance(module, torch.nn.Module) else None
+    return tuple(causal.shape) if isinstance(causal, torch.Tensor) else None
+
+
+def _expect_max_len(cls) -> None:
+    name = "GPT2SelfAttention"
+    module = run(f"{name}(…, max_len={MAX_LEN})", cls, E, H, max_len=MAX_LEN, on_error=max_len_error)
+    shape = buffer_shape(module)
+    if shape is not None and shape != (MAX_LEN, MAX_LEN):
+        raise CheckFailed(t("max_len_buffer", max_len=MAX_LEN, got=shape), t("hint_max_len_buffer"))
+    module = module.double().eval()
+    (x,) = inputs((2, T_LONG, E), seed=66)
+    with torch.no_grad():
+        y, _ = expect_returned_pair(run(f"{name}.forward", module, x, on_error=max_len_error), f"{name}.forward")
+        right = gpt2_expected(module, x)[None]
+        if not close(y, right, 1e-6):
+            raise CheckFailed(t("max_len_differs", max_len=MAX_LEN, T=T_LONG, err=max_error(y, right)),
+                              t("hint_max_len_buffer"))
+        call = f"{name}.forward(use_sdpa=True)"
+        y_sdpa, weights = expect_returned_pair(run(call, module, x, True, on_error=max_len_error), call)
+        if weights is not None:   # the text: (output, None) on the SDPA path
+            raise CheckFailed(t("sdpa_weights_not_none", kind=type(weights).__name__), t("hint_sdpa_weights_none"))
+        if not close(y_sdpa, right, 1e-6):
+            raise CheckFailed(t("max_len_differs", max_len=MAX_LEN, T=T_LONG, err=max_error(y_sdpa, right)))
+        # Built without dropout=, as lesson 5 builds the model it trains: the default 0.0 drops nothing in training.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            y_train = expect_returned_pair(run(f"{name}.forward", module.train(), x, on_error=max_len_error),
+                                           f"{name}.forward")[0]
+        module.eval()
+        if not close(y_train, right, 1e-6):
+            raise CheckFailed(t("dropout_default_differs", err=max_error(y_train, right)), t("hint_dropout_default"))
 
 
 def _expect_gpt2_module(cls) -> None:

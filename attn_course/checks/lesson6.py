@@ -13,7 +13,8 @@ from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
     merge_heads, passed, raised, run, split_heads, tril,
 )
-from .lesson6_module import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+# ex0's pasted module: lesson 4's checks, which build it with max_len=80 and run it past 64, as section 3 does.
+from .lesson4 import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
 from .lesson6_tiles import expect_tiled, meta_error
 from .lesson7_cross import merged_out_of_order
 

@@ -141,6 +141,40 @@ MESSAGES = {
         "ja": "原因はパラメータのコピーではなく、演習 2 の GPT2SelfAttention（その forward）にあります。パラメータは正しく移っていても、モジュールの計算が違えば出力は合いません。先に演習 2 のチェックを通してください。",
         "ko": "원인은 파라미터 복사가 아니라 연습 문제 2의 GPT2SelfAttention(그 forward)에 있습니다. 파라미터가 올바르게 옮겨졌어도 모듈의 계산이 다르면 출력이 맞지 않습니다. 먼저 연습 문제 2의 검사를 통과하세요.",
     },
+    # ---------------------------------------------------------------- the module's max_len and SDPA weights
+    # (lesson4.module_max_len, which lessons 5 to 7 run on the pasted module too)
+    "max_len_buffer": {
+        "ja": "GPT2SelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
+        "ko": "GPT2SelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
+    },
+    "max_len_differs": {
+        "ja": "max_len={max_len} で作り、T = {T}（既定の 64 より長い系列）を入れたときの出力が正しくありません（最大誤差 {err:.3g}）。",
+        "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_max_len_keyword": {
+        "ja": "コンストラクタが max_len= というキーワードを受け取れません。チェックも講座のコードも GPT2SelfAttention(E, H, max_len=…) のように呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
+        "ko": "생성자가 max_len= 키워드를 받지 못합니다. 검사도 강좌의 코드도 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다): def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0).",
+    },
+    "hint_max_len_buffer": {
+        "ja": "causal バッファが max_len に合っていません。torch.ones(64, 64) のように大きさを書き込まず、torch.ones(max_len, max_len, dtype=torch.bool).tril() で作ってください。チェックは既定の 64 ではない max_len で作り、64 より長い系列を入れます（第6回の第3節では max_len=1024 で作ります）。",
+        "ko": "causal 버퍼가 max_len에 맞지 않습니다. torch.ones(64, 64)처럼 크기를 직접 쓰지 말고 torch.ones(max_len, max_len, dtype=torch.bool).tril()로 만드세요. 검사는 기본값 64가 아닌 max_len으로 만들고 64보다 긴 시퀀스를 넣습니다(6강 3절에서는 max_len=1024로 만듭니다).",
+    },
+    "sdpa_weights_not_none": {
+        "ja": "use_sdpa=True のとき、重みとして None ではなく {kind} が返ってきました。",
+        "ko": "use_sdpa=True일 때 가중치 자리에 None이 아니라 {kind}가 반환되었습니다.",
+    },
+    "hint_sdpa_weights_none": {
+        "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
+        "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
+    },
+    "dropout_default_differs": {
+        "ja": "dropout を渡さずに作った GPT2SelfAttention の出力が、train モードでは dropout=0.0 のときと一致しません（最大誤差 {err:.3g}）。",
+        "ko": "dropout을 넘기지 않고 만든 GPT2SelfAttention의 출력이 train 모드에서 dropout=0.0일 때와 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_dropout_default": {
+        "ja": "コンストラクタの dropout の既定値は 0.0 です：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。既定値を変えると、dropout を渡さずに作ったモデル（第5回で学習させるモデルなど）が、学習のあいだずっとアテンションの重みの一部を 0 にしてしまいます。",
+        "ko": "생성자의 dropout 기본값은 0.0입니다: def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0). 기본값을 바꾸면 dropout을 넘기지 않고 만든 모델(5강에서 학습시키는 모델 등)이 학습하는 내내 어텐션 가중치의 일부를 0으로 만들어 버립니다.",
+    },
     # ---------------------------------------------------------------- code comments
     "c4_chunk_columns": {
         "ja": "view(B, T, H, 3D).chunk(3) で、各ヘッドの q, k, v が qkv のどの列から来るか",

@@ -121,30 +121,6 @@ MESSAGES = {
         "ja": "長さ（整数）を渡すところに、テンソルそのものを渡しています。系列長は k.size(2)、ブロックの長さは kb.size(2) のように整数として取り出してから、range や torch.arange に渡します。",
         "ko": "길이를 써야 할 곳에 텐서 자체를 썼습니다. 시퀀스 길이는 k.size(2), 블록 길이는 kb.size(2)처럼 정수로 꺼내 쓰세요.",
     },
-    "max_len_buffer": {
-        "ja": "GPT2SelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
-        "ko": "GPT2SelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
-    },
-    "max_len_differs": {
-        "ja": "max_len={max_len} で作り、T = {T}（既定の 64 より長い系列）を入れたときの出力が正しくありません（最大誤差 {err:.3g}）。",
-        "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
-    },
-    "hint_max_len_keyword": {
-        "ja": "コンストラクタが max_len= というキーワードを受け取れません。この回のコードは GPT2SelfAttention(E, H, max_len=…) と呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
-        "ko": "생성자가 max_len= 키워드를 받지 못합니다. 이번 강의 코드는 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다): def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0).",
-    },
-    "hint_max_len_buffer": {
-        "ja": "causal バッファが max_len に合っていません。torch.ones(64, 64) のように大きさを書き込まず、torch.ones(max_len, max_len, dtype=torch.bool).tril() で作ってください。第3節では max_len=1024 で作り、64 より長い系列を入れます。",
-        "ko": "causal 버퍼가 max_len에 맞지 않습니다. torch.ones(64, 64)처럼 크기를 직접 쓰지 말고 torch.ones(max_len, max_len, dtype=torch.bool).tril()로 만드세요. 3절에서는 max_len=1024로 만들고 64보다 긴 시퀀스를 넣습니다.",
-    },
-    "sdpa_weights_not_none": {
-        "ja": "use_sdpa=True のとき、重みとして None ではなく {kind} が返ってきました。",
-        "ko": "use_sdpa=True일 때 가중치 자리에 None이 아니라 {kind}가 반환되었습니다.",
-    },
-    "hint_sdpa_weights_none": {
-        "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
-        "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
-    },
     "tiled_full_scores": {
         "ja": "tiled_attention が形状 {shape} のテンソルを作りました（T = {T}、block_size = {block}）。タイル分割では、スコアは (T, ブロック) の大きさでしか作りません。",
         "ko": "tiled_attention이 모양 {shape}인 텐서를 만들었습니다(T = {T}, block_size = {block}). 타일 분할에서는 점수를 (T, 블록) 크기로만 만듭니다.",

@@ -1,9 +1,10 @@
 """Lesson 4's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
 
-`module` is also the hidden test of the GPT2SelfAttention that lessons 5 and 6 paste in.
+`module` and `module_max_len` are also the hidden tests of the GPT2SelfAttention that lessons 5 to 7 paste in.
 """
 import torch
 
+from ..checks.lesson4 import buffer_shape
 from ..hf import hf_attention
 from . import probe
 from .cases import scalar
@@ -49,6 +50,40 @@ def module(rec, cls):
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
         rec.put("train.masked", rec.call(name, noisy, x))
+
+
+def max_len_sizes(draws):
+    """A max_len that is not the default 64, and a sequence longer than 64 that fits in it."""
+    max_len = draws.sizes("max_len", 1, low=70, high=90)[0]
+    return max_len, max_len - draws.sizes("shorter", 1, low=1, high=5)[0]
+
+
+@probe("lesson4.module_max_len")
+def module_max_len(rec, cls):
+    """The constructor's max_len sizes the causal buffer, and forward runs past the default 64 (lessons 5 to 7
+    build the module with max_len=, lesson 6 with 1024, and `module` above builds it with max_len=32 and runs short
+    sequences); the SDPA path returns None for the weights. The visible check's _expect_max_len, on drawn sizes."""
+    name = "GPT2SelfAttention"
+    _, _, h, d = next(configs(rec))
+    max_len, t = max_len_sizes(rec)
+    module, layout = build(rec, cls, f"{name}(…, max_len={max_len})", h, d, max_len=max_len)
+    rec.put("layout", layout)
+    shape = buffer_shape(module)
+    rec.put("causal_shape", list(shape) if shape is not None else None)
+    module = module.double().eval()
+    x = rec.randn("x", 1, t, h * d)   # one sequence, and the weights' last rows only: all of (B, H, T, T) at T ~ 85
+    with torch.no_grad():             # went over the kernel's 1 MB of output, and the grader could not read it
+        rec.put("masked", last_rows(rec.call(f"{name}.forward", module, x)))
+        rec.put("sdpa", rec.call(f"{name}.forward(use_sdpa=True)", module, x, use_sdpa=True))
+        result = rec.call(f"{name}.forward", module.train(), x)   # built without dropout=: the default drops nothing
+        rec.put("train", result[0] if isinstance(result, tuple) and len(result) == 2 else result)
+
+
+def last_rows(result, rows: int = 2):
+    """The learner's (output, weights) with only the weights' last query rows, which see every key."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], torch.Tensor) and result[1].dim() >= 2:
+        return result[0], result[1][..., -rows:, :]
+    return result
 
 
 @probe("lesson4.init")

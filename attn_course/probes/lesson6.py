@@ -4,7 +4,7 @@ import torch.nn as nn
 
 from ..checks import lesson6_tiles as tiles
 from ..score_watch import ScoreWatch
-from . import lesson4, probe
+from . import probe
 from .cases import function_cases, module_cases
 
 KV_DTYPES = (torch.float32, torch.float16, torch.float64, torch.int8)
@@ -121,37 +121,6 @@ def gqa(rec, cls):
     module = rec.call("GroupedQueryAttention", cls, *args).to("meta")
     y = rec.call("GroupedQueryAttention.forward (meta)", module, gqa_input(rec, args, "meta", torch.float32).to("meta"))
     rec.put("meta", y[0] if isinstance(y, tuple) else y)
-
-
-def max_len_sizes(draws):
-    """A max_len that is not the default 64, and a sequence longer than 64 that fits in it."""
-    max_len = draws.sizes("max_len", 1, low=70, high=90)[0]
-    return max_len, max_len - draws.sizes("shorter", 1, low=1, high=5)[0]
-
-
-@probe("lesson6.module_max_len")
-def module_max_len(rec, cls):
-    """Section 3 builds the pasted module with max_len= and runs sequences longer than 64 (lesson 4's hidden
-    test builds it with max_len=32 and runs short ones); the SDPA path returns None for the weights."""
-    name = "GPT2SelfAttention"
-    _, _, h, d = next(lesson4.configs(rec))
-    max_len, t = max_len_sizes(rec)
-    module, layout = lesson4.build(rec, cls, f"{name}(…, max_len={max_len})", h, d, max_len=max_len)
-    rec.put("layout", layout)
-    causal = dict(module.named_buffers()).get("causal")
-    rec.put("causal_shape", list(causal.shape) if isinstance(causal, torch.Tensor) else None)
-    module = module.double().eval()
-    x = rec.randn("x", 1, t, h * d)   # one sequence, and the weights' last rows only: all of (B, H, T, T) at T ~ 85
-    with torch.no_grad():             # went over the kernel's 1 MB of output, and the grader could not read it
-        rec.put("masked", last_rows(rec.call(f"{name}.forward", module, x)))
-        rec.put("sdpa", rec.call(f"{name}.forward(use_sdpa=True)", module, x, use_sdpa=True))
-
-
-def last_rows(result, rows: int = 2):
-    """The learner's (output, weights) with only the weights' last query rows, which see every key."""
-    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], torch.Tensor) and result[1].dim() >= 2:
-        return result[0], result[1][..., -rows:, :]
-    return result
 
 
 @probe("lesson6.attend_with_cache")

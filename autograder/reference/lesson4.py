@@ -1,6 +1,7 @@
 """Lesson 4's reference and its judges. Lives only in autograder/: never in a release, never in a kernel.
 
-The module judge is also the hidden test of the GPT2SelfAttention pasted into lessons 5 and 6.
+The module judges (module, module_max_len) are also the hidden tests of the GPT2SelfAttention pasted into lessons 5
+to 7.
 """
 import math
 
@@ -224,6 +225,40 @@ def _judge_module(res):
     err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
     if not err <= 1e-9:
         raise Mismatch("hidden_dropout_train", err=err)
+
+
+# partial: a buffer of the wrong size is named from its recorded shape, before the error it caused, as the check does
+@judge("lesson4.module_max_len", on_error=checks.max_len_error, partial=True)
+def judge_module_max_len(res):
+    """The module built with a max_len that is not 64 and run past 64 (lessons 5 to 7 build it with max_len=):
+    as the visible check's _expect_max_len, a masked path that differs named as a buffer not sized by max_len."""
+    _, _, h, d = next(probe.configs(res))
+    max_len, t = probe.max_len_sizes(res)
+    ref = GPT2SelfAttention(h * d, h, max_len=max_len)
+    expect_layout(res, ref)
+    shape = res["causal_shape"]
+    if shape is not None and shape != [max_len, max_len]:
+        raise Mismatch("max_len_buffer", hint="hint_max_len_buffer", max_len=max_len, got=tuple(shape))
+    res.fill_parameters(ref, f"params.{h}.{d}")
+    ref = ref.double().eval()
+    with torch.no_grad():
+        want = probe.last_rows(ref(res.randn("x", 1, t, h * d)))
+    for key, path in (("masked", "GPT2SelfAttention.forward"), ("sdpa", "GPT2SelfAttention.forward(use_sdpa=True)")):
+        got = res[key]
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise Mismatch("returned_not_pair", name=path, kind=type(got).__name__)
+        if key == "sdpa" and got[1] is not None:
+            raise Mismatch("sdpa_weights_not_none", hint="hint_sdpa_weights_none", kind=type(got[1]).__name__)
+        try:
+            expect_close(f"max_len={max_len}, T={t}", got[0], want[0], 1e-9)
+            if key == "masked":
+                expect_close(f"max_len={max_len}, T={t}", got[1], want[1], 1e-9)
+        except Mismatch as mismatch:
+            # The masked path reads the buffer; the SDPA path does not, and its cause is not named (as the check)
+            mismatch.hint = "hint_max_len_buffer" if key == "masked" else None
+            raise
+    with naming(lambda: "hint_dropout_default"):   # built without dropout=, in training: the default is 0.0
+        expect_close(f"max_len={max_len}, T={t}, train()", res["train"], want[0], 1e-9)
 
 
 @judge("lesson4.init", on_error=checks.init_error)

@@ -5,18 +5,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from attn_course.checks import lesson6 as checks
-from attn_course.checks import lesson6_module as pasted
 from attn_course.checks import lesson6_tiles as tiles
 from attn_course.checks.engine import pair_swapped
 from attn_course.probes import lesson6 as probe
 from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
-from attn_course.probes import lesson4 as probe4
 from attn_grader.judge import (
-    Mismatch, cache_step, expect_close, expect_device, expect_layout, judge, judge_function, judge_module, matching_bug,
-    naming, sibling,
+    Mismatch, cache_step, expect_close, expect_device, judge, judge_function, judge_module, matching_bug, naming,
 )
-
-GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
 
 
 def _merge(x):
@@ -285,34 +280,6 @@ def judge_gqa(res):
     with naming(lambda: _gqa_bug(res)):
         judge_module(res, GroupedQueryAttention, probe.gqa_args, probe.gqa_input)
     expect_device("GroupedQueryAttention (meta)", res["meta"], "meta", hint="hint_mask_device")
-
-
-@judge("lesson6.module_max_len", on_error=pasted.max_len_error)
-def judge_module_max_len(res):
-    _, _, h, d = next(probe4.configs(res))
-    max_len, t = probe.max_len_sizes(res)
-    ref = GPT2SelfAttention(h * d, h, max_len=max_len)
-    expect_layout(res, ref)
-    shape = res["causal_shape"]
-    if shape is not None and shape != [max_len, max_len]:
-        raise Mismatch("max_len_buffer", hint="hint_max_len_buffer", max_len=max_len, got=shape)
-    res.fill_parameters(ref, f"params.{h}.{d}")
-    ref = ref.double().eval()
-    with torch.no_grad():
-        want = probe.last_rows(ref(res.randn("x", 1, t, h * d)))
-    for key, path in (("masked", "GPT2SelfAttention.forward"), ("sdpa", "GPT2SelfAttention.forward(use_sdpa=True)")):
-        got = res[key]
-        if not (isinstance(got, tuple) and len(got) == 2):
-            raise Mismatch("returned_not_pair", name=path, kind=type(got).__name__)
-        if key == "sdpa" and got[1] is not None:
-            raise Mismatch("sdpa_weights_not_none", hint="hint_sdpa_weights_none", kind=type(got[1]).__name__)
-        try:
-            expect_close(f"max_len={max_len}, T={t}", got[0], want[0], 1e-9)
-            if key == "masked":
-                expect_close(f"max_len={max_len}, T={t}", got[1], want[1], 1e-9)
-        except Mismatch as mismatch:
-            mismatch.hint = "hint_max_len_buffer"
-            raise
 
 
 @judge("lesson6.attend_with_cache", on_error=checks.cache_error, partial=True)   # the steps before an error are judged first: they name the cause
