@@ -251,6 +251,10 @@ def causal_reference(module, x, lengths=None):
         ("hint_fill_not_inf", "-1e9"): weights_of(scaled, fill=-1e9),
         ("hint_fill_not_inf", "finfo"): weights_of(scaled, fill=torch.finfo(scaled.dtype).min),
         "hint_additive_nan": torch.softmax(scaled + (~keep) * inf, -1).nan_to_num(0.0),
+        # safe_softmax's own mistakes, seen through the module (a row of ones where every key is masked, the
+        # softmax over the queries)
+        "hint_dead_rows_not_zero": torch.softmax(scaled.masked_fill(~keep, inf), -1).nan_to_num(1.0),
+        ("hint_softmax_axis", (("axis", -2),)): torch.softmax(scaled.masked_fill(~keep, inf), -2).nan_to_num(0.0),
     }
     variants.update({k: weights_of(v) for k, v in scale_variants(raw, D, {H, T}).items()})
     for key, diagonal in (("hint_mask_diagonal", -1), (("hint_mask_diagonal", "future"), 1)):
@@ -260,6 +264,7 @@ def causal_reference(module, x, lengths=None):
         variants["hint_padding_ignored"] = weights_of(scaled, tril(T))
         variants["hint_padding_or"] = weights_of(scaled, tril(T) | pad[:, None, None, :])
         variants["hint_padding_off_by_one"] = weights_of(scaled, tril(T) & (torch.arange(T) <= lengths[:, None])[:, None, None, :])
+        variants["hint_padding_short_by_one"] = weights_of(scaled, tril(T) & (torch.arange(T) + 1 < lengths[:, None])[:, None, None, :])
         try:   # a (B, 1, T) padding mask: with B == H it broadcasts, batch b's padding on head b
             variants["hint_padding_broadcast"] = weights_of(scaled, tril(T) & pad[:, None, :])
         except RuntimeError:
@@ -319,7 +324,9 @@ def module_error(kind: str, message: str, call: str) -> str | None:
         return "hint_causal_full_length"   # only at T == max_len: the buffer sliced off its corner, or too small
     if "use_sdpa=True" in call and "mat1 and mat2" in message:
         return "hint_sdpa_merge"           # W_o on SDPA's (B, H, T, D) output, the heads not merged
-    return padding_error(kind, message, call)
+    if "same dtype" in message:
+        return "hint_dtype_mixed"          # a step that changed the dtype (apply_mask's scores.float())
+    return apply_mask_error(kind, message, call) or padding_error(kind, message, call)
 
 
 def dropout_variants(module, x, seed: int) -> dict:

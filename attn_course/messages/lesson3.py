@@ -149,6 +149,10 @@ MESSAGES = {
         "ja": "scaled_dot_product_attention に渡す順番が違います。引数は (Q, K, V) の順です（クエリ、キー、バリュー）。",
         "ko": "scaled_dot_product_attention에 넘기는 순서가 틀렸습니다. 인수는 (Q, K, V) 순서입니다(쿼리, 키, 밸류).",
     },
+    "hint_dtype_mixed": {
+        "ja": "計算の途中でデータ型が変わり、別のデータ型のテンソルどうしを組み合わせています（float32 と float64 など）。途中で使う関数（apply_mask など）が .float() などでデータ型を変えていないか確かめてください。",
+        "ko": "계산 도중에 자료형이 바뀌어 서로 다른 자료형의 텐서끼리 함께 쓰고 있습니다(float32와 float64 등). 중간에 쓰는 함수(apply_mask 등)가 .float() 등으로 자료형을 바꾸지 않았는지 확인하세요.",
+    },
     "hint_sdpa_merge": {
         "ja": "use_sdpa=True の経路で、W_o に (B, H, T, D) のままの出力を渡していませんか。scaled_dot_product_attention の出力はヘッドごとの (B, H, T, D) なので、merge_heads で (B, T, H·D) にしてから W_o に通します。",
         "ko": "use_sdpa=True 경로에서 (B, H, T, D) 모양 그대로의 출력을 W_o에 넘긴 것 같습니다. scaled_dot_product_attention의 출력은 헤드별 (B, H, T, D)이므로 merge_heads로 (B, T, H·D)로 만든 다음 W_o에 통과시킵니다.",
