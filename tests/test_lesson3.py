@@ -248,6 +248,7 @@ MODULE_MISTAKES = {
     "in_place_and": ("keep = keep & padding_keep", "keep &= padding_keep", "hint_inplace_and_buffer"),
     "off_corner": ("keep = self.causal[:T, :T]", "keep = self.causal[1:T + 1, 1:T + 1]", "hint_causal_full_length"),
     "scale_t": ("math.sqrt(self.head_dim)", "math.sqrt(T)", "hint_scale_wrong_dim"),
+    "scale_as_number": ("math.sqrt(self.head_dim)", "math.sqrt(4)", "hint_scale_as_number"),
     "merged_by_reshape": ("merge_heads(self.dropout(weights) @ V)", "(self.dropout(weights) @ V).reshape(B, T, -1)",
                           "hint_merge_without_transpose"),
 }
@@ -475,6 +476,8 @@ BUGS = {
                                "return torch.tensor([[t < n for t in range(T)] for n in lengths.tolist()], "
                                "device=lengths.device)", {"ex4_padding_keep_tests"},
                                "lengths read with `.tolist()` (fails on a GPU's stand-in, the meta device)"),
+    "scale_written_as_number": Bug("ex6_causal_module", "math.sqrt(self.head_dim)", "math.sqrt(4)", {MODULE_3},
+                                   "`math.sqrt(4)`: √D written for the check's D = 4"),
     "dead_rows_to_one": Bug("ex5_safe_softmax", "nan_to_num(0.0)", "nan_to_num(1.0)", {"ex5_safe_softmax_tests", MODULE_3},
                             "`nan_to_num(1.0)`: fully masked rows of ones"),
     "softmax_over_queries": Bug("ex5_safe_softmax", "dim=-1", "dim=-2", {"ex5_safe_softmax_tests", MODULE_3},

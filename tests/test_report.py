@@ -105,6 +105,7 @@ NAMED = {
         "scores_to_float": {"ex2_apply_mask": "hint_dtype_changed", "ex6_causal_module": "hint_dtype_mixed"},
         "padding_from_one": dict.fromkeys(("ex4_padding_keep", "ex6_causal_module"), "hint_padding_short_by_one"),
         "padding_values_read": {"ex4_padding_keep": "hint_meta_values"},
+        "scale_written_as_number": {"ex6_causal_module": "hint_scale_as_number"},
         "dead_rows_to_one": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_dead_rows_not_zero"),
         "softmax_over_queries": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_softmax_axis"),
     },

@@ -14,6 +14,7 @@ from .engine import (
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
 B, T_Q, T, E, H, D = 2, 3, 5, 7, 3, 4
+CHECK_D = D
 # The module's buffer size, in this check and in the grader's probe alike (their errors name it).
 MAX_LEN = 16
 
@@ -271,6 +272,9 @@ def causal_reference(module, x, lengths=None):
             pass
     else:
         variants["hint_no_mask"] = torch.softmax(scaled, -1)
+    # √D written as a number that fits this check's modules (D = 4): right here, wrong for any other width; last, as
+    # another size may be 4 too (E, and √E is a cause of its own)
+    variants.setdefault("hint_scale_as_number", weights_of(raw / math.sqrt(CHECK_D)))
     # A mistake that changes nothing on these inputs (a -1e9 fill where no row is fully masked) is not named here.
     variants = {k: v for k, v in variants.items() if k is None or not close(v, weights, 1e-12)}
     return variants, module.W_o(merge_heads(weights @ V))
@@ -469,6 +473,18 @@ def check_causal_module(cls) -> None:
                 raise CheckFailed(t("values_differ", what=call, err=max_error(y_full, want_full)
                                     if isinstance(y_full, torch.Tensor) else float("inf")),
                                   t("hint_causal_full_length", max_len=max_len))
+        # Another head width (the grader draws its own): a size written as a number that fits D = 4 shows here.
+        other = run(name, cls, E, H, D + 1, 0.0, max_len).double().eval()
+        label = f"{name}({E}, {H}, head_dim={D + 1}).forward"
+        y, weights = expect_returned_pair(run(label, other, x, on_error=module_error), label, x.shape)
+        variants, want_y = causal_reference(other, x)
+        diagnose(weights, variants, "what_weights")
+        diagnose(y, {**output_variants(other, x), None: want_y}, "what_output")
+        y_sdpa = run(label + "(use_sdpa=True)", other, x, None, True, on_error=module_error)[0]
+        if not (isinstance(y_sdpa, torch.Tensor) and close(y_sdpa, want_y, 1e-6)):
+            raise CheckFailed(t("values_differ", what=label + "(use_sdpa=True)", err=max_error(y_sdpa, want_y)
+                                if isinstance(y_sdpa, torch.Tensor) else float("inf")),
+                              _text(sdpa_bug(other, x, None, y_sdpa)))
     for other in others:
         other()
     passed(name)
