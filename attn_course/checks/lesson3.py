@@ -237,9 +237,9 @@ def causal_reference(module, x, lengths=None):
     weights = weights_of(scaled)
     variants = {
         None: weights,
-        # [:, None, :, None]: the padded queries (rows) hidden instead of the padded keys (columns); first, as on
-        # small sizes it can equal a mistake of the causal mask, which the case without padding names before this
-        **({} if pad is None else {"hint_padding_query_axis": weights_of(scaled, tril(T) & pad[:, None, :, None])}),
+        # The padding's own mistakes first: on small sizes one can equal a mistake of the causal mask, which the
+        # case without padding (run first) names before these are looked at.
+        **({} if pad is None else padding_variants_of(weights_of, scaled, pad, lengths)),
         "hint_mask_after_softmax": torch.softmax(scaled, -1).masked_fill(~keep, 0.0),
         "hint_inverted_mask": weights_of(scaled, ~keep if pad is None else ~tril(T) & pad[:, None, None, :]),
         "hint_upper_triangle": weights_of(scaled, keep.transpose(-2, -1) if pad is None else
@@ -261,16 +261,7 @@ def causal_reference(module, x, lengths=None):
     for key, diagonal in (("hint_mask_diagonal", -1), (("hint_mask_diagonal", "future"), 1)):
         shifted = torch.ones(T, T, dtype=torch.bool).tril(diagonal)
         variants[key] = weights_of(scaled, shifted if pad is None else shifted & pad[:, None, None, :])
-    if pad is not None:
-        variants["hint_padding_ignored"] = weights_of(scaled, tril(T))
-        variants["hint_padding_or"] = weights_of(scaled, tril(T) | pad[:, None, None, :])
-        variants["hint_padding_off_by_one"] = weights_of(scaled, tril(T) & (torch.arange(T) <= lengths[:, None])[:, None, None, :])
-        variants["hint_padding_short_by_one"] = weights_of(scaled, tril(T) & (torch.arange(T) + 1 < lengths[:, None])[:, None, None, :])
-        try:   # a (B, 1, T) padding mask: with B == H it broadcasts, batch b's padding on head b
-            variants["hint_padding_broadcast"] = weights_of(scaled, tril(T) & pad[:, None, :])
-        except RuntimeError:
-            pass
-    else:
+    if pad is None:
         variants["hint_no_mask"] = torch.softmax(scaled, -1)
     # √D written as a number that fits this check's modules (D = 4): right here, wrong for any other width; last, as
     # another size may be 4 too (E, and √E is a cause of its own)
@@ -328,9 +319,28 @@ def module_error(kind: str, message: str, call: str) -> str | None:
         return "hint_causal_full_length"   # only at T == max_len: the buffer sliced off its corner, or too small
     if "use_sdpa=True" in call and "mat1 and mat2" in message:
         return "hint_sdpa_merge"           # W_o on SDPA's (B, H, T, D) output, the heads not merged
-    if "same dtype" in message:
+    if "same dtype" in message or "expected scalar type" in message:
         return "hint_dtype_mixed"          # a step that changed the dtype (apply_mask's scores.float())
     return apply_mask_error(kind, message, call) or padding_error(kind, message, call)
+
+
+def padding_variants_of(weights_of, scaled, pad, lengths) -> dict:
+    """The module's weights with the padding mask made or joined the classic wrong ways."""
+    T = scaled.size(-1)
+    position = torch.arange(T)
+    variants = {
+        # [:, None, :, None]: the padded queries (rows) hidden instead of the padded keys (columns)
+        "hint_padding_query_axis": weights_of(scaled, tril(T) & pad[:, None, :, None]),
+        "hint_padding_or": weights_of(scaled, tril(T) | pad[:, None, None, :]),
+        "hint_padding_off_by_one": weights_of(scaled, tril(T) & (position <= lengths[:, None])[:, None, None, :]),
+        "hint_padding_short_by_one": weights_of(scaled, tril(T) & (position + 1 < lengths[:, None])[:, None, None, :]),
+    }
+    try:   # a (B, 1, T) padding mask: with B == H it broadcasts, batch b's padding on head b
+        variants["hint_padding_broadcast"] = weights_of(scaled, tril(T) & pad[:, None, :])
+    except RuntimeError:
+        pass
+    variants["hint_padding_ignored"] = weights_of(scaled, tril(T))
+    return variants
 
 
 def dropout_variants(module, x, seed: int) -> dict:

@@ -7,8 +7,10 @@ from . import probe
 
 def module_sizes(draws):
     b, t, h, d, e, spare = draws.sizes("sizes", 6, low=2, high=14)   # the first five as when five were drawn
-    if d == 4:   # the visible check's head width: a √4 written as a number would pass here as it does there
-        d = 5
+    # Not the visible check's head width (a √4 written as a number would pass here as it does there), nor a size
+    # whose root or value is √4 = 2 (a √4 would read as D without the root, or as √T or √H)
+    d = d + 1 if d in (2, 4) else d
+    t, h = (5 if n == 4 else n for n in (t, h))
     if e == d * d:   # then √E = D: scores divided by √E (the wrong width) would read as divided by D (no root)
         e = spare
     return b, t, h, d, e
