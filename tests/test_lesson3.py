@@ -221,6 +221,91 @@ def test_a_causal_buffer_used_whole_is_named_not_a_transpose(lang):
 
 
 
+def _module_variant(old: str, new: str, cell: str = "forward"):
+    """MODULE_SOURCE's module with one line changed: a learner's own mistake in the module."""
+    assert MODULE_SOURCE.count(old) == 1, old
+    ns = {"torch": torch, "nn": nn, "math": math, "course": course, "split_heads": split_ok, "merge_heads": merge_ok,
+          "causal_mask": lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).tril(),
+          "apply_mask": lambda s, k: s.masked_fill(~k, float("-inf")),
+          "padding_keep": lambda n, T: torch.arange(T, device=n.device) < n[:, None],
+          "safe_softmax": lambda s: torch.softmax(s, -1).nan_to_num(0.0)}
+    exec(MODULE_SOURCE.replace(old, new), ns)
+    return ns["CausalSelfAttention"]
+
+
+SDPA_LINE = "return self.W_o(merge_heads(y.nan_to_num(0.0))), None"
+# Issue 29, a simulated learner: each module mistake and the cause both sides must name (none named the bool mask).
+MODULE_MISTAKES = {
+    "sdpa_no_w_o": (SDPA_LINE, "return merge_heads(y.nan_to_num(0.0)), None", "hint_w_o_missing"),
+    "sdpa_not_merged": (SDPA_LINE, "return self.W_o(y.nan_to_num(0.0)), None", "hint_sdpa_merge"),
+    "sdpa_reshaped": (SDPA_LINE, "return self.W_o(y.nan_to_num(0.0).reshape(B, T, -1)), None",
+                      "hint_merge_without_transpose"),
+    "sdpa_scale_e": ("attn_mask=keep)", "attn_mask=keep, scale=1 / math.sqrt(self.embed_dim))", "hint_scale_head_dim"),
+    "sdpa_inverted": ("attn_mask=keep)", "attn_mask=~keep)", "hint_sdpa_mismatch"),
+    "sdpa_args": ("(Q, K, V, attn_mask", "(K, Q, V, attn_mask", "hint_sdpa_args"),
+    "padding_max_len": ("padding_keep(lengths, T)", "padding_keep(lengths, self.causal.size(0))", "hint_padding_max_len"),
+    "query_axis": ("[:, None, None, :]", "[:, None, :, None]", "hint_padding_query_axis"),
+    "in_place_and": ("keep = keep & padding_keep", "keep &= padding_keep", "hint_inplace_and_buffer"),
+    "off_corner": ("keep = self.causal[:T, :T]", "keep = self.causal[1:T + 1, 1:T + 1]", "hint_causal_full_length"),
+    "scale_t": ("math.sqrt(self.head_dim)", "math.sqrt(T)", "hint_scale_wrong_dim"),
+    "scale_as_number": ("math.sqrt(self.head_dim)", "math.sqrt(4)", "hint_scale_as_number"),
+    "merged_by_reshape": ("merge_heads(self.dropout(weights) @ V)", "(self.dropout(weights) @ V).reshape(B, T, -1)",
+                          "hint_merge_without_transpose"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(MODULE_MISTAKES))
+def test_module_mistakes_are_named_by_their_cause_on_both_sides(lang, mistake):
+    old, new, hint = MODULE_MISTAKES[mistake]
+    cls = _module_variant(old, new)
+    failure = fails_with(checks.check_causal_module, cls, hint)
+    assert t("hint_sdpa_mismatch") not in str(failure) or hint == "hint_sdpa_mismatch"
+    assert not failure.also, failure.also   # one mistake: no "also" line
+    hidden = fails(probes.module, cls)
+    assert hint_of(hidden)[0] == hint and not hidden.also, (hint_of(hidden), hidden.also)
+
+
+@pytest.mark.parametrize("bug,hint", [("sqrt_e", "hint_scale_head_dim"), ("nan", "hint_nan_fully_masked"),
+                                      ("after_softmax", "hint_mask_after_softmax"), ("triu", "hint_upper_triangle"),
+                                      ("ignore_lengths", "hint_padding_ignored")])
+def test_a_mistake_of_the_masked_path_only_adds_no_also_line_about_sdpa(lang, bug, hint):
+    """The SDPA path's NaN rows and eval dropout were compared with the masked path's output: a mistake there
+    gave two false "also" lines blaming use_sdpa=True, which was right (and NaN gave the grader a false one)."""
+    assert not fails_with(checks.check_causal_module, causal_variant(bug), hint).also
+    assert not fails(probes.module, causal_variant(bug)).also
+
+
+def test_mistakes_of_the_mask_functions_are_named_on_both_sides(lang):
+    inf = float("-inf")
+    cases = [
+        (checks.check_apply_mask, probes.apply_mask, lambda s, k: s.masked_fill(~k.mT, inf), "hint_keep_transposed"),
+        (checks.check_apply_mask, probes.apply_mask, lambda s, k: s.masked_fill((1 - k).bool(), inf), "hint_bool_subtract"),
+        (checks.check_apply_mask, probes.apply_mask, lambda s, k: s.float().masked_fill(~k, inf), "hint_dtype_changed"),
+        (checks.check_padding_keep, probes.padding_keep,
+         lambda n, T: torch.arange(1, T + 1, device=n.device) < n[:, None], "hint_padding_short_by_one"),
+        (checks.check_padding_keep, probes.padding_keep,
+         lambda n, T: torch.tensor([[t < m for t in range(T)] for m in n.tolist()], device=n.device), "hint_meta_values"),
+        (checks.check_safe_softmax, probes.safe_softmax, lambda s: torch.softmax(s, -1).nan_to_num(1.0),
+         "hint_dead_rows_not_zero"),
+        (checks.check_safe_softmax, probes.safe_softmax, lambda s: torch.softmax(s, -2).nan_to_num(0.0),
+         "hint_softmax_axis"),
+    ]
+    for check, probe, fn, hint in cases:
+        fields = {"axis": -2, "got": "torch.float32", "want": "torch.float64"}   # the two hints with fields
+        failure = fails_with(check, fn, hint, **fields)
+        assert t("hint_upper_triangle") not in str(failure) and not str(failure).count("exp")
+        assert hint_of(fails(probe, fn))[0] == hint, hint
+
+
+def test_in_place_is_accepted_where_the_text_asks_only_for_a_result(lang):
+    """Neither exercise 2 nor 3 says not to change the input: an in-place masked_fill_ or logical_not_ returns the
+    right tensor and passes both sides (the check gives the learner's code a copy, as the probe's draws are)."""
+    checks.check_apply_mask(lambda s, k: s.masked_fill_(~k, float("-inf")))
+    checks.check_mha_mask_to_sdpa(lambda m: m.logical_not_() if m.dtype == torch.bool else m)
+    passes(probes.apply_mask, lambda s, k: s.masked_fill_(~k, float("-inf")))
+    passes(probes.mha_mask_to_sdpa, lambda m: m.logical_not_() if m.dtype == torch.bool else m)
+
+
 # --------------------------------------------------------------------------- hidden tests
 @pytest.fixture(scope="module")
 def ref():
@@ -360,6 +445,43 @@ BUGS = {
                                   {MODULE_3}, "causal and padding masks joined by or, not by `&`"),
     "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
                              "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
+    # Found by a simulated learner (issue 29): a rubric hole, causes named wrong, PyTorch's English untranslated.
+    "causal_slice_off_corner": Bug("ex6_causal_module", "keep = self.causal[:T, :T]",
+                                   "keep = self.causal[1:T + 1, 1:T + 1]", {MODULE_3},
+                                   "`self.causal[1:T+1, 1:T+1]`: right below max_len, fails at T == max_len"),
+    # the SDPA path's own mistakes (each was told the bool mask's convention)
+    **{name: Bug("ex6_causal_module", SDPA_LINE, new, {MODULE_3}, title) for name, new, title in (
+        ("sdpa_without_w_o", "return merge_heads(y.nan_to_num(0.0)), None", "SDPA path without `W_o`"),
+        ("sdpa_heads_not_merged", "return self.W_o(y.nan_to_num(0.0)), None",
+         "SDPA path: `W_o` on (B, H, T, D), the heads not merged"))},
+    "sdpa_scale_sqrt_e": Bug("ex6_causal_module", "dropout_p=p)", "dropout_p=p, scale=1 / math.sqrt(self.embed_dim))",
+                             {MODULE_3}, "SDPA path: `scale=1/√E`"),
+    "padding_keep_max_len": Bug("ex6_causal_module", "padding_keep(lengths, T)",
+                                "padding_keep(lengths, self.causal.size(0))", {MODULE_3},
+                                "`padding_keep(lengths, max_len)` in forward"),
+    "padding_on_query_axis": Bug("ex6_causal_module", "[:, None, None, :]", "[:, None, :, None]", {MODULE_3},
+                                 "padding mask on the query axis, `[:, None, :, None]`"),
+    "keep_and_in_place": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep &= padding_keep", {MODULE_3},
+                             "`keep &= …` in place on the buffer's slice"),
+    "keep_transposed": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(~keep.mT,",
+                           {"ex2_apply_mask_tests", MODULE_3}, "keep transposed in apply_mask, `~keep.mT`"),
+    "keep_one_minus": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill((1 - keep).bool(),",
+                          {"ex2_apply_mask_tests", MODULE_3}, "`(1 - keep)` on a bool keep"),
+    "scores_to_float": Bug("ex2_apply_mask", "return scores.masked_fill(", "return scores.float().masked_fill(",
+                           {"ex2_apply_mask_tests", MODULE_3}, "apply_mask changes the dtype, `scores.float()`"),
+    "padding_from_one": Bug("ex4_padding_keep", "torch.arange(T, device=lengths.device) <",
+                            "torch.arange(1, T + 1, device=lengths.device) <", {"ex4_padding_keep_tests", MODULE_3},
+                            "positions from 1, `arange(1, T + 1) < lengths`"),
+    "padding_values_read": Bug("ex4_padding_keep", "return torch.arange(T, device=lengths.device) < lengths[:, None]",
+                               "return torch.tensor([[t < n for t in range(T)] for n in lengths.tolist()], "
+                               "device=lengths.device)", {"ex4_padding_keep_tests"},
+                               "lengths read with `.tolist()` (fails on a GPU's stand-in, the meta device)"),
+    "scale_written_as_number": Bug("ex6_causal_module", "math.sqrt(self.head_dim)", "math.sqrt(4)", {MODULE_3},
+                                   "`math.sqrt(4)`: √D written for the check's D = 4"),
+    "dead_rows_to_one": Bug("ex5_safe_softmax", "nan_to_num(0.0)", "nan_to_num(1.0)", {"ex5_safe_softmax_tests", MODULE_3},
+                            "`nan_to_num(1.0)`: fully masked rows of ones"),
+    "softmax_over_queries": Bug("ex5_safe_softmax", "dim=-1", "dim=-2", {"ex5_safe_softmax_tests", MODULE_3},
+                                "softmax over the queries, `dim=-2`"),
 }
 
 

@@ -334,7 +334,8 @@ def output_dropped(y) -> bool:
     return int(partly.sum()) >= 2
 
 
-def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj", placements=None) -> None:
+def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj", placements=None,
+                         want_sdpa=None) -> None:
     """Dropout as the lessons state it, on a module the learner built with dropout=0.5 and the
     weights of one that passed its checks; call(module, use_sdpa) -> (out, weights), want: the
     output without dropout; layer: the module's output projection, for the hint.
@@ -343,13 +344,14 @@ def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str =
     masked path drops, on the weights only (one dropout: none on the output after the projection),
     and returns the weights from before dropout (rows sum to 1). placements(module): {None: the right
     training output under torch.manual_seed(0), hint: the output with dropout elsewhere}, when the
-    lesson can say where a misplaced dropout went (on the scores, on weights @ V).
+    lesson can say where a misplaced dropout went (on the scores, on weights @ V). want_sdpa: the SDPA path's
+    output without dropout, when it is not want (the learner's own, so a wrong masked path is not blamed on SDPA).
     """
     with torch.no_grad():
         noisy.eval()
         for use_sdpa, tol, hint in ((False, 1e-9, "hint_dropout_eval"), (True, sdpa_tol, "hint_dropout_eval_sdpa")):
             a, b = call(noisy, use_sdpa)[0], call(noisy, use_sdpa)[0]
-            if not (close(a, b, 0.0) and close(a, want, tol)):
+            if not (close(a, b, 0.0) and close(a, want_sdpa if use_sdpa and want_sdpa is not None else want, tol)):
                 raise named(hint)
         noisy.train()
         with torch.random.fork_rng(devices=[]):  # leave the notebook's own random stream alone

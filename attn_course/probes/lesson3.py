@@ -7,17 +7,24 @@ from . import probe
 
 def module_sizes(draws):
     b, t, h, d, e, spare = draws.sizes("sizes", 6, low=2, high=14)   # the first five as when five were drawn
+    # Not the visible check's head width (a √4 written as a number would pass here as it does there), nor a size
+    # whose root or value is √4 = 2 (a √4 would read as D without the root, or as √T or √H)
+    d = d + 1 if d in (2, 4) else d
+    t, h = (5 if n == 4 else n for n in (t, h))
     if e == d * d:   # then √E = D: scores divided by √E (the wrong width) would read as divided by D (no root)
         e = spare
     return b, t, h, d, e
 
 
 def module_inputs(draws):
-    """x, padding lengths (the first sequence full, the last empty), and for every cut a copy of x changed after it."""
+    """x, padding lengths (the first sequence full, the last empty, one partly padded), and for every cut a copy of
+    x changed after it."""
     b, t, _, _, e = module_sizes(draws)
     x = draws.randn("x", b, t, e)
     lengths = draws.randint("lengths", 0, t + 1, (b,))
+    partly = 1 + int(lengths[1]) % (t - 1)   # 1 … t-1 tokens: padded queries too (a mask on the query axis shows)
     lengths[0], lengths[-1] = t, 0  # one sequence without padding, one all padding (every key masked)
+    lengths[1 if b > 2 else 0] = partly
     changed = []
     for cut in range(t - 1):
         x2 = x.clone()
@@ -79,9 +86,12 @@ def safe_softmax(rec, fn):
     rec.put("weights", rec.call("safe_softmax", fn, *masked_scores(rec)))
 
 
+MAX_LEN = 16   # the module's buffer, as the visible check's (lesson 3's checks.MAX_LEN)
+
+
 def _build(rec, cls, dropout):
     _, _, h, d, e = module_sizes(rec)
-    module = rec.call("CausalSelfAttention", cls, e, h, d, dropout=dropout, max_len=16).double()
+    module = rec.call("CausalSelfAttention", cls, e, h, d, dropout=dropout, max_len=MAX_LEN).double()
     layout = rec.fill_parameters(module)
     return module, layout
 
@@ -98,25 +108,32 @@ def module(rec, cls):
         for label, lens in (("no_padding", None), ("padding", lengths)):
             call = name if lens is None else f"{name}(x, lengths)"
             rec.put(f"{label}.masked", rec.call(call, mine, x, lens))
-            rec.put(f"{label}.sdpa", rec.call(call, mine, x, lens, use_sdpa=True)[0])
+            rec.put(f"{label}.sdpa", rec.call(f"{call}(use_sdpa=True)", mine, x, lens, use_sdpa=True)[0])
         with NanRowsSDPA():   # as a GPU's SDPA: NaN where every key is masked, unless the module zeroes it
-            rec.put("padding.sdpa_nan", rec.call(f"{name}(x, lengths)", mine, x, lengths, use_sdpa=True)[0])
+            rec.put("padding.sdpa_nan", rec.call(f"{name}(x, lengths)(use_sdpa=True)", mine, x, lengths,
+                                                 use_sdpa=True)[0])
         # Causality: what changes after position `cut` must not reach the outputs up to it.
         for cut, x2 in enumerate(changed):
             rec.put(f"changed_{cut}.masked", rec.call(name, mine, x2)[0])
-            rec.put(f"changed_{cut}.sdpa", rec.call(name, mine, x2, use_sdpa=True)[0])
+            rec.put(f"changed_{cut}.sdpa", rec.call(f"{name}(use_sdpa=True)", mine, x2, use_sdpa=True)[0])
     # Dropout: off in eval (twice the same, equal to no dropout), on the weights in training.
     noisy, _ = _build(rec, cls, 0.5)
     noisy.eval()
     with torch.no_grad():
         rec.put("eval.first", rec.call(name, noisy, x, lengths)[0])
         rec.put("eval.second", rec.call(name, noisy, x, lengths)[0])
-        rec.put("eval.sdpa", rec.call(name, noisy, x, lengths, use_sdpa=True)[0])
+        rec.put("eval.sdpa", rec.call(f"{name}(x, lengths)(use_sdpa=True)", noisy, x, lengths, use_sdpa=True)[0])
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
         rec.put("train.masked", rec.call(name, noisy, x))
         # The meta device stands in for a GPU: a mask made on the CPU inside forward fails there.
         rec.put("meta", meta_error(noisy.eval(), x))
+        # The text's rule is T ≤ max_len: T == max_len too (a slice off the buffer's corner fails only there). Last,
+        # so that an error here leaves every other result recorded.
+        x_full = rec.randn("x_full", x.size(0), MAX_LEN, x.size(2))
+        for key, sdpa in (("full.masked", False), ("full.sdpa", True)):
+            call = f"{name}(x{', use_sdpa=True' if sdpa else ''})  # T = max_len = {MAX_LEN}"
+            rec.put(key, rec.call(call, mine, x_full, use_sdpa=sdpa)[0])
 
 
 def meta_error(module, x) -> str | None:

@@ -99,7 +99,7 @@ def _apply_mask_bug(res):
     got = res["masked"]
     if isinstance(got, torch.Tensor) and got.dim() > scores.dim():
         return "hint_keep_as_given"
-    return checks.name_masked(got, checks.apply_mask_variants(scores, keep))
+    return checks.apply_mask_bug(scores, keep, got)
 
 
 def _padding_bug(res):
@@ -141,9 +141,11 @@ def _weights_bug(res):
             key = matching_bug(got[1], variants, 1e-9)
             if key or not matching_bug(got[1], {"right": variants[None]}, 1e-9):
                 return key
+            if not matching_bug(got[0], {"right": want_y}, 1e-9):   # the weights right, the output not
+                return matching_bug(got[0], checks.output_variants(ref, x, lens), 1e-9)
             sdpa = res[f"{label}.sdpa"]
             if isinstance(sdpa, torch.Tensor) and not matching_bug(sdpa, {"right": want_y}, 1e-7):
-                return "hint_sdpa_mismatch"   # a tensor, not SDPA's: the mask (a None is another mistake)
+                return checks.sdpa_bug(ref, x, lens, sdpa)   # a tensor, not SDPA's (a None is another mistake)
     return None
 
 
@@ -165,10 +167,11 @@ def _dropout_eval_bug(res):
     own = res["padding.masked"]
     if not (isinstance(own, tuple) and isinstance(own[0], torch.Tensor)):
         return None
-    same = all(matching_bug(res[k], {"own": own[0]}, 1e-9) for k in ("eval.first", "eval.second"))
+    # NaN where the module's own output has NaN is no dropout (a missing nan_to_num is named on its own)
+    same = all(matching_bug(res[k], {"own": own[0]}, 1e-9, nan=True) for k in ("eval.first", "eval.second"))
     if not same:
         return "hint_dropout_eval"
-    if not matching_bug(res["eval.sdpa"], {"own": res["padding.sdpa"]}, 1e-9):
+    if not matching_bug(res["eval.sdpa"], {"own": res["padding.sdpa"]}, 1e-9, nan=True):
         return "hint_dropout_eval_sdpa"
     return None
 
@@ -208,11 +211,33 @@ def _persistent_bug(res):
 
 
 def _sdpa_nan_bug(res):
-    return "hint_sdpa_nan_rows" if _nan(res["padding.sdpa_nan"]) and not _nan(res["padding.sdpa"]) else None
+    """Where a GPU's SDPA gives NaN, the SDPA path must give what it gives here (nan_to_num(0.0)): compared with the
+    module's own SDPA output, as the visible check does, not with the masked path's."""
+    own = res["padding.sdpa"]
+    if not isinstance(own, torch.Tensor) or _nan(own):
+        return None
+    return None if matching_bug(res["padding.sdpa_nan"], {"own": own}, 1e-9) else "hint_sdpa_nan_rows"
+
+
+def _full_length_bug(res):
+    """Both paths right at the probe's T, wrong or failing at T == max_len: the buffer sliced off its corner."""
+    x, lengths, _ = probe.module_inputs(res)
+    ref = _reference(res, 0.0).eval()
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            want = ref(x, lens)
+            if not (matching_bug(res[f"{label}.masked"], {"right": want}, 1e-9)
+                    and matching_bug(res[f"{label}.sdpa"], {"right": want[0]}, 1e-7)):
+                return None
+        x_full = res.randn("x_full", x.size(0), probe.MAX_LEN, x.size(2))
+        want = ref(x_full)[0]
+    same = all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("full.masked", "full.sdpa"))
+    return None if same else "hint_causal_full_length"
 
 
 # Each finds one classic mistake, independently of the others: the first names the failure, the rest are "also".
-MODULE_FINDERS = (_weights_bug, _w_o_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug)
+MODULE_FINDERS = (_weights_bug, _w_o_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug,
+                  _full_length_bug)
 
 
 def _module_bug(res):
@@ -223,8 +248,9 @@ def _module_bug(res):
 
 
 def _module_error(kind, message, call):
-    """An error the module raised: a (B, 1, T) padding mask meeting the scores, or the whole causal buffer."""
-    if key := checks.padding_error(kind, message, call):
+    """An error the module raised: at T == max_len, in the SDPA path, a padding mask meeting the scores (as the
+    visible check names them), or the whole causal buffer."""
+    if key := checks.module_error(kind, message, call):
         return key
     sizes = SIZE_MISMATCH.search(message)
     if sizes and "16" in sizes.groups():
@@ -242,14 +268,14 @@ def judge_causal_mask(res):
         expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
 
 
-@judge("lesson3.apply_mask")
+@judge("lesson3.apply_mask", on_error=checks.apply_mask_error)
 def judge_apply_mask(res):
     with naming(lambda: _apply_mask_bug(res)):
         expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
 
 
 # An error on the meta device is the mask made on the CPU (arange without device=), as the visible check says.
-@judge("lesson3.padding_keep", on_error=lambda kind, message, call: "hint_mask_device" if "meta" in call else None)
+@judge("lesson3.padding_keep", on_error=checks.padding_keep_error)
 def judge_padding_keep(res):
     lengths, T = probe.padding_inputs(res)
     with naming(lambda: _padding_bug(res)):
@@ -269,13 +295,13 @@ def judge_mha_mask_to_sdpa(res):
 def judge_safe_softmax(res):
     (scores,) = probe.masked_scores(res)
     with naming(lambda: "hint_nan_fully_masked" if _nan(res["weights"]) else
-                matching_bug(res["weights"], checks.safe_softmax_variants(scores), 1e-9)):
+                checks.safe_softmax_bug(scores, res["weights"])):
         expect_close("safe_softmax", res["weights"], safe_softmax(scores), 1e-12)
 
 
 def _reference(res, dropout):
     _, _, h, d, e = probe.module_sizes(res)
-    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=16).double()
+    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=probe.MAX_LEN).double()
     expect_layout(res, ref)
     res.fill_parameters(ref)
     return ref
@@ -306,6 +332,10 @@ def _judge_module(res):
             _pair(masked, res[f"{label}.masked"], want)
             expect_close(sdpa, res[f"{label}.sdpa"], want[0], 1e-7)
         expect_close(sdpa, res["padding.sdpa_nan"], want[0], 1e-7)   # NaN where a GPU's SDPA gives it
+        x_full = res.randn("x_full", x.size(0), probe.MAX_LEN, x.size(2))   # T == max_len: the rule is T ≤ max_len
+        want_full = ref(x_full)[0]
+        expect_close(masked, res["full.masked"], want_full, 1e-9)
+        expect_close(sdpa, res["full.sdpa"], want_full, 1e-7)
         for cut, x2 in enumerate(changed):
             want = ref(x2)[0]
             got = res[f"changed_{cut}.masked"]
