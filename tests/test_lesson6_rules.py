@@ -131,3 +131,69 @@ def test_sdpa_on_the_naive_path_says_which_path_may_call_it(lang, ref4):
             return y, torch.zeros(x.size(0), self.n_head, x.size(1), x.size(1), dtype=x.dtype)
     fails_with(checks.check_gpt2_module, Naive, "hint_from_scratch_path", name="GPT2SelfAttention.forward",
                path="use_sdpa=True")
+
+
+def _query_tiled(q, k, v, block_size, causal=False):
+    """Queries tiled, every key at once: (block, T) scores and a plain softmax, no online one (the same values)."""
+    B_, H_, T_, D_ = q.shape
+    out = torch.empty_like(q)
+    for i in range(0, T_, block_size):
+        s = q[:, :, i:i + block_size] @ k.transpose(-2, -1) / math.sqrt(D_)
+        if causal:
+            rows = torch.arange(i, i + s.size(2), device=q.device).unsqueeze(1)
+            s = s.masked_fill(torch.arange(T_, device=q.device) > rows, float("-inf"))
+        out[:, :, i:i + block_size] = torch.softmax(s, dim=-1) @ v
+    return out
+
+
+def _keys_turned(q, k, v, block_size, causal=False):
+    """Key blocks, right: scores made (block, T) as kb @ q.T and turned, running max and sum kept (B, H, T), the
+    keys transposed once before the loop and the value sum an einsum."""
+    B_, H_, T_, D_ = q.shape
+    m = torch.full((B_, H_, T_), float("-inf"), dtype=q.dtype, device=q.device)
+    l = torch.zeros((B_, H_, T_), dtype=q.dtype, device=q.device)
+    acc, kT = torch.zeros_like(q), k.transpose(-2, -1)
+    rows = torch.arange(T_, device=q.device).unsqueeze(1)
+    for start in range(0, T_, block_size):
+        kb = kT[..., start:start + block_size].transpose(-2, -1)
+        s = (kb @ q.transpose(-2, -1)).transpose(-2, -1) / math.sqrt(D_)
+        if causal:
+            s = s.masked_fill(torch.arange(start, start + kb.size(2), device=q.device) > rows, float("-inf"))
+        m_new = torch.maximum(m, s.amax(-1))
+        p, scale = torch.exp(s - m_new[..., None]), torch.exp(m - m_new)
+        l = l * scale + p.sum(-1)
+        acc = acc * scale[..., None] + torch.einsum("bhqk,bhkd->bhqd", p, v[:, :, start:start + block_size])
+        m = m_new
+    return acc / l[..., None]
+
+
+def _per_head(q, k, v, block_size, causal=False):
+    """Key blocks, right, one (batch, head) at a time: 2-D products, each block's scores an einsum."""
+    B_, H_, T_, D_ = q.shape
+    out, rows = torch.empty_like(q), torch.arange(T_, device=q.device).unsqueeze(1)
+    for b in range(B_):
+        for h in range(H_):
+            m = torch.full((T_, 1), float("-inf"), dtype=q.dtype, device=q.device)
+            l, acc = torch.zeros_like(m), torch.zeros_like(q[b, h])
+            for start in range(0, T_, block_size):
+                kb, vb = k[b, h, start:start + block_size], v[b, h, start:start + block_size]
+                s = torch.einsum("qd,kd->qk", q[b, h], kb) / math.sqrt(D_)
+                if causal:
+                    s = s.masked_fill(torch.arange(start, start + kb.size(0), device=q.device) > rows, float("-inf"))
+                m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+                p, scale = torch.exp(s - m_new), torch.exp(m - m_new)
+                l, acc, m = l * scale + p.sum(-1, keepdim=True), acc * scale + p @ vb, m_new
+            out[b, h] = acc / l
+    return out
+
+
+def test_the_tiling_splits_the_keys_not_the_queries(lang, ref):
+    """The text splits the keys and keeps the T queries whole: queries tiled against every key make scores whose
+    key axis is T, and fail for that cause on both sides; key blocks computed another way pass."""
+    failure = fails_with(checks.check_tiled_attention, _query_tiled, "hint_tiled_query_blocks")
+    assert "T = 40" in str(failure)
+    hidden = fails(probes.tiled_attention, _query_tiled, key="tiled_key_axis")
+    assert hidden.hint == "hint_tiled_query_blocks"
+    for right in (_keys_turned, _per_head):
+        checks.check_tiled_attention(right)
+        passes(probes.tiled_attention, right)

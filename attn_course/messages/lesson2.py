@@ -131,8 +131,8 @@ MESSAGES = {
         "ko": "행렬 곱의 두 텐서에서 앞의 두 축 (B, H)가 맞지 않습니다. Q, K, V는 셋 다 split_heads로 (B, H, T, D)로 나누고, K는 마지막 두 축만 바꿔(K.transpose(-2, -1)) 점수 Q @ Kᵀ와 가중 평균 weights @ V를 (B, H, …) 그대로 계산합니다. merge_heads는 그다음입니다.",
     },
     "hint_scores_operand_order": {
-        "ja": "重みが (B, H, T, T) ではなく (B, H, D, D) になっていて、次の weights @ V で大きさが合いません。スコアの行列積の順番が逆になっています（Kᵀ @ Q など）。スコアは Q @ K.transpose(-2, -1) で、行がクエリ、列がキーです。",
-        "ko": "가중치가 (B, H, T, T)가 아니라 (B, H, D, D)가 되어, 다음 weights @ V에서 크기가 맞지 않습니다. 점수의 행렬 곱 순서가 반대입니다(Kᵀ @ Q 등). 점수는 Q @ K.transpose(-2, -1)이고, 행이 쿼리, 열이 키입니다.",
+        "ja": "重みが (B, H, T, T) ではなく (B, H, D, D) になっていて、次の weights @ V で形状が合いません。スコアの行列積の順番が逆です（K.transpose(-2, -1) @ Q など）。スコアは Q @ K.transpose(-2, -1) で、行がクエリ、列がキーです。",
+        "ko": "가중치의 모양이 (B, H, T, T)가 아니라 (B, H, D, D)가 되어 다음 weights @ V에서 모양이 맞지 않습니다. 점수의 행렬 곱 순서가 반대입니다(K.transpose(-2, -1) @ Q 등). 점수는 Q @ K.transpose(-2, -1)이고, 행이 쿼리, 열이 키입니다.",
     },
     "hint_torch_mha_copy_shape": {
         "ja": "copy_ のコピー先とコピー元の形状が合いません。in_proj_weight は (3E, E) なので、W_q, W_k, W_v の weight（どれも (E, E)）を torch.cat(..., dim=0) で縦に連結して入れ、out_proj.weight (E, E) には W_o.weight をそのまま入れます。nn.MultiheadAttention を (embed_dim, num_heads) の順で作ったかも確かめてください。",

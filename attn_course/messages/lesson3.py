@@ -126,52 +126,52 @@ MESSAGES = {
         "ko": "반환한 텐서의 자료형이 {got}입니다(scores는 {want}). .float() 등으로 자료형을 바꾸지 말고 scores와 같은 자료형 그대로 반환하세요.",
     },
     "hint_meta_values": {
-        "ja": "lengths の値を Python の数として取り出していませんか（.tolist()、.item()、int() など）。チェックは GPU の代わりに meta デバイス（値を持たない仮想のデバイス）で試すので、値を取り出せません。GPU でも、取り出すたびに GPU を待つことになります。値は取り出さずに、torch.arange(T, device=lengths.device) < lengths[:, None] のようにテンソルどうしで比べてください。",
-        "ko": "lengths의 값을 Python 숫자로 꺼낸 것 같습니다(.tolist(), .item(), int() 등). 검사는 GPU 대신 meta 장치(값이 없는 가상 장치)에서 시험하므로 값을 꺼낼 수 없습니다. GPU에서도 꺼낼 때마다 GPU를 기다리게 됩니다. 값을 꺼내지 말고 torch.arange(T, device=lengths.device) < lengths[:, None]처럼 텐서끼리 비교하세요.",
+        "ja": "lengths の値を Python の数として取り出していませんか（.tolist()、.item()、int() など）。チェックは GPU の代わりに meta デバイス（値を持たない仮想のデバイス）で試すので、値を取り出せません。GPU で動かすときも、取り出すたびに CPU が GPU の計算の終わりを待つことになります。値は取り出さずに、torch.arange(T, device=lengths.device) < lengths[:, None] のようにテンソルどうしで比べてください。",
+        "ko": "lengths의 값을 Python 숫자로 꺼낸 것 같습니다(.tolist(), .item(), int() 등). 검사는 GPU 대신 meta 장치(값이 없는 가상 장치)에서 실행되므로 값을 꺼낼 수 없습니다. GPU에서도 값을 꺼낼 때마다 CPU가 GPU의 계산이 끝나기를 기다려야 합니다. 값을 꺼내지 말고 torch.arange(T, device=lengths.device) < lengths[:, None]처럼 텐서끼리 비교하세요.",
     },
     "hint_padding_short_by_one": {
-        "ja": "1つずれています。本物のトークンが1つ足りません。位置は 0 から数えるので、位置の列は torch.arange(T)（0 〜 T−1）です（arange(1, T + 1) ではありません）。位置 t < T_b のとき True にします。",
-        "ko": "한 칸 어긋났습니다. 실제 토큰이 하나 모자랍니다. 위치는 0부터 세므로 위치를 늘어놓은 것은 torch.arange(T)(0 ~ T−1)입니다(arange(1, T + 1)이 아닙니다). 위치 t < T_b일 때 True로 만드세요.",
+        "ja": "位置が1つずれていて、本物のトークンとして残る位置が1つ足りません。位置は 0 から数えるので、位置の列は torch.arange(T)（0 から T - 1 まで）です（arange(1, T + 1) ではありません）。位置 t が t < T_b のとき True にします。",
+        "ko": "마스크가 한 칸 어긋나 실제 토큰이 하나 적게 표시됩니다. 위치는 0부터 세므로 위치 번호는 torch.arange(T)(0부터 T - 1까지)로 만듭니다(arange(1, T + 1)이 아닙니다). 위치 t가 t < T_b일 때 True가 되게 하세요.",
     },
     "hint_dead_rows_not_zero": {
         "ja": "すべてのキーが隠された行が 0 になっていません（ほかの行は正しい値です）。その行のソフトマックスは NaN になるので、nan_to_num(0.0) で 0 に置き換えます（1 などほかの値ではありません）。",
-        "ko": "모든 키가 가려진 행이 0이 아닙니다(다른 행은 올바릅니다). 그 행의 소프트맥스는 NaN이 되므로 nan_to_num(0.0)을 써서 0으로 바꿉니다(1 같은 다른 값이 아닙니다).",
+        "ko": "모든 키가 가려진 행의 값이 0이 아닙니다(다른 행은 맞습니다). 이런 행은 소프트맥스 결과가 NaN이 되므로 nan_to_num(0.0)을 써서 0으로 바꾸세요. 1 같은 다른 값이 아니라 0이어야 합니다.",
     },
     "hint_padding_query_axis": {
         "ja": "パディングマスクがクエリの軸（行）にかかっています。パディングマスクが隠すのはキー（列）だけです。padding_keep(lengths, T) は [:, None, None, :] で (B, 1, 1, T)（バッチ、ヘッド、クエリ、キー）に広げます。[:, None, :, None] ではクエリの軸になります。",
-        "ko": "패딩 마스크가 쿼리 축(행)에 걸려 있습니다. 패딩 마스크가 가리는 것은 키(열)뿐입니다. padding_keep(lengths, T)는 [:, None, None, :]로 (B, 1, 1, T)(배치, 헤드, 쿼리, 키)로 늘립니다. [:, None, :, None]으로 늘리면 쿼리 축이 됩니다.",
+        "ko": "패딩 마스크가 쿼리 축(행)에 적용되어 있습니다. 패딩 마스크는 키(열)만 가립니다. padding_keep(lengths, T)의 결과를 [:, None, None, :]로 인덱싱해 (B, 1, 1, T), 즉 (배치, 헤드, 쿼리, 키) 모양으로 늘리세요. [:, None, :, None]으로 늘리면 T가 쿼리 축에 놓입니다.",
     },
     "hint_sdpa_no_mask": {
         "ja": "use_sdpa=True の経路でマスクがかかっていないようです。scaled_dot_product_attention に attn_mask=keep を渡してください。",
         "ko": "use_sdpa=True 경로에서 마스크가 적용되지 않은 것 같습니다. scaled_dot_product_attention에 attn_mask=keep을 넘기세요.",
     },
     "hint_sdpa_args": {
-        "ja": "scaled_dot_product_attention に渡す順番が違います。引数は (Q, K, V) の順です（クエリ、キー、バリュー）。",
-        "ko": "scaled_dot_product_attention에 넘기는 순서가 틀렸습니다. 인수는 (Q, K, V) 순서입니다(쿼리, 키, 밸류).",
+        "ja": "scaled_dot_product_attention に引数を渡す順番が違います。引数は Q, K, V（クエリ・キー・バリュー）の順です。",
+        "ko": "scaled_dot_product_attention에 넘기는 인자의 순서가 틀렸습니다. (Q, K, V), 즉 쿼리, 키, 밸류 순서로 넘기세요.",
     },
     "hint_scale_as_number": {
-        "ja": "スコアを割る数が、このモジュールの √D になっていません。チェックのモジュールの D = 4 に合わせて、数で書いていませんか（math.sqrt(4) や 2 など）。D はモジュールごとに違うので、self.head_dim から求めてください。",
-        "ko": "점수를 나누는 값이 이 모듈의 √D가 아닙니다. 검사에 쓰는 모듈의 D = 4에 맞춰 숫자로 쓴 것 같습니다(math.sqrt(4)나 2 등). D는 모듈마다 다르므로 self.head_dim에서 구하세요.",
+        "ja": "スコアを割る数が、このモジュールの √D になっていません。チェックで使うモジュールの D = 4 に合わせて、数を直接書いていませんか（math.sqrt(4) や 2 など）。D はモジュールごとに違うので、math.sqrt(self.head_dim) のように self.head_dim から求めてください。",
+        "ko": "점수를 나누는 값이 이 모듈의 √D가 아닙니다. D = 4에 맞춰 숫자를 직접 쓴 것 같습니다(math.sqrt(4)나 2 등). D는 모듈마다 다르므로 self.head_dim으로 계산하세요(math.sqrt(self.head_dim)).",
     },
     "hint_dtype_mixed": {
         "ja": "計算の途中でデータ型が変わり、別のデータ型のテンソルどうしを組み合わせています（float32 と float64 など）。途中で使う関数（apply_mask など）が .float() などでデータ型を変えていないか確かめてください。",
-        "ko": "계산 도중에 자료형이 바뀌어 서로 다른 자료형의 텐서끼리 함께 쓰고 있습니다(float32와 float64 등). 중간에 쓰는 함수(apply_mask 등)가 .float() 등으로 자료형을 바꾸지 않았는지 확인하세요.",
+        "ko": "계산 도중에 자료형이 바뀌어 자료형이 서로 다른 텐서끼리 연산하고 있습니다(float32와 float64 등). 중간에 부르는 함수(apply_mask 등)가 .float() 등으로 자료형을 바꾸지 않는지 확인하세요.",
     },
     "hint_sdpa_merge": {
         "ja": "use_sdpa=True の経路で、W_o に (B, H, T, D) のままの出力を渡していませんか。scaled_dot_product_attention の出力はヘッドごとの (B, H, T, D) なので、merge_heads で (B, T, H·D) にしてから W_o に通します。",
-        "ko": "use_sdpa=True 경로에서 (B, H, T, D) 모양 그대로의 출력을 W_o에 넘긴 것 같습니다. scaled_dot_product_attention의 출력은 헤드별 (B, H, T, D)이므로 merge_heads로 (B, T, H·D)로 만든 다음 W_o에 통과시킵니다.",
+        "ko": "use_sdpa=True 경로에서 (B, H, T, D) 모양 그대로의 출력을 W_o에 넘긴 것 같습니다. scaled_dot_product_attention의 출력은 헤드별로 나뉜 (B, H, T, D)이므로 merge_heads로 합쳐 (B, T, H·D) 모양으로 만든 다음 W_o에 넣으세요.",
     },
     "hint_causal_full_length": {
         "ja": "系列長 T が max_len と等しいときに正しく動きません（もっと短い T では動きます）。self.causal は (max_len, max_len) なので、T ≤ max_len ならどの T でも self.causal[:T, :T]（左上の T × T）で切り出せます。切り出す位置がずれていないか（[1:T+1] など）、バッファを max_len より小さく作っていないか確かめてください。",
         "ko": "시퀀스 길이 T가 max_len과 같을 때 제대로 동작하지 않습니다(더 짧은 T에서는 동작합니다). self.causal은 (max_len, max_len)이므로 T ≤ max_len이면 어떤 T든 self.causal[:T, :T](왼쪽 위의 T × T)로 잘라 낼 수 있습니다. 잘라 내는 위치가 어긋나지 않았는지([1:T+1] 등), 버퍼를 max_len보다 작게 만들지 않았는지 확인하세요.",
     },
     "hint_inplace_and_buffer": {
-        "ja": "keep &= … は、keep（バッファ self.causal から切り出した (T, T)）をその場で書き換えようとします。(B, 1, 1, T) のパディングマスクとの & は (B, 1, T, T) になって keep に入りきらないので、エラーになります。入ったとしても、バッファ self.causal そのものを書き換えてしまいます。keep = keep & … として新しいテンソルを作ってください。",
-        "ko": "keep &= …는 keep(버퍼 self.causal에서 잘라 낸 (T, T))을 그 자리에서 고쳐 쓰려고 합니다. (B, 1, 1, T) 패딩 마스크와 &를 취한 결과는 (B, 1, T, T)라서 keep에 다 들어가지 않으므로 오류가 납니다. 들어간다 해도 버퍼 self.causal 자체를 고쳐 쓰게 됩니다. keep = keep & …로 새 텐서를 만드세요.",
+        "ja": "keep &= … は、keep（バッファ self.causal から切り出した (T, T) のテンソル）をその場で書き換えようとします。(B, 1, 1, T) のパディングマスクとの & の結果は (B, 1, T, T) で、keep の形状に収まらないのでエラーになります。形状が合ったとしても、バッファ self.causal そのものを書き換えてしまいます。keep = keep & … と書いて、新しいテンソルを作ってください。",
+        "ko": "keep &= …처럼 쓰면 keep(버퍼 self.causal에서 잘라 낸 (T, T) 뷰)을 제자리에서 덮어쓰게 됩니다. (B, 1, 1, T) 패딩 마스크와 &로 결합한 결과는 (B, 1, T, T)라서 keep에 들어가지 않으므로 오류가 납니다. 모양이 맞더라도 버퍼 self.causal 자체가 바뀌어 버립니다. keep = keep & …로 새 텐서를 만드세요.",
     },
     "hint_padding_max_len": {
         "ja": "パディングマスクの長さが max_len になっています。padding_keep には max_len ではなく、いまの系列長 T を渡します（padding_keep(lengths, T)）。",
-        "ko": "패딩 마스크의 길이가 max_len입니다. padding_keep에는 max_len이 아니라 지금 시퀀스 길이 T를 넘깁니다(padding_keep(lengths, T)).",
+        "ko": "패딩 마스크의 길이가 max_len으로 되어 있습니다. padding_keep에는 max_len이 아니라 현재 시퀀스 길이 T를 넘기세요(padding_keep(lengths, T)).",
     },
     "mask_differs": {
         "ja": "{what}の値が {total} か所のうち {n} か所で正しくありません。",

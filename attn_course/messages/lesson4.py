@@ -152,12 +152,12 @@ MESSAGES = {
         "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_max_len_keyword": {
-        "ja": "コンストラクタが max_len= というキーワードを受け取れません。チェックも講座のコードも GPT2SelfAttention(E, H, max_len=…) のように呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
-        "ko": "생성자가 max_len= 키워드를 받지 못합니다. 검사도 강좌의 코드도 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다): def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0).",
+        "ja": "コンストラクタがキーワード引数 max_len を受け取れません。チェックも講座のコードも GPT2SelfAttention(E, H, max_len=…) のように呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
+        "ko": "생성자가 키워드 인자 max_len을 받지 못합니다. 검사도 강좌의 코드도 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다). def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)처럼 정의하세요.",
     },
     "hint_max_len_buffer": {
-        "ja": "causal バッファが max_len に合っていません。torch.ones(64, 64) のように大きさを書き込まず、torch.ones(max_len, max_len, dtype=torch.bool).tril() で作ってください。チェックは既定の 64 ではない max_len で作り、64 より長い系列を入れます（第6回の第3節では max_len=1024 で作ります）。",
-        "ko": "causal 버퍼가 max_len에 맞지 않습니다. torch.ones(64, 64)처럼 크기를 직접 쓰지 말고 torch.ones(max_len, max_len, dtype=torch.bool).tril()로 만드세요. 검사는 기본값 64가 아닌 max_len으로 만들고 64보다 긴 시퀀스를 넣습니다(6강 3절에서는 max_len=1024로 만듭니다).",
+        "ja": "バッファ self.causal の大きさが max_len に合っていません。torch.ones(64, 64) のように大きさを数で直接書かずに、torch.ones(max_len, max_len, dtype=torch.bool).tril() で作ってください。チェックでは、既定の 64 とは違う max_len でモジュールを作り、64 より長い系列を入力します（第6回の第3節では max_len=1024 で作ります）。",
+        "ko": "causal 버퍼의 크기가 max_len과 맞지 않습니다. torch.ones(64, 64)처럼 크기를 숫자로 고정하지 말고 torch.ones(max_len, max_len, dtype=torch.bool).tril()로 만드세요. 검사에서는 기본값 64가 아닌 max_len으로 모듈을 만들고 64보다 긴 시퀀스를 넣습니다(6강 3절에서는 max_len=1024로 만듭니다).",
     },
     "sdpa_weights_not_none": {
         "ja": "use_sdpa=True のとき、重みとして None ではなく {kind} が返ってきました。",
@@ -173,7 +173,7 @@ MESSAGES = {
     },
     "hint_dropout_default": {
         "ja": "コンストラクタの dropout の既定値は 0.0 です：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。既定値を変えると、dropout を渡さずに作ったモデル（第5回で学習させるモデルなど）が、学習のあいだずっとアテンションの重みの一部を 0 にしてしまいます。",
-        "ko": "생성자의 dropout 기본값은 0.0입니다: def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0). 기본값을 바꾸면 dropout을 넘기지 않고 만든 모델(5강에서 학습시키는 모델 등)이 학습하는 내내 어텐션 가중치의 일부를 0으로 만들어 버립니다.",
+        "ko": "생성자에서 dropout의 기본값은 0.0이어야 합니다: def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0). 기본값을 바꾸면 dropout을 넘기지 않고 만든 모델(5강에서 학습시키는 모델 등)이 학습하는 내내 어텐션 가중치의 일부를 0으로 만들어 버립니다.",
     },
     # ---------------------------------------------------------------- code comments
     "c4_chunk_columns": {

@@ -261,12 +261,12 @@ MESSAGES = {
         "ko": "W_UK와 W_UV가 뒤바뀌었습니다. kv_b_proj.weight를 view(H, d_C + d_V, r)로 보면 각 헤드의 앞 d_C행이 W_UK(쿼리 쪽으로 흡수), 뒤 d_V행이 W_UV(출력 쪽으로 흡수)입니다.",
     },
     "mla_not_absorbed": {
-        "ja": "出力は合っていますが、キャッシュしたトークン全部について、キーかバリューをヘッドごとに展開しています（c から k_C か v を作っています）。この演習は吸収した形で書きます。",
-        "ko": "출력은 맞지만, 캐시한 토큰 전부에 대해 키나 밸류를 헤드마다 펼쳤습니다(c에서 k_C나 v를 만들었습니다). 이 연습 문제는 흡수한 형태로 씁니다.",
+        "ja": "出力は合っていますが、キャッシュしたトークン全部について、キーかバリューをヘッドごとに展開しています（c から k_C か v を作っています）。この演習では、W_UK をクエリ側に、W_UV を出力側に吸収した形で書きます。",
+        "ko": "출력은 맞지만, 캐시한 토큰 전부에 대해 헤드마다 키나 밸류를 만들었습니다(c에서 k_C나 v를 계산했습니다). 이 연습 문제에서는 W_UK는 쿼리 쪽에, W_UV는 출력 쪽에 흡수한 형태로 계산하세요.",
     },
     "hint_mla_not_absorbed": {
-        "ja": "キャッシュ全体からヘッドごとの k_C と v を作ると（kv_b_proj(c) でまとめて作っても、c @ W_UK[h].T のように1ヘッドずつ作っても）、キャッシュが小さくても、毎ステップ H 倍の計算とメモリの読み書きが残ります。kv_b_proj.weight.view(H, d_C + d_V, r) を W_UK と W_UV に分け、スコアは (q_C @ W_UK) @ c[:, None].transpose(-2, -1)、出力は (weights @ c[:, None]) @ W_UV.transpose(-2, -1) で計算します。c に直接かけるのは、幅 r のままの計算だけです。",
-        "ko": "캐시 전체에서 헤드마다 k_C와 v를 만들면(kv_b_proj(c)로 한꺼번에 만들든, c @ W_UK[h].T처럼 헤드 하나씩 만들든), 캐시가 작아도 매 스텝 H배의 계산과 메모리 읽기·쓰기가 남습니다. kv_b_proj.weight.view(H, d_C + d_V, r)를 W_UK와 W_UV로 나누고, 점수는 (q_C @ W_UK) @ c[:, None].transpose(-2, -1), 출력은 (weights @ c[:, None]) @ W_UV.transpose(-2, -1)로 계산합니다. c에 직접 적용하는 것은 폭 r 그대로의 계산뿐입니다.",
+        "ja": "キャッシュ全体からヘッドごとの k_C と v を作ると（kv_b_proj(c) でまとめて作っても、c @ W_UK[h].T のように1ヘッドずつ作っても）、保存するのは小さい c でも、毎ステップすべてのトークンについてヘッドごとのキーとバリューを作り直すことになり、計算もメモリの読み書きも増えます。W_UK をクエリ側に、W_UV を出力側に吸収してください。kv_b_proj.weight.view(H, d_C + d_V, r) を W_UK と W_UV に分け、スコアは (q_C @ W_UK) @ c[:, None].transpose(-2, -1)、出力は (weights @ c[:, None]) @ W_UV.transpose(-2, -1) で計算します。こうすると c は幅 r のまま使われます。",
+        "ko": "캐시한 토큰 전체에 대해 헤드마다 k_C와 v를 만들고 있습니다(kv_b_proj(c)로 한꺼번에 만들든, c @ W_UK[h].T처럼 헤드별로 만들든 마찬가지입니다). 이러면 캐시 자체는 작아도 스텝마다 캐시 길이 × H × (d_C + d_V)만큼 계산하고 메모리를 읽고 써야 합니다. kv_b_proj.weight를 view(H, d_C + d_V, r)로 바꿔 W_UK와 W_UV로 나누고, 점수는 (q_C @ W_UK) @ c[:, None].transpose(-2, -1), 출력은 (weights @ c[:, None]) @ W_UV.transpose(-2, -1)로 계산하세요(흡수). 이렇게 하면 c를 직접 다루는 계산은 폭 r 그대로 끝납니다.",
     },
     "hidden_latent_shape": {
         "ja": "隠しテスト：{n} トークンを渡したあとの潜在キャッシュの形状が {want} ではありません（いまは {got}）。",
@@ -481,8 +481,8 @@ MESSAGES = {
         "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
     },
     "hint_rolling_replaced": {
-        "ja": "リングバッファに書き込まず、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -last:] のような代入）。リングはいつも W 個のスロットを持ち、新しいトークンはそれぞれの位置 p のスロット p % window に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入します。",
-        "ko": "링 버퍼에 값을 쓰지 않고 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -last:] 같은 대입). 링은 항상 슬롯 W개를 유지하고, 새 토큰은 각자의 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 붙여 대입하세요.",
+        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -last:] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
+        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -last:] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
     },
     "hint_rolling_ring_order": {
         "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",
