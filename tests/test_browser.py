@@ -149,9 +149,9 @@ def _dismiss_dialogs(page) -> None:
 
 def _choose_running_kernel(dialog, text: str) -> None:
     """Pick the kernel of the notebook's own session (_start_session started it), listed as "<name> (<id>)", over
-    the preferred kernelspec: selecting the preferred one starts another kernel, and in this course's last two
-    fresh-clone runs the dialog came back three times (five in a row once) until the click on Run timed out and
-    the notebook ran again from the start, 120-150 s each time on the longest worker."""
+    the preferred kernelspec, which would start another kernel beside it. This does not stop the dialog coming back
+    under load (five times in a row in a run after this change too; then the click on Run times out and
+    _run_all opens the notebook again): its cause is not known."""
     name = re.search(r'Select kernel for: "([^"]+)"', text)
     select = dialog.locator("select")
     if not name or select.count() == 0:
