@@ -133,8 +133,8 @@ def _function_dims(res):
 
 
 def _module_dims(res):
-    _, _, _, d = res.sizes("args", 4, low=2, high=20)
-    _, t, _, _ = res.sizes("args", 4, low=2, high=20)
+    """(T, T, d_k, d_k): probe.module_args and probe.module_input read one draw, "args" = (B, T, E, d_k)."""
+    _, t, _, d = res.sizes("args", 4, low=2, high=20)
     return [(t, t, d, d)]
 
 
