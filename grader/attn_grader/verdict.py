@@ -85,7 +85,8 @@ def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
     on_error = getattr(judge, "on_error", None)
     call = str(raised.get("call", "?"))[:80]
     if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
-        key = "hidden_concat_refused" if message.startswith("concat:") else "hidden_by_hand"
+        key = {"concat": "hidden_concat_refused", "threads": "hidden_by_hand_threads"}.get(message.split(":", 1)[0],
+                                                                                         "hidden_by_hand")
         return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
                         what=by_hand.refused_what(message)[:120])
     hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
