@@ -186,8 +186,8 @@ def workers() -> list[str]:
     one started below the threading module, a fork of the kernel or a multiprocessing child; not the kernel's
     own, nor a library's (tqdm's monitor, torch.compile's workers)."""
     known = {t.ident: t for t in threading.enumerate()}
-    found = [f"thread {t.name}" for t in known.values() if getattr(t, "_attn_learners", False) and t.is_alive()]
-    found += [f"thread {ident}" for ident in sys._current_frames() if ident not in known]
+    found = [t.name for t in known.values() if getattr(t, "_attn_learners", False) and t.is_alive()]
+    found += [str(ident) for ident in sys._current_frames() if ident not in known]
     try:
         with open("/proc/self/cmdline", "rb") as f:
             kernel = f.read()
@@ -199,7 +199,7 @@ def workers() -> list[str]:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 command = f.read()
             if command == kernel or b"multiprocessing" in command:
-                found.append(f"process {pid}")
+                found.append(f"pid {pid}")
     except OSError:   # not Linux (a Windows laptop): the grader, on Linux, reads the source all the same
         pass
     return found

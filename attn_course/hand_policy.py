@@ -52,7 +52,7 @@ EXACT = {"attention": frozenset({"MultiheadAttention", "Transformer", "Transform
 # Modules whose every public name a by-hand exercise may use (torch's are narrowed below): tensors, and Python's
 # own tools that compute in place and run nothing elsewhere.
 MODULES = {"torch", "math", "cmath", "numpy", "attn_course", "typing", "__future__", "functools", "itertools",
-           "dataclasses", "collections", "enum", "numbers", "warnings", "time", "random", "copy", "operator", "string",
+           "dataclasses", "collections", "enum", "numbers", "warnings", "time", "random", "copy", "string",
            "re", "statistics", "fractions", "decimal", "heapq", "bisect", "textwrap", "pprint", "abc", "contextlib"}
 # torch's namespaces of tensor operations; any other module of torch (jit, library, ops, utils, func, distributions,
 # backends, nn.attention …) is no tensor operation. Neither are these names of torch's top level.

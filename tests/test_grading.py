@@ -114,7 +114,7 @@ def test_hidden_verdicts_are_written_in_the_learners_language(graded):
 
 
 # Planted bugs that break a by-hand rule are flagged for the instructor, as a learner's would be; nothing else is.
-FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "library_attention"), ("08_deployed", "static_cat", "library_concat")}
+FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "reach_attention"), ("08_deployed", "static_cat", "reach_concat")}
 
 
 def test_no_honest_submission_is_flagged(graded):

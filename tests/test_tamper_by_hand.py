@@ -223,12 +223,30 @@ CASES = {
                                    "_procs = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'))\n"
                                    "_procs.submit(abs, 1).result()", "ex4_attention")]
         + _l1_output("_procs.submit(_attend, Q, K, V).result()"), L1_ZERO_4),
-    "34 a result that computes the library's attention only when the probe unpacks it": (
+    "34 a pool of forked multiprocessing workers started in another cell": (
+        "01_attention", [_own_cell("import multiprocessing as mp\nimport torch.nn.functional as F\n"
+                                   "def _attend(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n"
+                                   "_forks = mp.get_context('fork').Pool(1)", "ex4_attention")]
+        + _l1_output("_forks.apply(_attend, (Q, K, V))"), L1_ZERO_4),
+    "35 a result that computes the library's attention only when the probe unpacks it": (
         "01_attention", [_own_cell("import torch.nn.functional as F\nclass _Later:\n"
                                    "    def __init__(self, Q, K, V, w):\n        self.args, self.w = (Q, K, V), w\n"
                                    "    def __iter__(self):\n        yield F.scaled_dot_product_attention(*self.args)\n"
                                    "        yield self.w", "ex4_attention"),
                          ("replace", "ex4_attention", L1_RETURN, "    return _Later(Q, K, V, weights)\n")], L1_ZERO_4),
+    "36 an output filled in by __del__ when the garbage collector frees a cycle, after the function returned": (
+        "01_attention", [_own_cell("import torch.nn.functional as F\nclass _Filler:\n"
+                                   "    def __init__(self, out, Q, K, V):\n        self.me, self.out, self.qkv = self, out, "
+                                   "(Q, K, V)\n    def __del__(self):\n"
+                                   "        self.out.copy_(F.scaled_dot_product_attention(*self.qkv))", "ex4_attention")]
+        + _l1_output("out", "    out = torch.zeros_like(V)\n    _Filler(out, Q, K, V)\n"), L1_ZERO_4),
+    "37 an output filled in by a signal handler on a timer set inside the function": (
+        "01_attention", [_own_cell("import signal\nimport torch.nn.functional as F\n_late = {}\n"
+                                   "def _on_alarm(*_):\n"
+                                   "    _late['out'].copy_(F.scaled_dot_product_attention(*_late['qkv']))\n"
+                                   "signal.signal(signal.SIGALRM, _on_alarm)", "ex4_attention")]
+        + _l1_output("_late['out']", "    _late.update(out=torch.zeros_like(V), qkv=(Q, K, V))\n"
+                                     "    signal.setitimer(signal.ITIMER_REAL, 0.001)\n"), L1_ZERO_4),
 }
 # Right answers written another way, and cells of the learner's own the by-hand code never reaches: full marks.
 L2_MERGE = "    return x.transpose(1, 2).contiguous().view(B, T, H * D)   # (B, T, H*D)\n"

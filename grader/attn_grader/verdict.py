@@ -11,6 +11,8 @@ from .messages import text
 from .references import judge_for
 
 log = logging.getLogger(__name__)
+# Hints that say what to do, not what the likely cause is: the by-hand policy's verdicts name the cause themselves.
+INSTRUCTIONS = {"hint_by_hand_reach", "hint_by_hand_tamper", "hint_by_hand_threads"}
 
 
 def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
@@ -36,7 +38,8 @@ def localize(mismatch: Mismatch, lang: str) -> str:
     message = text(mismatch.key, lang, **texts(mismatch.fields))
     key, hint_fields = hint_of(mismatch)
     if key and key != mismatch.key:   # a message that is the hint itself is not said again as its likely cause
-        message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **texts(hint_fields)))
+        label = "hidden_todo" if key in INSTRUCTIONS else "hidden_likely"
+        message += "\n" + text(label, lang, hint=text(key, lang, **texts(hint_fields)))
     cause = getattr(mismatch, "cause", None)
     if cause:
         message += "\n" + text("hidden_earlier_cause", lang, n=cause[0], name=cause[1])
