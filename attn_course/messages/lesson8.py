@@ -413,8 +413,8 @@ MESSAGES = {
         "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
     },
     "hint_mla_norm_eps": {
-        "ja": "kv_a_layernorm の eps が 1e-6 ではありません（いまは {eps}）。transformers の DeepseekV3Attention は、この正規化を DeepseekV3RMSNorm(kv_lora_rank) で作り、クラスの既定値 eps=1e-6 を使います（設定の rms_norm_eps は読みません）。nn.RMSNorm(r, eps=1e-6) とします。eps を省くと nn.RMSNorm は dtype ごとの既定値（torch.finfo(dtype).eps）を使うので、DeepseekV3Attention と出力がわずかにずれます。",
-        "ko": "kv_a_layernorm의 eps가 1e-6이 아닙니다(지금은 {eps}). transformers의 DeepseekV3Attention은 이 정규화를 DeepseekV3RMSNorm(kv_lora_rank)으로 만들고, 클래스의 기본값 eps=1e-6을 씁니다(설정의 rms_norm_eps는 읽지 않습니다). nn.RMSNorm(r, eps=1e-6)으로 만듭니다. eps를 빼면 nn.RMSNorm은 dtype마다의 기본값(torch.finfo(dtype).eps)을 쓰므로 DeepseekV3Attention과 출력이 조금 어긋납니다.",
+        "ja": "kv_a_layernorm の eps が 1e-6 ではありません（いまは {eps}）。transformers の DeepseekV3Attention は、この正規化を DeepseekV3RMSNorm(kv_lora_rank) で作り、クラスの既定値 eps=1e-6 を使います（設定の rms_norm_eps は読みません）。nn.RMSNorm(r, eps=1e-6) とします。eps を省くと nn.RMSNorm は計算に使うデータ型の機械イプシロン（float64 なら約 2.2e-16）を使うので、DeepseekV3Attention と出力がわずかにずれます。",
+        "ko": "kv_a_layernorm의 eps가 1e-6이 아닙니다(지금은 {eps}). transformers의 DeepseekV3Attention은 이 정규화를 DeepseekV3RMSNorm(kv_lora_rank)으로 만들고, 클래스의 기본값 eps=1e-6을 씁니다(설정의 rms_norm_eps는 읽지 않습니다). nn.RMSNorm(r, eps=1e-6)으로 만듭니다. eps를 빼면 nn.RMSNorm은 계산에 쓰는 자료형의 기계 엡실론(float64라면 약 2.2e-16)을 쓰므로 DeepseekV3Attention과 출력이 조금 어긋납니다.",
     },
     "hint_mla_cat_order": {
         "ja": "q と k で、つなぐ順番がそろっていません。どちらも前が RoPE なしの部分、後ろが RoPE の部分です（q = [q^C; q^R]、k = [k^C; k^R]）。順番が違うと、q·k が別の成分どうしを掛け合わせます。",
