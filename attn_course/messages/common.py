@@ -395,12 +395,8 @@ MESSAGES = {
         "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제에서는 캐시를 이어 붙이지 않고 버퍼에 씁니다.",
     },
     "by_hand_note": {
-        "ja": "**手で書く演習**：この演習のコードと、そこから呼び出す自分のコードで使えるのは、テンソルの演算（`torch`、`torch.nn`、`torch.nn.functional`、`torch.linalg` など）、`math` のような Python の基本的なモジュール、講座が用意した関数（`course.expect_qkv` など）、自分で書いたコードです。ライブラリのアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても同じです）やスレッド・ファイル・`torch.jit` などは使えません。
-
-これらを使うと、チェックでも採点でもこの演習は不合格になります。この演習のコードが呼び出さないセル（図を保存する、`inspect` で調べる、時間を測る、など）では、何を使ってもかまいません。ただし、講座や torch のモジュールを書き換えること、Python の内部（フレームなど）に触れること、`exec` を使うことは、どのセルでも禁止です。どれか 1 つでもあると、採点ではこのノートブックの手で書く演習がすべて 0 点になります。",
-        "ko": "**직접 작성하는 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서 쓸 수 있는 것은 텐서 연산(`torch`, `torch.nn`, `torch.nn.functional`, `torch.linalg` 등), `math` 같은 Python의 간단한 모듈, 강좌가 제공하는 함수(`course.expect_qkv` 등), 직접 작성한 코드뿐입니다. 라이브러리가 제공하는 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙여도 마찬가지입니다)이나 스레드, 파일, `torch.jit` 등은 쓸 수 없고, 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다.
-
-이 연습 문제에서 호출하지 않는 셀(그림 저장, `inspect`로 살펴보기, 시간 재기 등)에서는 무엇을 써도 됩니다. 다만 강좌나 torch의 모듈을 바꾸는 코드, Python 내부(프레임 등)를 건드리는 코드, `exec` 호출은 어느 셀에서도 쓸 수 없으며, 쓰면 채점에서 이 노트북의 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
+        "ja": "**手で書く演習**：この演習のコードと、そこから呼び出す自分のコードで使えるのは、テンソルの演算（`torch`、`torch.nn`、`torch.nn.functional`、`torch.linalg` など）、`math` のような Python の基本的なモジュール、講座が用意した関数（`course.expect_qkv` など）、自分で書いたコードです。ライブラリのアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても同じです）やスレッド・ファイル・`torch.jit` などは使えません。\n\nこれらを使うと、チェックでも採点でもこの演習は不合格になります。この演習のコードが呼び出さないセル（図を保存する、`inspect` で調べる、時間を測る、など）では、何を使ってもかまいません。ただし、講座や torch のモジュールを書き換えること、Python の内部（フレームなど）に触れること、`exec` を使うことは、どのセルでも禁止です。どれか 1 つでもあると、採点ではこのノートブックの手で書く演習がすべて 0 点になります。",
+        "ko": "**직접 작성하는 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서 쓸 수 있는 것은 텐서 연산(`torch`, `torch.nn`, `torch.nn.functional`, `torch.linalg` 등), `math` 같은 Python의 간단한 모듈, 강좌가 제공하는 함수(`course.expect_qkv` 등), 직접 작성한 코드뿐입니다. 라이브러리가 제공하는 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙여도 마찬가지입니다)이나 스레드, 파일, `torch.jit` 등은 쓸 수 없고, 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다.\n\n이 연습 문제에서 호출하지 않는 셀(그림 저장, `inspect`로 살펴보기, 시간 재기 등)에서는 무엇을 써도 됩니다. 다만 강좌나 torch의 모듈을 바꾸는 코드, Python 내부(프레임 등)를 건드리는 코드, `exec` 호출은 어느 셀에서도 쓸 수 없으며, 쓰면 채점에서 이 노트북의 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
     },
     "by_hand_note_concat": {
         "ja": "**torch.cat を使わない演習**：この演習のコード（と、そこから呼び出す自分のコード）では、`torch.cat` などのテンソルをつなぐ関数（`torch.concat`、`torch.stack`、`torch.hstack` など。別名を付けても同じです）は使えません。使うと、チェックでも採点でもこの演習は不合格になります。ほかに使えるものと、どのセルでも使えないものは、手で書く演習と同じです。",
