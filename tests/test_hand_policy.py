@@ -294,3 +294,65 @@ def test_the_visible_check_shows_what_the_grader_refuses(lang, monkeypatch):
         return w @ V, w
     failure = fails_with(checks.check_attention, attention, "hint_by_hand_reach")
     assert "In [2]" in failure.message and "scaled_dot_product_attention" in failure.message
+
+
+# ------------------------------------------------------------------------------------------- the grader's verdicts
+def _graded(nb, tmp_path, lang="ja"):
+    """DecideHiddenTests on a notebook whose grade cells hold right results, with the released source beside it."""
+    from attn_grader.preprocessors import DecideHiddenTests
+    from conftest import REFERENCE
+    from nbformat.v4 import new_output
+    assignment = f"01-attention-{lang}"
+    source_dir = tmp_path / "source"
+    (source_dir / assignment).mkdir(parents=True)
+    released = ROOT / "autograder" / "source" / assignment / "01_attention.ipynb"
+    (source_dir / assignment / "01_attention.ipynb").write_bytes(released.read_bytes())
+    decide = DecideHiddenTests(reference_dir=str(REFERENCE), source_dir=str(source_dir))
+    resources = {"nbgrader": {"assignment": assignment, "notebook": "01_attention", "student": "s"},
+                 "attn_grading": {"seed": 7}}
+    decide._verdict = lambda tests, bundles, source: None   # every probe's results right: only the policy decides
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.outputs = [new_output("stream", name="stdout", text="✔\n")]
+    nb, resources = decide.preprocess(nb, resources)
+    failed = {c.metadata["nbgrader"]["grade_id"]: c.outputs[-1].evalue for c in nb.cells
+              if c.metadata.get("nbgrader", {}).get("grade") and c.outputs[-1].output_type == "error"}
+    return failed, resources["attn_grading"]["verdicts"]
+
+
+def _released(lang="ja"):
+    return nbformat.read(ROOT / "autograder" / "source" / f"01-attention-{lang}" / "01_attention.ipynb", 4)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_tampering_fails_every_by_hand_exercise_said_once(tmp_path, lang):
+    nb = _released(lang)
+    nb.cells.insert(3, nbformat.v4.new_code_cell("import sys\n_hook = sys.getprofile"))
+    failed, verdicts = _graded(nb, tmp_path, lang)
+    by_hand_ = {tests for tests, cell in EXERCISES["01_attention"].items() if cell["by_hand"]}
+    assert set(failed) == by_hand_
+    assert all(verdicts[g]["hint"] == "hint_by_hand_tamper" for g in by_hand_)
+    full = [g for g, message in failed.items() if "sys.getprofile" in message]
+    assert full == ["ex1_attention_scores_tests"], failed         # in full once, in the first by-hand exercise
+    assert all(("演習 1" in m if lang == "ja" else "연습 문제 1" in m) for g, m in failed.items() if g not in full)
+    assert all("{" not in m and "考えられる原因" not in m for m in failed.values())
+
+
+def test_what_one_exercise_reaches_fails_it_and_its_callers_only(tmp_path):
+    nb = _released()
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex4_attention")
+    cell.source = cell.source.replace("return weights @ V, weights",
+                                      "return F.scaled_dot_product_attention(Q, K, V), weights")
+    cell.source = "import torch.nn.functional as F\n" + cell.source
+    failed, verdicts = _graded(nb, tmp_path)
+    assert set(failed) == {"ex4_attention_tests", "ex5_attention_module_tests"}
+    assert "演習 4 のセルの" in failed["ex5_attention_module_tests"] and "対処: " in failed["ex4_attention_tests"]
+    from attn_grader.report import hint_text
+    assert hint_text(verdicts["ex4_attention_tests"]["hint"], "ja", {}).startswith("手で書く演習の決まり")
+
+
+def test_an_honest_notebook_with_cells_of_its_own_keeps_its_verdicts(tmp_path):
+    nb = _released()
+    nb.cells.insert(3, nbformat.v4.new_code_cell("from pathlib import Path\nimport inspect\nprint(Path('.'))"))
+    failed, verdicts = _graded(nb, tmp_path)
+    assert failed == {} and verdicts and all(v["passed"] for v in verdicts.values())

@@ -150,8 +150,16 @@ def summarize(course: Path, assignment: str) -> Summary:
                    len(submitted - set(records)), records)
 
 
+# The by-hand policy's verdicts are counted as a category of their own, named for the instructor, not by the
+# instruction the learner was shown (attn_grader.verdict.INSTRUCTIONS).
+CATEGORIES = {"hint_by_hand_reach": "report_by_hand_reach", "hint_by_hand_tamper": "report_by_hand_tamper",
+              "hint_by_hand_threads": "report_by_hand_threads"}
+
+
 def hint_text(key: str, lang: str, fields: dict) -> str:
     """The hint as learners read it; a field no verdict recorded shows as its placeholder."""
+    if key in CATEGORIES:
+        return text(CATEGORIES[key], lang)
     try:
         return text(key, lang, **fields)
     except (KeyError, ValueError, IndexError):
