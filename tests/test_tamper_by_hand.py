@@ -181,7 +181,7 @@ CASES = {
                                 "k.reshape(-1, T_new * D)]).view(B, H, T_all, D)"), L8_ZERO_9),
     "27 torch.ops.aten.cat in lesson 8 ex9": (
         "08_deployed", _l8_join("torch.ops.aten.cat([k_buf[:, :, :T_past], k], 2)"), L8_ZERO_9),
-    # Pieces written out in the code are read as the name they spell (escapes.py): refused and flagged as torch.cat,
+    # Pieces written out in the code are read as the name they spell (hand_policy.fold): refused as torch.cat,
     # not as a way round the guards, so only ex9 costs.
     "28 torch.cat found by getattr with a name joined from written-out pieces, in lesson 8 ex9": (
         "08_deployed", _l8_join("getattr(torch, 'c' + 'at')([k_buf[:, :, :T_past], k], dim=2)"), L8_ZERO_9),
