@@ -70,7 +70,7 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 3: sliding window
     "hint_window_plus_one": {
-        "ja": "キーが W + 1 個見えています。この演習は transformers と gpt-oss の決まりで書きます：位置 p のクエリが見るのは、p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。W + 1 個を見る実装（FlashAttention の window_size=(W, 0) など）もありますが、ここでは W 個です。",
+        "ja": "キーが W + 1 個見えています。この演習は transformers と gpt-oss の決まりで書きます。位置 p のクエリが見るのは、p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。W + 1 個を見る実装（FlashAttention の window_size=(W, 0) など）もありますが、ここでは W 個です。",
         "ko": "키가 W + 1개 보입니다. 이 연습 문제는 transformers와 gpt-oss의 규칙으로 씁니다. 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p - window로 씁니다(>=가 아닙니다). W + 1개를 보는 구현(FlashAttention의 window_size=(W, 0) 등)도 있지만, 여기서는 W개입니다.",
     },
     "hint_window_minus_one": {
@@ -169,8 +169,8 @@ MESSAGES = {
         "ko": "캐시에 돌린 뒤의 키를 넣었습니다(7강 연습 문제 6의 방식입니다). StreamingLLM은 위치를 캐시 안의 순서로 세므로 내보낼 때마다 위치가 바뀝니다. 캐시에는 돌리기 전의 키를 넣고, 호출할 때마다 캐시 전체를 위치 0, 1, 2, …로 돌립니다.",
     },
     "hint_stream_evict_late": {
-        "ja": "計算したあとで追い出しているので、次の呼び出しでは、残した n_sink + window 個に新しいトークンが加わり、キーが n_sink + window 個を超えます（1トークンずつなら n_sink + window + 1 個）。これは著者のパープレキシティの評価（eval_long_ppl.py が毎ステップのあとで呼ぶ StartRecentKVCache の __call__）と同じやり方で、それ自体は StreamingLLM の手順の1つです。ただし、この演習は evict_for_space の手順で書きます：新しいトークンを入れる前に、入れたあとで n_sink + window 個に収まるように追い出します。",
-        "ko": "계산한 뒤에 내보내고 있어서, 다음 호출에서는 남겨 둔 n_sink + window개에 새 토큰이 더해져 키가 n_sink + window개를 넘습니다(토큰을 하나씩 넘기면 n_sink + window + 1개). 이것은 저자의 퍼플렉서티 평가(eval_long_ppl.py가 스텝마다 계산 뒤에 호출하는 StartRecentKVCache의 __call__)와 같은 방식이고, 그 자체로 StreamingLLM의 방식 중 하나입니다. 다만 이 연습 문제는 evict_for_space 방식으로 씁니다. 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다.",
+        "ja": "計算したあとで追い出しているので、次の呼び出しでは、残した n_sink + window 個に新しいトークンが加わり、キーが n_sink + window 個を超えます（1トークンずつなら n_sink + window + 1 個）。これは著者のパープレキシティの評価（eval_long_ppl.py が毎ステップの計算のあとで呼ぶ StartRecentKVCache の __call__）と同じやり方で、これも StreamingLLM の手順の1つです。ただし、この演習は evict_for_space の手順で書きます。新しいトークンを入れる前に、入れたあとで n_sink + window 個に収まるように追い出してください。",
+        "ko": "계산한 뒤에 내보내고 있어서, 다음 호출에서는 남겨 둔 n_sink + window개에 새 토큰이 더해져 키가 n_sink + window개를 넘습니다(토큰을 하나씩 넘기면 n_sink + window + 1개). 이것은 저자의 퍼플렉서티 평가(eval_long_ppl.py가 스텝마다 계산 뒤에 호출하는 StartRecentKVCache의 __call__)와 같은 방식이고, 이것도 StreamingLLM의 방식 중 하나입니다. 다만 이 연습 문제는 evict_for_space 방식으로 씁니다. 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다.",
     },
     "hint_stream_budget": {
         "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window - T_new 個です。",
