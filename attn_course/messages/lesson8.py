@@ -349,8 +349,8 @@ MESSAGES = {
         "ko": "채워 넣은 시퀀스의 출력이 문서를 하나씩 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "hint_packed_positions": {
-        "ja": "位置が文書ごとに 0 に戻っていません。各トークンの位置は、自分の文書の先頭 cu_seqlens[doc] からの距離です（transformers も、attention_mask とキャッシュがないときは、位置が1つ前の +1 になっていないところで文書を区切ります）。",
-        "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers도 attention_mask와 캐시가 없을 때는 위치가 바로 앞의 +1이 아닌 곳에서 문서를 나눕니다).",
+        "ja": "位置が文書ごとに 0 に戻っていません。各トークンの位置は、自分の文書の先頭 cu_seqlens[doc] からの距離です（transformers も、sdpa・eager のときは attention_mask とキャッシュがなければ、位置が1つ前の +1 になっていないところで文書を区切ります）。",
+        "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers도 sdpa, eager일 때는 attention_mask와 캐시가 없으면 위치가 바로 앞의 +1이 아닌 곳에서 문서를 나눕니다).",
     },
     "hint_packed_boundary": {
         "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) - 1 にします（right=False では、境目の位置が前の文書になります）。",
