@@ -62,7 +62,8 @@ autograde: $(STAMP)
 	$(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
 		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
-## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/
+## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/;
+## ASSIGNMENT=02-multihead (both languages) or 02-multihead-ja, several in quotes: only those (nbgrader's --assignment)
 LMS ?= grades
 EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
 # An LMS the course has no exporter for stops here, before any set-up.
@@ -71,7 +72,8 @@ export-lms:
 export: export-lms $(STAMP)
 	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
-		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv)
+		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv) \
+		$(foreach a,$(ASSIGNMENT),--assignment=$(a))
 
 ## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
 classroom: $(STAMP)
