@@ -9,7 +9,7 @@ learner (or only those asked for), N at a time (default: one per core), then wri
 feedback the same way, each with a progress bar; then, for the whole class whoever was
 graded this time, export grades.csv and grades-exercises.csv (exports/), write flags.csv
 (flags.py, scan.py), the class report (report.py: report/index.html; learners' ids only
-with --names) and grading-times.json.
+with --names, in report-names/) and grading-times.json.
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
 importing torch. Here every kernel is forked from one process that has already
@@ -46,7 +46,7 @@ from . import forkserver
 from .feedback import localize_feedback
 from .flags import forget_not_graded, not_graded, remember_not_graded, write_flags
 from .release import generate_releases, nbgrader_env
-from .report import report
+from .report import report, report_dir
 
 
 def quiet() -> None:
@@ -256,10 +256,15 @@ def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list
 
 
 def write_report(course: Path, names: bool, timings: dict) -> None:
-    """The class report (report.py). Grades stand whatever happens here, so a failure is only reported."""
+    """The class report (report.py), and with names a second one with the learners' ids (report-names/): the first
+    is the one meant for the class, and must not be the one that names them. Grades stand whatever happens
+    here, so a failure is only reported."""
     try:
-        timings.update(report(course, names=names))
-        print(f"class report: {course / 'report' / 'index.html'}", flush=True)
+        timings.update(report(course))
+        print(f"class report: {report_dir(course, False) / 'index.html'}", flush=True)
+        if names:
+            report(course, names=True)
+            print(f"class report with ids: {report_dir(course, True) / 'index.html'}", flush=True)
     except Exception:  # noqa: BLE001 - the grades are written already
         print(f"could not write the class report:\n{traceback.format_exc(limit=5)}", file=sys.stderr)
 
@@ -303,7 +308,8 @@ def main() -> None:
     parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--serial", action="store_true", help="plain nbgrader autograde, one learner at a time")
-    parser.add_argument("--names", action="store_true", help="the class report lists learners' ids (default: counts)")
+    parser.add_argument("--names", action="store_true",
+                        help="also a class report with learners' ids, in report-names/ (report/ has counts only)")
     parser.add_argument("--student", nargs="+", default=[], help="grade only these learners (ids under submitted/)")
     parser.add_argument("--assignment", nargs="+", default=[],
                         help="grade only these assignments (03-masks-ja, or 03-masks for both languages)")
