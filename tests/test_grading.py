@@ -82,7 +82,7 @@ def test_packed_bugs_are_each_seen_by_their_own_cells():
 
 def test_grades_csv_and_feedback_are_written(graded):
     course, _ = graded
-    with open(course / "grades.csv", newline="") as f:
+    with open(course / "grades.csv", newline="", encoding="utf-8-sig") as f:
         rows = {(r["assignment"], r["student_id"]): float(r["raw_score"]) for r in csv.DictReader(f)}
     for stem, lesson in LESSONS.items():
         assert rows[(f"{lesson.assignment}-ja", "solution-ja")] == lesson.total

@@ -35,7 +35,7 @@ def nbgrader(course, *args) -> None:
 
 
 def rows(path):
-    with open(path, newline="", encoding="utf-8") as f:
+    with open(path, newline="", encoding="utf-8-sig") as f:  # the grade files start with a BOM, for Excel
         return list(csv.DictReader(f))
 
 
