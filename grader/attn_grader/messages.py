@@ -19,8 +19,31 @@ MESSAGES = {
     "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
     "feedback_task": {"ja": "課題", "ko": "과제"},
     "feedback_comment": {"ja": "コメント", "ko": "코멘트"},
-    "feedback_no_comment": {"ja": "（なし）", "ko": "(없음)"},
+    # nbgrader's automatic comment "No response." on an answer cell means that the cell is as it was released.
+    "feedback_unchanged_answer": {
+        "ja": "この解答のセルは、配布したときのままです（まだ書き換えられていません）。",
+        "ko": "이 답안 셀은 배포한 그대로입니다(아직 고치지 않았습니다).",
+    },
     "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
+    # The summary's late-penalty line: how late, and by which rule (late_penalty.describe).
+    "feedback_late_line": {
+        "ja": "{label}：{late}、{rule}（{score}: {points}）",
+        "ko": "{label}: {late}, {rule} ({score}: {points})",
+    },
+    "late_days_hours": {"ja": "{d} 日と {h} 時間遅れ", "ko": "{d}일 {h}시간 늦음"},
+    "late_days": {"ja": "{d} 日遅れ", "ko": "{d}일 늦음"},
+    "late_hours_minutes": {"ja": "{h} 時間 {m} 分遅れ", "ko": "{h}시간 {m}분 늦음"},
+    "late_minutes": {"ja": "{m} 分遅れ", "ko": "{m}분 늦음"},
+    "late_rule_per_day": {
+        "ja": "1 日ごとに {percent}%（1 日に満たない遅れも 1 日と数えます）",
+        "ko": "하루마다 {percent}%(하루가 안 되는 지각도 하루로 셉니다)",
+    },
+    "late_rule_grace": {
+        "ja": "締め切りから {grace} 分までは遅れに数えません",
+        "ko": "마감 후 {grace}분까지는 지각으로 세지 않습니다",
+    },
+    "late_rule_zero": {"ja": "締め切りを過ぎた提出は 0 点", "ko": "마감을 넘긴 제출은 0점"},
+    "late_rule_other": {"ja": "このコースの規則による減点", "ko": "이 과정의 규칙에 따른 감점"},
     "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
     # A figure the notebook drew (a plot, a heatmap), for a screen reader: nbconvert's own alt text is English.
     "feedback_figure_alt": {"ja": "ノートブックが描いた図", "ko": "노트북이 그린 그림"},
