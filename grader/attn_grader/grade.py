@@ -71,6 +71,22 @@ def submissions(course: Path, students: list[str] | None = None,
             and (not assignments or a in assignments or a.rpartition("-")[0] in assignments)]
 
 
+def lms_names(course: Path, work: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Give each submitted notebook saved under a download's name (`02_multihead (1).ipynb`) the lesson's name
+    (lms_names.py), saying so; return {(assignment, student): why} for those that cannot be graded, each
+    without a verdict from an earlier grading, so that no export keeps an older score for them."""
+    from .lms_names import resolve
+    refused = {}
+    for assignment, student in work:
+        renamed, why = resolve(course, assignment, student)
+        for old, new in renamed:
+            print(f"renamed: {student}/{assignment}: {old!r} is graded as {new}", flush=True)
+        if why:
+            refused[assignment, student] = why
+            (course / "verdicts" / assignment / f"{student}.json").unlink(missing_ok=True)
+    return refused
+
+
 def needs_release(course: Path, assignment: str) -> bool:
     """Release (and so enter in the gradebook) an assignment that is new or whose source changed."""
     release = course / "release" / assignment
@@ -190,12 +206,22 @@ def _run_for_one(job: tuple[str, str], step: str) -> dict:
         else:
             GenerateFeedback(coursedir=coursedir, config=config).start()
             localize_feedback(_COURSE / "feedback" / student / assignment, assignment,
-                              _COURSE / "autograded" / student / assignment)
+                              _COURSE / "autograded" / student / assignment, _late(config, assignment, student))
         return {"job": job, "ok": True}
     except BaseException:  # noqa: BLE001 - one learner's failure must not stop the class
         return {"job": job, "ok": False, "error": errors.getvalue()[-4000:] or traceback.format_exc(limit=3)}
     finally:
         logging.getLogger("traitlets").removeHandler(handler)
+
+
+def _late(config, assignment: str, student: str) -> tuple | None:
+    """(seconds late, the late-submission plugin) for a late submission, for its feedback's penalty line."""
+    from nbgrader.api import Gradebook
+
+    from .late_penalty import plugin_from
+    with Gradebook(config.CourseDirectory.db_url) as gb:
+        seconds = gb.find_submission(assignment, student).total_seconds_late
+    return (seconds, plugin_from(config)) if seconds > 0 else None
 
 
 def autograde_one(job: tuple[str, str]) -> dict:
@@ -324,6 +350,8 @@ def main() -> None:
     if not work:
         asked = " ".join(args.student + args.assignment)
         sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/" + (f" for {asked}" if asked else ""))
+    refused = lms_names(course, work)
+    work = [job for job in work if job not in refused]
     generate_releases(course, [a for a in sorted({a for a, _ in work}) if needs_release(course, a)])
     enter_students(course, work)
     if args.serial:
@@ -335,10 +363,12 @@ def main() -> None:
         write_report(course, args.names, {})
         return
     start = time.perf_counter()
-    results, timings, isolation = grade_parallel(course, args.jobs, work)
-    failed = {tuple(r["job"]): r["error"] for r in results if not r["ok"]}
+    results, timings, isolation = grade_parallel(course, args.jobs, work) if work else ([], {}, "")
+    failed = {**refused, **{tuple(r["job"]): r["error"] for r in results if not r["ok"]}}
     for (assignment, student), error in failed.items():
-        print(f"could not grade {student}/{assignment}:\n{error}", file=sys.stderr)
+        # A reason of one line (lms_names.py) stays on one line; nbgrader's error keeps its own lines.
+        error = error.strip()
+        print(f"could not grade {student}/{assignment}:" + ("\n" if "\n" in error else " ") + error, file=sys.stderr)
     remember_not_graded(course, failed)
     # The files below are the whole class's, whoever was graded this time.
     export_grades(course)
@@ -347,7 +377,8 @@ def main() -> None:
     write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
-    print(f"graded {len(work) - len(failed)}/{len(work)}; grades: {course / 'grades.csv'}; "
+    asked = len(work) + len(refused)
+    print(f"graded {asked - len(failed)}/{asked}; grades: {course / 'grades.csv'}; "
           f"feedback: {course / 'feedback'}; flagged for a look: {flagged} ({course / 'flags.csv'}); times: {timings}")
     for line in late:
         print(f"late: {line}")
