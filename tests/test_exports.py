@@ -253,8 +253,10 @@ def test_an_export_can_be_limited_to_one_assignment_and_says_what_has_no_due_dat
 def test_make_export_passes_the_assignment_filter_to_nbgrader():
     code, out = make_n("export", "LMS=canvas", "ASSIGNMENT=02-multihead-ja 03-masks")
     assert code == 0 and "--assignment=02-multihead-ja --assignment=03-masks" in out
+    # A file of its own: the whole class's canvas-grades.csv is not replaced by a part of it.
+    assert "--to=canvas-grades-02-multihead-ja+03-masks.csv" in out
     _, out = make_n("export", "LMS=moodle")
-    assert "--assignment" not in out
+    assert "--assignment" not in out and "--to=moodle-grades.csv" in out
 
 
 def test_a_learner_the_moodle_file_leaves_out_is_in_flags_csv(course):
@@ -275,3 +277,6 @@ def test_students_csv_and_the_named_report_are_never_committed():
     run = subprocess.run(["git", "check-ignore", "autograder/students.csv", "autograder/report-names/index.html"],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.stdout.split() == ["autograder/students.csv", "autograder/report-names/index.html"]
+    run = subprocess.run(["git", "check-ignore", "autograder/canvas-grades-02-multihead.csv",
+                          "autograder/grades-02-multihead-exercises.csv"], cwd=ROOT, capture_output=True, text=True)
+    assert len(run.stdout.split()) == 2
