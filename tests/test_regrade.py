@@ -188,3 +188,22 @@ def test_the_terminal_gets_no_sqlalchemy_warning(term):
     _, first, late, _ = term
     for run in (first, late):
         assert "SAWarning" not in run.stderr and "Warning" not in run.stderr.replace("WARNING: kernels NOT", "")
+
+
+def test_a_submission_refused_for_two_notebooks_keeps_no_earlier_verdict_or_feedback(tmp_path, capsys):
+    """Graded once, then handed in again as a second download beside the first: the old score and page must not
+    stand for a notebook that may not be the one meant."""
+    from attn_grader.grade import lms_names
+    (tmp_path / "source" / "01-attention-ja").mkdir(parents=True)
+    (tmp_path / "source" / "01-attention-ja" / "01_attention.ipynb").write_text("{}")
+    for folder, name in (("submitted", "01_attention.ipynb"), ("submitted", "01_attention (1).ipynb"),
+                         ("feedback", "01_attention.html")):
+        (tmp_path / folder / "aiko" / "01-attention-ja").mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "aiko" / "01-attention-ja" / name).write_text("{}")
+    (tmp_path / "verdicts" / "01-attention-ja").mkdir(parents=True)
+    (tmp_path / "verdicts" / "01-attention-ja" / "aiko.json").write_text("{}")
+    refused = lms_names(tmp_path, [("01-attention-ja", "aiko")])
+    assert list(refused) == [("01-attention-ja", "aiko")]
+    assert not (tmp_path / "verdicts" / "01-attention-ja" / "aiko.json").exists()
+    assert not (tmp_path / "feedback" / "aiko" / "01-attention-ja").exists()
+    assert len(list((tmp_path / "submitted" / "aiko" / "01-attention-ja").iterdir())) == 2  # the learner's files stay

@@ -74,7 +74,8 @@ def submissions(course: Path, students: list[str] | None = None,
 def lms_names(course: Path, work: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """Give each submitted notebook saved under a download's name (`02_multihead (1).ipynb`) the lesson's name
     (lms_names.py), saying so; return {(assignment, student): why} for those that cannot be graded, each
-    without a verdict from an earlier grading, so that no export keeps an older score for them."""
+    without a verdict or a feedback page from an earlier grading: no export keeps an older score for them, and
+    nbgrader's release_feedback hands out no page of a notebook that may not be the one graded."""
     from .lms_names import resolve
     refused = {}
     for assignment, student in work:
@@ -84,6 +85,7 @@ def lms_names(course: Path, work: list[tuple[str, str]]) -> dict[tuple[str, str]
         if why:
             refused[assignment, student] = why
             (course / "verdicts" / assignment / f"{student}.json").unlink(missing_ok=True)
+            shutil.rmtree(course / "feedback" / student / assignment, ignore_errors=True)
     return refused
 
 
