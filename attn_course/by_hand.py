@@ -183,14 +183,12 @@ threading.Thread.start = _start
 
 def workers() -> list[str]:
     """The learner's threads and child processes running now: a thread their code started (through any module),
-    one started below the threading module, a fork of the kernel or a multiprocessing child; not the kernel's
-    own, nor a library's (tqdm's monitor, torch.compile's workers)."""
+    one started below the threading module, any living child process but torch.compile's workers; not the
+    kernel's own threads, nor a library's (tqdm's monitor)."""
     known = {t.ident: t for t in threading.enumerate()}
     found = [t.name for t in known.values() if getattr(t, "_attn_learners", False) and t.is_alive()]
     found += [str(ident) for ident in sys._current_frames() if ident not in known]
     try:
-        with open("/proc/self/cmdline", "rb") as f:
-            kernel = f.read()
         children = set()
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children") as f:
@@ -198,8 +196,10 @@ def workers() -> list[str]:
         for pid in sorted(children):
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 command = f.read()
-            if command == kernel or b"multiprocessing" in command:
-                found.append(f"pid {pid}")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[-1].split()[0]
+            if state != b"Z" and b"torch/_inductor" not in command and b"compile_worker" not in command:
+                found.append(f"pid {pid}")   # a fork, a multiprocessing child, `python -c` … started by the learner
     except OSError:   # not Linux (a Windows laptop): the grader, on Linux, reads the source all the same
         pass
     return found

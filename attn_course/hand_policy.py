@@ -52,18 +52,21 @@ EXACT = {"attention": frozenset({"MultiheadAttention", "Transformer", "Transform
 # Modules whose every public name a by-hand exercise may use (torch's are narrowed below): tensors, and Python's
 # own tools that compute in place and run nothing elsewhere.
 MODULES = {"torch", "math", "cmath", "numpy", "attn_course", "typing", "__future__", "functools", "itertools",
-           "dataclasses", "collections", "enum", "numbers", "warnings", "time", "random", "copy", "string",
-           "re", "statistics", "fractions", "decimal", "heapq", "bisect", "textwrap", "pprint", "abc", "contextlib"}
+           "dataclasses", "collections", "enum", "numbers", "warnings", "time", "random", "copy", "string", "operator",
+           "re", "statistics", "fractions", "decimal", "heapq", "bisect", "textwrap", "pprint", "abc", "contextlib",
+           "types.SimpleNamespace"}
+NOT_OPS = {"operator": {"attrgetter", "methodcaller"}, "numpy": {"ctypeslib", "load", "save", "savez", "fromfile",
+                                                                 "memmap", "lib", "loadtxt", "genfromtxt"}}
 # torch's namespaces of tensor operations; any other module of torch (jit, library, ops, utils, func, distributions,
 # backends, nn.attention …) is no tensor operation. Neither are these names of torch's top level.
 TORCH_MODULES = ("torch", "torch.nn", "torch.linalg", "torch.fft", "torch.special", "torch.random", "torch.cuda",
-                 "torch.autograd", "torch.amp", "torch.types", "torch.return_types")
+                 "torch.autograd", "torch.amp", "torch.types", "torch.return_types", "torch.func",
+                 "torch.utils.checkpoint")
 TORCH_NOT_OPS = {"compile", "load", "save", "from_file"}
-NUMPY_NOT_OPS = {"ctypeslib", "load", "save", "savez", "fromfile", "memmap", "lib", "loadtxt", "genfromtxt"}
 # The course's modules a by-hand exercise may call: errors and checks of its input, messages, the device, data.
 COURSE_PUBLIC = ("attn_course.validate", "attn_course.device", "attn_course.data", "attn_course.messages")
-BUILTINS_REFUSED = {"open", "exec", "eval", "compile", "__import__", "vars", "breakpoint", "input", "help",
-                    "memoryview", "exit", "quit", "delattr", "setattr", "__build_class__"}
+BUILTINS_REFUSED = {"open", "exec", "eval", "compile", "__import__", "vars", "globals", "locals", "breakpoint", "input",
+                    "help", "memoryview", "exit", "quit", "delattr", "setattr", "__build_class__"}
 BY_NAME = {"getattr", "hasattr", "setattr", "delattr"}
 # Calls that read a value without changing it: handing a value to them is no change to it.
 PURE = {"print", "len", "repr", "str", "format", "isinstance", "type", "id", "hash", "bool", "int", "float", "range",
@@ -72,9 +75,10 @@ PURE = {"print", "len", "repr", "str", "format", "isinstance", "type", "id", "ha
 # Attributes that open the interpreter's insides, whatever object they are read from.
 INSIDES = {"f_back", "f_locals", "f_globals", "f_code", "f_builtins", "tb_frame", "tb_next", "gi_frame", "gi_code",
            "cr_frame", "ag_frame", "__closure__", "__globals__", "__code__", "__self__", "__func__", "__dict__",
-           "__builtins__", "__subclasses__", "__defaults__", "__kwdefaults__", "__wrapped__", "__getattribute__"}
+           "__builtins__", "__subclasses__", "__defaults__", "__kwdefaults__", "__getattribute__"}
+# sys.modules itself may be read for a name written out ('google.colab' in sys.modules); see _sys_modules.
 MODULE_INSIDES = {"sys": {"_getframe", "setprofile", "settrace", "getprofile", "gettrace", "modules", "meta_path",
-                          "path_hooks", "addaudithook", "_current_frames", "exc_info", "exception", "last_traceback"},
+                          "path_hooks", "addaudithook", "_current_frames"},
                   "threading": {"setprofile", "settrace", "getprofile", "gettrace", "setprofile_all_threads",
                                 "settrace_all_threads"},
                   "gc": {"get_objects", "get_referrers", "get_referents"},
@@ -83,9 +87,10 @@ MODULE_INSIDES = {"sys": {"_getframe", "setprofile", "settrace", "getprofile", "
 # What runs code the grader cannot read: from text, from a pickle, from a file, through the kernel's shell.
 CODE_MODULES = {"importlib", "runpy", "code", "codeop", "pickle", "marshal", "dill", "shelve", "joblib", "ctypes",
                 "zipimport", "cffi"}
+CODE_READABLE = {"importlib.import_module", "importlib.reload", "importlib.util.find_spec", "importlib.metadata"}
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "hand_policy", "exercises", "score_watch", "course_cells"}
 TORCH_READABLE = {"_get_sdp_priority_order"}   # torch._C's one name a lesson invites learners to read
-MAGICS = re.compile(r"^\s*%%?(run|load|load_ext|writefile|python\d?|script|macro|store|pycat)\b")
+MAGICS = re.compile(r"^\s*%%?(run|load|writefile|python\d?|script|macro|store|pycat)\b|^\s*%load_ext\s+(\S+)")
 
 
 
@@ -93,6 +98,14 @@ def family_of(name: str, families) -> str | None:
     """The refused family a torch name belongs to, among families, or None."""
     low = name.lower()
     return next((f for f in families if name in EXACT[f] or any(w in low for w in FAMILIES[f])), None)
+
+
+def _tensor_family() -> frozenset:
+    import torch
+    return frozenset(n for n in dir(torch.Tensor) if family_of(n, tuple(FAMILIES)))
+
+
+TENSOR_FAMILY = _tensor_family()   # softmax, log_softmax, logsumexp …: a tensor's methods, read or called
 
 
 # ---------------------------------------------------------------------------------------------- reading code
@@ -123,6 +136,10 @@ def fold(node) -> str | None:
     if isinstance(node, ast.JoinedStr):
         parts = [fold(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
         return "".join(parts) if all(p is not None for p in parts) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        sep, parts = fold(node.func.value), [fold(e) for e in node.args[0].elts]
+        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None
     return None
 
 
@@ -169,40 +186,78 @@ def _own(scope) -> list:
 
 
 def _locals(scope) -> set:
+    """The names a scope binds. A walrus inside a comprehension binds in the function around it; a class's names
+    are its body's only (see _free_names)."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = scope.args
         names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
     else:
         names = set()
-    declared = set()
-    for node in _own(scope):
+    declared, comprehension = set(), isinstance(scope, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+    nodes = _own(scope)
+    nodes += [n for c in nodes if isinstance(c, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+              for n in ast.walk(c) if isinstance(n, ast.NamedExpr)] if not comprehension else []
+    walrus = {id(n.target) for n in nodes if isinstance(n, ast.NamedExpr)}
+    for node in nodes:
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared |= set(node.names)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
+            if not (comprehension and id(node) in walrus):
+                names.add(node.id)
+        elif isinstance(node, ast.NamedExpr) and not comprehension:
+            names.add(node.target.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.alias):
             names.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
     return names - declared
 
 
-def _free_names(unit) -> list:
-    """(Name node, its parent) for every name a top-level statement reads that no scope inside it binds."""
+def _outside_parts(node) -> list:
+    """The parts of a function or a class that run in the scope around it: decorators, defaults, annotations,
+    bases."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    a = node.args
+    notes = [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x and x.annotation]
+    return [*getattr(node, "decorator_list", []), *a.defaults, *(d for d in a.kw_defaults if d), *notes,
+            *([node.returns] if getattr(node, "returns", None) else [])]
+
+
+def _free_names(unit) -> tuple[list, dict]:
+    """(Name node, its parent) for every name a top-level statement reads that no scope inside it binds, and
+    every node's parent. Defaults and decorators are read outside their function; methods do not see their
+    class's names."""
     parents, found = {}, []
 
-    def walk(node, bound):
+    def visit(node, bound, visible):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+            found.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            outside = _outside_parts(node)
+            for part in outside:
+                parents[part] = node
+                visit(part, bound, visible)
+            inner = (bound if isinstance(node, ast.ClassDef) else visible) | _locals(node)
+            skip = {id(p) for p in outside}
+            for child in ast.iter_child_nodes(node):
+                if id(child) not in skip and not isinstance(child, ast.arguments):
+                    parents[child] = node
+                    visit(child, inner, visible if isinstance(node, ast.ClassDef) else inner)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            bound, visible = bound | _locals(node), visible | _locals(node)
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-            if isinstance(child, _SCOPES):
-                walk(child, bound | _locals(child))
-            else:
-                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id not in bound:
-                    found.append(child)
-                walk(child, bound)
-    walk(unit, frozenset(_locals(unit)) if isinstance(unit, _SCOPES) else frozenset())
+            visit(child, bound, visible)
+
+    visit(unit, frozenset(), frozenset())
     return [(n, parents.get(n)) for n in found], parents
 
 
@@ -292,12 +347,12 @@ def path_why(path: str, families) -> str | None:
             home = getattr(getattr(attn_course, parts[1], None), "__module__", "") or ""
             return None if home.startswith(COURSE_PUBLIC) or parts[1] in ("t", "__version__") else "reach_course"
         return None if ".".join(parts[:2]).startswith(COURSE_PUBLIC) else "reach_course"
-    if parts[0] not in MODULES:
+    if parts[0] not in MODULES and ".".join(parts[:2]) not in MODULES:
         return "reach_outside"
     if parts[0] == "torch":
         return _torch_why(parts[1:])
-    if parts[0] == "numpy" and len(parts) > 1 and parts[1] in NUMPY_NOT_OPS:
-        return "reach_outside"
+    if len(parts) > 1 and parts[1] in NOT_OPS.get(parts[0], ()):
+        return "reach_dynamic" if parts[0] == "operator" else "reach_outside"
     return None
 
 
@@ -307,43 +362,51 @@ def refusals(cells, families, library_path: str | None = None, start: int | None
     """What the by-hand exercise's code reaches that the policy refuses.
 
     cells: the notebook's code cells, in order (Cell). start: the index of the exercise's solution cell, all of
-    whose statements are its code; or roots: the names of the learner's objects a check was handed (the kernel's
-    history has no cell ids). until: a name is read as the last cell before this one bound it (the exercise's
-    tests cell). library_path: the keyword of a path meant to call the library (`use_sdpa`): code under
-    `if use_sdpa` may call the library's attention."""
+    whose statements are its code; roots: names it is called by (those the solution cell binds, rebound or not in
+    a cell before its tests; in a kernel's history, the learner's objects a check was handed). until: a name is
+    read as bound before this cell (the exercise's tests cell). library_path: the keyword of a path meant to call
+    the library (`use_sdpa`): code under `if use_sdpa` may call the library's attention."""
     families = tuple(families)
     units = _units(tuple(cells))
     until = len(cells) if until is None else until
-    imports, bound = {}, set()
-    for unit in units:
-        bound |= unit.binds
-        if isinstance(unit.stmt, (ast.Import, ast.ImportFrom)):
-            imports.update(unit.imports)
+    methods = {n.name for u in units if not u.cell.course and isinstance(u.stmt, ast.ClassDef)
+               for n in u.stmt.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
-    def binder(name):
+    def binders(name) -> list:
+        """Every statement that may have bound name last before `until`: back to the first that surely did."""
         found = [u for u in units if name in u.binds]
-        return ([u for u in found if u.index < until] or found)[-1:]
+        found = [u for u in found if u.index < until] or found
+        live = []
+        for unit in reversed(found):
+            live.append(unit)
+            if isinstance(unit.stmt, SURE):
+                break
+        return live
 
     def changers(name, definition):
         """The learner's statements that may change a value in place (a function or a class: by storing into it)."""
         return [u for u in units if not u.cell.course and name in (u.stores if definition else u.changes)]
 
-    todo = [u for u in units if u.index == start] + [u for name in roots for u in binder(name)]
+    mine = [u for u in units if u.index == start]
+    roots = {*roots, *(n for u in mine for n in u.binds)}   # rebound in a cell before the tests: that is tested
+    todo = mine + [u for name in roots for u in binders(name)]
     seen, findings = set(), []
     while todo:
         unit = todo.pop()
         if id(unit) in seen:
             continue
         seen.add(id(unit))
-        names, found = _reached(unit, families, library_path, {**imports, **unit.imports}, bound)
+        names, found = _reached(unit, families, library_path, binders, methods)
         # The course's own cells may use anything but the refused families (a demo cell draws with matplotlib).
         findings += [f for f in found if not unit.cell.course or f.why[len("reach_"):] in families]
         for name in names:
-            for u in binder(name):
-                todo.append(u)
+            for u in binders(name):
                 if not isinstance(u.stmt, (ast.Import, ast.ImportFrom)):
-                    todo += changers(name, u.is_definition)
+                    todo += [u] + changers(name, u.is_definition)
     return sorted(set(findings), key=lambda f: (f.label, f.line, f.why))
+
+
+SURE = (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
 
 
 def _library_path_nodes(stmt, keyword: str | None) -> set:
@@ -356,16 +419,19 @@ def _library_path_nodes(stmt, keyword: str | None) -> set:
     return inside
 
 
-def _reached(unit: _Unit, families, library_path, imports, bound) -> tuple[set, list]:
+def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set, list]:
     """(the global names a reached statement reads, what in it the policy refuses)."""
     free, parents = _free_names(unit.stmt)
-    free_ids = {id(n): n.id for n, _ in free}
+    free_ids = {id(n) for n, _ in free}
     exempt = _library_path_nodes(unit.stmt, library_path)
     names, found = set(), []
 
     def judge(node, why, what):
         if why and not (id(node) in exempt and why == "reach_attention"):
             found.append(_finding(unit, node, why, what))
+
+    def path(name_node, module) -> str:
+        return ".".join([module] + _chain(_outermost(name_node, parents))[1:])
 
     for node in ast.walk(unit.stmt):
         if isinstance(node, ast.Import):
@@ -376,31 +442,45 @@ def _reached(unit: _Unit, families, library_path, imports, bound) -> tuple[set, 
                 judge(node, path_why(f"{node.module}.{a.name}", families), f"{node.module}.{a.name}")
         elif isinstance(node, ast.Attribute):
             root = root_of(node)
-            own = isinstance(root, ast.Name) and (root.id in ("self", "cls") or id(root) in free_ids)
-            if isinstance(root, ast.Name) and root.id in imports and not own:   # a module imported inside a function
-                if _outermost(node, parents) is node:
-                    path = ".".join([imports[root.id]] + _chain(node)[1:])
-                    judge(node, path_why(path, families), path)
-            elif node.attr in INSIDES and not (isinstance(root, ast.Name) and root.id in ("self", "cls")):
+            if isinstance(root, ast.Name) and id(root) not in free_ids and root.id in unit.imports:
+                if _outermost(node, parents) is node:    # a module imported inside a function
+                    judge(node, path_why(path(root, unit.imports[root.id]), families), path(root, unit.imports[root.id]))
+                continue
+            live = binders(root.id) if isinstance(root, ast.Name) and id(root) in free_ids else []
+            if live and all(isinstance(b.stmt, (ast.Import, ast.ImportFrom)) for b in live):
+                continue   # a module's name: read as its path below
+            mine = bool(live) or isinstance(root, ast.Name) and root.id in ("self", "cls")   # a global of theirs
+            called = isinstance(parents.get(node), ast.Call) and parents[node].func is node
+            if node.attr in INSIDES and not (isinstance(root, ast.Name) and root.id in ("self", "cls")):
                 judge(node, "reach_outside", node.attr)
-            elif not own and isinstance(parents.get(node), ast.Call) and parents[node].func is node:
-                family = family_of(node.attr, families)     # a method of a value: x.softmax(-1)
-                judge(node, family and f"reach_{family}", f"Tensor.{node.attr}")
+            elif not mine and node.attr not in methods and (family := family_of(node.attr, families)) and \
+                    (called or node.attr in TENSOR_FAMILY):     # a tensor's method: x.softmax(-1), sm = x.softmax
+                judge(node, f"reach_{family}", f"Tensor.{node.attr}")
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in BY_NAME and len(node.args) >= 2 \
-                and fold(node.args[1]) is None and _root_name(node.args[0]) not in ("self", "cls"):
+                and fold(node.args[1]) is None and not _local_root(node.args[0], free_ids):
             judge(node, "reach_dynamic", f"{node.func.id}(…)")
     for name_node, parent in free:
         name = name_node.id
-        if name in imports:
-            path = ".".join([imports[name]] + _chain(_outermost(name_node, parents))[1:])
-            judge(name_node, path_why(path, families), path)
-        elif name in bound:
-            names.add(name)
-        elif hasattr(builtins, name):
+        live = binders(name)
+        for binder in live:
+            if isinstance(binder.stmt, (ast.Import, ast.ImportFrom)):
+                judge(name_node, path_why(path(name_node, binder.imports[name]), families),
+                      path(name_node, binder.imports[name]))
+            else:
+                names.add(name)
+        if not live and hasattr(builtins, name):
             called = isinstance(parent, ast.Call) and parent.func is name_node
             if name in BUILTINS_REFUSED or (name in BY_NAME and not called):
                 judge(name_node, "reach_dynamic" if name in BY_NAME else "reach_outside", name)
+        elif not live and name not in ("self", "cls"):
+            judge(name_node, "reach_outside", name)   # bound by no cell: IPython's Out, a name set through globals()
     return names, found
+
+
+def _local_root(node, free_ids) -> bool:
+    """Whether an expression starts from a name of the function's own (a parameter, a local), not a global."""
+    root = root_of(node)
+    return isinstance(root, ast.Name) and id(root) not in free_ids
 
 
 def _outermost(node, parents):
@@ -422,25 +502,26 @@ def tampering(cells) -> list[Finding]:
     imports, aliases = {}, set()
     for unit in units:
         imports.update(unit.imports)
-        if isinstance(unit.stmt, ast.Assign) and isinstance(unit.stmt.value, ast.Attribute):
+        if isinstance(unit.stmt, ast.Assign) and isinstance(unit.stmt.value, (ast.Attribute, ast.Subscript)):
             aliases |= {t.id for t in unit.stmt.targets if isinstance(t, ast.Name)}   # T = torch.Tensor
     foreign = set(imports) | aliases | {"__builtins__"}
     found = []
     for unit in (u for u in units if not u.cell.course):
         _, parents = _free_names(unit.stmt)
         for node in ast.walk(unit.stmt):
-            inner = isinstance(node, ast.Attribute) and isinstance(parents.get(node), ast.Attribute)  # read whole
-            why = None if inner else _tamper_why(node, imports, foreign)
+            why = _tamper_why(node, parents, imports, foreign)
             if why:
                 found.append(_finding(unit, node, *why))
     for cell in (c for c in cells if not c.course):
         for line, text in enumerate(cell.source.splitlines(), 1):
-            if MAGICS.match(text):
+            magic = MAGICS.match(text)
+            extension = magic and magic[2] and (_installed(magic[2]) or _installed(f"IPython.extensions.{magic[2]}"))
+            if magic and not extension:   # %load_ext of an installed extension (autoreload) runs nothing unread
                 found.append(Finding(cell.label, line, text.strip()[:100], "tamper_code", text.strip().split()[0]))
     return sorted(set(found), key=lambda f: (f.label, f.line, f.why))
 
 
-def _tamper_why(node, imports, foreign) -> tuple | None:
+def _tamper_why(node, parents, imports, foreign) -> tuple | None:
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
         hit = next((t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and _root_name(t) in foreign),
@@ -449,47 +530,66 @@ def _tamper_why(node, imports, foreign) -> tuple | None:
     name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
     if name in ("setattr", "delattr", "vars") and node.args and _root_name(node.args[0]) in foreign:
         return "tamper_patch", f"{name}({_root_name(node.args[0])}, …)"
+    if name in ("getattr", "hasattr") and len(node.args) >= 2 and fold(node.args[1]) is None and \
+            _root_name(node.args[0]) in foreign:   # a module's attribute by a name built at run time: unread
+        return "tamper_code", f"{name}({_root_name(node.args[0])}, …)"
     if name in ("exec", "eval", "compile", "__import__", "get_ipython"):
         return "tamper_code", name
     if isinstance(node, ast.Attribute) and node.attr in INSIDES and _root_name(node) not in ("self", "cls"):
         return "tamper_insides", node.attr
+    inner = isinstance(node, ast.Attribute) and isinstance(parents.get(node), ast.Attribute)   # read as a whole
     paths = []
     if isinstance(node, ast.Import):
         paths = [a.name for a in node.names]
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
         paths = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-    elif isinstance(node, (ast.Attribute, ast.Call)) and (chain := _chain(node)) and chain[0] in imports:
+    elif not inner and isinstance(node, (ast.Attribute, ast.Call)) and (chain := _chain(node)) and chain[0] in imports:
         paths = [".".join([imports[chain[0]]] + chain[1:])]
-    elif isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr)) and (text := fold(node)) and \
+    elif isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call)) and (text := fold(node)) and \
             re.fullmatch(r"[\w.]+", text) and text.startswith("attn_course."):
         paths = [text]
+    called = isinstance(parents.get(node), ast.Call) and parents[node].func is node
     for path in paths:
-        why = _path_tamper(path, isinstance(node, (ast.Import, ast.ImportFrom)))
+        why = _path_tamper(path, isinstance(node, (ast.Import, ast.ImportFrom)), called, parents.get(node))
         if why:
             return why, path
     return None
 
 
-def _path_tamper(path: str, imported: bool) -> str | None:
+def _path_tamper(path: str, imported: bool, called: bool, parent) -> str | None:
     parts = path.split(".")
     if parts[0] == "attn_course" and set(parts[1:]) & COURSE_INTERNALS:
         return "tamper_course"
+    if parts[:2] == ["sys", "modules"] and not imported:
+        return None if _sys_modules(parent) else "tamper_insides"
     if parts[0] in MODULE_INSIDES and len(parts) > 1 and parts[1] in MODULE_INSIDES[parts[0]]:
         return "tamper_insides"
-    if parts[0] in CODE_MODULES and not (parts[0] == "importlib" and parts[1:2] in (["import_module"], ["reload"])):
+    if parts[0] in CODE_MODULES and not any(path == r or path.startswith(r + ".") or imported and
+                                            r.startswith(path + ".") for r in CODE_READABLE):
         return "tamper_code"
-    if parts[0] == "torch" and parts[-1] not in TORCH_READABLE and (
-            any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
-            or parts[1:2] in (["library"], ["overrides"])):
+    if parts[:2] == ["torch", "jit"] and "CompilationUnit" in parts:
+        return "tamper_code"    # TorchScript compiled from text
+    private = [p for p in parts[1:] if p.startswith("_") and not p.startswith("__")]
+    if parts[0] == "torch" and len(parts) > 1 and parts[-1] not in TORCH_READABLE and (
+            private and (called or imported) or parts[1] in ("library", "overrides") or "_python_dispatch" in parts):
         return "tamper_torch"
     if imported and not _installed(parts[0]):
         return "tamper_code"   # a module of the learner's own files, which the grader does not read
     return None
 
 
+def _sys_modules(parent) -> bool:
+    """sys.modules read for a name written out: 'google.colab' in sys.modules, sys.modules.get('numpy')."""
+    if isinstance(parent, ast.Compare):
+        return all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+    if isinstance(parent, ast.Subscript):
+        return fold(parent.slice) is not None
+    return isinstance(parent, ast.Call) and bool(parent.args) and all(fold(a) is not None for a in parent.args)
+
+
 def _installed(name: str) -> bool:
     """Whether a module comes with Python or with the course's environment (not from the notebook's folder)."""
-    if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+    if name.split(".")[0] in sys.builtin_module_names or name.split(".")[0] in sys.stdlib_module_names:
         return True
     try:
         spec = importlib.util.find_spec(name)

@@ -356,3 +356,75 @@ def test_an_honest_notebook_with_cells_of_its_own_keeps_its_verdicts(tmp_path):
     nb.cells.insert(3, nbformat.v4.new_code_cell("from pathlib import Path\nimport inspect\nprint(Path('.'))"))
     failed, verdicts = _graded(nb, tmp_path)
     assert failed == {} and verdicts and all(v["passed"] for v in verdicts.values())
+
+
+# ------------------------------------------------------------------------------------------- a red team's findings
+CU = "_cu = torch.jit.CompilationUnit('def sm(s: Tensor) -> Tensor:\\n    return torch.softmax(s, -1)\\n')"
+
+
+@pytest.mark.parametrize("cells", [
+    ("lib_sm = torch.softmax", "globals().update(sm2=lib_sm)", "def softmax_last(s):\n    return sm2(s)"),
+    ("lib_sm = torch.softmax", "def softmax_last(s, lib_sm=lib_sm):\n    return lib_sm(s)"),
+    ("def swap(fn):\n    return torch.softmax", "@swap\ndef softmax_last(s):\n    swap = None\n    return s"),
+    ("lib_sm = torch.softmax", "if False:\n    lib_sm = None", "def softmax_last(s):\n    return lib_sm(s)"),
+    ("lib_sm = torch.softmax", "class _A:\n    lib_sm = None\n    def run(s):\n        return lib_sm(s)",
+     "def softmax_last(s):\n    return _A.run(s)"),
+    ("from math import sqrt as lib_sm", "lib_sm = torch.softmax", "def softmax_last(s):\n    return lib_sm(s)"),
+    ("def softmax_last(s):\n    return globals()['torch'].softmax(s, -1)",),
+    ("def softmax_last(s):\n    return type(s).softmax(s, -1)",),
+    ("def softmax_last(s):\n    sm = s.softmax\n    return sm(-1)",),
+    ("def softmax_last(s):\n    return next(iter(Out.values()))(s)",),
+])
+def test_a_library_softmax_reached_by_a_path_the_reading_did_not_expect_is_refused(cells):
+    assert refused(*cells, families=("attention", "softmax")), cells
+
+
+def test_a_name_rebound_between_the_solution_and_its_tests_is_what_is_tested():
+    cells = [SETUP, hp.Cell("ex3", "def softmax_last(s):\n    e = s.exp()\n    return e / e.sum(-1, keepdim=True)", False),
+             hp.Cell("cell 3", "softmax_last = lambda s: torch.softmax(s, -1)", False),
+             hp.Cell("ex3_tests", "course.checks.lesson1.check_softmax(softmax_last)", True)]
+    found = hp.refusals(cells, ("attention", "softmax"), start=1, until=3)
+    assert [(f.label, f.why) for f in found] == [("cell 3", "reach_softmax")]
+
+
+@pytest.mark.parametrize("code, why", [
+    (CU, "tamper_code"),
+    ("_bh = getattr(course, ''.join(['by', '_hand']))\n_bh.family_of = None", "tamper_course"),
+    ("m = getattr(sys, name)", "tamper_code"),
+    ("f.__globals__.update(x=1)", "tamper_insides"),
+    ("import sys\nm = sys.modules['attn' + '_course.by_hand']", "tamper_course"),
+    ("import sys\nm = sys.modules\nm['x'] = None", "tamper_insides"),
+])
+def test_more_ways_round_the_guards(code, why):
+    assert why in tampered("import sys", code), tampered("import sys", code)
+
+
+@pytest.mark.parametrize("cells", [
+    ("from torch.nn.functional import softmax", "def softmax(x):\n    e = torch.exp(x - x.amax(-1, keepdim=True))\n"
+     "    return e / e.sum(-1, keepdim=True)", "def softmax_last(s):\n    return softmax(s)"),
+    ("w = F.scaled_dot_product_attention(q, q, q)",
+     "def attention(Q, K, V):\n    [w := (Q @ K.mT).exp() for _ in range(1)]\n    return w @ V, w"),
+    ("def attention(Q, K, V):\n    match Q.shape:\n        case (b, t, d):\n            w = (Q @ K.mT / d).exp()\n"
+     "    return w @ V, w",),
+    ("def attention(Q, K, V):\n    w = torch.func.vmap(lambda q: (q @ K[0].mT).exp())(Q)\n    return w @ V, w",),
+    ("class _Core:\n    def attention(self, Q, K, V):\n        w = (Q @ K.mT).exp()\n        return w @ V, w",
+     "def module(Q, K, V):\n    core = _Core()\n    return core.attention(Q, K, V)"),
+    ("from sympy import symbols, exp, diff", "def softmax_last(s):\n    exp = torch.exp(s)\n"
+     "    return exp / exp.sum(-1, keepdim=True)"),
+    ("import operator", "def f(a, b):\n    return operator.matmul(a, b)"),
+    ("def helper(mod, c):\n    return getattr(mod, f'W_{c}')",),
+])
+def test_right_answers_the_red_team_found_refused_are_not(cells):
+    assert refused(*cells, families=("attention", "softmax")) == set(), cells
+
+
+@pytest.mark.parametrize("code", [
+    "import importlib.util, subprocess, sys\nif importlib.util.find_spec('seaborn') is None:\n    print('missing')",
+    "import sys\nIN_COLAB = 'google.colab' in sys.modules",
+    "import sys\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n    print(sys.exc_info()[0])",
+    "import functools\nf = functools.lru_cache(len)\nprint(f.__wrapped__)",
+    "%load_ext autoreload",
+    "print(torch._C._GLIBCXX_USE_CXX11_ABI)",
+])
+def test_honest_cells_the_red_team_found_tampering_are_not(code):
+    assert tampered(code) == set(), tampered(code)
