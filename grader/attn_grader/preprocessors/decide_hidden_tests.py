@@ -17,6 +17,7 @@ HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
 PROBE_ARGS = re.compile(r"course\.probes\.lesson\d+\.\w+\(([^)]*)\)")
 TESTS_SUFFIX = "_tests"
+REFUSALS = {"hidden_by_hand", "hidden_concat_refused", "hidden_by_hand_threads"}   # the kernel's guard refused
 EXERCISE_NUMBER = re.compile(r"ex(\d+)_")  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
 
 
@@ -129,7 +130,11 @@ class DecideHiddenTests(NbGraderPreprocessor):
         number = EXERCISE_NUMBER.match(grade_id)
         exercise = grade_id.removesuffix(TESTS_SUFFIX)
         policy = self._policy(exercise, number) if exercise in self._by_hand else None
-        failure = policy or self._verdict(tests, bundles, source)
+        verdict = self._verdict(tests, bundles, source)
+        # The kernel's own refusal, where it met one, is what the learner's check said: the same words here. Code
+        # that could undo the kernel's guards makes that refusal worth nothing, and the policy's word stands.
+        refused = verdict is not None and verdict.key in REFUSALS
+        failure = verdict if refused and not self._tampering else policy or verdict
         if failure is not None:
             # A later exercise calls the learner's earlier functions: say so when one of those failed too
             # (not on the by-hand policy's verdict, which names the line itself).
