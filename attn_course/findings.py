@@ -21,7 +21,9 @@ def _max_error(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def grad_finding(name: str, got, want, names, tol: float = 1e-8):
     """got, want: the gradients of the leaves named names (attn_course.probes.cases.backward_with_probe), got None
-    when no output of the learner's code carries a gradient. A leaf whose right gradient is None is not compared."""
+    when no output of the learner's code carries a gradient. A leaf whose right gradient is None is not compared.
+    Both sides compare gradients only once the outputs are right: a gradient that still differs comes from part of
+    the computation cut off the graph (a detach, .data, torch.no_grad() around the scores), hence the one hint."""
     if want is None:
         return None
     if got is None:
@@ -33,10 +35,10 @@ def grad_finding(name: str, got, want, names, tol: float = 1e-8):
         if not isinstance(g, torch.Tensor):
             return "grad_missing", {"name": name, "arg": arg}, "hint_grad_cut"
         if g.shape != w.shape:
-            return "grad_differs", {"name": name, "arg": arg, "err": float("nan")}, None
+            return "grad_missing", {"name": name, "arg": arg}, "hint_grad_cut"
         err = _max_error(g, w)
         if not err <= tol:
-            return "grad_differs", {"name": name, "arg": arg, "err": err}, None
+            return "grad_differs", {"name": name, "arg": arg, "err": err}, "hint_grad_cut"
     return None
 
 
