@@ -400,6 +400,8 @@ COPIES = ("    with torch.no_grad():\n"
           + "".join(f"        single.{w}.weight.copy_(mha.{w}.weight[rows])          # (D, E)\n" for w in ("W_q", "W_k", "W_v"))
           + "        single.W_o.weight.copy_(mha.W_o.weight[:, rows])       # (E, D)")
 MERGE = "return x.transpose(1, 2).contiguous().view(B, T, H * D)"
+WEIGHTS = ("scores = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)   # (B, H, T, T)\n"
+           "        weights = torch.softmax(scores, dim=-1)                # (B, H, T, T)")
 BUGS = {
     "view_without_transpose": Bug("ex1_split_heads", SPLIT, "return x.view(B, n_head, T, HD // n_head)",
                                   {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "`view(B, H, T, D)` without transpose"),
@@ -459,4 +461,21 @@ BUGS = {
     "keys_before_queries": Bug("ex3_mha_module", "scores = Q @ K.transpose(-2, -1) /",
                                "scores = K.transpose(-2, -1) @ Q /", {"ex3_mha_module_tests"},
                                "scores as `Kᵀ @ Q`: (D, D) weights"),
+    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
+    # nowhere, tested gradients and a copy's invariants by the grader's rule.
+    "split_reads_global_d": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, n_head, D).transpose(1, 2)",
+                                {"ex1_split_heads_tests", "ex3_mha_module_tests"},
+                                "split_heads reads the demo's global `D` instead of `HD // n_head`"),
+    "module_detaches_x": Bug("ex3_mha_module", "H = self.n_head", "H = self.n_head\n        x = x.detach()",
+                             {"ex3_mha_module_tests"}, "forward works on `x.detach()`: no gradient reaches x"),
+    "weights_under_no_grad": Bug("ex3_mha_module", WEIGHTS, "with torch.no_grad():\n            "
+                                 + WEIGHTS.replace("\n        ", "\n            "), {"ex3_mha_module_tests"},
+                                 "scores and weights computed under `torch.no_grad()`"),
+    "head_shares_memory": Bug("ex5_head_as_single", COPIES, "\n".join(
+        f"    single.{w}.weight = nn.Parameter(mha.{w}.weight[{'rows' if w != 'W_o' else ':, rows'}])"
+        for w in ("W_q", "W_k", "W_v", "W_o")), {"ex5_head_as_single_tests"},
+        "head's weights assigned as `nn.Parameter(mha.W_q.weight[rows])`: memory shared with mha"),
+    "out_proj_copied_backwards": Bug("ex6_to_torch_mha", "torch_mha.out_proj.weight.copy_(mha.W_o.weight)",
+                                     "mha.W_o.weight.copy_(torch_mha.out_proj.weight)", {"ex6_to_torch_mha_tests"},
+                                     "out_proj copied the wrong way: `mha.W_o.weight.copy_(...)` overwrites mha"),
 }
