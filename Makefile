@@ -30,7 +30,7 @@ test: $(STAMP) browser-deps
 test-lesson: $(STAMP)
 	ATTN_TEST_LESSONS=$(LESSON) $(BIN)/python -m pytest -q -p no:xdist \
 		tests/test_lesson$(shell echo $(LESSON) | sed -E 's/^0*([0-9]+)_.*/\1/').py tests/test_grading.py \
-		tests/test_one_grade.py
+		tests/test_report.py tests/test_one_grade.py
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without

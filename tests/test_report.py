@@ -8,6 +8,7 @@ lesson 3's module built on an apply_mask that returns 6-D scores, is named by it
 """
 import csv
 import json
+import os
 import re
 import shutil
 import warnings
@@ -365,7 +366,7 @@ def expected_counts(stem: str, lang: str) -> dict:
 
 
 def test_named_mistakes_cover_every_failing_cell_of_every_bug():
-    assert set(NAMED) == set(BUGS)
+    assert set(NAMED) == set(BUGS) or (os.environ.get("ATTN_TEST_LESSONS") and set(BUGS) <= set(NAMED))
     for stem, bugs in BUGS.items():
         assert set(NAMED[stem]) == set(bugs), stem
         for name, bug in bugs.items():
@@ -421,7 +422,8 @@ def _course(tmp_path):
 
 def _verdict(course, student, assignment, cells):
     """cells: {exercise: (score, status, hint)}; the other exercises get full marks."""
-    points = LESSONS["01_attention"].points
+    from lessons import lessons   # every lesson's, whichever ones this run's class holds (ATTN_TEST_LESSONS)
+    points = next(lesson for lesson in lessons() if lesson.stem == "01_attention").points
     record = {"student": student, "assignment": assignment, "notebooks": {"01_attention": {"cells": {}}}}
     for cell, p in points.items():
         score, status, hint = cells.get(cell.removesuffix("_tests"), (p, "pass", None))

@@ -158,10 +158,25 @@ def notebook_sizes(nb) -> dict:
     """name -> sorted whole numbers the notebook's plain code cells bind to it at top level: a demo's
     `D = 4` is a global the learner's function can read instead of computing its own size."""
     found: dict = {}
+    latest: dict = {}   # each name's last whole number, in the cells' order: `E_ = H * D` is 12 after `H, D = 3, 4`
+
+    def number(node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            return latest.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            a, b = number(node.left), number(node.right)
+            if a is None or b is None or (isinstance(node.op, ast.FloorDiv) and b == 0):
+                return None
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if \
+                not isinstance(node.op, ast.FloorDiv) else a // b
+        return None
 
     def bind(target, value) -> None:
-        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and type(value.value) is int:
-            found.setdefault(target.id, set()).add(value.value)
+        if isinstance(target, ast.Name) and number(value) is not None:
+            latest[target.id] = number(value)
+            found.setdefault(target.id, set()).add(latest[target.id])
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
                 and len(target.elts) == len(value.elts):
             for t_, v_ in zip(target.elts, value.elts):
