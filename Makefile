@@ -68,8 +68,13 @@ autograde: $(STAMP)
 	$(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
 		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
-## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/
+## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/;
+## ASSIGNMENT=02-multihead (both languages) or 02-multihead-ja, several in quotes: only those (nbgrader's --assignment),
+## into a file of their own (canvas-grades-02-multihead.csv), so the whole class's file is not replaced by a part
 LMS ?= grades
+empty :=
+space := $(empty) $(empty)
+EXPORT_TO = $(if $(filter grades,$(LMS)),grades,$(LMS)-grades)$(if $(strip $(ASSIGNMENT)),-$(subst $(space),+,$(strip $(ASSIGNMENT)))).csv
 EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
 # An LMS the course has no exporter for stops here, before any set-up.
 export-lms:
@@ -77,7 +82,8 @@ export-lms:
 export: export-lms $(STAMP)
 	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
-		--to=$(if $(filter grades,$(LMS)),grades.csv,$(LMS)-grades.csv)
+		--to=$(EXPORT_TO) \
+		$(foreach a,$(ASSIGNMENT),--assignment=$(a))
 
 ## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
 classroom: $(STAMP)

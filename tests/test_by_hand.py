@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch.nn.functional import scaled_dot_product_attention as sdpa_alias
 
 import attn_course as course
+from attn_course.validate import CheckFailed
 from attn_course import by_hand
 from attn_course.checks import lesson1 as checks
 from attn_course.probes import lesson1 as probes
@@ -185,11 +186,13 @@ def test_the_declarations_come_from_the_lesson_sources():
     assert "lesson2.to_torch_mha" not in by_hand.PROBE_RULES  # meant to call the library
 
 
-def test_refused_names_are_read_from_torch():
-    names = by_hand.LIBRARY["attention"]
-    assert {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention",
-            "flex_attention"} <= names
-    assert any(n.startswith("_scaled_dot_product_flash_attention") for n in names)
+def test_refused_names_are_every_name_of_the_family():
+    from attn_course.hand_policy import family_of
+    for name in ("scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention",
+                 "flex_attention", "_scaled_dot_product_flash_attention_for_cpu", "MultiheadAttention"):
+        assert family_of(name, ("attention",)) == "attention", name
+    for name in ("stack", "trace", "einsum", "matmul", "bmm", "tril", "masked_fill"):
+        assert family_of(name, ("attention", "softmax")) is None, name
 
 
 def test_lesson3_hand_path_may_not_call_sdpa(lang):
@@ -223,26 +226,47 @@ def _warm_pool():
     return pool
 
 
-_POOL = _warm_pool()
-BELOW_PYTHON = {  # no Python frame, function mode or backend switch sees these: aten's own kernels are refused
-    "a TorchScript function of aten's math kernel": lambda Q, K, V: _scripted(Q, K, V),
-    "aten's math kernel from a thread started earlier": lambda Q, K, V: _POOL.submit(
-        torch.ops.aten._scaled_dot_product_attention_math, Q, K, V).result()[0],
-    "aten's math kernel through map, with torch functions disabled": lambda Q, K, V: _disabled_map(Q, K, V),
+def test_a_thread_started_earlier_is_refused(lang):
+    pool = _warm_pool()
+    try:
+        attack = returning(lambda Q, K, V: pool.submit(torch.ops.aten._scaled_dot_product_attention_math, Q, K, V)
+                           .result()[0])
+        fails_with(checks.check_attention, attack, "hint_by_hand_threads")
+        assert fails(probes.attention, attack).key == "hidden_by_hand_threads"
+    finally:
+        pool.shutdown()
+    checks.check_attention(honest)   # the pool is gone: nothing of the learner's runs beside the check
+    _guards_are_down()
+
+
+BELOW_PYTHON = {  # no Python frame or function mode sees these: the policy, read from the cells, does
+    "a TorchScript function of aten's math kernel": (
+        "@torch.jit.script\ndef fused(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):\n"
+        "    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v)[0]", "fused(Q, K, V)"),
+    "aten's math kernel through map, with torch functions disabled": (
+        "def mapped(Q, K, V):\n    with torch._C.DisableTorchFunction():\n"
+        "        return next(map(torch._scaled_dot_product_attention_math, [Q], [K], [V]))[0]", "mapped(Q, K, V)"),
+    "aten's raw handle": ("RAW = torch.ops.aten._scaled_dot_product_attention_math.default._op", "RAW(Q, K, V)[0]"),
 }
 
 
-def _disabled_map(Q, K, V):
-    with torch._C.DisableTorchFunction():
-        return next(map(torch._scaled_dot_product_attention_math, [Q], [K], [V]))[0]
-
-
 @pytest.mark.parametrize("attack", sorted(BELOW_PYTHON))
-def test_attack_below_python_fails(lang, attack):
-    with pytest.raises(Exception):
-        checks.check_attention(returning(BELOW_PYTHON[attack]))
-    assert fails(probes.attention, returning(BELOW_PYTHON[attack])).key == "hidden_by_hand"
+def test_attack_below_python_is_shown_by_the_policy(lang, attack, monkeypatch):
+    from attn_course.hand_policy import Cell
+    helper, call = BELOW_PYTHON[attack]
+    monkeypatch.setattr(by_hand, "history", lambda: [
+        Cell("In [1]", "import math\nimport torch", True), Cell("In [2]", helper, False),
+        Cell("In [3]", f"def attention(Q, K, V):\n    w = (Q @ K.mT / math.sqrt(Q.size(-1))).softmax(-1)\n"
+                       f"    return {call}, w", False)])
+    with pytest.raises(CheckFailed):
+        checks.check_attention(_named_attention())
     _guards_are_down()
+
+
+def _named_attention():
+    def attention(Q, K, V):
+        return honest(Q, K, V)
+    return attention
 
 
 def test_guard_state_is_out_of_reach(lang):

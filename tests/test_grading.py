@@ -85,7 +85,7 @@ def test_packed_bugs_are_each_seen_by_their_own_cells():
 
 def test_grades_csv_and_feedback_are_written(graded):
     course, _ = graded
-    with open(course / "grades.csv", newline="") as f:
+    with open(course / "grades.csv", newline="", encoding="utf-8-sig") as f:
         rows = {(r["assignment"], r["student_id"]): float(r["raw_score"]) for r in csv.DictReader(f)}
     for stem, lesson in LESSONS.items():
         assert rows[(f"{lesson.assignment}-ja", "solution-ja")] == lesson.total
@@ -118,7 +118,7 @@ def test_hidden_verdicts_are_written_in_the_learners_language(graded):
 
 
 # Planted bugs that break a by-hand rule are flagged for the instructor, as a learner's would be; nothing else is.
-FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "library_attention"), ("08_deployed", "static_cat", "library_concat")}
+FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "reach_attention"), ("08_deployed", "static_cat", "reach_concat")}
 
 
 def test_no_honest_submission_is_flagged(graded):

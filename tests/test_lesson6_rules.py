@@ -97,11 +97,11 @@ def test_the_gqa_mask_is_made_on_the_input_device(lang, ref):
 
 
 def test_the_watch_cannot_be_reached_from_a_cell():
-    """Taking the watch down needs torch's private dispatch modules or the course's own: the scan flags both."""
-    from attn_grader.escapes import escapes
+    """Taking the watch down needs torch's private dispatch modules or the course's own: the policy refuses both."""
+    from attn_course.hand_policy import Cell, tampering
     for line in ("from torch.utils._python_dispatch import _disable_current_modes",
                  "course.score_watch.ScoreWatch.__torch_dispatch__ = lambda *a, **k: None"):
-        assert escapes(line), line
+        assert tampering([Cell("setup", "import attn_course as course", True), Cell("cell 2", line, False)]), line
 
 
 def test_counts_that_are_no_python_int_and_floats_are_told_apart(lang, ref):

@@ -35,7 +35,7 @@ def nbgrader(course, *args) -> None:
 
 
 def rows(path):
-    with open(path, newline="", encoding="utf-8") as f:
+    with open(path, newline="", encoding="utf-8-sig") as f:  # the grade files start with a BOM, for Excel
         return list(csv.DictReader(f))
 
 
@@ -44,7 +44,7 @@ def term(tmp_path_factory):
     course = course_skeleton(tmp_path_factory.mktemp("term"))
     (course / "students.csv").write_text("id,first_name,last_name,email,lms_user_id\n"
                                          "aiko,愛子,佐藤,aiko@example.jp,11\nbora,보라,김,bora@example.kr,12\n"
-                                         "chen,陳,王,chen@example.jp,13\n", encoding="utf-8")
+                                         "chen,陳,王,chen@example.jp,13\ndana,ダナ,金,dana@example.jp,14\n", encoding="utf-8")
     submit(course, "aiko", ASSIGNMENT, "01_attention", submission("01-attention", "01_attention", "ja"))
     submit(course, "bora", ASSIGNMENT, "01_attention",
            submission("01-attention", "01_attention", "ja", ("ex1_attention_scores", " / math.sqrt(d_k)", "")))
@@ -53,10 +53,14 @@ def term(tmp_path_factory):
     nbgrader(course, "db", "student", "import", "students.csv")
     nbgrader(course, "db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}")
     before = {s: (course / "verdicts" / ASSIGNMENT / f"{s}.json").stat().st_mtime_ns for s in ("aiko", "bora")}
-    # chen hands in a day and a half late, by hand: the instructor writes the time it came in.
-    submit(course, "chen", ASSIGNMENT, "01_attention", submission("01-attention", "01_attention", "ja"))
+    # chen hands in a day and a half late, by hand: the instructor writes the time it came in. The notebook
+    # keeps the name the browser gave its second download (issue 42).
+    submit(course, "chen", ASSIGNMENT, "01_attention (1)", submission("01-attention", "01_attention", "ja"))
     (course / "submitted" / "chen" / ASSIGNMENT / "timestamp.txt").write_text("2026-12-10 12:00:00 Asia/Tokyo")
-    late = grade(course, "--student", "chen", "--assignment", ASSIGNMENT)
+    # dana's folder has the lesson's notebook and a download of it: which one she meant is not for a rule to pick.
+    for name in ("01_attention", "01_attention-1"):
+        submit(course, "dana", ASSIGNMENT, name, submission("01-attention", "01_attention", "ja"))
+    late = grade(course, "--student", "chen", "dana", "--assignment", ASSIGNMENT)
     subprocess.run([sys.executable, "-m", "nbgrader", "export", "--exporter=attn_grader.exports.CanvasExport",
                     "--to=canvas.csv", "--log-level=WARN"], cwd=course, check=True,
                    env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"})
@@ -67,14 +71,61 @@ def test_only_the_learner_asked_for_is_graded_again(term):
     course, _, late, before = term
     after = {s: (course / "verdicts" / ASSIGNMENT / f"{s}.json").stat().st_mtime_ns for s in ("aiko", "bora")}
     assert after == before
-    assert "graded 1/1" in late.stdout
+    assert "graded 1/2" in late.stdout
     assert json.loads((course / "verdicts" / ASSIGNMENT / "chen.json").read_text("utf-8"))["student"] == "chen"
+
+
+def test_a_notebook_named_as_a_download_is_graded_and_two_candidates_are_not(term):
+    """chen's `01_attention (1).ipynb` is graded as 01_attention.ipynb; dana's two notebooks are NOT GRADED with
+    one line of reason on the terminal and in flags.csv, and no traceback."""
+    course, _, late, _ = term
+    assert "renamed: chen/01-attention-ja: '01_attention (1).ipynb' is graded as 01_attention.ipynb" in late.stdout
+    assert (course / "submitted" / "chen" / ASSIGNMENT / "01_attention.ipynb").exists()
+    reason = [line for line in late.stderr.splitlines() if line.startswith("could not grade dana/")]
+    assert len(reason) == 1 and "two notebooks could be 01_attention.ipynb" in reason[0], late.stderr[-2000:]
+    assert "Traceback" not in late.stderr and "generate_assignment" not in late.stderr
+    assert "NOT GRADED: 1 submission(s)" in late.stderr
+    flagged = {r["student_id"]: r["code"] for r in rows(course / "flags.csv") if r["rule"] == "not_graded"}
+    assert "'01_attention-1.ipynb'" in flagged["dana"]
+
+
+@pytest.mark.parametrize("name, lesson, expected", [
+    ("02_multihead (1)", "02_multihead", True), ("02_multihead(2)", "02_multihead", True),
+    ("02_multihead-2", "02_multihead", True), ("02_multihead 2", "02_multihead", True),
+    ("satoaiko_1234_5678_02_multihead", "02_multihead", True), ("satoaiko_late_1234_5678_02_multihead-1", "02_multihead", True),
+    ("Copy of 02_multihead", "02_multihead", True), ("02_multihead のコピー", "02_multihead", True),
+    ("02_multihead의 사본", "02_multihead", True), ("02_multihead - コピー (2)", "02_multihead", True),
+    ("02_multihead_ko", "02_multihead", False), ("03_masks (1)", "02_multihead", False),
+    ("Untitled", "02_multihead", False), ("02_multiheads", "02_multihead", False),
+])
+def test_download_names(name, lesson, expected):
+    from attn_grader.lms_names import is_download_of
+    assert is_download_of(name, lesson) is expected
+
+
+def test_a_folder_without_the_lessons_notebook_says_what_it_found(tmp_path):
+    from attn_grader.lms_names import resolve
+    (tmp_path / "source" / "02-multihead-ja").mkdir(parents=True)
+    (tmp_path / "source" / "02-multihead-ja" / "02_multihead.ipynb").write_text("{}")
+    folder = tmp_path / "submitted" / "aiko" / "02-multihead-ja"
+    folder.mkdir(parents=True)
+    (folder / "Untitled.ipynb").write_text("{}")
+    assert resolve(tmp_path, "02-multihead-ja", "aiko") == \
+        ([], "no 02_multihead.ipynb in submitted/aiko/02-multihead-ja/ (found 'Untitled.ipynb'); "
+             "save the learner's notebook there as 02_multihead.ipynb")
+    (folder / "02_multihead (1).ipynb").write_text("{}")
+    (folder / "02_multihead (2).ipynb").write_text("{}")
+    renamed, why = resolve(tmp_path, "02-multihead-ja", "aiko")
+    assert not renamed and why.startswith("2 notebooks could be 02_multihead.ipynb")
+    (folder / "02_multihead (2).ipynb").unlink()
+    assert resolve(tmp_path, "02-multihead-ja", "aiko") == ([("02_multihead (1).ipynb", "02_multihead.ipynb")], None)
+    assert sorted(p.name for p in folder.iterdir()) == ["02_multihead.ipynb", "Untitled.ipynb"]
 
 
 def test_late_work_loses_the_configured_penalty_and_the_class_files_cover_everyone(term):
     course, _, late, _ = term
     table = {r["student_id"]: r for r in rows(course / "grades.csv")}
-    assert set(table) == {"aiko", "bora", "chen"}
+    assert set(table) == {"aiko", "bora", "chen", "dana"} and table["dana"]["status"] == "not_graded"
     # Due 2026-12-08 23:59 JST, in 2026-12-10 12:00 JST: 1.5 days late, two days started, 10% each.
     assert (table["chen"]["raw_score"], table["chen"]["late_submission_penalty"], table["chen"]["score"]) == \
         ("15", "3", "12")
@@ -105,6 +156,8 @@ def test_the_late_learner_sees_the_penalty_in_their_language(term):
     course, _, _, _ = term
     page = (course / "feedback" / "chen" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
     assert "提出遅れの減点" in page and "-3" in page and "Late submission penalty" not in page
+    # How late and by which rule (issue 42): due 12-08 23:59, handed in 12-10 12:00 (JST).
+    assert "1 日と 12 時間遅れ、1 日ごとに 10%" in page
     on_time = (course / "feedback" / "aiko" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
     assert "提出遅れの減点" not in on_time
 
@@ -135,3 +188,22 @@ def test_the_terminal_gets_no_sqlalchemy_warning(term):
     _, first, late, _ = term
     for run in (first, late):
         assert "SAWarning" not in run.stderr and "Warning" not in run.stderr.replace("WARNING: kernels NOT", "")
+
+
+def test_a_submission_refused_for_two_notebooks_keeps_no_earlier_verdict_or_feedback(tmp_path, capsys):
+    """Graded once, then handed in again as a second download beside the first: the old score and page must not
+    stand for a notebook that may not be the one meant."""
+    from attn_grader.grade import lms_names
+    (tmp_path / "source" / "01-attention-ja").mkdir(parents=True)
+    (tmp_path / "source" / "01-attention-ja" / "01_attention.ipynb").write_text("{}")
+    for folder, name in (("submitted", "01_attention.ipynb"), ("submitted", "01_attention (1).ipynb"),
+                         ("feedback", "01_attention.html")):
+        (tmp_path / folder / "aiko" / "01-attention-ja").mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "aiko" / "01-attention-ja" / name).write_text("{}")
+    (tmp_path / "verdicts" / "01-attention-ja").mkdir(parents=True)
+    (tmp_path / "verdicts" / "01-attention-ja" / "aiko.json").write_text("{}")
+    refused = lms_names(tmp_path, [("01-attention-ja", "aiko")])
+    assert list(refused) == [("01-attention-ja", "aiko")]
+    assert not (tmp_path / "verdicts" / "01-attention-ja" / "aiko.json").exists()
+    assert not (tmp_path / "feedback" / "aiko" / "01-attention-ja").exists()
+    assert len(list((tmp_path / "submitted" / "aiko" / "01-attention-ja").iterdir())) == 2  # the learner's files stay

@@ -449,12 +449,19 @@ def test_a_regrade_updates_the_report_and_names_appear_only_when_asked(tmp_path)
     # A late submission, graded in a later run, replaces that learner's verdict only.
     _verdict(course, "bora", "01-attention-ja", {})
     report(course, names=True, jobs=1)
+    counts = read_counts(course / "report-names" / "01-attention-ja.csv", "ja")
+    assert counts["ex1_attention_scores"] == {"pass": 1, "hint_no_scale": 2, "unknown": 0, "not_attempted": 1}
+    page = (course / "report-names" / "01-attention-ja.html").read_text("utf-8")
+    assert "aiko, chen" in page and "bora" in page
+    index = (course / "report-names" / "index.html").read_text("utf-8")
+    assert text("report_lesson", "ja") in index and "01-attention-ja.html" in index
+    # The report with ids is a file of its own: the one meant for the class still names no one (issue 42).
+    for path in (course / "report").rglob("*.*"):
+        assert not {"aiko", "bora", "chen", "dana"} & set(re.findall(r"\w+", path.read_text("utf-8"))), path
+    report(course, jobs=1)
     counts = read_counts(course / "report" / "01-attention-ja.csv", "ja")
     assert counts["ex1_attention_scores"] == {"pass": 1, "hint_no_scale": 2, "unknown": 0, "not_attempted": 1}
-    page = (course / "report" / "01-attention-ja.html").read_text("utf-8")
-    assert "aiko, chen" in page and "bora" in page
-    index = (course / "report" / "index.html").read_text("utf-8")
-    assert text("report_lesson", "ja") in index and "01-attention-ja.html" in index
+    assert "aiko" in (course / "report-names" / "01-attention-ja.html").read_text("utf-8")
 
 
 def test_the_report_is_in_the_assignments_language_and_its_charts_have_every_glyph(tmp_path):

@@ -279,9 +279,12 @@ def tamper_graded(tmp_path_factory):
 
 
 BY_HAND = {tests for tests, cell in EXERCISES[STEM].items() if cell["by_hand"]}
-# The cases whose code is a way round the by-hand rule (escapes.py: hooks, frames, threads, processes, files,
-# torch's or the course's insides): written out here, not asked of escapes.py, so the test cannot agree with a miss.
-ESCAPES = {"02", "03", "04", "05", "11", "12", "15", "17", "18", "19", "20", "20b", "21", "22", "23"}
+# The by-hand policy's verdicts (attn_course/hand_policy.py), written out here, not asked of the policy, so the
+# test cannot agree with a miss. Code that could undo the guards (patching, the interpreter's insides, the course's
+# internals, code from text) costs every by-hand exercise; case 06's sqlite3 sits in ex1's by-hand cell, so ex1
+# reaches it. A fork loop or a file read in a cell no by-hand exercise reaches costs nothing more (11, 22).
+TAMPERING = {"02", "03", "15", "17", "18", "19", "20", "20b", "21", "23"}
+REACHED = {"06": {"ex1_attention_scores_tests"}}
 
 
 def _last_output(course, student) -> str:
@@ -305,8 +308,8 @@ def test_attack_gains_nothing(tamper_graded, case):
         wrong = scores["honest-bug"]
         assert all(got.get(cell, 0.0) <= wrong[cell] for cell in POINTS), (got, wrong)
     else:
-        # A way round the by-hand rule anywhere in the notebook costs every by-hand exercise too (escapes.py).
-        zero = set(attacked) | (BY_HAND if case.split()[0] in ESCAPES else set())
+        number = case.split()[0]
+        zero = set(attacked) | (BY_HAND if number in TAMPERING else set()) | REACHED.get(number, set())
         for cell in POINTS:
             assert got.get(cell, 0.0) == (0.0 if cell in zero else float(POINTS[cell])), (cell, got)
     if must_flag:

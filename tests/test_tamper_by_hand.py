@@ -1,9 +1,12 @@
 """By hand means by hand: every way round the rule that a learner or a cheater found, graded by `make autograde`.
 
 Each case is a real submission, graded with the rest of a small class by attn_grader.grade, with
-made-up secrets in the grader's environment. A case that reaches the library's attention (or the
-course's own checks) in a by-hand exercise must score 0 on that exercise and on the exercises that
-call it, keep every other cell's points, and have a row in flags.csv. README's by-hand table is CASES.
+made-up secrets in the grader's environment. A case whose by-hand exercise reaches the library's attention
+(or anything else the policy refuses, attn_course/hand_policy.py) scores 0 on that exercise and on the
+exercises whose code reaches the same line, keeps every other cell's points, and has a row in flags.csv;
+a case with code that could undo the kernel's guards scores 0 on every by-hand exercise. HONEST are
+notebooks with right answers written another way, or cells of the learner's own that the by-hand code
+does not reach: full marks. README's by-hand table is CASES.
 """
 import csv
 import os
@@ -28,7 +31,7 @@ L1_SCORES = "    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)   # (..., T_q, 
 L3_Y = "        y = merge_heads(self.dropout(weights) @ V)                                     # (B, T, H*D)\n"
 L7_Y = "        y = (weights @ v).transpose(1, 2).contiguous().view(B, T_q, E)             # (B, T_q, E)\n"
 L1_ZERO_4 = {"ex4_attention_tests", "ex5_attention_module_tests"}   # ex5's module calls attention()
-# A way round the guards from inside the kernel (grader/attn_grader/escapes.py) costs every by-hand exercise.
+# Code that could undo the guards from inside the kernel (hand_policy.tampering) costs every by-hand exercise.
 L1_BY_HAND = {tests for tests, cell in EXERCISES["01_attention"].items() if cell["by_hand"]}
 SDPA_OUT = "    return {call}, weights\n"
 # Lesson 8 ex9 (`:by_hand: concat`): the buffers are still written in place, so only the join breaks the rule.
@@ -66,7 +69,7 @@ CASES = {
         "01_attention", _l1_output("sdpa(Q, K, V)", "    from torch.nn.functional import "
                                                     "scaled_dot_product_attention as sdpa\n"), L1_ZERO_4),
     "04 torch.ops.aten.scaled_dot_product_attention": (
-        "01_attention", _l1_output("torch.ops.aten.scaled_dot_product_attention(Q, K, V)"), L1_BY_HAND),
+        "01_attention", _l1_output("torch.ops.aten.scaled_dot_product_attention(Q, K, V)"), L1_ZERO_4),
     "05 torch._C._nn.scaled_dot_product_attention": (
         "01_attention", _l1_output("torch._C._nn.scaled_dot_product_attention(Q, K, V)"), L1_BY_HAND),
     "06 a default argument bound when the function was defined": (
@@ -151,7 +154,7 @@ CASES = {
         "01_attention", [_own_cell("import torch.nn.functional as F\n"
                                    "from concurrent.futures import ThreadPoolExecutor\n_pool = ThreadPoolExecutor(1)",
                                    "ex4_attention")]
-        + _l1_output("_pool.submit(F.scaled_dot_product_attention, Q, K, V).result()"), L1_BY_HAND),
+        + _l1_output("_pool.submit(F.scaled_dot_product_attention, Q, K, V).result()"), L1_ZERO_4),
     "21 the guard's own state reached through sys.getprofile": (
         "01_attention", _l1_output("F.scaled_dot_product_attention(Q, K, V)",
                                    "    import sys, torch.nn.functional as F\n"
@@ -177,11 +180,100 @@ CASES = {
         "08_deployed", _l8_join("torch.column_stack([k_buf[:, :, :T_past].reshape(-1, T_past * D), "
                                 "k.reshape(-1, T_new * D)]).view(B, H, T_all, D)"), L8_ZERO_9),
     "27 torch.ops.aten.cat in lesson 8 ex9": (
-        "08_deployed", _l8_join("torch.ops.aten.cat([k_buf[:, :, :T_past], k], 2)"), L8_BY_HAND),
-    # Pieces written out in the code are read as the name they spell (escapes.py): refused and flagged as torch.cat,
+        "08_deployed", _l8_join("torch.ops.aten.cat([k_buf[:, :, :T_past], k], 2)"), L8_ZERO_9),
+    # Pieces written out in the code are read as the name they spell (hand_policy.fold): refused as torch.cat,
     # not as a way round the guards, so only ex9 costs.
     "28 torch.cat found by getattr with a name joined from written-out pieces, in lesson 8 ex9": (
         "08_deployed", _l8_join("getattr(torch, 'c' + 'at')([k_buf[:, :, :T_past], k], dim=2)"), L8_ZERO_9),
+    # Started in a cell of the learner's own, before the by-hand code runs: the library's attention in a thread or
+    # a process the exercise hands its inputs to. Each through another module than the policy or the guard names.
+    "29 a thread of _thread's, started in another cell, serving the library's attention": (
+        "01_attention", [_own_cell("import _thread, queue\nimport torch.nn.functional as F\n"
+                                   "_jobs, _done = queue.Queue(), queue.Queue()\n"
+                                   "def _serve():\n    while True:\n        q, k, v = _jobs.get()\n"
+                                   "        _done.put(F.scaled_dot_product_attention(q, k, v))\n"
+                                   "_thread.start_new_thread(_serve, ())", "ex4_attention")]
+        + _l1_output("(_jobs.put((Q, K, V)), _done.get())[1]"), L1_ZERO_4),
+    "30 a daemon threading.Timer, started in another cell, filling a dict the exercise reads": (
+        "01_attention", [_own_cell("import threading, time\nimport torch.nn.functional as F\n_box = {}\n"
+                                   "def _fill():\n    while not time.sleep(0.01):\n"
+                                   "        if 'qkv' in _box and 'y' not in _box:\n"
+                                   "            _box['y'] = F.scaled_dot_product_attention(*_box['qkv'])\n"
+                                   "_timer = threading.Timer(0.0, _fill)\n_timer.daemon = True\n_timer.start()",
+                                   "ex4_attention")]
+        + _l1_output("_box.pop('y')", "    _box['qkv'] = (Q, K, V)\n    while 'y' not in _box:\n        pass\n"),
+        L1_ZERO_4),
+    "31 a multiprocessing.dummy pool started in another cell": (
+        "01_attention", [_own_cell("from multiprocessing.dummy import Pool\nimport torch.nn.functional as F\n"
+                                   "def _attend(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n"
+                                   "_workers = Pool(1)", "ex4_attention")]
+        + _l1_output("_workers.apply(_attend, (Q, K, V))"), L1_ZERO_4),
+    "32 a forked multiprocessing.Process serving the library's attention through a pipe": (
+        "01_attention", [_own_cell("import multiprocessing as mp\nimport torch.nn.functional as F\n"
+                                   "_fork = mp.get_context('fork')\n_conn, _child = _fork.Pipe()\n"
+                                   "def _serve(c):\n    while True:\n        q, k, v = c.recv()\n"
+                                   "        c.send(F.scaled_dot_product_attention(q, k, v))\n"
+                                   "_proc = _fork.Process(target=_serve, args=(_child,), daemon=True)\n_proc.start()",
+                                   "ex4_attention")]
+        + _l1_output("(_conn.send((Q, K, V)), _conn.recv())[1]"), L1_ZERO_4),
+    "33 a ProcessPoolExecutor of forked workers started in another cell": (
+        "01_attention", [_own_cell("import multiprocessing\nfrom concurrent.futures import ProcessPoolExecutor\n"
+                                   "import torch.nn.functional as F\n"
+                                   "def _attend(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n"
+                                   "_procs = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'))\n"
+                                   "_procs.submit(abs, 1).result()", "ex4_attention")]
+        + _l1_output("_procs.submit(_attend, Q, K, V).result()"), L1_ZERO_4),
+    "34 a pool of forked multiprocessing workers started in another cell": (
+        "01_attention", [_own_cell("import multiprocessing as mp\nimport torch.nn.functional as F\n"
+                                   "def _attend(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n"
+                                   "_forks = mp.get_context('fork').Pool(1)", "ex4_attention")]
+        + _l1_output("_forks.apply(_attend, (Q, K, V))"), L1_ZERO_4),
+    "35 a result that computes the library's attention only when the probe unpacks it": (
+        "01_attention", [_own_cell("import torch.nn.functional as F\nclass _Later:\n"
+                                   "    def __init__(self, Q, K, V, w):\n        self.args, self.w = (Q, K, V), w\n"
+                                   "    def __iter__(self):\n        yield F.scaled_dot_product_attention(*self.args)\n"
+                                   "        yield self.w", "ex4_attention"),
+                         ("replace", "ex4_attention", L1_RETURN, "    return _Later(Q, K, V, weights)\n")], L1_ZERO_4),
+    "36 an output filled in by __del__ when the garbage collector frees a cycle, after the function returned": (
+        "01_attention", [_own_cell("import torch.nn.functional as F\nclass _Filler:\n"
+                                   "    def __init__(self, out, Q, K, V):\n        self.me, self.out, self.qkv = self, out, "
+                                   "(Q, K, V)\n    def __del__(self):\n"
+                                   "        self.out.copy_(F.scaled_dot_product_attention(*self.qkv))", "ex4_attention")]
+        + _l1_output("out", "    out = torch.zeros_like(V)\n    _Filler(out, Q, K, V)\n"), L1_ZERO_4),
+    "37 an output filled in by a signal handler on a timer set inside the function": (
+        "01_attention", [_own_cell("import signal\nimport torch.nn.functional as F\n_late = {}\n"
+                                   "def _on_alarm(*_):\n"
+                                   "    _late['out'].copy_(F.scaled_dot_product_attention(*_late['qkv']))\n"
+                                   "signal.signal(signal.SIGALRM, _on_alarm)", "ex4_attention")]
+        + _l1_output("_late['out']", "    _late.update(out=torch.zeros_like(V), qkv=(Q, K, V))\n"
+                                     "    signal.setitimer(signal.ITIMER_REAL, 0.001)\n"), L1_ZERO_4),
+}
+# Right answers written another way, and cells of the learner's own the by-hand code never reaches: full marks.
+L2_MERGE = "    return x.transpose(1, 2).contiguous().view(B, T, H * D)   # (B, T, H*D)\n"
+L4_SPLIT = "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each\n"
+OWN_CELLS = ("from pathlib import Path\nimport matplotlib.pyplot as plt\nfig = plt.figure()\nplt.plot([1, 2])\n"
+             "fig.savefig(Path('figure.png'))\nplt.close(fig)",
+             "with open('notes.txt', 'w', encoding='utf-8') as f:\n    f.write('attention')",
+             "import inspect\nprint(inspect.signature(attention))",
+             "import time\nfast = torch.compile(lambda x: x * 2 + 1)\nt0 = time.perf_counter()\nfast(torch.ones(4))\n"
+             "print(time.perf_counter() - t0)",
+             "copy = Attention(embed_dim=8, key_dim=4)\nfor name in ('W_q', 'W_k', 'W_v', 'W_o'):\n"
+             "    getattr(copy, name).load_state_dict(getattr(module, name).state_dict())",
+             "!pip --version",
+             "print(torch._C._get_sdp_priority_order())\nfrom torch.nn.attention import sdpa_kernel, SDPBackend\n"
+             "with sdpa_kernel(SDPBackend.MATH):\n    q = torch.randn(1, 2, 3, 4)\n"
+             "    print(F.scaled_dot_product_attention(q, q, q).shape)",
+             "import numpy as np\nimport threading\nprint(np.asarray([1, 2]).sum(), threading.active_count())")
+HONEST = {
+    "01 cells of the learner's own that save a figure, open a file, print a signature, time torch.compile, "
+    "copy weights by literal names, run pip and try SDPA's backends": (
+        "01_attention", [_own_cell(code, "ex6_n_params") for code in OWN_CELLS]),
+    "02 merge_heads written with torch.stack": (
+        "02_multihead", [("replace", "ex2_merge_heads", L2_MERGE,
+                          "    return torch.stack([x[:, h] for h in range(H)], dim=2).reshape(B, T, H * D)\n")]),
+    "03 split_qkv written with torch.stack and unbind": (
+        "04_gpt2", [("replace", "ex1_split_qkv", L4_SPLIT,
+                     "    return torch.stack((q, k, v)).view(3, B, T, n_head, -1).transpose(2, 3).unbind(0)\n")]),
 }
 ENVIRONMENT_PRINT = "import os\nprint('ENV', dict(os.environ))"
 
@@ -215,6 +307,9 @@ def by_hand_graded(tmp_path_factory):
     students = {}
     for case, (stem, edits, _) in CASES.items():
         students[_student(case)] = (stem, _apply(submission(_assignment(stem).removesuffix("-ja"), stem, "ja"), edits))
+    for case, (stem, edits) in HONEST.items():
+        students[f"honest{case.split()[0]}"] = (stem, _apply(submission(_assignment(stem).removesuffix("-ja"), stem,
+                                                                        "ja"), edits))
     honest = submission("01-attention", "01_attention", "ja")
     honest.cells.append(nbformat.v4.new_code_cell(ENVIRONMENT_PRINT))
     students["honest-env"] = ("01_attention", honest)
@@ -243,6 +338,14 @@ def test_by_hand_rule_holds(by_hand_graded, case):
     want = {cell: 0.0 if cell in zero else float(points) for cell, points in POINTS[stem].items()}
     assert got == want, case
     assert _student(case) in flags, flags
+
+
+@pytest.mark.parametrize("case", sorted(HONEST))
+def test_an_honest_notebook_keeps_full_marks(by_hand_graded, case):
+    _, scores, flags = by_hand_graded
+    stem = HONEST[case][0]
+    assert scores[f"honest{case.split()[0]}"] == {cell: float(p) for cell, p in POINTS[stem].items()}, case
+    assert not [rule for _, rule in flags.get(f"honest{case.split()[0]}", []) if rule.startswith(("reach_", "tamper_"))]
 
 
 def test_no_secret_reaches_a_kernel(by_hand_graded):

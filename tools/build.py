@@ -33,6 +33,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+from attn_course.hand_policy import cell_key
 from attn_course.messages import MESSAGES
 from attn_grader.release import generate_releases
 from grading_marks import check as check_grading_marks
@@ -117,7 +118,7 @@ def by_hand_rule(name: str, cell) -> tuple[list, str | None]:
     return families, (str(path) if path is not None else None)
 
 
-def exercises_module(lessons: list) -> str:
+def exercises_module(lessons: list, course_cells: set = frozenset()) -> str:
     """attn_course/exercises.py: what every graded cell declares, for the checks, probes, scan and README."""
     table, seen = {}, {}
     for path, nb in lessons:
@@ -144,7 +145,12 @@ def exercises_module(lessons: list) -> str:
         lines.append(f"    {stem!r}: {{")
         lines += [f"        {cid!r}: {entry!r}," for cid, entry in cells.items()]
         lines.append("    },")
-    lines += ["}", "", "# name -> the whole numbers a plain code cell binds to it at top level (`B, T, H, D = 2, 5, 3, 4`,",
+    # The course's own code cells (as released and as graded), known by their text: in a learner's kernel the
+    # by-hand policy reads them as the course's, as the grader does from the released notebook.
+    keys = sorted(course_cells)
+    lines += ["}", "", "COURSE_CELLS = frozenset({"] + [f"    {' '.join(repr(k) + ',' for k in keys[i:i + 6])}"
+                                                       for i in range(0, len(keys), 6)] + ["})", ""]
+    lines += ["# name -> the whole numbers a plain code cell binds to it at top level (`B, T, H, D = 2, 5, 3, 4`,",
               "# `for E, H in [(12, 3), ...]`): attn_course.sizes draws the checks' and probes' sizes outside them.",
               "NOTEBOOK_SIZES = {"]
     for path, nb in lessons:
@@ -309,13 +315,14 @@ def build(out: Path) -> list[Path]:
     if out != ROOT:
         course_root.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course_root / "nbgrader_config.py")
-    written, read, released = [], [], []
+    written, read, released, course_cells = [], [], [], set()
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.md")):
         nb, meta = read_lesson(path)
         read.append((path, nb))
         stem = path.stem
         for lang in LANGS:
             lang_nb = language_notebook(nb, lang, stem)
+            course_cells |= own_cells(lang_nb)
             if not meta.get("assignment"):
                 target = out / "notebooks" / lang / f"{stem}.ipynb"
                 write_nb(lang_nb, target)
@@ -335,11 +342,18 @@ def build(out: Path) -> list[Path]:
         learner = out / "notebooks" / lang / f"{stem}.ipynb"
         learner.parent.mkdir(parents=True, exist_ok=True)
         learner.write_text(release.read_text(encoding="utf-8"), encoding="utf-8")
+        course_cells |= own_cells(nbformat.read(learner, 4))
         written.append(learner)
     exercises = out / EXERCISES
     exercises.parent.mkdir(parents=True, exist_ok=True)
-    exercises.write_text(exercises_module(read), encoding="utf-8")
+    exercises.write_text(exercises_module(read, course_cells), encoding="utf-8")
     return written + [exercises]
+
+
+def own_cells(nb) -> set:
+    """The keys (hand_policy.cell_key) of a notebook's code cells that are the course's, not a solution."""
+    return {cell_key(c.source) for c in nb.cells if c.cell_type == "code"
+            and not c.metadata.get("nbgrader", {}).get("solution") and c.source.strip()}
 
 
 def digest(path: Path) -> str:

@@ -8,7 +8,7 @@ than a block (the (T, T) scores, or (T_q, T_k) ones), or the first product of q 
 than a block (queries tiled against every key: the text splits the keys and keeps the T queries whole). The
 visible check and the probe use it alike; the probe only records the shape it saw, and the grader decides from
 that record in its own process (watch_failure). Code that takes the watch down has to reach torch's private
-dispatch modules, which the grader's scan flags (attn_grader.escapes).
+dispatch modules, which the by-hand policy refuses (attn_course.hand_policy.tampering).
 """
 from __future__ import annotations
 

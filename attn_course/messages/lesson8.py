@@ -70,8 +70,8 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 3: sliding window
     "hint_window_plus_one": {
-        "ja": "キーが W + 1 個見えています。Mistral の決まりでは、位置 p のクエリが見るのは p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。",
-        "ko": "키가 W + 1개 보입니다. Mistral의 규칙에서 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p - window로 씁니다(>=가 아닙니다).",
+        "ja": "キーが W + 1 個見えています。この演習は transformers と gpt-oss の決まりで書きます。位置 p のクエリが見るのは、p − W < j ≤ p の W 個（自分を含む）です。kv_idx > p - window にします（>= ではありません）。W + 1 個を見る実装（FlashAttention の window_size=(W, 0) など）もありますが、ここでは W 個です。",
+        "ko": "키가 W + 1개 보입니다. 이 연습 문제는 transformers와 gpt-oss의 규칙으로 씁니다. 위치 p의 쿼리가 보는 것은 p − W < j ≤ p인 W개(자신 포함)입니다. kv_idx > p - window로 씁니다(>=가 아닙니다). W + 1개를 보는 구현(FlashAttention의 window_size=(W, 0) 등)도 있지만, 여기서는 W개입니다.",
     },
     "hint_window_minus_one": {
         "ja": "キーが W − 1 個しか見えていません。見るのは自分を含めて W 個、p − W < j ≤ p です。",
@@ -169,8 +169,8 @@ MESSAGES = {
         "ko": "캐시에 돌린 뒤의 키를 넣었습니다(7강 연습 문제 6의 방식입니다). StreamingLLM은 위치를 캐시 안의 순서로 세므로 내보낼 때마다 위치가 바뀝니다. 캐시에는 돌리기 전의 키를 넣고, 호출할 때마다 캐시 전체를 위치 0, 1, 2, …로 돌립니다.",
     },
     "hint_stream_evict_late": {
-        "ja": "計算したあとで追い出しています。StreamingLLM は新しいトークンを入れる前に、入れたあとで n_sink + window 個に収まるように追い出します（evict_for_space）。",
-        "ko": "계산한 뒤에 내보냈습니다. StreamingLLM은 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다(evict_for_space).",
+        "ja": "計算したあとで追い出しているので、次の呼び出しでは、残した n_sink + window 個に新しいトークンが加わり、キーが n_sink + window 個を超えます（1トークンずつなら n_sink + window + 1 個）。これは著者のパープレキシティの評価（eval_long_ppl.py が毎ステップの計算のあとで呼ぶ StartRecentKVCache の __call__）と同じやり方で、これも StreamingLLM の手順の1つです。ただし、この演習は evict_for_space の手順で書きます。新しいトークンを入れる前に、入れたあとで n_sink + window 個に収まるように追い出してください。",
+        "ko": "계산한 뒤에 내보내고 있어서, 다음 호출에서는 남겨 둔 n_sink + window개에 새 토큰이 더해져 키가 n_sink + window개를 넘습니다(토큰을 하나씩 넘기면 n_sink + window + 1개). 이것은 저자의 퍼플렉서티 평가(eval_long_ppl.py가 스텝마다 계산 뒤에 호출하는 StartRecentKVCache의 __call__)와 같은 방식이고, 이것도 StreamingLLM의 방식 중 하나입니다. 다만 이 연습 문제는 evict_for_space 방식으로 씁니다. 새 토큰을 넣기 전에, 넣은 뒤 n_sink + window개에 들어가도록 내보냅니다.",
     },
     "hint_stream_budget": {
         "ja": "キャッシュが n_sink + window 個を超えています。新しいトークンの分の場所も空けるので、残す古いトークンは先頭の n_sink 個と、最後の window - T_new 個です。",
@@ -349,8 +349,8 @@ MESSAGES = {
         "ko": "채워 넣은 시퀀스의 출력이 문서를 하나씩 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
     "hint_packed_positions": {
-        "ja": "位置が文書ごとに 0 に戻っていません。各トークンの位置は、自分の文書の先頭 cu_seqlens[doc] からの距離です（transformers は、位置が 0 に戻るところで文書を区切ります）。",
-        "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers는 위치가 0으로 돌아가는 곳에서 문서를 나눕니다).",
+        "ja": "位置が文書ごとに 0 に戻っていません。各トークンの位置は、自分の文書の先頭 cu_seqlens[doc] からの距離です（transformers も、sdpa・eager のときは attention_mask とキャッシュがなければ、位置が1つ前の +1 になっていないところで文書を区切ります）。",
+        "ko": "위치가 문서마다 0으로 돌아가지 않았습니다. 각 토큰의 위치는 자기 문서의 시작 cu_seqlens[doc]부터의 거리입니다(transformers도 sdpa, eager일 때는 attention_mask와 캐시가 없으면 위치가 바로 앞의 +1이 아닌 곳에서 문서를 나눕니다).",
     },
     "hint_packed_boundary": {
         "ja": "文書の最初のトークンが、1つ前の文書に入っています。torch.searchsorted(cu_seqlens, idx, right=True) - 1 にします（right=False では、境目の位置が前の文書になります）。",
@@ -370,8 +370,8 @@ MESSAGES = {
         "ko": "cache_bytes({config}, T={T}, batch={batch}, dtype={dtype})의 반환값이 {got}입니다. 올바른 값은 {want}입니다.",
     },
     "hint_bytes_latent_twice": {
-        "ja": "MLA のキャッシュを2倍しています。MLA がキャッシュするのは1トークン・1層あたり latent_dim 個の1本だけで、キーとバリューの2本ではありません。",
-        "ko": "MLA의 캐시를 2배로 셌습니다. MLA가 캐시하는 것은 토큰 하나·층 하나당 latent_dim개짜리 하나뿐이고, 키와 밸류 두 개가 아닙니다.",
+        "ja": "MLA のキャッシュを2倍しています。MLA がキャッシュするのは1トークン・1層あたり、潜在ベクトルと RoPE のキーを合わせた latent_dim 個だけで、キーとバリューの2本ではありません。",
+        "ko": "MLA의 캐시를 2배로 셌습니다. MLA가 캐시하는 것은 토큰 하나·층 하나당 잠재 벡터와 RoPE 키를 합친 latent_dim개뿐이고, 키와 밸류 두 벌이 아닙니다.",
     },
     "hint_bytes_window_ignored": {
         "ja": "window を使っていません。スライディングウィンドウの層がキャッシュするのは min(T, window) トークンだけです。",
@@ -382,8 +382,8 @@ MESSAGES = {
         "ko": "모든 층에 윈도를 적용했습니다. 윈도를 쓰는 것은 window_layers개 층뿐이고, 나머지 층은 토큰 T개를 모두 캐시합니다(gpt-oss에서는 윈도를 쓰는 층과 전체를 보는 층이 번갈아 놓입니다).",
     },
     "hint_bytes_kv_once": {
-        "ja": "キーとバリューの2つ分になっていません。1層・1トークンあたり、キーとバリューを n_kv_head × head_dim 個ずつキャッシュするので、2 × n_kv_head × head_dim 個です（MLA の潜在ベクトルは1つだけです）。",
-        "ko": "키와 밸류 두 개 분량이 되지 않았습니다. 층 하나·토큰 하나당 키와 밸류를 n_kv_head × head_dim개씩 캐시하므로 2 × n_kv_head × head_dim개입니다(MLA의 잠재 벡터는 하나뿐입니다).",
+        "ja": "キーとバリューの2つ分になっていません。1層・1トークンあたり、キーとバリューを n_kv_head × head_dim 個ずつキャッシュするので、2 × n_kv_head × head_dim 個です（2倍しないのは、潜在ベクトルと RoPE のキーを合わせて latent_dim 個をキャッシュする MLA だけです）。",
+        "ko": "키와 밸류 두 개 분량이 되지 않았습니다. 층 하나·토큰 하나당 키와 밸류를 n_kv_head × head_dim개씩 캐시하므로 2 × n_kv_head × head_dim개입니다(2배 하지 않는 것은 잠재 벡터와 RoPE 키를 합쳐 latent_dim개를 캐시하는 MLA뿐입니다).",
     },
 
     # ---------------------------------------------------------------- what a wrong mask gets wrong (no classic variant)
@@ -413,8 +413,8 @@ MESSAGES = {
         "ko": "keep을 넘겼는데 가려야 할 키에도 가중치가 있습니다. keep이 넘어왔을 때(if keep is not None:)는 점수를 scores.masked_fill(~keep, float(\"-inf\"))로 가린 뒤 싱크 열을 붙입니다.",
     },
     "hint_mla_norm_eps": {
-        "ja": "kv_a_layernorm の eps が 1e-6 ではありません（いまは {eps}）。DeepSeek の設定（rms_norm_eps）に合わせて nn.RMSNorm(r, eps=1e-6) とします。eps を省くと dtype ごとの既定値になり、DeepseekV3Attention と出力がわずかにずれます。",
-        "ko": "kv_a_layernorm의 eps가 1e-6이 아닙니다(지금은 {eps}). DeepSeek 설정(rms_norm_eps)에 맞춰 nn.RMSNorm(r, eps=1e-6)으로 만듭니다. eps를 빼면 dtype마다의 기본값이 쓰여 DeepseekV3Attention과 출력이 조금 어긋납니다.",
+        "ja": "kv_a_layernorm の eps が 1e-6 ではありません（いまは {eps}）。transformers の DeepseekV3Attention は、この正規化を DeepseekV3RMSNorm(kv_lora_rank) で作り、クラスの既定値 eps=1e-6 を使います（設定の rms_norm_eps は読みません）。nn.RMSNorm(r, eps=1e-6) とします。eps を省くと nn.RMSNorm は計算に使うデータ型の機械イプシロン（float64 なら約 2.2e-16）を使うので、DeepseekV3Attention と出力がわずかにずれます。",
+        "ko": "kv_a_layernorm의 eps가 1e-6이 아닙니다(지금은 {eps}). transformers의 DeepseekV3Attention은 이 정규화를 DeepseekV3RMSNorm(kv_lora_rank)으로 만들고, 클래스의 기본값 eps=1e-6을 씁니다(설정의 rms_norm_eps는 읽지 않습니다). nn.RMSNorm(r, eps=1e-6)으로 만듭니다. eps를 빼면 nn.RMSNorm은 계산에 쓰는 자료형의 기계 엡실론(float64라면 약 2.2e-16)을 쓰므로 DeepseekV3Attention과 출력이 조금 어긋납니다.",
     },
     "hint_mla_cat_order": {
         "ja": "q と k で、つなぐ順番がそろっていません。どちらも前が RoPE なしの部分、後ろが RoPE の部分です（q = [q^C; q^R]、k = [k^C; k^R]）。順番が違うと、q·k が別の成分どうしを掛け合わせます。",
@@ -529,8 +529,8 @@ MESSAGES = {
         "ko": "내보낸 뒤의 캐시에서, 남겨 둔 최근 토큰이 맨 앞 n_sink개보다 앞에 와 있습니다. 캐시는 위치 순서를 지켜야 합니다. 키와 밸류 모두 맨 앞 n_sink개를 앞에, 남길 최근 토큰을 뒤에 두고 이어 붙이세요(torch.cat([x[:, :, :n_sink], x[:, :, L - recent:]], dim=2). L은 캐시 길이, recent = window - T_new).",
     },
     "hint_rolling_join_order": {
-        "ja": "リングと新しいトークンをつなぐ順番が、キー、バリュー、位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([v_ring, v], dim=2)、torch.cat([pos, positions])）。順番がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
-        "ko": "링과 새 토큰을 이어 붙이는 순서가 키, 밸류, 위치(key_pos)에서 서로 다릅니다. 세 가지 모두 링을 앞에, 새 토큰을 뒤에 두고 이어 붙입니다(torch.cat([k_ring, k], dim=2), torch.cat([pos, positions])). 순서가 어긋나면 키가 다른 토큰의 밸류나 위치와 짝이 됩니다.",
+        "ja": "リングと新しいトークンをつなぐ順番が、キー・バリュー・位置（key_pos）でそろっていません。3つとも、リングを前に、新しいトークンを後ろにしてつなぎます（torch.cat([k_ring, k], dim=2)、torch.cat([v_ring, v], dim=2)、torch.cat([pos, positions])）。順番がずれると、キーが別のトークンのバリューや位置と組になってしまいます。",
+        "ko": "링과 새 토큰을 이어 붙이는 순서가 키, 밸류, 위치(key_pos)에서 서로 다릅니다. 세 가지 모두 링을 앞에, 새 토큰을 뒤에 두고 이어 붙입니다(torch.cat([k_ring, k], dim=2), torch.cat([v_ring, v], dim=2), torch.cat([pos, positions])). 순서가 어긋나면 키가 다른 토큰의 밸류나 위치와 짝이 됩니다.",
     },
     "hint_merge_wrong_axes": {
         "ja": "ヘッドをつなぎ直す前の転置の軸が違います。各ヘッドの出力は (B, H, T, d_V) なので、transpose(1, 2) で H と T を入れ替えて (B, T, H, d_V) にしてから、reshape(B, T, H * d_V) で最後の2軸をつなぎます。",

@@ -78,6 +78,10 @@ MESSAGES = {
         "ja": "マルチヘッドアテンション（キー 128 × 192、バリュー 128 × 128）",
         "ko": "멀티 헤드 어텐션(키 128 × 192, 밸류 128 × 128)",
     },
+    "row_gqa8": {
+        "ja": "GQA（KV ヘッド 8 個、キーとバリューの幅 128：Llama 3 8B と同じ形）",
+        "ko": "GQA(KV 헤드 8개, 키와 밸류의 폭 128: Llama 3 8B와 같은 형태)",
+    },
     "row_mla_v3": {"ja": "MLA（c 512 + k_R 64）", "ko": "MLA(c 512 + k_R 64)"},
     "progress_copy": {"ja": "キャッシュの長さ", "ko": "캐시 길이"},
     "table_copied_mib": {"ja": "cat が1回にコピーする量（MiB、キーだけ）", "ko": "cat이 한 번에 복사하는 양(MiB, 키만)"},
@@ -95,7 +99,7 @@ MESSAGES = {
     "table_paged_error": {"ja": "連続したキャッシュとの差（最大）", "ko": "연속된 캐시와의 차이(최대)"},
     "packed_check": {
         "ja": "packed_positions: {positions}\ntransformers が位置から見つけた文書: {docs}\n文書を1つずつ計算した出力との差（最大）: あなたの位置と document_mod {right:.1e}、位置を 0 に戻さずに document_mod {no_reset:.1e}（どちらもほぼ 0 になるはずです）\n位置が 0, 1, 2, … のままのとき transformers が見つける文書: {found}（区切りなし）。ふつうの因果マスクで計算したときの差: {wrong:.2f}",
-        "ko": "packed_positions: {positions}\ntransformers가 위치에서 찾은 문서: {docs}\n문서를 하나씩 계산한 출력과의 차이(최대): 여러분의 위치와 document_mod {right:.1e}, 위치를 되돌리지 않고 document_mod {no_reset:.1e}(둘 다 거의 0이어야 합니다)\n위치가 0, 1, 2, … 그대로이면 transformers가 찾는 문서: {found}. 보통의 인과 마스크로 계산했을 때의 차이: {wrong:.2f}",
+        "ko": "packed_positions: {positions}\ntransformers가 위치에서 찾은 문서: {docs}\n문서를 하나씩 계산한 출력과의 차이(최대): 여러분의 위치와 document_mod {right:.1e}, 위치를 되돌리지 않고 document_mod {no_reset:.1e}(둘 다 거의 0이어야 합니다)\n위치가 0, 1, 2, … 그대로이면 transformers가 찾는 문서: {found}(경계 없음). 보통의 인과 마스크로 계산했을 때의 차이: {wrong:.2f}",
     },
     "varlen_cpu": {
         "ja": "CPU で varlen_attn を呼ぶと: {kind}: {error} …",
@@ -106,8 +110,8 @@ MESSAGES = {
         "ko": "meta 장치에서는 모양만 계산할 수 있습니다: {shape}(T, H, D)",
     },
     "v3_defaults": {
-        "ja": "DeepseekV3Config() の既定値: 層 {layers}、kv_lora_rank {r}、qk_rope_head_dim {d_R}",
-        "ko": "DeepseekV3Config()의 기본값: 층 {layers}, kv_lora_rank {r}, qk_rope_head_dim {d_R}",
+        "ja": "DeepseekV3Config() の既定値: 層 {layers}、kv_lora_rank {r}、qk_rope_head_dim {d_R}（ここまでは DeepSeek-V3 と同じ）\nRoPE の種類 {rope}、max_position_embeddings {max_pos}（公開されている V3 の設定は yarn と 163840）",
+        "ko": "DeepseekV3Config()의 기본값: 층 {layers}, kv_lora_rank {r}, qk_rope_head_dim {d_R}(여기까지는 DeepSeek-V3와 같음)\nRoPE 종류 {rope}, max_position_embeddings {max_pos}(공개된 V3의 설정은 yarn과 163840)",
     },
     "table_model": {"ja": "モデル", "ko": "모델"},
     "table_gib": {"ja": "{bits} ビット、{T}（GiB）", "ko": "{bits}비트, {T}(GiB)"},
@@ -164,8 +168,14 @@ MESSAGES = {
         "ko": "두 시퀀스를 토큰 하나씩 번갈아 생성하고, 페이지는 필요할 때 빌림",
     },
     "c8_each_alone": {"ja": "文書を1つずつ、位置 0 から計算する", "ko": "문서를 하나씩 위치 0부터 계산"},
-    "c8_one_latent": {"ja": "MLA：1トークン・1層あたり潜在ベクトル1本", "ko": "MLA: 토큰 하나·층 하나당 잠재 벡터 하나"},
-    "c8_v3_defaults": {"ja": "既定値は DeepSeek-V3 の設定", "ko": "기본값은 DeepSeek-V3의 설정"},
+    "c8_one_latent": {
+        "ja": "MLA：1トークン・1層あたり、潜在ベクトルと RoPE のキーを合わせた latent_dim 個",
+        "ko": "MLA: 토큰 하나·층 하나당 잠재 벡터와 RoPE 키를 합친 latent_dim개",
+    },
+    "c8_v3_defaults": {
+        "ja": "既定値の層の数と幅は DeepSeek-V3 と同じ（RoPE と最大の長さは違う）",
+        "ko": "기본값의 층 수와 폭은 DeepSeek-V3와 같음(RoPE와 최대 길이는 다름)",
+    },
     "c8_allocated_doc": {
         "ja": "形は同じで大きさだけ小さくした設定の StaticCache に各層1回ずつ書き込み、確保されたバイト数を合計する",
         "ko": "같은 형태의 작은 설정으로 만든 StaticCache에 층마다 한 번 써 넣고, 확보된 바이트 수를 더함",

@@ -2,14 +2,13 @@
 
 flags.csv is written for the whole class on every run, also when only one learner was graded: a submission
 that could not be graded keeps its row (verdicts/<assignment>/<student>.not-graded.txt holds why, on the
-grader's side) until it is graded.
+grader's side) until it is graded. Rows an export writes (a learner the Moodle file leaves out) are kept by
+a grading run and replaced by the next such export.
 """
 from __future__ import annotations
 
 import csv
 from pathlib import Path
-
-from .scan import scan_notebook
 
 NOT_GRADED_SUFFIX = ".not-graded.txt"
 
@@ -38,6 +37,33 @@ def not_graded(course: Path) -> dict:
     return found
 
 
+HEADER = ["student_id", "assignment", "notebook", "cell", "rule", "line", "code"]
+# Rows an export writes (exports/moodle.py): about the student table, not a grading, so a grading run keeps
+# them, and the next export of that kind replaces them.
+EXPORT_RULES = ("lms_left_out",)
+
+
+def _read(course: Path) -> list[list[str]]:
+    try:
+        with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+            return list(csv.reader(f))[1:]
+    except FileNotFoundError:
+        return []
+
+
+def _write(course: Path, rows) -> None:
+    with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(HEADER)
+        writer.writerows(rows)
+
+
+def set_export_flags(course: Path, rule: str, rows: list[tuple]) -> None:
+    """Replace flags.csv's rows of one export rule with rows (student, assignment, notebook, cell, line, why)."""
+    kept = [r for r in _read(course) if len(r) > 4 and r[4] != rule]
+    _write(course, kept + [(s, a, nb, cell, rule, line, why) for s, a, nb, cell, line, why in rows])
+
+
 def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", failed: dict | None = None,
                 untimed: list[tuple[str, str]] = ()) -> int:
     """Scan every submission in work; write flags.csv; return how many submissions were flagged.
@@ -46,6 +72,7 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
     gets a row of its own with the end of the error; one whose assignment has a due date but that has no
     timestamp.txt (copied by hand) gets a row saying its lateness could not be judged.
     """
+    from .scan import scan_notebook  # here: an export that sets its own rows (set_export_flags) needs no scanner
     rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
     for (assignment, student), error in sorted((failed or {}).items()):
         rows.append((student, assignment, "*", "-", "not_graded", 0, " ".join(error.split())[-300:]))
@@ -57,8 +84,6 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
             source = course / "source" / assignment / notebook.name
             if source.exists():
                 rows += [(student, assignment, notebook.name, *flag) for flag in scan_notebook(notebook, source)]
-    with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "assignment", "notebook", "cell", "rule", "line", "code"])
-        writer.writerows(rows)
-    return len({(r[0], r[1]) for r in rows if r[0] != "*"})
+    rows += [r for r in _read(course) if len(r) > 4 and r[4] in EXPORT_RULES]
+    _write(course, rows)
+    return len({(r[0], r[1]) for r in rows if r[0] != "*" and r[4] not in EXPORT_RULES})

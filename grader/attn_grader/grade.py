@@ -9,7 +9,7 @@ learner (or only those asked for), N at a time (default: one per core), then wri
 feedback the same way, each with a progress bar; then, for the whole class whoever was
 graded this time, export grades.csv and grades-exercises.csv (exports/), write flags.csv
 (flags.py, scan.py), the class report (report.py: report/index.html; learners' ids only
-with --names) and grading-times.json.
+with --names, in report-names/) and grading-times.json.
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
 importing torch. Here every kernel is forked from one process that has already
@@ -46,7 +46,7 @@ from . import forkserver
 from .feedback import localize_feedback
 from .flags import forget_not_graded, not_graded, remember_not_graded, write_flags
 from .release import generate_releases, nbgrader_env
-from .report import report
+from .report import report, report_dir
 
 
 def quiet() -> None:
@@ -69,6 +69,24 @@ def submissions(course: Path, students: list[str] | None = None,
     found = sorted((p.name, p.parent.name) for p in (course / "submitted").glob("*/*") if p.is_dir())
     return [(a, s) for a, s in found if (not students or s in students)
             and (not assignments or a in assignments or a.rpartition("-")[0] in assignments)]
+
+
+def lms_names(course: Path, work: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Give each submitted notebook saved under a download's name (`02_multihead (1).ipynb`) the lesson's name
+    (lms_names.py), saying so; return {(assignment, student): why} for those that cannot be graded, each
+    without a verdict or a feedback page from an earlier grading: no export keeps an older score for them, and
+    nbgrader's release_feedback hands out no page of a notebook that may not be the one graded."""
+    from .lms_names import resolve
+    refused = {}
+    for assignment, student in work:
+        renamed, why = resolve(course, assignment, student)
+        for old, new in renamed:
+            print(f"renamed: {student}/{assignment}: {old!r} is graded as {new}", flush=True)
+        if why:
+            refused[assignment, student] = why
+            (course / "verdicts" / assignment / f"{student}.json").unlink(missing_ok=True)
+            shutil.rmtree(course / "feedback" / student / assignment, ignore_errors=True)
+    return refused
 
 
 def needs_release(course: Path, assignment: str) -> bool:
@@ -190,12 +208,22 @@ def _run_for_one(job: tuple[str, str], step: str) -> dict:
         else:
             GenerateFeedback(coursedir=coursedir, config=config).start()
             localize_feedback(_COURSE / "feedback" / student / assignment, assignment,
-                              _COURSE / "autograded" / student / assignment)
+                              _COURSE / "autograded" / student / assignment, _late(config, assignment, student))
         return {"job": job, "ok": True}
     except BaseException:  # noqa: BLE001 - one learner's failure must not stop the class
         return {"job": job, "ok": False, "error": errors.getvalue()[-4000:] or traceback.format_exc(limit=3)}
     finally:
         logging.getLogger("traitlets").removeHandler(handler)
+
+
+def _late(config, assignment: str, student: str) -> tuple | None:
+    """(seconds late, the late-submission plugin) for a late submission, for its feedback's penalty line."""
+    from nbgrader.api import Gradebook
+
+    from .late_penalty import plugin_from
+    with Gradebook(config.CourseDirectory.db_url) as gb:
+        seconds = gb.find_submission(assignment, student).total_seconds_late
+    return (seconds, plugin_from(config)) if seconds > 0 else None
 
 
 def autograde_one(job: tuple[str, str]) -> dict:
@@ -256,10 +284,15 @@ def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list
 
 
 def write_report(course: Path, names: bool, timings: dict) -> None:
-    """The class report (report.py). Grades stand whatever happens here, so a failure is only reported."""
+    """The class report (report.py), and with names a second one with the learners' ids (report-names/): the first
+    is the one meant for the class, and must not be the one that names them. Grades stand whatever happens
+    here, so a failure is only reported."""
     try:
-        timings.update(report(course, names=names))
-        print(f"class report: {course / 'report' / 'index.html'}", flush=True)
+        timings.update(report(course))
+        print(f"class report: {report_dir(course, False) / 'index.html'}", flush=True)
+        if names:
+            report(course, names=True)
+            print(f"class report with ids: {report_dir(course, True) / 'index.html'}", flush=True)
     except Exception:  # noqa: BLE001 - the grades are written already
         print(f"could not write the class report:\n{traceback.format_exc(limit=5)}", file=sys.stderr)
 
@@ -303,7 +336,8 @@ def main() -> None:
     parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--serial", action="store_true", help="plain nbgrader autograde, one learner at a time")
-    parser.add_argument("--names", action="store_true", help="the class report lists learners' ids (default: counts)")
+    parser.add_argument("--names", action="store_true",
+                        help="also a class report with learners' ids, in report-names/ (report/ has counts only)")
     parser.add_argument("--student", nargs="+", default=[], help="grade only these learners (ids under submitted/)")
     parser.add_argument("--assignment", nargs="+", default=[],
                         help="grade only these assignments (03-masks-ja, or 03-masks for both languages)")
@@ -318,6 +352,8 @@ def main() -> None:
     if not work:
         asked = " ".join(args.student + args.assignment)
         sys.exit(f"no submissions under {course / 'submitted'}/<student>/<assignment>/" + (f" for {asked}" if asked else ""))
+    refused = lms_names(course, work)
+    work = [job for job in work if job not in refused]
     generate_releases(course, [a for a in sorted({a for a, _ in work}) if needs_release(course, a)])
     enter_students(course, work)
     if args.serial:
@@ -329,10 +365,12 @@ def main() -> None:
         write_report(course, args.names, {})
         return
     start = time.perf_counter()
-    results, timings, isolation = grade_parallel(course, args.jobs, work)
-    failed = {tuple(r["job"]): r["error"] for r in results if not r["ok"]}
+    results, timings, isolation = grade_parallel(course, args.jobs, work) if work else ([], {}, "")
+    failed = {**refused, **{tuple(r["job"]): r["error"] for r in results if not r["ok"]}}
     for (assignment, student), error in failed.items():
-        print(f"could not grade {student}/{assignment}:\n{error}", file=sys.stderr)
+        # A reason of one line (lms_names.py) stays on one line; nbgrader's error keeps its own lines.
+        error = error.strip()
+        print(f"could not grade {student}/{assignment}:" + ("\n" if "\n" in error else " ") + error, file=sys.stderr)
     remember_not_graded(course, failed)
     # The files below are the whole class's, whoever was graded this time.
     export_grades(course)
@@ -341,7 +379,8 @@ def main() -> None:
     write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")
-    print(f"graded {len(work) - len(failed)}/{len(work)}; grades: {course / 'grades.csv'}; "
+    asked = len(work) + len(refused)
+    print(f"graded {asked - len(failed)}/{asked}; grades: {course / 'grades.csv'}; "
           f"feedback: {course / 'feedback'}; flagged for a look: {flagged} ({course / 'flags.csv'}); times: {timings}")
     for line in late:
         print(f"late: {line}")

@@ -19,8 +19,31 @@ MESSAGES = {
     "feedback_written": {"ja": "記述式の解答", "ko": "서술형 답안"},
     "feedback_task": {"ja": "課題", "ko": "과제"},
     "feedback_comment": {"ja": "コメント", "ko": "코멘트"},
-    "feedback_no_comment": {"ja": "（なし）", "ko": "(없음)"},
+    # nbgrader's automatic comment "No response." on an answer cell means that the cell is as it was released.
+    "feedback_unchanged_answer": {
+        "ja": "この解答のセルは、配布したときのままです（まだ書き換えられていません）。",
+        "ko": "이 답안 셀은 배포한 그대로입니다(아직 고치지 않았습니다).",
+    },
     "feedback_late": {"ja": "提出遅れの減点", "ko": "지각 제출 감점"},
+    # The summary's late-penalty line: how late, and by which rule (late_penalty.describe).
+    "feedback_late_line": {
+        "ja": "{label}：{late}、{rule}（{score}: {points}）",
+        "ko": "{label}: {late}, {rule} ({score}: {points})",
+    },
+    "late_days_hours": {"ja": "{d} 日と {h} 時間遅れ", "ko": "{d}일 {h}시간 늦음"},
+    "late_days": {"ja": "{d} 日遅れ", "ko": "{d}일 늦음"},
+    "late_hours_minutes": {"ja": "{h} 時間 {m} 分遅れ", "ko": "{h}시간 {m}분 늦음"},
+    "late_minutes": {"ja": "{m} 分遅れ", "ko": "{m}분 늦음"},
+    "late_rule_per_day": {
+        "ja": "1 日ごとに {percent}%（1 日に満たない遅れも 1 日と数えます）",
+        "ko": "하루마다 {percent}%(하루가 안 되는 지각도 하루로 셉니다)",
+    },
+    "late_rule_grace": {
+        "ja": "締め切りから {grace} 分までは遅れに数えません",
+        "ko": "마감 후 {grace}분까지는 지각으로 세지 않습니다",
+    },
+    "late_rule_zero": {"ja": "締め切りを過ぎた提出は 0 点", "ko": "마감을 넘긴 제출은 0점"},
+    "late_rule_other": {"ja": "このコースの規則による減点", "ko": "이 과정의 규칙에 따른 감점"},
     "feedback_top": {"ja": "先頭へ", "ko": "맨 위로"},
     # A figure the notebook drew (a plot, a heatmap), for a screen reader: nbconvert's own alt text is English.
     "feedback_figure_alt": {"ja": "ノートブックが描いた図", "ko": "노트북이 그린 그림"},
@@ -124,42 +147,26 @@ MESSAGES = {
         "ja": "隠しテスト: {name} の中で {what} が呼ばれました。この演習ではキャッシュをつながずにバッファに書き込むので、採点でも不合格です。",
         "ko": "숨겨진 테스트: {name} 안에서 호출된 함수: {what}. 이 연습 문제에서는 캐시를 이어 붙이지 않고 버퍼에 쓰므로 채점에서도 불합격입니다.",
     },
+    "hidden_todo": {"ja": "対処: {hint}", "ko": "해결 방법: {hint}"},
+    "hidden_by_hand_threads": {
+        "ja": "隠しテスト: {name} を実行している間、自分で起動したスレッドやプロセス（{what}）が動いていました。手で書く演習のコードは、ほかのスレッドやプロセスが動いていない状態で実行する決まりなので、採点でも不合格です。",
+        "ko": "숨겨진 테스트: {name} 실행 중에 직접 시작한 스레드나 프로세스({what})가 돌고 있었습니다. 직접 작성하는 연습 문제의 코드는 다른 스레드나 프로세스에 계산을 맡기지 않고 실행해야 하므로, 채점에서도 불합격입니다.",
+    },
     "hidden_by_hand_unproven": {
         "ja": "隠しテスト: 手で書く演習の結果に、ライブラリのアテンションを止めたまま {name} を実行したという記録がありません（講座のコードが書き換えられたか、止めるしくみが外されました）。",
-        "ko": "숨겨진 테스트: 직접 작성하는 연습 문제의 결과에 라이브러리 어텐션을 막은 채로 {name}을 실행했다는 기록이 없습니다(강좌의 코드가 바뀌었거나 막는 장치가 꺼졌습니다).",
+        "ko": "숨겨진 테스트: 직접 작성하는 연습 문제의 결과에 라이브러리 어텐션을 막은 채로 한 {name} 실행 기록이 없습니다(강좌의 코드가 바뀌었거나 막는 코드가 꺼졌습니다).",
     },
-    "hidden_by_hand_escape": {
-        "ja": "隠しテスト: {cell} の {line} 行目 `{code}` は、手で書く演習の決まりを外から崩せるコードです（{why}）。チェックは学習者のカーネルの中で動くので、そうしたコードがあるノートブックでは、手で書く演習はすべて採点で 0 点になります。そのコードを消して、もう一度提出してください。",
-        "ko": "숨겨진 테스트: {cell}의 {line}번째 줄 `{code}`는 직접 작성하는 연습 문제의 규칙을 바깥에서 무너뜨릴 수 있는 코드입니다({why}). 검사는 학습자의 커널 안에서 돌아가므로, 이런 코드가 있는 노트북에서는 직접 작성하는 연습 문제가 모두 채점에서 0점이 됩니다. 그 코드를 지우고 다시 제출하세요.",
+    "hidden_by_hand_policy": {
+        "ja": "隠しテスト: この演習のコードをたどると、{where}の {line} 行目 `{code}` で {what} が使われています。{why}決まりに反するため、採点ではこの演習は 0 点です。",
+        "ko": "숨겨진 테스트: 이 연습 문제의 코드는 {where}의 {line}번 줄 `{code}`에서 {what}에 도달합니다. {why} 따라서 채점에서 이 연습 문제는 0점입니다.",
     },
-    "escape_own_cell": {"ja": "自分で追加したセル（{n} 番目のセル）", "ko": "직접 추가한 셀({n}번째 셀)"},
-    "escape_code": {
-        "ja": "文字列からコードを作って実行したり、名前を実行時に組み立てて属性を取り出したりしています（exec、eval、importlib、書かれていない名前の getattr、%run、シェルのコマンドなど）",
-        "ko": "문자열로 코드를 만들어 실행하거나, 실행 중에 이름을 조립해 속성을 꺼내고 있습니다(exec, eval, importlib, 이름이 적혀 있지 않은 getattr, %run, 셸 명령 등)",
+    "hidden_by_hand_tamper": {
+        "ja": "隠しテスト: {where}の {line} 行目 `{code}` は、手で書く演習の決まりを守らせるしくみを、演習の外から無効にできるコードです。{why}。そのコードが何をしたかは採点で確かめられないので、このノートブックの手で書く演習はすべて 0 点になります。",
+        "ko": "숨겨진 테스트: {where}의 {line}번 줄(`{code}`)은 직접 작성하는 연습 문제의 규칙을 연습 문제 밖에서 무력화할 수 있는 코드입니다. {why}. 채점에서 그 코드가 무엇을 했는지 확인할 수 없으므로, 이 노트북의 직접 작성하는 연습 문제는 모두 0점이 됩니다.",
     },
-    "escape_insides": {
-        "ja": "Python の内部（フレーム、クロージャ、グローバル変数、sys._getframe、gc、inspect など）に触れています",
-        "ko": "Python 내부(프레임, 클로저, 전역 변수, sys._getframe, gc, inspect 등)를 건드리고 있습니다",
-    },
-    "escape_threads": {
-        "ja": "別のスレッドやプロセスでコードを動かしています（threading、concurrent、multiprocessing、subprocess など）",
-        "ko": "다른 스레드나 프로세스에서 코드를 실행하고 있습니다(threading, concurrent, multiprocessing, subprocess 등)",
-    },
-    "escape_torch": {
-        "ja": "torch の内部の仕組みを使っています（torch._C、torch.ops、torch.jit、torch.library、torch.compile、SDPA のバックエンドの切り替えなど）",
-        "ko": "torch 내부 장치를 쓰고 있습니다(torch._C, torch.ops, torch.jit, torch.library, torch.compile, SDPA 백엔드 전환 등)",
-    },
-    "escape_files": {
-        "ja": "ファイルを読み書きしたり、保存されたコードを読み込んだりしています（open、pathlib、pickle、torch.load など）",
-        "ko": "파일을 읽고 쓰거나 저장된 코드를 불러오고 있습니다(open, pathlib, pickle, torch.load 등)",
-    },
-    "escape_course": {
-        "ja": "講座の内部（チェックや隠しテストの仕組み、手で書く演習の仕組み）に触れています",
-        "ko": "강좌 내부(검사와 숨겨진 테스트의 장치, 직접 작성하는 연습 문제의 장치)를 건드리고 있습니다",
-    },
-    "escape_patch": {
-        "ja": "torch や講座のモジュールの属性を書き換えています",
-        "ko": "torch나 강좌 모듈의 속성을 바꾸고 있습니다",
+    "hidden_by_hand_tamper_again": {
+        "ja": "隠しテスト: 演習 {n} で説明したのと同じ理由で、この演習も 0 点です。",
+        "ko": "숨겨진 테스트: 연습 문제 {n}에서 설명한 이유로 이 연습 문제도 0점입니다.",
     },
     "hidden_raised": {
         "ja": "隠しテスト: {name} を呼ぶとエラーになりました（{error}）。",
@@ -220,6 +227,18 @@ MESSAGES = {
     "report_points": {"ja": "{points} 点", "ko": "{points}점"},
     "report_full_marks": {"ja": "満点", "ko": "만점"},
     "report_unknown": {"ja": "既知の誤りに当てはまらない誤り", "ko": "알려진 실수에 해당하지 않는 오류"},
+    "report_by_hand_reach": {
+        "ja": "手で書く演習の決まり：演習のコードが、使えないもの（ライブラリのアテンションなど）を使っていた",
+        "ko": "직접 작성하는 연습 문제의 규칙: 연습 문제의 코드가 쓸 수 없는 것(라이브러리가 제공하는 어텐션 등)을 썼음",
+    },
+    "report_by_hand_tamper": {
+        "ja": "手で書く演習の決まり：どこかのセルに、決まりを守らせるしくみを無効にできるコードがあった（手で書く演習すべてが 0 点）",
+        "ko": "직접 작성하는 연습 문제의 규칙: 어느 셀에 규칙을 무력화할 수 있는 코드가 있었음(직접 작성하는 연습 문제 모두 0점)",
+    },
+    "report_by_hand_threads": {
+        "ja": "手で書く演習の決まり：実行中に、自分で起動したスレッドやプロセスが動いていた",
+        "ko": "직접 작성하는 연습 문제의 규칙: 실행 중에 직접 시작한 스레드나 프로세스가 돌고 있었음",
+    },
     "report_not_attempted": {"ja": "未着手（配布時のまま）", "ko": "손대지 않음(배포한 그대로)"},
     "report_mistake": {"ja": "誤り {n}", "ko": "실수 {n}"},
     "report_outcome": {"ja": "結果", "ko": "결과"},

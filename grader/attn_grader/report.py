@@ -13,7 +13,8 @@ and the most common mistake (every one of them when several tie).
 It reads only the grader's own records, verdicts/<assignment>/<student>.json (RecordVerdicts),
 one per learner, replaced whenever that learner is graded again: a class graded in several
 runs (late submissions) gets a report of everyone's latest grading. By default it gives
-counts only, so it can be shown to the class; --names adds the learners' ids.
+counts only, so it can be shown to the class; --names writes a second report, with the learners' ids, in
+report-names/, and leaves report/ as it was.
 """
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ from . import report_learners
 from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, text
 
 VERDICTS, REPORT = "verdicts", "report"
+# --names writes here, never over report/: report/ names no one and may be shown to the class.
+REPORT_NAMES = "report-names"
+
+
+def report_dir(course: Path, names: bool) -> Path:
+    return Path(course) / (REPORT_NAMES if names else REPORT)
 LANGS = ("ja", "ko")
 COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
@@ -150,8 +157,16 @@ def summarize(course: Path, assignment: str) -> Summary:
                    len(submitted - set(records)), records)
 
 
+# The by-hand policy's verdicts are counted as a category of their own, named for the instructor, not by the
+# instruction the learner was shown (attn_grader.verdict.INSTRUCTIONS).
+CATEGORIES = {"hint_by_hand_reach": "report_by_hand_reach", "hint_by_hand_tamper": "report_by_hand_tamper",
+              "hint_by_hand_threads": "report_by_hand_threads"}
+
+
 def hint_text(key: str, lang: str, fields: dict) -> str:
     """The hint as learners read it; a field no verdict recorded shows as its placeholder."""
+    if key in CATEGORIES:
+        return text(CATEGORIES[key], lang)
     try:
         return text(key, lang, **fields)
     except (KeyError, ValueError, IndexError):
@@ -358,14 +373,15 @@ _JOB: dict = {}  # what the forked workers render: set before the pool forks, so
 
 def _render(assignment: str) -> None:
     summary, course, names = _JOB["summaries"][assignment], _JOB["course"], _JOB["names"]
-    out = course / REPORT
+    out = report_dir(course, names)
     (out / f"{assignment}.html").write_text(page(summary, _JOB["charts"], names), encoding="utf-8")
     write_csv(summary, out / f"{assignment}.csv", names)
     report_learners.write_pages(summary, out, names, STYLE, _learner_hint)
 
 
 def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
-    """Write report/<assignment>.html and .csv for every assignment with verdicts, and report/index.html.
+    """Write report/<assignment>.html and .csv for every assignment with verdicts, and report/index.html (with
+    names: the same in report-names/, with the learners' ids; report/ is left as it is).
     Pages are drawn one assignment per worker process (forked, so seaborn and the fonts load once).
     Returns {"report_s": seconds, "report_pages": n}."""
     import multiprocessing
@@ -373,7 +389,7 @@ def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
     start = time.perf_counter()
     course = Path(course)
     assignments = sorted(p.name for p in (course / VERDICTS).glob("*") if p.is_dir())
-    (course / REPORT).mkdir(exist_ok=True)
+    report_dir(course, names).mkdir(exist_ok=True)
     summaries = {a: summarize(course, a) for a in assignments}
     _JOB.update(summaries=summaries, course=course, names=names, charts=Charts())
     try:
@@ -386,17 +402,19 @@ def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
                 _render(assignment)
     finally:
         _JOB.clear()
-    (course / REPORT / "index.html").write_text(index(summaries), encoding="utf-8")
+    (report_dir(course, names) / "index.html").write_text(index(summaries), encoding="utf-8")
     return {"report_s": round(time.perf_counter() - start, 2), "report_pages": len(summaries)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--course", type=Path, default=Path.cwd() / "autograder")
-    parser.add_argument("--names", action="store_true", help="list the learners' ids under each outcome")
+    parser.add_argument("--names", action="store_true",
+                        help="a report with the learners' ids, in report-names/ (report/ is left as it is)")
     args = parser.parse_args()
     done = report(args.course.resolve(), names=args.names)
-    print(f"class report: {args.course / REPORT / 'index.html'} ({done['report_pages']} assignments, {done['report_s']} s)")
+    print(f"class report{' with ids' if args.names else ''}: {report_dir(args.course, args.names) / 'index.html'} "
+          f"({done['report_pages']} assignments, {done['report_s']} s)")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from .messages import text
 from .references import judge_for
 
 log = logging.getLogger(__name__)
+# Hints that say what to do, not what the likely cause is: the by-hand policy's verdicts name the cause themselves.
+INSTRUCTIONS = {"hint_by_hand_reach", "hint_by_hand_tamper", "hint_by_hand_threads"}
 
 
 def hint_of(mismatch: Mismatch | None) -> tuple[str | None, dict]:
@@ -37,7 +39,8 @@ def localize(mismatch: Mismatch, lang: str) -> str:
     message = text(mismatch.key, lang, **texts(mismatch.fields))
     key, hint_fields = hint_of(mismatch)
     if key and key != mismatch.key:   # a message that is the hint itself is not said again as its likely cause
-        message += "\n" + text("hidden_likely", lang, hint=text(key, lang, **texts(hint_fields)))
+        label = "hidden_todo" if key in INSTRUCTIONS else "hidden_likely"
+        message += "\n" + text(label, lang, hint=text(key, lang, **texts(hint_fields)))
     cause = getattr(mismatch, "cause", None)
     if cause:
         message += "\n" + text("hidden_earlier_cause", lang, n=cause[0], name=cause[1])
@@ -86,7 +89,8 @@ def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
     on_error = getattr(judge, "on_error", None)
     call = str(raised.get("call", "?"))[:80]
     if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
-        key = "hidden_concat_refused" if message.startswith("concat:") else "hidden_by_hand"
+        key = {"concat": "hidden_concat_refused", "threads": "hidden_by_hand_threads"}.get(message.split(":", 1)[0],
+                                                                                         "hidden_by_hand")
         return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
                         what=by_hand.refused_what(message)[:120])
     hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from traitlets import Dict
 
-from .table import NOT_GRADED, CourseExport, number
+from .table import ENCODING, NOT_GRADED, CourseExport, number
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
@@ -35,6 +35,7 @@ class CanvasExport(CourseExport):
     def export(self, gradebook) -> None:
         dest = Path(self.to or "canvas-grades.csv")
         given, table = self.lessons(gradebook), self.rows(gradebook)
+        self.warn_unassigned(gradebook, "Canvas")
         titles = [f"{x.lesson} ({self.assignment_ids[x.lesson]})" if x.lesson in self.assignment_ids else x.lesson
                   for x in given]
         learners: dict[str, list] = {}
@@ -43,7 +44,7 @@ class CanvasExport(CourseExport):
             name = ", ".join(p for p in (r.last_name, r.first_name) if p) or r.student_id
             learners.setdefault(r.student_id, [name, r.lms_user_id, "", r.student_id, ""])
             scores[r.student_id, r.lesson] = "" if r.status == NOT_GRADED else number(r.score)
-        with open(dest, "w", newline="", encoding="utf-8") as f:
+        with open(dest, "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
             writer.writerow(HEADER + titles)
             writer.writerow(["Points Possible", "", "", "", ""] + [number(x.max_score) for x in given])

@@ -5,7 +5,7 @@ import csv
 import datetime
 from pathlib import Path
 
-from .table import CourseExport, number
+from .table import ENCODING, CourseExport, number
 
 # nbgrader's CsvExportPlugin's columns, in its order, then what it cannot say.
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
@@ -28,10 +28,11 @@ def exercises_path(grades: Path) -> Path:
 class CourseGradesExport(CourseExport):
     """nbgrader's grades.csv, with a row only for what each learner was given or handed in.
 
-    nbgrader's own exporter writes every learner × every assignment in the gradebook: 14 rows each here
-    (7 lessons × 2 languages), 0 for a lesson not given yet or in the other language. Here a row is one
-    lesson given (a due date, or a submission), in the language the learner handed in (table.py). `status`
-    says graded, missing (0) or not_graded (scores blank: the grader could not run the notebook).
+    nbgrader's own exporter writes every learner × every assignment in the gradebook: 16 rows each here
+    (8 lessons × 2 languages), 0 for a lesson not given yet or in the other language. Here a row is one
+    lesson assigned (a due date), in the language the learner handed in, or a lesson handed in without a due
+    date, for that learner only (table.py). `status` says graded, missing (0) or not_graded (scores blank: the
+    grader could not run the notebook).
 
     grades-exercises.csv: one row per learner, a column per exercise of every lesson given
     ("03-masks ex1_causal_mask (2)"), each the score of the learner's graded notebook.
@@ -39,22 +40,22 @@ class CourseGradesExport(CourseExport):
 
     def export(self, gradebook) -> None:
         dest = Path(self.to or "grades.csv")
-        table = self.rows(gradebook)
-        with open(dest, "w", newline="", encoding="utf-8") as f:
+        table = self.rows(gradebook, submitted_too=True)
+        with open(dest, "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
             writer.writerow(COLUMNS)
             for r in table:
                 writer.writerow([r.assignment, utc(r.duedate), utc(r.timestamp), r.student_id, r.last_name,
                                  r.first_name, r.email, number(r.raw_score), number(r.penalty), number(r.score),
                                  number(r.max_score), r.lesson, r.language, r.status])
-        given = self.lessons(gradebook)
+        given = self.lessons(gradebook, submitted_too=True)
         columns = [(lesson.lesson, grade_id, points) for lesson in given for grade_id, points in lesson.exercises]
         by_student: dict[str, dict] = {}
         for r in table:
             cells = by_student.setdefault(r.student_id, {})
             for grade_id, (score, _) in r.exercises.items():
                 cells[r.lesson, grade_id] = score
-        with open(exercises_path(dest), "w", newline="", encoding="utf-8") as f:
+        with open(exercises_path(dest), "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
             writer.writerow(["student_id"] + [f"{lesson} {grade_id.removesuffix('_tests')} ({number(points)})"
                                               for lesson, grade_id, points in columns])

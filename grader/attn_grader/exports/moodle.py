@@ -15,7 +15,8 @@ from pathlib import Path
 
 from traitlets import Enum
 
-from .table import NOT_GRADED, CourseExport, number
+from ..flags import set_export_flags
+from .table import ENCODING, NOT_GRADED, CourseExport, number
 
 HEADER = ["First name", "Last name", "ID number", "Email address"]
 
@@ -35,6 +36,7 @@ class MoodleExport(CourseExport):
     def export(self, gradebook) -> None:
         dest = Path(self.to or "moodle-grades.csv")
         given, table = self.lessons(gradebook), self.rows(gradebook)
+        self.warn_unassigned(gradebook, "Moodle")
         learners: dict[str, list] = {}
         scores: dict[tuple, str] = {}
         left_out = set()
@@ -44,12 +46,21 @@ class MoodleExport(CourseExport):
                 continue
             learners.setdefault(r.student_id, [r.first_name, r.last_name, r.lms_user_id, r.email])
             scores[r.student_id, r.lesson] = "-" if r.status == NOT_GRADED else number(r.score)
-        with open(dest, "w", newline="", encoding="utf-8") as f:
+        with open(dest, "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
             writer.writerow(HEADER + [x.lesson for x in given])
             for student, cells in learners.items():
                 writer.writerow(cells + [scores.get((student, x.lesson), "-") for x in given])
+        # Said where the instructor looks after grading too, not in one terminal line only: flags.csv keeps a row
+        # per learner left out until the next Moodle export (a grading run keeps them).
+        field = "e-mail" if self.identify_by == "email" else "lms_user_id"
+        set_export_flags(self.course_dir(), "lms_left_out", [
+            (student, "*", dest.name, "-", 0, f"not in the Moodle file: no {field} in nbgrader's student table "
+                                              f"(Moodle's import stops at a user it cannot find): add it to "
+                                              f"students.csv, nbgrader db student import students.csv, then "
+                                              f"make export LMS=moodle")
+            for student in sorted(left_out)])
         if left_out:
-            print(f"Moodle: left out (no {self.identify_by} in nbgrader's student table): "
+            print(f"Moodle: left out (no {field} in nbgrader's student table; flags.csv, rule lms_left_out): "
                   f"{', '.join(sorted(left_out))}", file=sys.stderr)
         self.log.info("Moodle: %s (%d learners, %d grade items)", dest, len(learners), len(given))

@@ -3,14 +3,14 @@ import re
 from pathlib import Path
 
 import nbformat
+from attn_course.hand_policy import tampering
 from attn_course.probes import MIME
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from ..escapes import escapes, learner_cells
 from ..judge import Mismatch
 from ..messages import assignment_language, text
-from ..scan import by_hand_cells
+from ..scan import by_hand_cells, exercise_refusals, policy_cells
 from ..verdict import decide, defined_names, earlier_cause, header_key, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
@@ -18,6 +18,14 @@ PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
 PROBE_ARGS = re.compile(r"course\.probes\.lesson\d+\.\w+\(([^)]*)\)")
 TESTS_SUFFIX = "_tests"
 EXERCISE_NUMBER = re.compile(r"ex(\d+)_")  # a grade cell "exN_name_tests" checks the solution cell "exN_name"
+
+
+def where(label: str) -> tuple:
+    """A policy finding's cell, as the learner's language names it: an exercise's cell, or the Nth code cell."""
+    number = EXERCISE_NUMBER.match(label)
+    if number:
+        return ("policy_exercise_cell", {"n": int(number[1])})
+    return ("policy_cell", {"n": label.split()[-1]})
 
 
 def tested_names(source: str) -> list[str]:
@@ -74,27 +82,35 @@ class DecideHiddenTests(NbGraderPreprocessor):
         self._failed = {}  # name -> exercise number: what earlier exercises that failed defined
         info = resources.get("nbgrader", {})
         self._by_hand = by_hand_cells(info.get("notebook", ""))
-        self._escape = self._first_escape(nb, info) if self._by_hand else None
+        self._tampering, self._refused, self._told = [], {}, None
+        if self._by_hand:
+            cells = policy_cells(nb, self._released(nb, info))
+            self._tampering = tampering(cells)
+            self._refused = exercise_refusals(cells, info.get("notebook", ""))
         return super().preprocess(nb, resources)
 
-    def _first_escape(self, nb, info) -> Mismatch | None:
-        """The first way round the by-hand rule in the learner's cells (escapes.py), as the verdict of every
-        by-hand exercise: the guards ran in the learner's kernel, where such code could have undone them.
-        Without the released notebook to tell the learner's cells from the course's, the solution cells are read."""
+    def _released(self, nb, info):
+        """The notebook as released, to tell the learner's cells from the course's; without it, the solution
+        cells are the learner's."""
         path = Path(self.source_dir) / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
         if self.source_dir and path.is_file():
-            source = nbformat.read(path, 4)
-        else:
-            source = nbformat.v4.new_notebook(cells=[c for c in nb.cells
-                                                     if not c.metadata.get("nbgrader", {}).get("solution")])
-        for _, grade_id, cell in learner_cells(nb, source):
-            found = escapes(cell.source)
-            if found:
-                line, code, why = found[0]
-                # by identity: list.index compares cells by value, and a learner may paste the same cell twice
-                n = next(i for i, c in enumerate(nb.cells) if c is cell) + 1
-                where = grade_id or ("escape_own_cell", {"n": n})
-                return Mismatch("hidden_by_hand_escape", cell=where, line=line, code=code[:100], why=(why,))
+            return nbformat.read(path, 4)
+        return nbformat.v4.new_notebook(cells=[c for c in nb.cells if not c.metadata.get("nbgrader", {}).get("solution")])
+
+    def _policy(self, exercise: str, number) -> Mismatch | None:
+        """The by-hand policy's verdict on an exercise (attn_course.hand_policy): what could undo the guards
+        fails every by-hand exercise, said in full once per notebook; what the exercise's code reaches, its own."""
+        if self._tampering:
+            if self._told is not None:
+                return Mismatch("hidden_by_hand_tamper_again", hint="hint_by_hand_tamper", n=self._told)
+            self._told = int(number[1]) if number else "?"
+            f = self._tampering[0]
+            return Mismatch("hidden_by_hand_tamper", hint="hint_by_hand_tamper", where=where(f.label), line=f.line,
+                            code=f.code, why=(f.why,))
+        if exercise in self._refused:
+            f = self._refused[exercise][0]
+            return Mismatch("hidden_by_hand_policy", hint="hint_by_hand_reach", where=where(f.label), line=f.line,
+                            code=f.code, what=f.what, why=(f.why,))
         return None
 
     def preprocess_cell(self, cell, resources, index):
@@ -110,14 +126,14 @@ class DecideHiddenTests(NbGraderPreprocessor):
             return cell, resources  # nothing hidden here
         grade_id = meta.get("grade_id", "")
         source = self._solutions.get(grade_id.removesuffix(TESTS_SUFFIX), "")
-        failure = self._verdict(tests, bundles, source)
-        if self._escape is not None and grade_id.removesuffix(TESTS_SUFFIX) in self._by_hand:
-            failure = self._escape
         number = EXERCISE_NUMBER.match(grade_id)
+        exercise = grade_id.removesuffix(TESTS_SUFFIX)
+        policy = self._policy(exercise, number) if exercise in self._by_hand else None
+        failure = policy or self._verdict(tests, bundles, source)
         if failure is not None:
             # A later exercise calls the learner's earlier functions: say so when one of those failed too
-            # (not on the escape's verdict, which every by-hand exercise shares).
-            if failure is not self._escape:
+            # (not on the by-hand policy's verdict, which names the line itself).
+            if failure is not policy:
                 failure.cause = earlier_cause(source, self._failed)
             if number:
                 self._failed.update(dict.fromkeys(defined_names(source), int(number[1])))

@@ -1,0 +1,504 @@
+"""By hand, one policy: what the code of a by-hand exercise may reach, read from the learner's source.
+
+Whether an exercise is by hand, and which families it refuses, is declared on its tests cell in the lesson
+source (`:by_hand: attention`, `:by_hand: attention, softmax`, `:by_hand: concat`; `:library_path: use_sdpa=True`
+for a module whose other path is meant to call the library) and generated into attn_course/exercises.py.
+
+Two questions are asked of a notebook's code cells, in order:
+
+- refusals(): what the exercise's code reaches, directly and through definitions in any cell, transitively.
+  A name the code uses leads to the last cell that bound it, and, for a value of the learner's, to every
+  statement that changes it in place or hands it to a call (`box.append(y)`, `box[0] = y`, `start(box)`), so
+  a value that other code filled in (a thread, a callback) is reached too. What is reached must be a tensor
+  operation of torch (torch, torch.nn, torch.nn.functional, torch.linalg, torch.fft, torch.special …), math,
+  numpy, Python's own pure tools, the course's public helpers or the learner's own code, and never one of
+  the refused families. A cell the exercise's code does not reach costs nothing.
+- tampering(): code anywhere in the learner's cells that could undo the kernel's guards or hide code from
+  this reading: writing into a module or a class that is not the learner's own, the interpreter's insides,
+  the course's internals, torch's dispatch machinery, code run from text, from a pickle or from a file the
+  grader cannot read. The grader cannot see what such code did, so it fails every by-hand exercise.
+
+The grader decides with both (attn_grader.preprocessors.decide_hidden_tests); the flags list them
+(attn_grader.scan); the visible check asks them of the kernel's own history, so a learner sees a refusal
+before submitting (attn_course.by_hand); the notebook's note says them in one sentence (by_hand_note).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import hashlib
+import importlib.util
+import re
+import sys
+import types
+from collections import namedtuple
+
+Cell = namedtuple("Cell", "label source course")        # course: the course's own cell, restored when grading
+Finding = namedtuple("Finding", "label line code why what")
+# Why, in a Finding (a message key in both languages): what a by-hand exercise reached, or how a cell tampers.
+WHYS = ("reach_attention", "reach_softmax", "reach_concat", "reach_course", "reach_outside", "reach_dynamic",
+        "tamper_patch", "tamper_insides", "tamper_course", "tamper_torch", "tamper_code")
+
+# ---------------------------------------------------------------------------------------------- the policy
+FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp"), "concat": ()}
+# Named whole: "cat" is also in scatter and truncate; the classes and the loss that do a family's work.
+EXACT = {"attention": frozenset({"MultiheadAttention", "Transformer", "TransformerEncoderLayer",
+                                 "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder"}),
+         "softmax": frozenset({"Softmax", "LogSoftmax", "Softmin", "softmin", "cross_entropy", "CrossEntropyLoss",
+                               "nll_loss", "gumbel_softmax"}),
+         "concat": frozenset({"cat", "concat", "concatenate", "_cat", "stack", "_stack", "hstack", "vstack", "dstack",
+                              "column_stack", "row_stack"})}
+# Modules whose every public name a by-hand exercise may use (torch's are narrowed below): tensors, and Python's
+# own tools that compute in place and run nothing elsewhere.
+MODULES = {"torch", "math", "cmath", "numpy", "attn_course", "typing", "__future__", "functools", "itertools",
+           "dataclasses", "collections", "enum", "numbers", "warnings", "time", "random", "copy", "string",
+           "re", "statistics", "fractions", "decimal", "heapq", "bisect", "textwrap", "pprint", "abc", "contextlib"}
+# torch's namespaces of tensor operations; any other module of torch (jit, library, ops, utils, func, distributions,
+# backends, nn.attention …) is no tensor operation. Neither are these names of torch's top level.
+TORCH_MODULES = ("torch", "torch.nn", "torch.linalg", "torch.fft", "torch.special", "torch.random", "torch.cuda",
+                 "torch.autograd", "torch.amp", "torch.types", "torch.return_types")
+TORCH_NOT_OPS = {"compile", "load", "save", "from_file"}
+NUMPY_NOT_OPS = {"ctypeslib", "load", "save", "savez", "fromfile", "memmap", "lib", "loadtxt", "genfromtxt"}
+# The course's modules a by-hand exercise may call: errors and checks of its input, messages, the device, data.
+COURSE_PUBLIC = ("attn_course.validate", "attn_course.device", "attn_course.data", "attn_course.messages")
+BUILTINS_REFUSED = {"open", "exec", "eval", "compile", "__import__", "vars", "breakpoint", "input", "help",
+                    "memoryview", "exit", "quit", "delattr", "setattr", "__build_class__"}
+BY_NAME = {"getattr", "hasattr", "setattr", "delattr"}
+# Calls that read a value without changing it: handing a value to them is no change to it.
+PURE = {"print", "len", "repr", "str", "format", "isinstance", "type", "id", "hash", "bool", "int", "float", "range",
+        "enumerate", "zip", "sorted", "min", "max", "sum", "abs", "round", "list", "tuple", "set", "dict", "getattr",
+        "hasattr", "callable", "iter", "any", "all", "reversed", "divmod", "frozenset", "issubclass"}
+# Attributes that open the interpreter's insides, whatever object they are read from.
+INSIDES = {"f_back", "f_locals", "f_globals", "f_code", "f_builtins", "tb_frame", "tb_next", "gi_frame", "gi_code",
+           "cr_frame", "ag_frame", "__closure__", "__globals__", "__code__", "__self__", "__func__", "__dict__",
+           "__builtins__", "__subclasses__", "__defaults__", "__kwdefaults__", "__wrapped__", "__getattribute__"}
+MODULE_INSIDES = {"sys": {"_getframe", "setprofile", "settrace", "getprofile", "gettrace", "modules", "meta_path",
+                          "path_hooks", "addaudithook", "_current_frames", "exc_info", "exception", "last_traceback"},
+                  "threading": {"setprofile", "settrace", "getprofile", "gettrace", "setprofile_all_threads",
+                                "settrace_all_threads"},
+                  "gc": {"get_objects", "get_referrers", "get_referents"},
+                  "inspect": {"currentframe", "stack", "trace", "getouterframes", "getinnerframes", "getframeinfo",
+                              "getclosurevars"}}
+# What runs code the grader cannot read: from text, from a pickle, from a file, through the kernel's shell.
+CODE_MODULES = {"importlib", "runpy", "code", "codeop", "pickle", "marshal", "dill", "shelve", "joblib", "ctypes",
+                "zipimport", "cffi"}
+COURSE_INTERNALS = {"checks", "probes", "by_hand", "hand_policy", "exercises", "score_watch", "course_cells"}
+TORCH_READABLE = {"_get_sdp_priority_order"}   # torch._C's one name a lesson invites learners to read
+MAGICS = re.compile(r"^\s*%%?(run|load|load_ext|writefile|python\d?|script|macro|store|pycat)\b")
+
+
+
+def family_of(name: str, families) -> str | None:
+    """The refused family a torch name belongs to, among families, or None."""
+    low = name.lower()
+    return next((f for f in families if name in EXACT[f] or any(w in low for w in FAMILIES[f])), None)
+
+
+# ---------------------------------------------------------------------------------------------- reading code
+def python_of(source: str) -> str:
+    """A cell's Python: IPython magics and shell escapes blanked (the magics are read on their own)."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def cell_key(source: str) -> str:
+    """What identifies one of the course's own cells in a kernel's history: its text (tools/build.py lists them)."""
+    return hashlib.sha1(source.strip().encode()).hexdigest()[:16]
+
+
+def _parse(source: str):
+    try:
+        return ast.parse(python_of(source))
+    except SyntaxError:
+        return None
+
+
+def fold(node) -> str | None:
+    """The value of a string written as a constant, or joined from constants ("sc" + "aled", f"{'x'}")."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = fold(node.left), fold(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [fold(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    return None
+
+
+def root_of(node) -> ast.AST:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call, ast.Starred)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _root_name(node) -> str:
+    node = root_of(node)
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _chain(node) -> list[str]:
+    """["F", "softmax"] for F.softmax; getattr(x, "name") with a written-out name reads as x.name."""
+    parts = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) >= 2 \
+                and fold(node.args[1]) is not None:
+            parts.append(fold(node.args[1]))
+            node = node.args[0]
+        else:
+            break
+    return [node.id] + parts[::-1] if isinstance(node, ast.Name) else []
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def _own(scope) -> list:
+    """The nodes of a scope that belong to it, not to a scope inside it."""
+    found, todo = [], list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _locals(scope) -> set:
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
+    else:
+        names = set()
+    declared = set()
+    for node in _own(scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names - declared
+
+
+def _free_names(unit) -> list:
+    """(Name node, its parent) for every name a top-level statement reads that no scope inside it binds."""
+    parents, found = {}, []
+
+    def walk(node, bound):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+            if isinstance(child, _SCOPES):
+                walk(child, bound | _locals(child))
+            else:
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id not in bound:
+                    found.append(child)
+                walk(child, bound)
+    walk(unit, frozenset(_locals(unit)) if isinstance(unit, _SCOPES) else frozenset())
+    return [(n, parents.get(n)) for n in found], parents
+
+
+class _Unit:
+    """One top-level statement of one cell: what it binds, and the values of the learner's it may change."""
+
+    def __init__(self, index: int, cell: Cell, stmt):
+        self.index, self.cell, self.stmt = index, cell, stmt
+        self.binds = {n.id for n in _own(ast.Module(body=[stmt], type_ignores=[]))
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.binds.add(stmt.name)
+        self.imports = {}   # name -> dotted path, for every import anywhere in the statement
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.imports[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                self.imports.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.binds |= set(self.imports)
+        self.changes, self.stores = set(), set()   # globals it may change in place or hand to a call; stores into
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.stores.add(_root_name(node))
+                self.changes.add(_root_name(node))
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute):
+                    self.changes.add(_root_name(node.func.value))
+                if getattr(node.func, "id", None) not in PURE:
+                    for arg in [*node.args, *(k.value for k in node.keywords)]:
+                        for leaf in ([arg] if not isinstance(arg, (ast.Tuple, ast.List)) else arg.elts):
+                            if isinstance(root_of(leaf), ast.Name):
+                                self.changes.add(_root_name(leaf))
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.changes |= set(node.names)
+
+    @property
+    def is_definition(self) -> bool:
+        return isinstance(self.stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
+@functools.lru_cache(maxsize=8)   # one notebook's cells, asked about each of its exercises in turn
+def _units(cells: tuple) -> list[_Unit]:
+    units = []
+    for index, cell in enumerate(cells):
+        tree = _parse(cell.source)
+        units += [_Unit(index, cell, stmt) for stmt in (tree.body if tree else [])]
+    return units
+
+
+def _finding(unit: _Unit, node, why: str, what: str) -> Finding:
+    line = getattr(node, "lineno", getattr(unit.stmt, "lineno", 1))
+    lines = unit.cell.source.splitlines()
+    return Finding(unit.cell.label, line, lines[line - 1].strip()[:100] if line <= len(lines) else "", why, what)
+
+
+# ---------------------------------------------------------------------------------------------- what is allowed
+def _torch_why(parts: list[str]) -> str | None:
+    import torch
+    obj, where = torch, "torch"
+    for part in parts:
+        if (part.startswith("_") and not part.startswith("__")) or (where == "torch" and part in TORCH_NOT_OPS):
+            return "reach_outside"
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+        if isinstance(obj, types.ModuleType):
+            where = obj.__name__
+            if not any(where == m or where.startswith(m + ".") and m != "torch" for m in TORCH_MODULES) \
+                    or where.startswith("torch.nn.attention"):
+                return "reach_outside"
+    return None
+
+
+def path_why(path: str, families) -> str | None:
+    """Why a by-hand exercise's code may not reach the dotted name path (a message key), or None."""
+    parts = path.split(".")
+    family = family_of(parts[-1], families)
+    if family:
+        return f"reach_{family}"
+    if parts[0] == "attn_course":
+        if len(parts) > 1 and parts[1] in COURSE_INTERNALS:
+            return "reach_course"
+        if len(parts) == 2:
+            import attn_course
+            home = getattr(getattr(attn_course, parts[1], None), "__module__", "") or ""
+            return None if home.startswith(COURSE_PUBLIC) or parts[1] in ("t", "__version__") else "reach_course"
+        return None if ".".join(parts[:2]).startswith(COURSE_PUBLIC) else "reach_course"
+    if parts[0] not in MODULES:
+        return "reach_outside"
+    if parts[0] == "torch":
+        return _torch_why(parts[1:])
+    if parts[0] == "numpy" and len(parts) > 1 and parts[1] in NUMPY_NOT_OPS:
+        return "reach_outside"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- the two questions
+def refusals(cells, families, library_path: str | None = None, start: int | None = None, roots=(),
+             until: int | None = None) -> list[Finding]:
+    """What the by-hand exercise's code reaches that the policy refuses.
+
+    cells: the notebook's code cells, in order (Cell). start: the index of the exercise's solution cell, all of
+    whose statements are its code; or roots: the names of the learner's objects a check was handed (the kernel's
+    history has no cell ids). until: a name is read as the last cell before this one bound it (the exercise's
+    tests cell). library_path: the keyword of a path meant to call the library (`use_sdpa`): code under
+    `if use_sdpa` may call the library's attention."""
+    families = tuple(families)
+    units = _units(tuple(cells))
+    until = len(cells) if until is None else until
+    imports, bound = {}, set()
+    for unit in units:
+        bound |= unit.binds
+        if isinstance(unit.stmt, (ast.Import, ast.ImportFrom)):
+            imports.update(unit.imports)
+
+    def binder(name):
+        found = [u for u in units if name in u.binds]
+        return ([u for u in found if u.index < until] or found)[-1:]
+
+    def changers(name, definition):
+        """The learner's statements that may change a value in place (a function or a class: by storing into it)."""
+        return [u for u in units if not u.cell.course and name in (u.stores if definition else u.changes)]
+
+    todo = [u for u in units if u.index == start] + [u for name in roots for u in binder(name)]
+    seen, findings = set(), []
+    while todo:
+        unit = todo.pop()
+        if id(unit) in seen:
+            continue
+        seen.add(id(unit))
+        names, found = _reached(unit, families, library_path, {**imports, **unit.imports}, bound)
+        # The course's own cells may use anything but the refused families (a demo cell draws with matplotlib).
+        findings += [f for f in found if not unit.cell.course or f.why[len("reach_"):] in families]
+        for name in names:
+            for u in binder(name):
+                todo.append(u)
+                if not isinstance(u.stmt, (ast.Import, ast.ImportFrom)):
+                    todo += changers(name, u.is_definition)
+    return sorted(set(findings), key=lambda f: (f.label, f.line, f.why))
+
+
+def _library_path_nodes(stmt, keyword: str | None) -> set:
+    inside = set()
+    if keyword:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.If) and keyword in {getattr(n, "id", getattr(n, "attr", None))
+                                                        for n in ast.walk(node.test)}:
+                inside |= {id(n) for part in node.body for n in ast.walk(part)}
+    return inside
+
+
+def _reached(unit: _Unit, families, library_path, imports, bound) -> tuple[set, list]:
+    """(the global names a reached statement reads, what in it the policy refuses)."""
+    free, parents = _free_names(unit.stmt)
+    free_ids = {id(n): n.id for n, _ in free}
+    exempt = _library_path_nodes(unit.stmt, library_path)
+    names, found = set(), []
+
+    def judge(node, why, what):
+        if why and not (id(node) in exempt and why == "reach_attention"):
+            found.append(_finding(unit, node, why, what))
+
+    for node in ast.walk(unit.stmt):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                judge(node, path_why(a.name, families), a.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                judge(node, path_why(f"{node.module}.{a.name}", families), f"{node.module}.{a.name}")
+        elif isinstance(node, ast.Attribute):
+            root = root_of(node)
+            own = isinstance(root, ast.Name) and (root.id in ("self", "cls") or id(root) in free_ids)
+            if isinstance(root, ast.Name) and root.id in imports and not own:   # a module imported inside a function
+                if _outermost(node, parents) is node:
+                    path = ".".join([imports[root.id]] + _chain(node)[1:])
+                    judge(node, path_why(path, families), path)
+            elif node.attr in INSIDES and not (isinstance(root, ast.Name) and root.id in ("self", "cls")):
+                judge(node, "reach_outside", node.attr)
+            elif not own and isinstance(parents.get(node), ast.Call) and parents[node].func is node:
+                family = family_of(node.attr, families)     # a method of a value: x.softmax(-1)
+                judge(node, family and f"reach_{family}", f"Tensor.{node.attr}")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in BY_NAME and len(node.args) >= 2 \
+                and fold(node.args[1]) is None and _root_name(node.args[0]) not in ("self", "cls"):
+            judge(node, "reach_dynamic", f"{node.func.id}(…)")
+    for name_node, parent in free:
+        name = name_node.id
+        if name in imports:
+            path = ".".join([imports[name]] + _chain(_outermost(name_node, parents))[1:])
+            judge(name_node, path_why(path, families), path)
+        elif name in bound:
+            names.add(name)
+        elif hasattr(builtins, name):
+            called = isinstance(parent, ast.Call) and parent.func is name_node
+            if name in BUILTINS_REFUSED or (name in BY_NAME and not called):
+                judge(name_node, "reach_dynamic" if name in BY_NAME else "reach_outside", name)
+    return names, found
+
+
+def _outermost(node, parents):
+    """F.softmax for the F in F.softmax(x): the longest chain of attributes (and written-out getattr) above a name."""
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            node = parent
+        elif isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "getattr" and parent.args \
+                and parent.args[0] is node and len(parent.args) >= 2 and fold(parent.args[1]) is not None:
+            node = parent
+        else:
+            return node
+
+
+def tampering(cells) -> list[Finding]:
+    """What, in the learner's cells, could undo the kernel's guards or hide code from the grader's reading."""
+    units = _units(tuple(cells))
+    imports, aliases = {}, set()
+    for unit in units:
+        imports.update(unit.imports)
+        if isinstance(unit.stmt, ast.Assign) and isinstance(unit.stmt.value, ast.Attribute):
+            aliases |= {t.id for t in unit.stmt.targets if isinstance(t, ast.Name)}   # T = torch.Tensor
+    foreign = set(imports) | aliases | {"__builtins__"}
+    found = []
+    for unit in (u for u in units if not u.cell.course):
+        _, parents = _free_names(unit.stmt)
+        for node in ast.walk(unit.stmt):
+            inner = isinstance(node, ast.Attribute) and isinstance(parents.get(node), ast.Attribute)  # read whole
+            why = None if inner else _tamper_why(node, imports, foreign)
+            if why:
+                found.append(_finding(unit, node, *why))
+    for cell in (c for c in cells if not c.course):
+        for line, text in enumerate(cell.source.splitlines(), 1):
+            if MAGICS.match(text):
+                found.append(Finding(cell.label, line, text.strip()[:100], "tamper_code", text.strip().split()[0]))
+    return sorted(set(found), key=lambda f: (f.label, f.line, f.why))
+
+
+def _tamper_why(node, imports, foreign) -> tuple | None:
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        hit = next((t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and _root_name(t) in foreign),
+                   None)
+        return ("tamper_patch", ".".join(_chain(hit)) or _root_name(hit)) if hit is not None else None
+    name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+    if name in ("setattr", "delattr", "vars") and node.args and _root_name(node.args[0]) in foreign:
+        return "tamper_patch", f"{name}({_root_name(node.args[0])}, …)"
+    if name in ("exec", "eval", "compile", "__import__", "get_ipython"):
+        return "tamper_code", name
+    if isinstance(node, ast.Attribute) and node.attr in INSIDES and _root_name(node) not in ("self", "cls"):
+        return "tamper_insides", node.attr
+    paths = []
+    if isinstance(node, ast.Import):
+        paths = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        paths = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    elif isinstance(node, (ast.Attribute, ast.Call)) and (chain := _chain(node)) and chain[0] in imports:
+        paths = [".".join([imports[chain[0]]] + chain[1:])]
+    elif isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr)) and (text := fold(node)) and \
+            re.fullmatch(r"[\w.]+", text) and text.startswith("attn_course."):
+        paths = [text]
+    for path in paths:
+        why = _path_tamper(path, isinstance(node, (ast.Import, ast.ImportFrom)))
+        if why:
+            return why, path
+    return None
+
+
+def _path_tamper(path: str, imported: bool) -> str | None:
+    parts = path.split(".")
+    if parts[0] == "attn_course" and set(parts[1:]) & COURSE_INTERNALS:
+        return "tamper_course"
+    if parts[0] in MODULE_INSIDES and len(parts) > 1 and parts[1] in MODULE_INSIDES[parts[0]]:
+        return "tamper_insides"
+    if parts[0] in CODE_MODULES and not (parts[0] == "importlib" and parts[1:2] in (["import_module"], ["reload"])):
+        return "tamper_code"
+    if parts[0] == "torch" and parts[-1] not in TORCH_READABLE and (
+            any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
+            or parts[1:2] in (["library"], ["overrides"])):
+        return "tamper_torch"
+    if imported and not _installed(parts[0]):
+        return "tamper_code"   # a module of the learner's own files, which the grader does not read
+    return None
+
+
+def _installed(name: str) -> bool:
+    """Whether a module comes with Python or with the course's environment (not from the notebook's folder)."""
+    if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+        return True
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    origin = (spec.origin or (list(spec.submodule_search_locations or [""])[0])) if spec else ""
+    homes = (sys.prefix, sys.base_prefix, sys.exec_prefix, _COURSE_HOME)
+    return bool(spec) and (origin in ("built-in", "frozen") or origin.startswith(homes)
+                           or any(p in origin for p in ("site-packages", "dist-packages")))
+
+
+_COURSE_HOME = __file__.rsplit("attn_course", 1)[0]
