@@ -2,6 +2,7 @@
 (attn_course.findings): a case away from the notebook's own sizes, gradients, and a copy's invariants."""
 from __future__ import annotations
 
+import copy
 import functools
 
 import torch
@@ -78,6 +79,16 @@ def expect_grads(name: str, got, leaves, want, want_leaves, names, seed: int) ->
     finding = findings.grad_finding(name, got_grads, want_grads, names)
     if finding:
         raise failed(finding)
+
+
+def expect_module_grads(call: str, module, x, forward, right, seed: int, pick=lambda result: result) -> None:
+    """forward(module, x): the learner's call; right(module, x): the right answer from module's own weights, run on a
+    copy of it. Both backpropagated (pick: the outputs that count) to x and every parameter, compared by name."""
+    ref = copy.deepcopy(module)
+    leaf, ref_leaf = x.detach().clone().requires_grad_(True), x.detach().clone().requires_grad_(True)
+    names, refs = [n for n, _ in module.named_parameters()], dict(ref.named_parameters())
+    expect_grads(call, pick(forward(module, leaf)), [leaf, *module.parameters()], pick(right(ref, ref_leaf)),
+                 [ref_leaf, *(refs[n] for n in names)], ["x", *names], seed)
 
 
 def expect_copy(name: str, before: dict, source: torch.nn.Module, copy) -> None:

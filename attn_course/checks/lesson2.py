@@ -18,7 +18,9 @@ from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
     inputs, max_error, merge_heads, named, passed, run, split_heads,
 )
-from .invariants import expect_copy, expect_grads, expect_same, reads_globals, sizes_text
+from .invariants import (
+    expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
+)
 
 # Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
 # Each check then runs a second case whose sizes the notebook binds nowhere (attn_course.sizes), with gradients.
@@ -242,13 +244,8 @@ def _module_free_case(name, cls) -> None:
     module, x, y, weights = build_and_run(name, cls, (e, h, d), h * d, (b, t_, e), seed=46, on_error=module_error)
     with torch.no_grad():
         expect_same(f"{name}.forward", (y, weights), right_mha(module, x, h, d), sizes)
-    ref = copy.deepcopy(module)
-    leaf, ref_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
-    names = [n for n, _ in module.named_parameters()]
-    got = run(f"{name}.forward", module, leaf, on_error=module_error)
-    refs = dict(ref.named_parameters())
-    expect_grads(name, got, [leaf, *module.parameters()], right_mha(ref, ref_leaf, h, d),
-                 [ref_leaf, *(refs[n] for n in names)], ["x", *names], 47)
+    expect_module_grads(name, module, x, lambda m, z: run(f"{name}.forward", m, z, on_error=module_error),
+                        lambda m, z: right_mha(m, z, h, d), 47)
 
 
 def _expect_head_dim_rules(name, cls) -> None:

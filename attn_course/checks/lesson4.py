@@ -1,7 +1,6 @@
 """Lesson 4's visible checks: the fused QKV split, the GPT-2 module, its init, loading from and exporting to HF."""
 from __future__ import annotations
 
-import copy
 import math
 import re
 
@@ -17,23 +16,20 @@ from .engine import (
     check_count_answer, close, expect_dropout_rules, expect_returned_pair, expect_shape, inputs,
     linear_problem, max_error, merge_heads, passed, run, run_forward, split_heads, tril,
 )
-from .invariants import expect_copy, expect_grads, expect_same, reads_globals, sizes_text
+from .invariants import expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text
 
-# Sizes all different: batch, sequence, heads, head width; E = H·D = 12. They are the sizes the lesson's demo cells
-# bind, so each check runs a second case whose sizes the notebook binds nowhere (attn_course.sizes).
+# Sizes all different (E = H·D = 12), as the demo's; a second case per check avoids them (attn_course.sizes).
 B, T, H, D = 2, 5, 3, 4
 E = H * D
 LESSON = 4
 
 
-def right_split(qkv, n_head) -> tuple:
-    """split_qkv's right answer: q, k, v, each (B, H, T, D)."""
+def right_split(qkv, n_head) -> tuple:   # q, k, v, each (B, H, T, D)
     return tuple(split_heads(z, n_head) for z in qkv.split(qkv.size(-1) // 3, dim=-1))
 
 
 def right_gpt2(module, x, use_sdpa: bool = False) -> tuple:
-    """GPT2SelfAttention's right (output, weights) from module's c_attn and c_proj, without dropout; the SDPA path
-    returns no weights. Differentiable: the check's gradients are taken through it."""
+    """The right (output, weights) from module's c_attn and c_proj, without dropout (no weights on the SDPA path)."""
     q, k, v = _qkv(module, x)
     scores = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~tril(x.size(1)), float("-inf"))
     weights = torch.softmax(scores, -1)
@@ -41,8 +37,7 @@ def right_gpt2(module, x, use_sdpa: bool = False) -> tuple:
 
 
 def output_of(result):
-    """The output of a module's (output, weights): what training backpropagates through (returned weights may be
-    detached for display). The check and the probe take gradients of this alone."""
+    """A module's output without the weights (those may be detached): what the gradients are taken of."""
     return result[0] if isinstance(result, tuple) and result else result
 def qkv_variants(qkv, H) -> dict:
     Bq, T, three_e = qkv.shape
@@ -60,9 +55,9 @@ def qkv_variants(qkv, H) -> dict:
 def check_split_qkv(fn) -> None:
     _split_qkv_case(fn)
     b, t_, h, d = free_sizes(LESSON, 4, seed=26)
-    sizes = sizes_text(B=b, T=t_, H=h, D=d)
     (qkv,) = inputs((b, t_, 3 * h * d), seed=27)
-    expect_same("split_qkv", run("split_qkv", fn, qkv, h, on_error=split_error), right_split(qkv, h), sizes, 0.0)
+    expect_same("split_qkv", run("split_qkv", fn, qkv, h, on_error=split_error), right_split(qkv, h),
+                sizes_text(B=b, T=t_, H=h, D=d), 0.0)
     leaf, ref_leaf = qkv.clone().requires_grad_(True), qkv.clone().requires_grad_(True)
     expect_grads("split_qkv", run("split_qkv", fn, leaf, h, on_error=split_error), [leaf],
                  right_split(ref_leaf, h), [ref_leaf], ["qkv"], 28)
@@ -304,30 +299,19 @@ def _expect_gpt2_module(cls) -> None:
 
 
 def _module_free_case(cls) -> None:
-    """Both paths on sizes the notebook binds nowhere, then their gradients with respect to x and every parameter
-    (lessons 5 and 6 train through this module): the probe's `module` runs the same cases."""
+    """Both paths on sizes the notebook binds nowhere, then their gradients (lessons 5 and 6 train through it)."""
     name = "GPT2SelfAttention"
     b, t_, h, d = free_sizes(LESSON, 4, seed=36)
     sizes = sizes_text(B=b, T=t_, E=h * d, H=h)
     on_error = keys_only(module_error(64))
-    module = run(name, cls, h * d, h, on_error=on_error)
-    for layer, (n_in, n_out) in {"c_attn": (h * d, 3 * h * d), "c_proj": (h * d, h * d)}.items():
-        problem = linear_problem(module, layer, n_in, n_out, "", bias=True)
-        if problem:
-            raise problem
-    module = module.double().eval()
+    module = run(name, cls, h * d, h, on_error=on_error).double().eval()
     (x,) = inputs((b, t_, h * d), seed=37)
-    names = [n for n, _ in module.named_parameters()]
     for use_sdpa, call in ((False, f"{name}.forward"), (True, f"{name}.forward(use_sdpa=True)")):
         with torch.no_grad():
             got = expect_returned_pair(run(call, module, x, use_sdpa, on_error=on_error), call)
             expect_same(call, got, right_gpt2(module, x, use_sdpa), sizes)
-        ref = copy.deepcopy(module)
-        leaf, ref_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
-        got = run(call, module, leaf, use_sdpa, on_error=on_error)
-        refs = dict(ref.named_parameters())
-        expect_grads(call, output_of(got), [leaf, *module.parameters()], output_of(right_gpt2(ref, ref_leaf, use_sdpa)),
-                     [ref_leaf, *(refs[n] for n in names)], ["x", *names], 38)
+        expect_module_grads(call, module, x, lambda m, z: run(call, m, z, use_sdpa, on_error=on_error),
+                            lambda m, z: right_gpt2(m, z, use_sdpa), 38, output_of)
 
 
 def init_error(kind: str, message: str, call: str = "") -> str | None:
