@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep mutants clean-venv
+.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -25,6 +25,12 @@ lab: $(STAMP)
 # (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for README's table.
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=30 tests
+
+## make test-lesson LESSON=04_gpt2: one lesson's inner loop: its tests, its graded class only, one grade on 20 seeds
+test-lesson: $(STAMP)
+	ATTN_TEST_LESSONS=$(LESSON) $(BIN)/python -m pytest -q -p no:xdist \
+		tests/test_lesson$(shell echo $(LESSON) | sed -E 's/^0*([0-9]+)_.*/\1/').py tests/test_grading.py \
+		tests/test_report.py tests/test_one_grade.py
 
 # The browser tests need Debian's chromium (Playwright must not download a browser of its own)
 # and a CJK font, so screenshots show the lessons' text. Only root can install them; without

@@ -60,9 +60,11 @@ def course_copy(tmp_path_factory) -> Path:
 
 
 def class_lessons() -> dict:
-    """stem -> tools/lessons.py's Lesson, for every graded lesson."""
+    """stem -> tools/lessons.py's Lesson, for every graded lesson; only those ATTN_TEST_LESSONS names
+    (`make test-lesson LESSON=02_multihead`: one lesson's graded class, not every lesson's)."""
     from lessons import lessons
-    return {lesson.stem: lesson for lesson in lessons()}
+    only = {stem for stem in os.environ.get("ATTN_TEST_LESSONS", "").split(",") if stem}
+    return {lesson.stem: lesson for lesson in lessons() if not only or lesson.stem in only}
 
 
 def class_bugs() -> dict:

@@ -68,7 +68,10 @@ def test_packed_bugs_are_each_seen_by_their_own_cells():
                 assert sum(at[b] in bug_packs.reaches(stem)[w] for b in pack) <= 1, (stem, pack, w)
     # Lesson 8's exercises are independent of one another: 58 bugs in a handful of submissions (as many as the
     # rolling cache's planted bugs, 10, the most of one cell).
-    assert len(bug_packs.packs("08_deployed")) < 12
+    if "08_deployed" in LESSONS:
+        assert len(bug_packs.packs("08_deployed")) < 12
+    if "05_heads" not in LESSONS:
+        return
     # What the reading must find: lesson 5 trains `model` in place (`losses = train(model)`, which calls
     # train_step), so the cell that grades answers read off the trained model depends on train_step's cell,
     # although no statement that binds `model` names it (grading_marks.depends_on alone misses it).
@@ -104,6 +107,7 @@ def test_feedback_is_localized_and_hides_the_hidden_tests(graded, lang, score_la
         assert GRADER_MESSAGES["feedback_hidden_tests"][lang].lstrip("# ") in html
 
 
+@pytest.mark.skipif("05_heads" not in LESSONS, reason="lesson 5 is not in this run's class")
 def test_hidden_verdicts_are_written_in_the_learners_language(graded):
     course, _ = graded
     student = bug_packs.student("05_heads", "prev_head_wrong")
@@ -122,7 +126,7 @@ def test_no_honest_submission_is_flagged(graded):
     with open(course / "flags.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert {(r["student_id"], r["rule"]) for r in rows} == \
-        {(bug_packs.student(stem, bug), rule) for stem, bug, rule in FLAGGED_BUGS}
+        {(bug_packs.student(stem, bug), rule) for stem, bug, rule in FLAGGED_BUGS if stem in LESSONS}
 
 
 def test_a_submission_that_could_not_be_graded_is_no_zero(tmp_path):

@@ -394,12 +394,51 @@ def test_hidden_to_torch_mha_rebuilds_a_genuine_module(ref):
     fails(probes.to_torch_mha, lambda m: to_torch_ok(m, like=lambda m, w: m), key="hint_torch_mha_dtype")
 
 
+def test_check_and_grader_say_what_differed_for_a_gradient_and_a_copy(ref, lang):
+    """Issue 40: the grader's header names the gradient or the side effect, not other inputs, and a gradient's
+    finding is a sentence (no input "-", no "max error inf"); the check gives the same finding first."""
+    from attn_grader.messages import text
+    from attn_grader.verdict import header_key, localize
+
+    def detached(x, H):
+        return split_ok(x.detach(), H)
+
+    def backwards(mha):
+        theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True).to(mha.W_q.weight)
+        with torch.no_grad():
+            theirs.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))
+            mha.W_o.weight.copy_(theirs.out_proj.weight)
+        return theirs
+    for check, probe, fn, key, header in (
+            (checks.check_split_heads, probes.split_heads, detached, "grad_none", "hidden_failed_after_visible_grad"),
+            (checks.check_to_torch_mha, probes.to_torch_mha, backwards, "copy_source_changed",
+             "hidden_failed_after_visible_copy")):
+        failure = fails(probe, fn, key=key)
+        assert header_key(failure) == header
+        said = localize(failure, lang)
+        assert "inf" not in said and " - " not in said and text(failure.hint, lang) in said
+        fails_with(check, fn, failure.hint)
+
+
+def test_code_reading_the_notebooks_size_fails_on_every_seed_with_its_hint(lang):
+    """The demo binds D = 4 before exercise 1: split_heads reading it passes the check's first case (D = 4) only."""
+    namespace = {"D": 4}
+    exec("def split_heads(x, n_head):\n    B, T, HD = x.shape\n    return x.view(B, T, n_head, D).transpose(1, 2)",
+         namespace)
+    fails_with(checks.check_split_heads, namespace["split_heads"], "hint_global_size", names="D = 4")
+    for seed in range(8):
+        assert fails(probes.split_heads, namespace["split_heads"], seed=seed).hint == \
+            ("hint_global_size", {"names": "D = 4"}), seed
+
+
 # --------------------------------------------------------------------------- graded submissions
 SPLIT = "return x.view(B, T, n_head, HD // n_head).transpose(1, 2)"
 COPIES = ("    with torch.no_grad():\n"
           + "".join(f"        single.{w}.weight.copy_(mha.{w}.weight[rows])          # (D, E)\n" for w in ("W_q", "W_k", "W_v"))
           + "        single.W_o.weight.copy_(mha.W_o.weight[:, rows])       # (E, D)")
 MERGE = "return x.transpose(1, 2).contiguous().view(B, T, H * D)"
+WEIGHTS = ("scores = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)   # (B, H, T, T)\n"
+           "        weights = torch.softmax(scores, dim=-1)                # (B, H, T, T)")
 BUGS = {
     "view_without_transpose": Bug("ex1_split_heads", SPLIT, "return x.view(B, n_head, T, HD // n_head)",
                                   {"ex1_split_heads_tests", "ex3_mha_module_tests"}, "`view(B, H, T, D)` without transpose"),
@@ -459,4 +498,21 @@ BUGS = {
     "keys_before_queries": Bug("ex3_mha_module", "scores = Q @ K.transpose(-2, -1) /",
                                "scores = K.transpose(-2, -1) @ Q /", {"ex3_mha_module_tests"},
                                "scores as `Kᵀ @ Q`: (D, D) weights"),
+    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
+    # nowhere, tested gradients and a copy's invariants by the grader's rule.
+    "split_reads_global_d": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, n_head, D).transpose(1, 2)",
+                                {"ex1_split_heads_tests", "ex3_mha_module_tests"},
+                                "split_heads reads the demo's global `D` instead of `HD // n_head`"),
+    "module_detaches_x": Bug("ex3_mha_module", "H = self.n_head", "H = self.n_head\n        x = x.detach()",
+                             {"ex3_mha_module_tests"}, "forward works on `x.detach()`: no gradient reaches x"),
+    "weights_under_no_grad": Bug("ex3_mha_module", WEIGHTS, "with torch.no_grad():\n            "
+                                 + WEIGHTS.replace("\n        ", "\n            "), {"ex3_mha_module_tests"},
+                                 "scores and weights computed under `torch.no_grad()`"),
+    "head_shares_memory": Bug("ex5_head_as_single", COPIES, "\n".join(
+        f"    single.{w}.weight = nn.Parameter(mha.{w}.weight[{'rows' if w != 'W_o' else ':, rows'}])"
+        for w in ("W_q", "W_k", "W_v", "W_o")), {"ex5_head_as_single_tests"},
+        "head's weights assigned as `nn.Parameter(mha.W_q.weight[rows])`: memory shared with mha"),
+    "out_proj_copied_backwards": Bug("ex6_to_torch_mha", "torch_mha.out_proj.weight.copy_(mha.W_o.weight)",
+                                     "mha.W_o.weight.copy_(torch_mha.out_proj.weight)", {"ex6_to_torch_mha_tests"},
+                                     "out_proj copied the wrong way: `mha.W_o.weight.copy_(...)` overwrites mha"),
 }

@@ -326,6 +326,17 @@ SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                        
            "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
 # A wrong split breaks everything built on the learner's module, loading and exporting included.
 USES_MODULE_4 = {"ex2_gpt2_module_tests", "ex5_load_from_hf_tests", "ex6_export_to_hf_tests"}
+SCORES = ('scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)               # (B, H, T, T)\n'
+          '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n'
+          '            weights = torch.softmax(scores, dim=-1)                                   # (B, H, T, T)')
+EXPORT = ("hf.c_attn.weight.copy_(mine.c_attn.weight.T)      # Linear (3E, E) -> Conv1D (E, 3E)\n"
+          "        hf.c_attn.bias.copy_(mine.c_attn.bias)\n"
+          "        hf.c_proj.weight.copy_(mine.c_proj.weight.T)\n"
+          "        hf.c_proj.bias.copy_(mine.c_proj.bias)")
+EXPORT_BACKWARDS = ("mine.c_attn.weight.copy_(hf.c_attn.weight.T)\n"
+                    "        mine.c_attn.bias.copy_(hf.c_attn.bias)\n"
+                    "        mine.c_proj.weight.copy_(hf.c_proj.weight.T)\n"
+                    "        mine.c_proj.bias.copy_(hf.c_proj.bias)")
 BUGS = {
     "conv1d_not_transposed": Bug("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
                                  "mine.c_proj.weight.copy_(hf.c_proj.weight)", {"ex5_load_from_hf_tests"},
@@ -366,4 +377,20 @@ BUGS = {
                               "def __init__(self, embed_dim: int, n_head: int, block_size: int = 64, dropout: float = 0.0):\n"
                               "        max_len = block_size", {"ex2_gpt2_module_tests"},
                               "constructor keyword named block_size, not max_len"),
+    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
+    # nowhere, tested gradients and a copy's invariants by the grader's rule.
+    "split_reads_global_sizes": Bug("ex1_split_qkv", "z.view(B, T, n_head, -1)", "z.view(B, T, H, D)",
+                                    {"ex1_split_qkv_tests"} | USES_MODULE_4,
+                                    "split_qkv reads the demo's globals `H` and `D`"),
+    "module_detaches_x": Bug("ex2_gpt2_module", "split_qkv(self.c_attn(x), self.n_head)",
+                             "split_qkv(self.c_attn(x.detach()), self.n_head)", {"ex2_gpt2_module_tests"},
+                             "forward works on `x.detach()`: no gradient reaches x"),
+    "scores_under_no_grad": Bug("ex2_gpt2_module", SCORES, "with torch.no_grad():\n                "
+                                + SCORES.replace("\n            ", "\n                "), {"ex2_gpt2_module_tests"},
+                                "scores and weights computed under `torch.no_grad()`"),
+    "load_shares_memory": Bug("ex5_load_from_hf", "mine.c_attn.bias.copy_(hf.c_attn.bias)",
+                              "mine.c_attn.bias = hf.c_attn.bias", {"ex5_load_from_hf_tests"},
+                              "bias assigned as hf's own Parameter: memory shared with hf"),
+    "export_copies_backwards": Bug("ex6_export_to_hf", EXPORT, EXPORT_BACKWARDS, {"ex6_export_to_hf_tests"},
+                                   "export copied the wrong way: `mine.….copy_(hf.…)` overwrites mine"),
 }

@@ -8,6 +8,7 @@ lesson 3's module built on an apply_mask that returns 6-D scores, is named by it
 """
 import csv
 import json
+import os
 import re
 import shutil
 import warnings
@@ -69,6 +70,12 @@ NAMED = {
         "torch_mha_not_batch_first": {"ex6_to_torch_mha": "hint_torch_mha_setup"},
         "values_before_weights": {"ex3_mha_module": "hint_weights_v_order"},
         "keys_before_queries": {"ex3_mha_module": "hint_scores_operand_order"},
+        # Issue 40: named as the check names them (attn_course.findings, attn_course.sizes).
+        "split_reads_global_d": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_global_size"),
+        "module_detaches_x": {"ex3_mha_module": "hint_grad_cut"},
+        "weights_under_no_grad": {"ex3_mha_module": "hint_grad_cut"},
+        "head_shares_memory": {"ex5_head_as_single": "hint_copy_shares_memory"},
+        "out_proj_copied_backwards": {"ex6_to_torch_mha": "hint_copy_direction"},
     },
     "03_masks": {
         "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},
@@ -136,6 +143,13 @@ NAMED = {
         "output_dropout": {"ex2_gpt2_module": "hint_dropout_output"},
         "buffer_fixed_64": {"ex2_gpt2_module": "hint_max_len_buffer"},
         "block_size_keyword": {"ex2_gpt2_module": "hint_max_len_keyword"},
+        # Issue 40: named as the check names them (attn_course.findings, attn_course.sizes).
+        "split_reads_global_sizes": dict.fromkeys(("ex1_split_qkv", "ex2_gpt2_module", "ex5_load_from_hf",
+                                                   "ex6_export_to_hf"), "hint_global_size"),
+        "module_detaches_x": {"ex2_gpt2_module": "hint_grad_cut"},
+        "scores_under_no_grad": {"ex2_gpt2_module": "hint_grad_cut"},
+        "load_shares_memory": {"ex5_load_from_hf": "hint_copy_shares_memory"},
+        "export_copies_backwards": {"ex6_export_to_hf": "hint_copy_direction"},
     },
     "05_heads": {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
@@ -352,7 +366,7 @@ def expected_counts(stem: str, lang: str) -> dict:
 
 
 def test_named_mistakes_cover_every_failing_cell_of_every_bug():
-    assert set(NAMED) == set(BUGS)
+    assert set(NAMED) == set(BUGS) or (os.environ.get("ATTN_TEST_LESSONS") and set(BUGS) <= set(NAMED))
     for stem, bugs in BUGS.items():
         assert set(NAMED[stem]) == set(bugs), stem
         for name, bug in bugs.items():
@@ -408,7 +422,8 @@ def _course(tmp_path):
 
 def _verdict(course, student, assignment, cells):
     """cells: {exercise: (score, status, hint)}; the other exercises get full marks."""
-    points = LESSONS["01_attention"].points
+    from lessons import lessons   # every lesson's, whichever ones this run's class holds (ATTN_TEST_LESSONS)
+    points = next(lesson for lesson in lessons() if lesson.stem == "01_attention").points
     record = {"student": student, "assignment": assignment, "notebooks": {"01_attention": {"cells": {}}}}
     for cell, p in points.items():
         score, status, hint = cells.get(cell.removesuffix("_tests"), (p, "pass", None))

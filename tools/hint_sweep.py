@@ -75,7 +75,10 @@ def judge_cell(grade_source: str, ns: dict, solution: str, seed: int):
     return "passed"
 
 
-def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, others: bool = False) -> dict:
+def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds, others: bool = False) -> dict:
+    """seeds: how many (0, 1, …), or the grading seeds themselves. others: True, or a function (bug, grade cell id)
+    -> whether to judge that later cell too (one the bug's cell cannot reach scores as the solution does)."""
+    seeds = range(seeds) if isinstance(seeds, int) else list(seeds)
     solved = list(notebook_cells(submission(assignment, stem, "ja")))
     base = {"__name__": "__main__"}
     for grade_id, source, _solution, grade in solved:
@@ -89,7 +92,7 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, other
     for grade_id, grade_source in grade_cells.items():   # the right answer passes on every seed
         if probe_calls(grade_source):
             exercise = grade_id.removesuffix("_tests")
-            got = Counter(judge_cell(grade_source, base, solutions.get(exercise, ""), seed) for seed in range(seeds))
+            got = Counter(judge_cell(grade_source, base, solutions.get(exercise, ""), seed) for seed in seeds)
             out[f"solution / {exercise}"] = {"want": "passed", "got": dict(got)}
     for name, bug in bugs.items():
         cells = list(notebook_cells(submission(assignment, stem, "ja", (bug.cell, bug.old, bug.new))))
@@ -104,10 +107,11 @@ def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds: int, other
             ids = [gid for gid, *_ in cells if gid]
             later = ids[ids.index(bug.cell):]
             wants.update({g.removesuffix("_tests"): "passed" for g in later
-                          if g in grade_cells and probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants})
+                          if g in grade_cells and probe_calls(grade_cells[g]) and g.removesuffix("_tests") not in wants
+                          and (others is True or others(name, g))})
         for exercise, want in wants.items():
             got = Counter(judge_cell(grade_cells[f"{exercise}_tests"], ns, solutions.get(exercise, ""), seed)
-                          for seed in range(seeds))
+                          for seed in seeds)
             out[f"{name} / {exercise}"] = {"want": want, "got": dict(got)}
     return out
 

@@ -10,15 +10,22 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
+from ..findings import snapshot
 from ..score_watch import MatmulWatch
+from ..sizes import free_sizes
 from ..validate import CheckFailed
 from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
     inputs, max_error, merge_heads, named, passed, run, split_heads,
 )
+from .invariants import (
+    expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
+)
 
 # Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
+# Each check then runs a second case whose sizes the notebook binds nowhere (attn_course.sizes), with gradients.
 B, T, E, H, D = 2, 5, 7, 3, 4
+LESSON = 2
 
 
 class _Heads(nn.Module):
@@ -114,6 +121,7 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
     return variants
 
 
+@reads_globals(LESSON)
 def check_split_heads(fn) -> None:
     name = "split_heads"
     (x,) = inputs((B, T, H * D), seed=5)
@@ -123,9 +131,21 @@ def check_split_heads(fn) -> None:
     expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
                  _shape_hint(got, variants, 1e-12) or (t("hint_missing_transpose") if missing else None))
     diagnose(got, variants, "what_output", 1e-12)
+    _function_free_case(name, fn, split_heads, ("B", "T", "H", "D"), lambda b, t_, h, d: ((b, t_, h * d), h), 25)
     passed(name)
 
 
+def _function_free_case(name, fn, right, names, make, seed: int) -> None:
+    """split_heads or merge_heads on sizes the notebook binds nowhere, then its gradient with respect to x."""
+    sizes = free_sizes(LESSON, len(names), seed=seed)
+    shape, *rest = make(*sizes)
+    (x,) = inputs(shape, seed=seed + 1)
+    expect_same(name, run(name, fn, x, *rest), right(x, *rest), sizes_text(**dict(zip(names, sizes))), 1e-12)
+    leaf, ref_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    expect_grads(name, run(name, fn, leaf, *rest), [leaf], right(ref_leaf, *rest), [ref_leaf], ["x"], seed + 2)
+
+
+@reads_globals(LESSON)
 def check_merge_heads(fn) -> None:
     name = "merge_heads"
     (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
@@ -136,6 +156,7 @@ def check_merge_heads(fn) -> None:
     (y,) = inputs((B, T, H * D), seed=7)
     back = run(name, fn, split_heads(y, H))
     diagnose(back, {None: y}, "what_output", 1e-12)
+    _function_free_case(name, fn, merge_heads, ("B", "H", "T", "D"), lambda b, h, t_, d: ((b, h, t_, d),), 35)
     passed(name)
 
 
@@ -180,6 +201,7 @@ def _forward_named(failure: CheckFailed, watch: MatmulWatch) -> CheckFailed:
     return named_failure
 
 
+@reads_globals(LESSON)
 @blames_earlier(split_heads=(1, check_split_heads), merge_heads=(2, check_merge_heads))
 def check_mha_module(cls) -> None:
     name = "MultiHeadAttention"
@@ -204,7 +226,26 @@ def check_mha_module(cls) -> None:
         diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
     for other in others:
         other()
+    _module_free_case(name, cls)
     passed(name)
+
+
+def right_mha(module, x, H: int, D: int):
+    """The multi-head attention of module's W_q, W_k, W_v, W_o on x: (output, weights)."""
+    Q, K, V = (split_heads(f(x), H) for f in (module.W_q, module.W_k, module.W_v))
+    weights = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(D), dim=-1)
+    return module.W_o(merge_heads(weights @ V)), weights
+
+
+def _module_free_case(name, cls) -> None:
+    """The module on sizes the notebook binds nowhere, then its gradients with respect to x and every parameter."""
+    b, t_, h, d, e = free_sizes(LESSON, 5, high=16, seed=45)
+    sizes = sizes_text(B=b, T=t_, E=e, H=h, D=d)
+    module, x, y, weights = build_and_run(name, cls, (e, h, d), h * d, (b, t_, e), seed=46, on_error=module_error)
+    with torch.no_grad():
+        expect_same(f"{name}.forward", (y, weights), right_mha(module, x, h, d), sizes)
+    expect_module_grads(name, module, x, lambda m, z: run(f"{name}.forward", m, z, on_error=module_error),
+                        lambda m, z: right_mha(m, z, h, d), 47)
 
 
 def _expect_head_dim_rules(name, cls) -> None:
@@ -236,18 +277,29 @@ def head_weights_hint(got, mha, i: int) -> str:
     return "hint_head_slice"
 
 
+@reads_globals(LESSON)
 def check_head_as_single(fn, attention_cls) -> None:
+    _head_as_single_case(fn, attention_cls, (B, T, E, H, D), 9)
+    b, t_, h, d, e = free_sizes(LESSON, 5, seed=55)
+    _head_as_single_case(fn, attention_cls, (b, t_, e, h, d), 56)
+    passed("head_as_single")
+
+
+def _head_as_single_case(fn, attention_cls, sizes, seed: int) -> None:
     name = "head_as_single"
-    heads = _Heads(E, H, D, seed=9)
-    (x,) = inputs((B, T, E), seed=10)
+    B, T, E, H, D = sizes
+    heads = _Heads(E, H, D, seed=seed)
+    (x,) = inputs((B, T, E), seed=seed + 1)
     with torch.no_grad():
         want, _ = heads(x)
     total = torch.zeros_like(want)
     for i in range(H):
         # Called with gradients on, as the lesson's later cells call it: copy_ must happen inside torch.no_grad().
+        before = snapshot(heads)
         single = run(name, fn, heads, i, on_error=head_error)
         if not isinstance(single, attention_cls):
             raise CheckFailed(t("hint_head_returns_attention"))
+        expect_copy(name, before, heads, single)
         single = single.double()
         rows = slice(i * D, (i + 1) * D)
         if (single.W_q.weight.shape != (D, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
@@ -260,7 +312,6 @@ def check_head_as_single(fn, attention_cls) -> None:
             total = total + run(name, single, x)[0]
     if not close(total, want, 1e-10):
         raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)), t("hint_head_slice"))
-    passed(name)
 
 
 def torch_mha_error(kind: str, message: str, call: str) -> str | None:
@@ -296,10 +347,20 @@ def _expect_on_device(name, fn, heads) -> None:
         _expect_like_mha(theirs, on_meta)
 
 
+@reads_globals(LESSON)
 def check_to_torch_mha(fn) -> None:
+    _to_torch_case(fn, (B, T, H, D), 11, device=True)
+    _to_torch_case(fn, free_sizes(LESSON, 4, seed=65), 66)
+    passed("to_torch_mha")
+
+
+def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
     name = "to_torch_mha"
-    heads = _Heads(H * D, H, D, seed=11)
+    B, T, H, D = sizes
+    heads = _Heads(H * D, H, D, seed=seed)
+    before = snapshot(heads)
     theirs = run(name, fn, heads, on_error=torch_mha_error)
+    expect_copy(name, before, heads, theirs)
     if not isinstance(theirs, nn.MultiheadAttention):
         raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
     for what, ok in (("batch_first", theirs.batch_first), ("bias", theirs.in_proj_bias is None),
@@ -307,7 +368,8 @@ def check_to_torch_mha(fn) -> None:
         if not ok:
             raise CheckFailed(t("hint_torch_mha_setup", what=what))
     _expect_like_mha(theirs, heads)
-    _expect_on_device(name, fn, heads)
+    if device:
+        _expect_on_device(name, fn, heads)
     w = [heads.W_q.weight, heads.W_k.weight, heads.W_v.weight]
     got = theirs.in_proj_weight.detach()
     # 1e-6: a float32 copy of float64 weights is right, just rounded.
@@ -320,13 +382,12 @@ def check_to_torch_mha(fn) -> None:
     if not close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-6):
         raise CheckFailed(t("values_differ", what="out_proj.weight",
                             err=max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))
-    (x,) = inputs((B, T, H * D), seed=12)
+    (x,) = inputs((B, T, H * D), seed=seed + 1)
     with torch.no_grad():
         y, weights = theirs(x, x, x, need_weights=True, average_attn_weights=False)
         want_y, want_w = heads(x)
     diagnose(weights, {None: want_w}, "what_weights", 1e-6)
     diagnose(y, {None: want_y}, "what_output", 1e-6)
-    passed(name)
 
 
 def check_mha_param_answer(answer, cls) -> None:

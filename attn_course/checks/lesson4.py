@@ -7,17 +7,38 @@ import re
 import torch
 import torch.nn.functional as F
 
+from ..findings import snapshot
 from ..hf import hf_attention, hf_forward
 from ..messages import t
+from ..sizes import free_sizes
 from ..validate import CheckFailed, InputError
 from .engine import (
     check_count_answer, close, expect_dropout_rules, expect_returned_pair, expect_shape, inputs,
     linear_problem, max_error, merge_heads, passed, run, run_forward, split_heads, tril,
 )
+from .invariants import expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text
 
-# Sizes all different: batch, sequence, heads, head width; E = H·D = 12.
+# Sizes all different (E = H·D = 12), as the demo's; a second case per check avoids them (attn_course.sizes).
 B, T, H, D = 2, 5, 3, 4
 E = H * D
+LESSON = 4
+
+
+def right_split(qkv, n_head) -> tuple:   # q, k, v, each (B, H, T, D)
+    return tuple(split_heads(z, n_head) for z in qkv.split(qkv.size(-1) // 3, dim=-1))
+
+
+def right_gpt2(module, x, use_sdpa: bool = False) -> tuple:
+    """The right (output, weights) from module's c_attn and c_proj, without dropout (no weights on the SDPA path)."""
+    q, k, v = _qkv(module, x)
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~tril(x.size(1)), float("-inf"))
+    weights = torch.softmax(scores, -1)
+    return module.c_proj(merge_heads(weights @ v)), (None if use_sdpa else weights)
+
+
+def output_of(result):
+    """A module's output without the weights (those may be detached): what the gradients are taken of."""
+    return result[0] if isinstance(result, tuple) and result else result
 def qkv_variants(qkv, H) -> dict:
     Bq, T, three_e = qkv.shape
     E = three_e // 3
@@ -30,7 +51,20 @@ def qkv_variants(qkv, H) -> dict:
             ("hint_qkv_order", "qvk"): (right[0], right[2], right[1])}
 
 
+@reads_globals(LESSON)
 def check_split_qkv(fn) -> None:
+    _split_qkv_case(fn)
+    b, t_, h, d = free_sizes(LESSON, 4, seed=26)
+    (qkv,) = inputs((b, t_, 3 * h * d), seed=27)
+    expect_same("split_qkv", run("split_qkv", fn, qkv, h, on_error=split_error), right_split(qkv, h),
+                sizes_text(B=b, T=t_, H=h, D=d), 0.0)
+    leaf, ref_leaf = qkv.clone().requires_grad_(True), qkv.clone().requires_grad_(True)
+    expect_grads("split_qkv", run("split_qkv", fn, leaf, h, on_error=split_error), [leaf],
+                 right_split(ref_leaf, h), [ref_leaf], ["qkv"], 28)
+    passed("split_qkv")
+
+
+def _split_qkv_case(fn) -> None:
     name = "split_qkv"
     (qkv,) = inputs((B, T, 3 * E), seed=16)
     got = run(name, fn, qkv, H, on_error=split_error)
@@ -42,7 +76,6 @@ def check_split_qkv(fn) -> None:
                      t("hint_missing_transpose") if missing else t("hint_split_shape"))
     variants = qkv_variants(qkv, H)
     if all(torch.equal(a, b) for a, b in zip(got, variants[None])):
-        passed(name)
         return
     # Which of q, k, v are wrong, and by how much: every part has the right shape by now.
     wrong = [(part, max_error(a, b)) for part, a, b in zip("qkv", got, variants[None]) if not torch.equal(a, b)]
@@ -158,6 +191,7 @@ _SIZE_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of 
 _LINEAR_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied \(\d+x(\d+) and (\d+)x(\d+)\)")
 
 
+@reads_globals(LESSON)
 def check_gpt2_module(cls) -> None:
     expect_gpt2_module(cls)
     passed("GPT2SelfAttention")
@@ -169,6 +203,7 @@ def expect_gpt2_module(cls) -> None:
     try:
         _expect_gpt2_module(cls)
         _expect_max_len(cls)
+        _module_free_case(cls)
     except InputError as error:
         raise CheckFailed(error.message, t("hint_module_input_checks")) from None
 
@@ -263,6 +298,22 @@ def _expect_gpt2_module(cls) -> None:
                           hint_text(_first_match(y_train, variants, 1e-9)))
 
 
+def _module_free_case(cls) -> None:
+    """Both paths on sizes the notebook binds nowhere, then their gradients (lessons 5 and 6 train through it)."""
+    name = "GPT2SelfAttention"
+    b, t_, h, d = free_sizes(LESSON, 4, seed=36)
+    sizes = sizes_text(B=b, T=t_, E=h * d, H=h)
+    on_error = keys_only(module_error(64))
+    module = run(name, cls, h * d, h, on_error=on_error).double().eval()
+    (x,) = inputs((b, t_, h * d), seed=37)
+    for use_sdpa, call in ((False, f"{name}.forward"), (True, f"{name}.forward(use_sdpa=True)")):
+        with torch.no_grad():
+            got = expect_returned_pair(run(call, module, x, use_sdpa, on_error=on_error), call)
+            expect_same(call, got, right_gpt2(module, x, use_sdpa), sizes)
+        expect_module_grads(call, module, x, lambda m, z: run(call, m, z, use_sdpa, on_error=on_error),
+                            lambda m, z: right_gpt2(m, z, use_sdpa), 38, output_of)
+
+
 def init_error(kind: str, message: str, call: str = "") -> str | None:
     """named_parameters() yields (name, parameter) pairs: unpacked the other way, or the module iterated."""
     if "'Parameter' object has no attribute" in message or "object is not iterable" in message:
@@ -345,25 +396,40 @@ def _run_copied(module, x):
         return run("GPT2SelfAttention", module.eval(), x, on_error=hf_copy_error)[0]
 
 
+@reads_globals(LESSON)
 def check_load_from_hf(fn, cls) -> None:
+    _load_case(fn, cls, H, D, 18)
+    _load_case(fn, cls, *free_sizes(LESSON, 2, seed=29), 30)
+    passed("load_from_hf")
+
+
+def _load_case(fn, cls, h: int, d: int, seed: int) -> None:
     name = "load_from_hf"
-    hf = hf_attention(E, H, seed=18)
-    mine = run(name, fn, cls(E, H), hf, on_error=hf_copy_error)
+    hf = hf_attention(h * d, h, seed=seed)
+    before = snapshot(hf)
+    mine = run(name, fn, cls(h * d, h), hf, on_error=hf_copy_error)
+    expect_copy(name, before, hf, mine)   # first: a copy_ the wrong way makes the two modules agree
     problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, E), seed=19, dtype=torch.float32)
+    (x,) = inputs((B, T, h * d), seed=seed + 1, dtype=torch.float32)
     y = _run_copied(mine, x)
     with torch.no_grad():
         want = hf_forward(hf, x)
     if problem or not close(y, want, 1e-5):
         # Parameters copied right and the output still wrong: the module (exercise 2) is the cause.
         raise CheckFailed(t("values_differ", what=name, err=max_error(y, want)), problem or t("hint_module_cascade"))
-    passed(name)
 
 
+@reads_globals(LESSON)
 def check_export_to_hf(fn, cls) -> None:
+    _export_case(fn, cls, H, D, 20)
+    _export_case(fn, cls, *free_sizes(LESSON, 2, seed=31), 32)
+    passed("export_to_hf")
+
+
+def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
     name = "export_to_hf"
-    source = hf_attention(E, H, seed=20)
-    mine = run("GPT2SelfAttention", cls, E, H, on_error=keys_only(module_error(64)))
+    source = hf_attention(h * d, h, seed=seed)
+    mine = run("GPT2SelfAttention", cls, h * d, h, on_error=keys_only(module_error(64)))
     for layer in ("c_attn", "c_proj"):   # exercise 2's module must have biases to export
         if getattr(getattr(mine, layer, None), "bias", None) is None:
             raise CheckFailed(t("layer_missing_bias", name=layer), t("hint_missing_bias"))
@@ -372,15 +438,16 @@ def check_export_to_hf(fn, cls) -> None:
         mine.c_attn.bias.copy_(source.c_attn.bias)
         mine.c_proj.weight.copy_(source.c_proj.weight.T)
         mine.c_proj.bias.copy_(source.c_proj.bias)
-    hf = run(name, fn, mine, hf_attention(E, H, seed=21), on_error=hf_copy_error)
+    before = snapshot(mine)
+    hf = run(name, fn, mine, hf_attention(h * d, h, seed=seed + 1), on_error=hf_copy_error)
+    expect_copy(name, before, mine, hf)
     problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, E), seed=22, dtype=torch.float32)
+    (x,) = inputs((B, T, h * d), seed=seed + 2, dtype=torch.float32)
     y = _run_copied(mine, x)
     with torch.no_grad():
         got = hf_forward(hf, x)
     if problem or not close(y, got, 1e-5):
         raise CheckFailed(t("values_differ", what=name, err=max_error(y, got)), problem or t("hint_module_cascade"))
-    passed(name)
 
 
 def check_gpt2_param_answer(answer, cls) -> None:

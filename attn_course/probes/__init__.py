@@ -62,6 +62,17 @@ class Recorder(Draws):
             raise _Stopped from None
 
 
+def _globals_read(test: str, objs) -> list:
+    from ..sizes import SIZE_RULE, globals_read
+    lesson = int(test.split(".", 1)[0].removeprefix("lesson") or 0)
+    if lesson not in SIZE_RULE:
+        return []
+    try:
+        return globals_read(lesson, *(o for o in objs if callable(o)))
+    except Exception:  # noqa: BLE001 - a hint, never a reason for a probe to fail
+        return []
+
+
 def probe(test: str):
     """Turn `fn(rec, *learner_objects)` into the call a grade cell's hidden part makes.
 
@@ -81,6 +92,9 @@ def probe(test: str):
                     rec.raised = {"call": test.split(".", 1)[1], "kind": type(error).__name__,
                                   "message": str(error)[:500], "dot_T": False}
             payload = {"test": test, "values": rec.values}
+            reads = _globals_read(test, learner_objects)
+            if reads:   # the notebook's own sizes the learner's code reads: the grader's hint (attn_course.sizes)
+                payload["globals_read"] = reads
             if rule is not None:  # the grader asks a by-hand exercise's results for this
                 payload["by_hand"] = {"calls": hand.calls, "intact": hand.intact}
             if rec.raised:

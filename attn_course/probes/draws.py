@@ -21,9 +21,11 @@ class Draws:
         digest = hashlib.sha256(f"{self.seed}/{self.test}/{name}".encode()).digest()
         return torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") >> 1)
 
-    def sizes(self, name: str, n: int, low: int = 2, high: int = 12) -> list[int]:
-        """n different sizes in [low, high): a swapped axis cannot pass by luck."""
-        return [int(v) + low for v in torch.randperm(high - low, generator=self.gen(name))[:n]]
+    def sizes(self, name: str, n: int, low: int = 2, high: int = 12, avoid=()) -> list[int]:
+        """n different sizes in [low, high), none in avoid (the notebook's own sizes: attn_course.sizes): a
+        swapped axis cannot pass by luck, nor a global read in place of a size."""
+        from ..sizes import draw
+        return draw(self.gen(name), n, low, high, avoid)
 
     def randn(self, name: str, *shape, dtype=torch.float64, scale: float = 1.0) -> torch.Tensor:
         return torch.randn(*shape, generator=self.gen(name), dtype=torch.float64).mul(scale).to(dtype)

@@ -3,7 +3,9 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
+from ..findings import shared_memory
 from ..score_watch import MatmulWatch
+from ..sizes import avoided
 from . import probe
 from .cases import function_cases, module_cases, scalar
 
@@ -21,29 +23,34 @@ class Weights(nn.Module):
         self.W_o = nn.Linear(inner, embed_dim, bias=False)
 
 
+# Every size drawn here differs from every size the notebook binds at top level (its demo's D = 4): code that reads
+# such a global fails on every seed, as it fails the visible check's second case.
+NOTEBOOK = avoided(2)
+
+
 def split_inputs(draws, case, dtype):
-    b, t, h, d = draws.sizes(f"{case}.sizes", 4)
+    b, t, h, d = draws.sizes(f"{case}.sizes", 4, avoid=NOTEBOOK)
     return draws.randn(f"{case}.x", b, t, h * d, dtype=dtype), h
 
 
 def merge_inputs(draws, case, dtype):
-    b, h, t, d = draws.sizes(f"{case}.sizes", 4)
+    b, h, t, d = draws.sizes(f"{case}.sizes", 4, avoid=NOTEBOOK)
     return (draws.randn(f"{case}.x", b, h, t, d, dtype=dtype),)
 
 
 def module_args(draws):
-    _, _, h, d, e = draws.sizes("args", 5, low=2, high=16)
+    _, _, h, d, e = draws.sizes("args", 5, low=2, high=16, avoid=NOTEBOOK)
     return (e, h, d)
 
 
 def module_input(draws, args, case, dtype):
-    b, t, _, _, _ = draws.sizes("args", 5, low=2, high=16)
+    b, t, _, _, _ = draws.sizes("args", 5, low=2, high=16, avoid=NOTEBOOK)
     return draws.randn(f"{case}.x", b, t, args[0], dtype=dtype)
 
 
 def weights_and_input(draws, square: bool):
     """Drawn multi-head weights (E = H·D when square, as nn.MultiheadAttention needs) and an input."""
-    b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=12)
+    b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=12, avoid=NOTEBOOK)
     weights = Weights(h * d if square else e, h, d).double()
     draws.fill_parameters(weights, "weights")
     return weights, draws.randn("x", b, t, weights.embed_dim)
@@ -77,24 +84,31 @@ def module(rec, cls):
 @probe("lesson2.head_as_single")
 def head_as_single(rec, fn, attention_cls):
     weights, x = weights_and_input(rec, square=False)
-    outputs, copied = [], []
+    outputs, copied, shared = [], [], []
     for i in range(weights.n_head):
         # With gradients on, as the notebook's own cells call it: a copy_ outside torch.no_grad() fails here too.
         single = rec.call("head_as_single", fn, weights, i)
         if not isinstance(single, attention_cls):
             outputs.append(type(single).__name__)
             continue
+        # The copy's invariants (attn_course.findings.copy_finding): memory shared with mha, found here.
+        if not shared:   # the first head that shares, as the check names it
+            shared = shared_memory(single, weights)
         copied.append(getattr(getattr(single, "W_q", None), "weight", None))
         with torch.no_grad():
             outputs.append(rec.call("head_as_single", single.double(), x)[0])
     rec.put("heads", outputs)
     rec.put("W_q", copied)
+    rec.put("shared", shared)
+    rec.put("source_after", dict(weights.named_parameters()))
 
 
 @probe("lesson2.to_torch_mha")
 def to_torch_mha(rec, fn):
     weights, _ = weights_and_input(rec, square=True)
     theirs = rec.call("to_torch_mha", fn, weights)
+    rec.put("shared", shared_memory(theirs, weights) if isinstance(theirs, nn.Module) else [])
+    rec.put("source_after", dict(weights.named_parameters()))
     # The grader builds a genuine nn.MultiheadAttention from these: only the copied weights count.
     config = {name: getattr(theirs, name, None) for name in ("embed_dim", "num_heads", "batch_first")}
     config["type"] = type(theirs).__name__

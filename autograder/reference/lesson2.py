@@ -7,7 +7,7 @@ from attn_course.checks import lesson2 as checks
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
 from attn_grader.judge import (
-    Mismatch, expect_answer, expect_close, judge, judge_function, judge_module, matching_bug, naming,
+    Mismatch, expect_answer, expect_close, expect_copy, judge, judge_function, judge_module, matching_bug, naming,
 )
 
 
@@ -123,13 +123,13 @@ def _to_torch_bug(res):
 @judge("lesson2.split_heads")
 def judge_split_heads(res):
     with naming(lambda: _split_bug(res)):
-        judge_function(res, split_heads, probe.split_inputs)
+        judge_function(res, split_heads, probe.split_inputs, names=["x"])
 
 
 @judge("lesson2.merge_heads")
 def judge_merge_heads(res):
     with naming(lambda: _merge_bug(res)):
-        judge_function(res, merge_heads, probe.merge_inputs)
+        judge_function(res, merge_heads, probe.merge_inputs, names=["x"])
 
 
 def _matmul_raised(res):
@@ -190,8 +190,9 @@ def judge_head_as_single(res):
 def _judge_head_as_single(res):
     mha, x = _reference_weights(res, square=False)
     heads = res["heads"]
-    if not isinstance(heads, list) or len(heads) != mha.n_head:
+    if not isinstance(heads, list) or len(heads) != mha.n_head or any(isinstance(got, str) for got in heads):
         raise Mismatch("hint_head_returns_attention")
+    expect_copy("head_as_single", res, mha)   # before the values: a copy_ the wrong way makes them agree
     D = mha.head_dim
     for i, got in enumerate(heads):
         if isinstance(got, str):
@@ -208,6 +209,7 @@ def _judge_head_as_single(res):
 @judge("lesson2.to_torch_mha", on_error=checks.torch_mha_error)
 def judge_to_torch_mha(res):
     mha, x = _reference_weights(res, square=True)
+    expect_copy("to_torch_mha", res, mha)
     config, state = res["config"], res["state"]
     if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
         raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")

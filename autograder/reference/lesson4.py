@@ -12,9 +12,11 @@ from attn_course.checks import lesson4 as checks
 from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
+from attn_course.probes.cases import backward_with_probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import (
-    Mismatch, expect_answer, expect_close, expect_equal, expect_layout, judge, matching_bug, max_error, naming,
+    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_grads, expect_layout, judge, matching_bug,
+    max_error, naming,
 )
 
 
@@ -173,6 +175,9 @@ def judge_split_qkv(res):
         with naming(lambda: _split_bug(res)):
             for g, w in zip(got, want):
                 expect_equal(case, g, w)
+    b, t, h, d = next(probe.configs(res))   # the gradient, as the visible check takes it
+    qkv = res.randn(f"grad.qkv.{h}.{d}", b, t, 3 * h * d).requires_grad_(True)
+    expect_grads("split_qkv", res["grad"], backward_with_probe(res, split_qkv(qkv, h), [qkv]), ["qkv"])
 
 
 def _reference(res, h, d, dropout=0.0, key=None):
@@ -225,6 +230,19 @@ def _judge_module(res):
     err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
     if not err <= 1e-9:
         raise Mismatch("hidden_dropout_train", err=err)
+    _judge_grads(res)
+
+
+def _judge_grads(res):
+    """Both paths' gradients with respect to x and every parameter, by the visible check's rule."""
+    b, t, h, d = next(probe.configs(res))
+    ref = _reference(res, h, d).double().eval()
+    params = [p for _, p in ref.named_parameters()]
+    names = ["x", *(n for n, _ in ref.named_parameters())]
+    for path, kwargs in probe.GRAD_PATHS:
+        x = res.randn(f"grad.x.{h}.{d}", b, t, h * d).requires_grad_(True)
+        call = "GPT2SelfAttention.forward" + ("(use_sdpa=True)" if kwargs else "")
+        expect_grads(call, res[f"grad.{path}"], probe.grads_of(res, ref(x, **kwargs), [x, *params]), names)
 
 
 # partial: a buffer of the wrong size is named from its recorded shape, before the error it caused, as the check does
@@ -293,6 +311,7 @@ def _expect_state(case, state, want: nn.Module):
 def judge_load_from_hf(res):
     b, t, h, d = next(probe.configs(res))
     hf = hf_attention(h * d, h, seed=res.integer("hf"))
+    expect_copy("load_from_hf", res, hf)   # first: a copy_ the wrong way makes the two modules agree
     want = load_from_hf(GPT2SelfAttention(h * d, h), hf).eval()
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with naming(lambda: _load_bug(res)):
@@ -308,6 +327,7 @@ def judge_export_to_hf(res):
     mine = GPT2SelfAttention(h * d, h)
     expect_layout(res, mine, "layout")
     res.fill_parameters(mine, f"params.{h}.{d}")
+    expect_copy("export_to_hf", res, mine)
     if res["type"] != "GPT2Attention":
         raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
     want = export_to_hf(mine, hf_attention(h * d, h, seed=0))

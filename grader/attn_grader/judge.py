@@ -19,6 +19,7 @@ import math
 
 import torch
 
+from attn_course.findings import copy_finding, grad_finding
 from attn_course.probes.cases import DTYPE_CASES, as_tuple, backward_with_probe, differentiable
 from attn_course.probes.codec import NoValues, Opaque, decode
 from attn_course.probes.draws import Draws
@@ -26,7 +27,7 @@ from attn_course.probes.draws import Draws
 __all__ = [
     "JUDGES", "Mismatch", "Results", "judge", "expect_close", "expect_equal", "expect_answer", "expect_layout",
     "expect_device", "judge_function", "judge_module", "max_error", "sibling", "DTYPE_CASES", "TOLERANCE",
-    "matching_bug", "naming",
+    "matching_bug", "naming", "expect_finding", "expect_grads", "expect_copy",
 ]
 
 JUDGES: dict = {}  # "lessonN.name" -> judge function
@@ -255,18 +256,28 @@ def _show_layout(layout) -> str:
     return ", ".join(f"{n} {s}" for n, s in layout)
 
 
-def _expect_grads(res: Results, key: str, want_grads, names) -> None:
-    got = res[key]
-    if want_grads is None:
-        return
-    if not isinstance(got, (list, tuple)) or len(got) != len(want_grads):
-        raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg="-", err=float("inf"))
-    for name, g, w in zip(names, got, want_grads):
-        if w is None:
-            continue
-        if not isinstance(g, torch.Tensor) or g.shape != w.shape or not max_error(g, w) <= 1e-8:
-            raise Mismatch("hidden_grad_mismatch", case=("case_grad",), arg=name,
-                           err=max_error(g, w) if isinstance(g, torch.Tensor) else float("inf"))
+def expect_finding(finding) -> None:
+    """A finding of attn_course.findings (key, fields, hint), decided as the visible check decides it, raised."""
+    if finding:
+        key, fields, hint = finding
+        raise Mismatch(key, hint=hint, **fields)
+
+
+def expect_grads(name: str, got, want_grads, names) -> None:
+    """The learner's gradients (as the probe recorded them) against the reference's, by the check's rule."""
+    expect_finding(grad_finding(name, got, want_grads, names))
+
+
+def expect_copy(name: str, res: "Results", source) -> None:
+    """A copy's invariants, by the check's rule: source (the reference's own draw of the source module) must equal
+    what the probe recorded of it after the call, and the probe must have found no memory shared with it."""
+    want = {n: p.detach() for n, p in source.named_parameters()}
+    shared = res["shared"]
+    expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"]))
+
+
+def _expect_grads(res: Results, key: str, want_grads, names, name: str = "") -> None:
+    expect_grads(name, res[key], want_grads, names)
 
 
 def _expect_outputs(case, got, want, tol) -> None:
@@ -287,8 +298,9 @@ def _expect_outputs(case, got, want, tol) -> None:
             raise
 
 
-def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "") -> None:
-    """The twin of attn_course.probes.cases.function_cases."""
+def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "", names=None) -> None:
+    """The twin of attn_course.probes.cases.function_cases. names: the differentiable arguments', for a
+    gradient's finding (by default their positions)."""
     for case, dtype in DTYPE_CASES:
         args = make_inputs(res, case, dtype)
         with torch.no_grad():
@@ -299,7 +311,8 @@ def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "") -> None:
     _expect_outputs(("case_grad",), res[prefix + "grad"], want, TOLERANCE["float64"])
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     grads = backward_with_probe(res, want, leaves)
-    _expect_grads(res, prefix + "grad.inputs", grads, [str(i) for i in range(len(leaves))])
+    _expect_grads(res, prefix + "grad.inputs", grads, names or [str(i) for i in range(len(leaves))],
+                  getattr(ref_fn, "__name__", ""))
 
 
 def judge_module(res: Results, ref_cls, make_args, make_input) -> None:
@@ -319,4 +332,4 @@ def judge_module(res: Results, ref_cls, make_args, make_input) -> None:
     _expect_outputs(("case_grad",), res["grad"], want, TOLERANCE["float64"])
     names = ["x", *(n for n, _ in ref.named_parameters())]
     grads = backward_with_probe(res, want, [x, *ref.parameters()])
-    _expect_grads(res, "grad.inputs", grads, names)
+    _expect_grads(res, "grad.inputs", grads, names, ref_cls.__name__)

@@ -5,6 +5,7 @@ import logging
 
 from attn_course import by_hand
 from attn_course.checks.engine import error_hint, mentions_dot_T
+from attn_course.findings import GRADIENT_KEYS, SIDE_EFFECT_KEYS, global_finding
 
 from .judge import Mismatch, Results
 from .messages import text
@@ -122,7 +123,33 @@ def _by_hand_kept(payload) -> bool:
         and kept["calls"] >= 1
 
 
+def header_key(mismatch: Mismatch) -> str:
+    """The line above a hidden failure in a cell whose visible check passed: what differed. Other inputs are the
+    cause of an output that differs; a gradient, or a side effect on the source module, is no matter of inputs."""
+    if mismatch.key in GRADIENT_KEYS or mismatch.key == "hidden_grad_mismatch":
+        return "hidden_failed_after_visible_grad"
+    if mismatch.key in SIDE_EFFECT_KEYS:
+        return "hidden_failed_after_visible_copy"
+    return "hidden_failed_after_visible"
+
+
+def _global_hint(mismatch: Mismatch | None, payload) -> Mismatch | None:
+    """The learner's code read a size the notebook binds (the probe says which): that is the likely cause, named
+    first as the visible check names it (attn_course.checks.invariants.reads_globals); any other hint follows."""
+    reads = payload.get("globals_read") if isinstance(payload, dict) else None
+    finding = global_finding(reads) if mismatch is not None else None
+    if finding:
+        if mismatch.hint is not None:
+            mismatch.also.insert(0, mismatch.hint)
+        mismatch.hint = finding
+    return mismatch
+
+
 def decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mismatch | None:
+    return _global_hint(_decide(reference_dir, seed, test, payload, source), payload)
+
+
+def _decide(reference_dir, seed: int, test: str, payload, source: str = "") -> Mismatch | None:
     """None when the learner's results are right; the Mismatch that says why not, otherwise.
 
     source: the learner's own code for this exercise (its solution cell), which names some

@@ -11,7 +11,7 @@ from traitlets import Unicode
 from ..judge import Mismatch
 from ..messages import assignment_language, text
 from ..scan import by_hand_cells, exercise_refusals, policy_cells
-from ..verdict import decide, defined_names, earlier_cause, hint_of, localize
+from ..verdict import decide, defined_names, earlier_cause, header_key, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
@@ -156,7 +156,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
             message = localize(failure, self._lang)
             # The visible check printed its "passed" line; a by-hand refusal is no matter of other inputs.
             if any(o.output_type == "stream" for o in cell.outputs) and not failure.key.startswith("hidden_by_hand"):
-                message = text("hidden_failed_after_visible", self._lang) + "\n" + message
+                message = text(header_key(failure), self._lang) + "\n" + message
             cell.outputs.append(nbformat.v4.new_output("error", ename="HiddenTestFailed", evalue=message,
                                                        traceback=[f"HiddenTestFailed: {message}"]))
         return cell, resources

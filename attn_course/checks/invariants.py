@@ -1,0 +1,99 @@
+"""The cases every visible check of a lesson runs alike, with the findings the grader's judges use
+(attn_course.findings): a case away from the notebook's own sizes, gradients, and a copy's invariants."""
+from __future__ import annotations
+
+import copy
+import functools
+
+import torch
+
+from .. import findings
+from ..messages import t
+from ..sizes import globals_read
+from ..validate import CheckFailed
+from .engine import max_error
+
+
+def failed(finding) -> CheckFailed:
+    """A finding (key, fields, hint) as the learner reads it."""
+    key, fields, hint = finding
+    return CheckFailed(t(key, **fields), t(hint) if hint else None)
+
+
+def reads_globals(lesson: int):
+    """Decorate a visible check: when it fails and the learner's code (its callable arguments) reads a size the
+    notebook binds at top level, the first hint says so, as the grader's verdict does (attn_grader.verdict)."""
+    def wrap(check):
+        @functools.wraps(check)
+        def checked(*objs, **kwargs):
+            try:
+                return check(*objs, **kwargs)
+            except CheckFailed as failure:
+                finding = findings.global_finding(globals_read(lesson, *(o for o in objs if callable(o))))
+                if finding:
+                    failure.add_hint(t(finding[0], **finding[1]), first=True)
+                raise
+        return checked
+    return wrap
+
+
+def sizes_text(**sizes) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def expect_same(name: str, got, want, sizes: str, tol: float = 1e-9) -> None:
+    """The case away from the notebook's sizes: got (a tensor or a tuple of them) must equal want. The shapes
+    are compared first, so no "max error inf" stands where the shape is the news."""
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    wants = want if isinstance(want, (tuple, list)) else (want,)
+    if len(gots) != len(wants):
+        raise CheckFailed(t("returned_not_tensor", name=name, kind=type(got).__name__))
+    for g, w in zip(gots, wants):
+        if w is None:
+            continue
+        if not isinstance(g, torch.Tensor):
+            raise CheckFailed(t("returned_not_tensor", name=name, kind=type(g).__name__))
+        if tuple(g.shape) != tuple(w.shape):
+            raise CheckFailed(t("sizes_case_shape", name=name, sizes=sizes, want=tuple(w.shape), got=tuple(g.shape)))
+        err = max_error(g, w)
+        if not err <= tol:
+            raise CheckFailed(t("sizes_case_differs", name=name, sizes=sizes, err=err))
+
+
+def _clear(leaves) -> None:
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            leaf.grad = None
+
+
+def expect_grads(name: str, got, leaves, want, want_leaves, names, seed: int) -> None:
+    """Backpropagate the same random projection of got and of want (the probes' backward_with_probe, drawn from
+    the check's own seed) and compare the leaves' gradients by the grader's rule (findings.grad_finding)."""
+    from ..probes.cases import backward_with_probe   # here: the probes' package imports the checks
+    from ..probes.draws import Draws
+    draws = Draws(seed, f"check.{name}")
+    _clear(leaves)
+    _clear(want_leaves)
+    got_grads = backward_with_probe(draws, got, leaves)
+    want_grads = backward_with_probe(draws, want, want_leaves)
+    finding = findings.grad_finding(name, got_grads, want_grads, names)
+    if finding:
+        raise failed(finding)
+
+
+def expect_module_grads(call: str, module, x, forward, right, seed: int, pick=lambda result: result) -> None:
+    """forward(module, x): the learner's call; right(module, x): the right answer from module's own weights, run on a
+    copy of it. Both backpropagated (pick: the outputs that count) to x and every parameter, compared by name."""
+    ref = copy.deepcopy(module)
+    leaf, ref_leaf = x.detach().clone().requires_grad_(True), x.detach().clone().requires_grad_(True)
+    names, refs = [n for n, _ in module.named_parameters()], dict(ref.named_parameters())
+    expect_grads(call, pick(forward(module, leaf)), [leaf, *module.parameters()], pick(right(ref, ref_leaf)),
+                 [ref_leaf, *(refs[n] for n in names)], ["x", *names], seed)
+
+
+def expect_copy(name: str, before: dict, source: torch.nn.Module, copy) -> None:
+    """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it."""
+    shared = findings.shared_memory(copy, source) if isinstance(copy, torch.nn.Module) else []
+    finding = findings.copy_finding(name, before, findings.snapshot(source), shared)
+    if finding:
+        raise failed(finding)

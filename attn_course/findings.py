@@ -1,0 +1,85 @@
+"""What differed, decided once for the visible check and the grader's judge alike.
+
+Each function here is pure: from what the learner's code gave (gradients, the source module's parameters after a
+copy, the globals its code read) and the right answer, it returns a finding, (message key, fields, hint key or
+None), or None when nothing differs. The visible check computes the right answer from the course's own code and
+renders the finding in the learner's language (CheckFailed); the judge computes it from the hidden reference and
+raises it as a Mismatch. One rule, so ✔ in the notebook and the grade cannot part over it.
+"""
+from __future__ import annotations
+
+import torch
+
+# The families a finding belongs to: the grader's header says which one differed (attn_grader.verdict.header_key).
+GRADIENT_KEYS = frozenset({"grad_none", "grad_missing", "grad_differs"})
+SIDE_EFFECT_KEYS = frozenset({"copy_source_changed", "copy_shares_memory"})
+
+
+def _max_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a.detach().double() - b.detach().double()).abs().max()) if a.numel() else 0.0
+
+
+def grad_finding(name: str, got, want, names, tol: float = 1e-8):
+    """got, want: the gradients of the leaves named names (attn_course.probes.cases.backward_with_probe), got None
+    when no output of the learner's code carries a gradient. A leaf whose right gradient is None is not compared.
+    Both sides compare gradients only once the outputs are right: a gradient that still differs comes from part of
+    the computation cut off the graph (a detach, .data, torch.no_grad() around the scores), hence the one hint."""
+    if want is None:
+        return None
+    if got is None:
+        return "grad_none", {"name": name}, "hint_grad_cut"
+    got = list(got) + [None] * (len(want) - len(got))
+    for arg, g, w in zip(names, got, want):
+        if w is None:
+            continue
+        if not isinstance(g, torch.Tensor):
+            return "grad_missing", {"name": name, "arg": arg}, "hint_grad_cut"
+        if g.shape != w.shape:
+            return "grad_missing", {"name": name, "arg": arg}, "hint_grad_cut"
+        err = _max_error(g, w)
+        if not err <= tol:
+            return "grad_differs", {"name": name, "arg": arg, "err": err}, "hint_grad_cut"
+    return None
+
+
+def copy_finding(name: str, source_want: dict, source_after: dict, shared: list):
+    """A copy's invariants: the source module is unchanged (source_after equals source_want, its parameters before
+    the call, by name), and no parameter of the copy shares memory with the source (shared: the copy's parameter
+    names that do, as the kernel found them). A copy_ the wrong way round overwrites the source, so the two agree
+    and a comparison of the copy with the source alone passes."""
+    for key, want in source_want.items():
+        got = source_after.get(key) if isinstance(source_after, dict) else None
+        if not (isinstance(got, torch.Tensor) and got.shape == want.shape
+                and torch.equal(got.detach().to(want.dtype), want.detach())):
+            return "copy_source_changed", {"name": name, "param": key}, "hint_copy_direction"
+    if shared:
+        return "copy_shares_memory", {"name": name, "param": ", ".join(map(str, shared))}, "hint_copy_shares_memory"
+    return None
+
+
+def shared_memory(copy: torch.nn.Module, source: torch.nn.Module) -> list[str]:
+    """The copy's parameters whose memory is (part of) a source parameter's: an assigned Parameter, a view, .data."""
+    def span(p):
+        storage = p.untyped_storage()
+        return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
+    sources = [span(p) for p in source.parameters() if p.device.type != "meta"]
+    found = []
+    for pname, p in copy.named_parameters():
+        if p.device.type == "meta":
+            continue
+        lo, hi = span(p)
+        if any(lo < s_hi and s_lo < hi for s_lo, s_hi in sources):
+            found.append(pname)
+    return found
+
+
+def snapshot(module: torch.nn.Module) -> dict:
+    """The module's parameters by name, copied: what the source must still hold after the call."""
+    return {n: p.detach().clone() for n, p in module.named_parameters()}
+
+
+def global_finding(reads: list):
+    """The hint for code that read the notebook's own sizes (attn_course.sizes.globals_read), else None."""
+    if reads and isinstance(reads, list) and all(isinstance(r, str) for r in reads):
+        return "hint_global_size", {"names": ", ".join(reads)}
+    return None
