@@ -185,6 +185,8 @@ def workers() -> list[str]:
     """The learner's threads and child processes running now: a thread their code started (through any module),
     one started below the threading module, any living child process but torch.compile's workers; not the
     kernel's own threads, nor a library's (tqdm's monitor)."""
+    if not in_kernel():
+        return []
     known = {t.ident: t for t in threading.enumerate()}
     found = [t.name for t in known.values() if getattr(t, "_attn_learners", False) and t.is_alive()]
     found += [str(ident) for ident in sys._current_frames() if ident not in known and ident not in _THREADS_BEFORE]
@@ -199,6 +201,13 @@ def workers() -> list[str]:
     except OSError:   # not Linux (a Windows laptop): the grader, on Linux, reads the source all the same
         pass
     return found
+
+
+def in_kernel() -> bool:
+    """Whether this is a notebook's kernel, where the learner's cells run: elsewhere (a test run, a script) threads
+    and processes are the caller's own business."""
+    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
+    return shell is not None and hasattr(shell, "kernel")
 
 
 def _children() -> set:

@@ -226,7 +226,8 @@ def _warm_pool():
     return pool
 
 
-def test_a_thread_started_earlier_is_refused(lang):
+def test_a_thread_started_earlier_is_refused(lang, monkeypatch):
+    monkeypatch.setattr(by_hand, "in_kernel", lambda: True)   # in a test run, threads are the tests' own
     pool = _warm_pool()
     try:
         attack = returning(lambda Q, K, V: pool.submit(torch.ops.aten._scaled_dot_product_attention_math, Q, K, V)
