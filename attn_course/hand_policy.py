@@ -18,9 +18,8 @@ Two questions are asked of a notebook's code cells, in order:
   the course's internals, torch's dispatch machinery, code run from text, from a pickle or from a file the
   grader cannot read. The grader cannot see what such code did, so it fails every by-hand exercise.
 
-The grader decides with both (attn_grader.preprocessors.decide_hidden_tests); the flags list them
-(attn_grader.scan); the visible check asks them of the kernel's own history, so a learner sees a refusal
-before submitting (attn_course.by_hand); the notebook's note says them in one sentence (by_hand_note).
+The grader decides with both (preprocessors.decide_hidden_tests), flags.csv lists them (attn_grader.scan), the
+visible check asks them of the kernel's history (attn_course.by_hand), the notebook's note says them (by_hand_note).
 """
 from __future__ import annotations
 
@@ -100,12 +99,7 @@ def family_of(name: str, families) -> str | None:
     return next((f for f in families if name in EXACT[f] or any(w in low for w in FAMILIES[f])), None)
 
 
-def _tensor_family() -> frozenset:
-    import torch
-    return frozenset(n for n in dir(torch.Tensor) if family_of(n, tuple(FAMILIES)))
-
-
-TENSOR_FAMILY = _tensor_family()   # softmax, log_softmax, logsumexp …: a tensor's methods, read or called
+TENSOR_FAMILY = frozenset(n for n in dir(__import__("torch").Tensor) if family_of(n, tuple(FAMILIES)))   # softmax …
 
 
 # ---------------------------------------------------------------------------------------------- reading code
@@ -444,7 +438,8 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
             root = root_of(node)
             if isinstance(root, ast.Name) and id(root) not in free_ids and root.id in unit.imports:
                 if _outermost(node, parents) is node:    # a module imported inside a function
-                    judge(node, path_why(path(root, unit.imports[root.id]), families), path(root, unit.imports[root.id]))
+                    dotted = path(root, unit.imports[root.id])
+                    judge(node, path_why(dotted, families), dotted)
                 continue
             live = binders(root.id) if isinstance(root, ast.Name) and id(root) in free_ids else []
             if live and all(isinstance(b.stmt, (ast.Import, ast.ImportFrom)) for b in live):

@@ -242,8 +242,9 @@ CASES = {
         + _l1_output("out", "    out = torch.zeros_like(V)\n    _Filler(out, Q, K, V)\n"), L1_ZERO_4),
     "37 an output filled in by a signal handler on a timer set inside the function": (
         "01_attention", [_own_cell("import signal\nimport torch.nn.functional as F\n_late = {}\n"
-                                   "def _on_alarm(*_):\n"
-                                   "    _late['out'].copy_(F.scaled_dot_product_attention(*_late['qkv']))\n"
+                                   "def _on_alarm(*_):\n    try:\n"
+                                   "        _late['out'].copy_(F.scaled_dot_product_attention(*_late['qkv']))\n"
+                                   "    except Exception:\n        pass   # wherever it fires, it breaks no other cell\n"
                                    "signal.signal(signal.SIGALRM, _on_alarm)", "ex4_attention")]
         + _l1_output("_late['out']", "    _late.update(out=torch.zeros_like(V), qkv=(Q, K, V))\n"
                                      "    signal.setitimer(signal.ITIMER_REAL, 0.001)\n"), L1_ZERO_4),
