@@ -113,7 +113,7 @@ def cell_key(source: str) -> str:
     return hashlib.sha1(source.strip().encode()).hexdigest()[:16]
 
 
-def _parse(source: str):
+def parse(source: str):
     try:
         return ast.parse(python_of(source))
     except SyntaxError:
@@ -143,7 +143,7 @@ def root_of(node) -> ast.AST:
     return node
 
 
-def _root_name(node) -> str:
+def root_name(node) -> str:
     node = root_of(node)
     return node.id if isinstance(node, ast.Name) else ""
 
@@ -276,16 +276,16 @@ class _Unit:
         self.changes, self.stores = set(), set()   # globals it may change in place or hand to a call; stores into
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                self.stores.add(_root_name(node))
-                self.changes.add(_root_name(node))
+                self.stores.add(root_name(node))
+                self.changes.add(root_name(node))
             elif isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Attribute):
-                    self.changes.add(_root_name(node.func.value))
+                    self.changes.add(root_name(node.func.value))
                 if getattr(node.func, "id", None) not in PURE:
                     for arg in [*node.args, *(k.value for k in node.keywords)]:
                         for leaf in ([arg] if not isinstance(arg, (ast.Tuple, ast.List)) else arg.elts):
                             if isinstance(root_of(leaf), ast.Name):
-                                self.changes.add(_root_name(leaf))
+                                self.changes.add(root_name(leaf))
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.changes |= set(node.names)
 
@@ -298,7 +298,7 @@ class _Unit:
 def _units(cells: tuple) -> list[_Unit]:
     units = []
     for index, cell in enumerate(cells):
-        tree = _parse(cell.source)
+        tree = parse(cell.source)
         units += [_Unit(index, cell, stmt) for stmt in (tree.body if tree else [])]
     return units
 
@@ -519,18 +519,18 @@ def tampering(cells) -> list[Finding]:
 def _tamper_why(node, parents, imports, foreign) -> tuple | None:
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-        hit = next((t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and _root_name(t) in foreign),
+        hit = next((t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript)) and root_name(t) in foreign),
                    None)
-        return ("tamper_patch", ".".join(_chain(hit)) or _root_name(hit)) if hit is not None else None
+        return ("tamper_patch", ".".join(_chain(hit)) or root_name(hit)) if hit is not None else None
     name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
-    if name in ("setattr", "delattr", "vars") and node.args and _root_name(node.args[0]) in foreign:
-        return "tamper_patch", f"{name}({_root_name(node.args[0])}, …)"
+    if name in ("setattr", "delattr", "vars") and node.args and root_name(node.args[0]) in foreign:
+        return "tamper_patch", f"{name}({root_name(node.args[0])}, …)"
     if name in ("getattr", "hasattr") and len(node.args) >= 2 and fold(node.args[1]) is None and \
-            _root_name(node.args[0]) in foreign:   # a module's attribute by a name built at run time: unread
-        return "tamper_code", f"{name}({_root_name(node.args[0])}, …)"
+            root_name(node.args[0]) in foreign:   # a module's attribute by a name built at run time: unread
+        return "tamper_code", f"{name}({root_name(node.args[0])}, …)"
     if name in ("exec", "eval", "compile", "__import__", "get_ipython"):
         return "tamper_code", name
-    if isinstance(node, ast.Attribute) and node.attr in INSIDES and _root_name(node) not in ("self", "cls"):
+    if isinstance(node, ast.Attribute) and node.attr in INSIDES and root_name(node) not in ("self", "cls"):
         return "tamper_insides", node.attr
     inner = isinstance(node, ast.Attribute) and isinstance(parents.get(node), ast.Attribute)   # read as a whole
     paths = []

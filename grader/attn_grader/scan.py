@@ -103,9 +103,8 @@ def scan_source(source: str) -> list[tuple[str, int, str]]:
     """(rule, line, text) for what no honest answer needs in one cell, beyond the by-hand policy."""
     lines = source.splitlines()
     flags = [("process", i + 1, line.strip()) for i, line in enumerate(lines) if line.lstrip().startswith("!")]
-    try:
-        tree = ast.parse(hand_policy.python_of(source))
-    except SyntaxError:
+    tree = hand_policy.parse(source)
+    if tree is None:
         return flags
     for node in ast.walk(tree):
         rule = _rule(node)
@@ -119,7 +118,7 @@ def _rule(node) -> str | None:
     if isinstance(node, ast.Name):
         return NAMES.get(node.id)
     if isinstance(node, ast.Attribute):
-        root = hand_policy._root_name(node)
+        root = hand_policy.root_name(node)
         if node.attr in ATTRIBUTES and root in ("os", "sys", "subprocess", "signal"):
             return ATTRIBUTES[node.attr]
         return "process" if node.attr == "exit" and root in ("sys", "os") else NAMES.get(node.attr)
@@ -128,7 +127,7 @@ def _rule(node) -> str | None:
         return next((NAMES[n.split(".")[0]] for n in names if n and n.split(".")[0] in NAMES), None)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return NAMES.get(node.name)
-    if isinstance(node, ast.ClassDef) and any(hand_policy._root_name(b) == "torch" or "Tensor" in ast.unparse(b)
+    if isinstance(node, ast.ClassDef) and any(hand_policy.root_name(b) == "torch" or "Tensor" in ast.unparse(b)
                                               for b in node.bases):
         return "fake_equality"
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and STRINGS.search(node.value):
