@@ -564,6 +564,8 @@ def _path_tamper(path: str, imported: bool, called: bool, parent) -> str | None:
         return "tamper_code"
     if parts[:2] == ["torch", "jit"] and "CompilationUnit" in parts:
         return "tamper_code"    # TorchScript compiled from text
+    if parts[:2] == ["torch", "ops"]:   # an operator's name, private or not, is reached code (refusals), no tampering
+        return "tamper_code" if parts[2:3] in (["load_library"], ["import_module"]) else None
     private = [p for p in parts[1:] if p.startswith("_") and not p.startswith("__")]
     if parts[0] == "torch" and len(parts) > 1 and parts[-1] not in TORCH_READABLE and (
             private and (called or imported) or parts[1] in ("library", "overrides") or "_python_dispatch" in parts):

@@ -48,6 +48,7 @@ def tampered(*cells):
      "reach_attention"),
     ("def attention(Q, K, V):\n    return getattr(F, 'scaled_dot_' + 'product_attention')(Q, K, V)", "reach_attention"),
     ("def attention(Q, K, V):\n    return torch.ops.aten.scaled_dot_product_attention(Q, K, V)", "reach_attention"),
+    ("def attention(Q, K, V):\n    return torch.ops.aten._scaled_dot_product_attention_math(Q, K, V)", "reach_attention"),
     ("def attention(Q, K, V):\n    return nn.MultiheadAttention(4, 1)(Q, K, V)[0]", "reach_attention"),
     ("def attention(Q, K, V):\n    return torch.jit.script(f)(Q, K, V)", "reach_outside"),
     ("def attention(Q, K, V):\n    return torch.compile(f)(Q, K, V)", "reach_outside"),
@@ -425,6 +426,13 @@ def test_right_answers_the_red_team_found_refused_are_not(cells):
     "import functools\nf = functools.lru_cache(len)\nprint(f.__wrapped__)",
     "%load_ext autoreload",
     "print(torch._C._GLIBCXX_USE_CXX11_ABI)",
+    # An operator called by its aten name changes nothing: reached by an exercise, it is refused there (a learner of
+    # lesson 3 lost every by-hand exercise for one such call in ex6).
+    "y = torch.ops.aten._scaled_dot_product_attention_math(q, q, q)[0]",
 ])
 def test_honest_cells_the_red_team_found_tampering_are_not(code):
     assert tampered(code) == set(), tampered(code)
+
+
+def test_native_code_loaded_into_torch_ops_is_tampering():
+    assert tampered("torch.ops.load_library('./mine.so')") == {"tamper_code"}

@@ -171,7 +171,7 @@ def test_gqa_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_gqa_module, _gqa(ref, validate=False), "hint_gqa_error")
 
 
-def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True, additive=False):
+def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True, additive=False, device=True):
     def attend_with_cache(attn, x_new, cache=None):
         B_, T_new, E_ = x_new.shape
         H_ = attn.n_head
@@ -183,7 +183,8 @@ def _cached(offset=True, use_cache=True, mask=True, cat_dim=2, return_full=True,
         past = kk.size(2) - T_new
         s = q @ kk.transpose(-2, -1) / math.sqrt(E_ // H_)
         if mask:
-            keep = torch.ones(T_new, kk.size(2), dtype=torch.bool).tril(diagonal=past if offset else 0)
+            on = {"device": x_new.device} if device else {}
+            keep = torch.ones(T_new, kk.size(2), dtype=torch.bool, **on).tril(diagonal=past if offset else 0)
             s = s + (~keep) * float("-inf") if additive else s.masked_fill(~keep, float("-inf"))
         y = (torch.softmax(s, -1) @ vv).transpose(1, 2).reshape(B_, T_new, E_)
         return attn.c_proj(y), ((full_k, full_v) if return_full else (k, v))
@@ -198,6 +199,9 @@ def test_attend_with_cache_bugs_get_their_hints(lang, ref):
     fails_with(checks.check_attend_with_cache, _cached(mask=False), "hint_causal_6")
     fails_with(checks.check_attend_with_cache, _cached(cat_dim=3), "hint_cat_dim")
     fails_with(checks.check_attend_with_cache, _cached(return_full=False), "hint_cache_concat")
+    # A mask made on the CPU: a crash on a GPU, named on the meta device by the check and the grader alike.
+    fails_with(checks.check_attend_with_cache, _cached(device=False), "hint_cache_device")
+    assert fails(probes.attend_with_cache, _cached(device=False)).hint == "hint_cache_device"
     fails_with(checks.check_attend_with_cache, lambda attn, x, cache=None: _cached()(attn, x, cache)[0],
                "returned_not_cache_pair", name="attend_with_cache", kind="Tensor")
 
@@ -261,7 +265,7 @@ def _sdpa_cached(mask):
         if mask == "is_causal":
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         elif mask == "keep":
-            keep = torch.ones(T_new, T_all, dtype=torch.bool).tril(diagonal=T_all - T_new)
+            keep = torch.ones(T_new, T_all, dtype=torch.bool, device=x_new.device).tril(diagonal=T_all - T_new)
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(T_new, T_all))
@@ -465,6 +469,16 @@ BUGS = {
     "cache_last_token_only": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)",
                                  "return attn.c_proj(y)[:, -1:], (k, v)", {"ex5_attend_with_cache_tests"},
                                  "cache returns the last new token's output only (a prefill drops the others)"),
+    # Issue 40: each got ✔ in the notebook and lost points in grading; the check now runs the grader's cases.
+    "tiled_no_grad": Bug("ex2_tiled_attention", "def tiled_attention(q, k, v, block_size, causal=False):",
+                         "@torch.no_grad()\ndef tiled_attention(q, k, v, block_size, causal=False):",
+                         {"ex2_tiled_attention_tests"}, "tiling under torch.no_grad(): no gradient reaches q, k, v"),
+    "kv_finfo": Bug("ex4_kv_cache_bytes", "element = torch.empty((), dtype=dtype).element_size()",
+                    "element = torch.finfo(dtype).bits // 8", {"ex4_kv_cache_bytes_tests"},
+                    "element bytes from torch.finfo (floating dtypes only: int8 raises)"),
+    "cache_mask_cpu": Bug("ex5_attend_with_cache", "dtype=torch.bool, device=x_new.device).tril(diagonal=T_past)",
+                          "dtype=torch.bool).tril(diagonal=T_past)", {"ex5_attend_with_cache_tests"},
+                          "cache with its mask made on the CPU (no device=x_new.device)"),
 }
 
 

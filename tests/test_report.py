@@ -208,6 +208,9 @@ NAMED = {
         "gqa_mask_cpu": {"ex3_gqa": "hint_mask_device"},
         "tiled_query_blocks": {"ex2_tiled_attention": "hint_tiled_query_blocks"},
         "cache_last_token_only": {"ex5_attend_with_cache": "hint_cache_output_tokens"},
+        "tiled_no_grad": {"ex2_tiled_attention": "hint_grad_cut"},
+        "kv_finfo": {"ex4_kv_cache_bytes": "hint_kv_element_size"},
+        "cache_mask_cpu": {"ex5_attend_with_cache": "hint_cache_device"},
     },
     "07_positions": {
         "module_missing_mask": {"ex0_gpt2_attention": "hint_missing_mask"},

@@ -149,7 +149,7 @@ CASES = {
         "01_attention", [_own_cell("@torch.jit.script\n"
                                    "def fused(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:\n"
                                    "    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v)[0]",
-                                   "ex4_attention")] + _l1_output("fused(Q, K, V)"), L1_BY_HAND),
+                                   "ex4_attention")] + _l1_output("fused(Q, K, V)"), L1_ZERO_4),
     "20 the library run in a thread pool started in another cell": (
         "01_attention", [_own_cell("import torch.nn.functional as F\n"
                                    "from concurrent.futures import ThreadPoolExecutor\n_pool = ThreadPoolExecutor(1)",

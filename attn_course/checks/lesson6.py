@@ -1,6 +1,7 @@
 """Lesson 6's visible checks: FLOPs, KV-cache bytes, tiled attention, grouped-query attention, the KV cache."""
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 
@@ -15,6 +16,7 @@ from .engine import (
 )
 # ex0's pasted module: lesson 4's checks, which build it with max_len=80 and run it past 64, as section 3 does.
 from .lesson4 import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+from .invariants import expect_grads
 from .lesson6_tiles import expect_tiled, meta_error
 from .lesson7_cross import merged_out_of_order
 
@@ -128,36 +130,72 @@ def kv_type_hint(cases):
     return divided_hint(fits) or ("hint_kv_float" if exact and fits is None else None)
 
 
+# The dtypes a KV cache is counted in, by the check and the probe alike: float16 first, where "2 bytes whatever the
+# dtype" and "keys only" part; float64 and int8 (a quantized cache), where a table of float16 and float32 sizes or
+# torch.finfo (floating dtypes only) fails.
+KV_DTYPES = (torch.float16, torch.float32, torch.float64, torch.int8)
+KV_SIZES = dict(n_layer=4, batch=3, T=11, n_kv_head=2, head_dim=5)   # the visible check's; the probe draws its own
+
+
+def kv_finding(cases):
+    """The one diagnosis of kv_cache_bytes, the check's and the grader's: cases [(sizes, dtype, got)] in KV_DTYPES'
+    order -> None, or (message key, fields, hint) for the first count that is wrong."""
+    for sizes, dtype, got in cases:
+        if isinstance(got, bool) or not isinstance(got, int):
+            failure = "flops_not_int" if isinstance(got, float) else "count_not_python_int"
+            hint = kv_type_hint(cases)
+            hint = (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
+            return failure, {"step": "kv_cache_bytes", "kind": type(got).__name__}, hint
+    wrong = [(sizes, dtype, got) for sizes, dtype, got in cases if got != 2 * math.prod(sizes) * dtype_bytes(dtype)]
+    if not wrong:
+        return None
+    sizes, dtype, got = wrong[0]
+    want = 2 * math.prod(sizes) * dtype_bytes(dtype)
+    return "kv_bytes_differs", {"got": got, "want": want, "dtype": str(dtype).replace("torch.", ""),
+                                "sizes": ", ".join(f"{k}={v}" for k, v in zip(KV_NAMES, sizes))}, kv_hint(cases, wrong)
+
+
+def kv_hint(cases, wrong):
+    """The cause the counts show across the dtypes: one factor off at every dtype (K only, bits, no n_layer); or
+    bytes that do not follow the dtype (a fixed 2 or 4, or right at some dtypes and not at others)."""
+    def everywhere(rule):
+        return all(got == rule(sizes, 2 * math.prod(sizes) * dtype_bytes(dtype)) for sizes, dtype, got in cases)
+    for key, rule in (("hint_kv_both", lambda sizes, want: want // 2), ("hint_kv_bits", lambda sizes, want: want * 8),
+                      ("hint_kv_layers", lambda sizes, want: want // sizes[0])):
+        if everywhere(rule):
+            return key
+    if len(wrong) < len(cases) or any(everywhere(lambda sizes, want, n=n: 2 * math.prod(sizes) * n) for n in (1, 2, 4, 8)):
+        return "hint_kv_dtype"
+    return None
+
+
+def kv_error(kind: str, message: str, call: str = "") -> str | None:
+    """What a kv_cache_bytes that raised says: torch.finfo of an integer dtype, or a table without the dtype."""
+    if "finfo" in message or kind == "KeyError" and "torch." in message:
+        return "hint_kv_element_size"
+    return None
+
+
 def check_kv_cache_bytes(fn) -> None:
     name = "kv_cache_bytes"
-    sizes = dict(n_layer=4, batch=3, T=11, n_kv_head=2, head_dim=5)
-    dtypes = (torch.float16, torch.float32)
-    results = [run(name, fn, *sizes.values(), dtype) for dtype in dtypes]
-    for dtype, got in zip(dtypes, results):
-        if isinstance(got, bool) or not isinstance(got, int):
-            hint = kv_type_hint([(tuple(sizes.values()), d, g) for d, g in zip(dtypes, results)])
-            failure = "flops_not_int" if isinstance(got, float) else "count_not_python_int"
-            raise CheckFailed(t(failure, step=name, kind=type(got).__name__), say(hint))
-        elements = 2 * math.prod(sizes.values())
-        want = elements * dtype_bytes(dtype)
-        if got != want:
-            fixed = ((elements * 2, "hint_kv_dtype"), (elements * 4, "hint_kv_dtype"))
-            # float16 comes first, so a fixed 2 bytes only shows at float32, where it equals "K only".
-            bugs = (fixed if dtype == torch.float32 else ()) + (
-                (want // 2, "hint_kv_both"), (want * 8, "hint_kv_bits"),
-                (want // sizes["n_layer"], "hint_kv_layers")) + fixed
-            hint = next((t(key) for value, key in bugs if value == got), None)
-            raise CheckFailed(t("kv_bytes_differs", got=got, want=want, dtype=str(dtype).replace("torch.", ""),
-                                sizes=", ".join(f"{k}={v}" for k, v in sizes.items())), hint)
+    sizes = tuple(KV_SIZES.values())
+    finding = kv_finding([(sizes, dtype, run(name, fn, *sizes, dtype, on_error=kv_error)) for dtype in KV_DTYPES])
+    if finding:
+        key, fields, hint = finding
+        raise CheckFailed(t(key, **fields), say(hint))
     passed(name)
+
+
+def exact_scores(q, k, causal: bool):
+    T_, D_ = q.size(-2), q.size(-1)
+    s = q @ k.transpose(-2, -1) / math.sqrt(D_)
+    return s.masked_fill(~tril(T_), float("-inf")) if causal else s
 
 
 def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
     """The right answer and the classic wrong tilings (seed 004 adds the blocks' softmaxes)."""
-    T_, D_ = q.size(-2), q.size(-1)
-    s = q @ k.transpose(-2, -1) / math.sqrt(D_)
-    if causal:
-        s = s.masked_fill(~tril(T_), float("-inf"))
+    T_ = q.size(-2)
+    s = exact_scores(q, k, causal)
     right = torch.softmax(s, -1) @ v
     summed = sum(torch.softmax(s[..., j:j + block], -1).nan_to_num() @ v[..., j:j + block, :]
                  for j in range(0, T_, block))
@@ -177,7 +215,7 @@ def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
         variants[("hint_tiled_tail", (("end", end - 1), ("T", T_)))] = \
             torch.softmax(s[..., :end], -1) @ v[..., :end, :]
     if causal:
-        variants["hint_causal_6"] = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D_), -1) @ v
+        variants["hint_causal_6"] = torch.softmax(exact_scores(q, k, False), -1) @ v
     return variants | _online_variants(q, k, v, block, causal)
 
 
@@ -275,6 +313,11 @@ def check_tiled_attention(fn) -> None:
         if not close(got, right, 1e-6):
             hint = next((say(hint_key(key)) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
             raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
+    for causal in (False, True):   # the gradients, as the grader compares them: nothing cut off the graph
+        leaves, right_leaves = ([z.clone().requires_grad_(True) for z in (q, k, v)] for _ in range(2))
+        got = run(name, fn, *leaves, 4, causal, on_error=tiled_error)
+        want = torch.softmax(exact_scores(*right_leaves[:2], causal), -1) @ right_leaves[2]
+        expect_grads(name, got, leaves, want, right_leaves, ["q", "k", "v"], seed=62 + causal)
     expect_tiled(fn, name, tiled_error)
     passed(name)
 
@@ -463,6 +506,8 @@ def fewer_tokens(y, want: tuple) -> bool:
 
 def cache_error(kind: str, message: str, call: str = "") -> str | None:
     """What an attend_with_cache that raised says: the check's and the grader's alike."""
+    if "meta" in call and ("meta" in message or "device" in message):   # a mask made on the CPU met meta scores
+        return "hint_cache_device"
     if "NoneType" in message and "subscriptable" in message:   # cache[0] on the first call's None
         return "hint_cache_none"
     if "argument 'diagonal' must be int" in message:           # T_past = k - T_new: a tensor, not k.size(2)
@@ -524,7 +569,23 @@ def check_attend_with_cache(fn) -> None:
                 if content and err <= 1e-9:
                     failure = t("cache_contents_differ", hi=hi)
                 raise CheckFailed(failure, say(hint))
+    got = cache_on_meta(lambda *args: run(*args, on_error=cache_error), fn, host, x)
+    if isinstance(got, torch.Tensor) and got.device.type != "meta":
+        raise CheckFailed(t("cache_meta_device", device=got.device.type), t("hint_cache_device"))
     passed(name)
+
+
+def cache_on_meta(call, fn, host, x):
+    """The meta device's case (a GPU's stand-in), the check's and the probe's: a prefill of two tokens, then one
+    more, with host and x moved there. call(name, fn, *args): the check's run or the probe's rec.call. Returns the
+    last output, which must be on meta: a mask made without device=x_new.device stays on the CPU and fails there."""
+    name = "attend_with_cache (meta)"
+    host, x = copy.deepcopy(host).to("meta"), x[:, :3].to("meta")
+    with torch.no_grad():
+        result = call(name, fn, host, x[:, :2], None)
+        cache = result[1] if isinstance(result, tuple) and len(result) == 2 else None
+        result = call(name, fn, host, x[:, 2:3], cache)
+    return result[0] if isinstance(result, tuple) and len(result) == 2 else result
 
 
 def _later(fn, host, x, chunks, cache):

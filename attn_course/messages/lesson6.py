@@ -73,6 +73,18 @@ MESSAGES = {
         "ja": "要素のバイト数を dtype によらない決まった値（2 や 4）にしています。torch.empty((), dtype=dtype).element_size() で dtype から求めてください。",
         "ko": "원소 하나의 바이트 수를 dtype과 상관없이 고정된 값(2나 4)으로 썼습니다. torch.empty((), dtype=dtype).element_size()로 dtype에서 구하세요.",
     },
+    "hint_kv_element_size": {
+        "ja": "要素のバイト数をすべての dtype について求められていません。torch.finfo は浮動小数点の dtype 専用で、int8 のような整数の dtype ではエラーになります。dtype ごとの表を書くと、表にない dtype（float64 や int8）でつまずきます。torch.empty((), dtype=dtype).element_size() なら、どの dtype でもバイト数が得られます。",
+        "ko": "원소 하나의 바이트 수를 모든 dtype에 대해 구하지 못했습니다. torch.finfo는 부동소수점 dtype 전용이라 int8 같은 정수 dtype에서는 오류가 납니다. dtype별 표를 직접 만들면 표에 없는 dtype(float64나 int8)에서 막힙니다. torch.empty((), dtype=dtype).element_size()를 쓰면 어떤 dtype이든 바이트 수를 얻을 수 있습니다.",
+    },
+    "hint_cache_device": {
+        "ja": "マスク（または途中で作ったテンソル）が CPU に作られています。torch.ones(...) のように device を指定せずに作ると CPU に置かれ、GPU 上のキーやスコアと組み合わせたときにエラーになります。device=x_new.device を渡してください。",
+        "ko": "마스크(또는 중간에 만든 텐서)가 CPU에 만들어졌습니다. torch.ones(...)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 키나 점수와 함께 쓰면 오류가 납니다. device=x_new.device를 넘기세요.",
+    },
+    "cache_meta_device": {
+        "ja": "attn と x_new を meta デバイス（GPU の代わり）に置いて呼ぶと、出力が {device} に出てきました。出力は入力と同じデバイスに置かれるはずです。",
+        "ko": "attn과 x_new를 meta 장치(GPU 대신)에 두고 호출했더니 출력이 {device}에 나왔습니다. 출력은 입력과 같은 장치에 있어야 합니다.",
+    },
     "tiled_differs": {
         "ja": "tiled_attention の結果が SDPA と一致しません（causal={causal}、最大誤差 {err:.3g}）。",
         "ko": "tiled_attention의 결과가 SDPA와 일치하지 않습니다(causal={causal}, 최대 오차 {err:.3g}).",

@@ -135,24 +135,6 @@ def _factors(value, want, *sizes):
     return found
 
 
-def _kv_bug(res):
-    cases = [(sizes, dtype, res[f"bytes.{dtype}"]) for *sizes, dtype in probe.kv_sizes(res)]
-    if any(isinstance(got, bool) or not isinstance(got, int) for _, _, got in cases):   # as the check, first
-        hint = checks.kv_type_hint(cases)
-        return (hint[0], dict(hint[1])) if isinstance(hint, tuple) else hint
-    # float16 first, as in the visible check: "keys only" and "2 bytes whatever the dtype" only part there.
-    for *sizes, dtype in sorted(probe.kv_sizes(res), key=lambda s: s[-1] != torch.float16):
-        got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
-        if got == want:
-            continue
-        elements = 2 * math.prod(sizes)
-        fixed = ((elements * 2, "hint_kv_dtype"), (elements * 4, "hint_kv_dtype"))
-        bugs = ((fixed if dtype == torch.float32 else ()) + ((want // 2, "hint_kv_both"), (want * 8, "hint_kv_bits"),
-                                                            (want // sizes[0], "hint_kv_layers")) + fixed)
-        return next((key for value, key in bugs if value == got), None)
-    return None
-
-
 def _tiled_bug(res):
     for causal in (False, True):
         q, k, v, block, _ = probe.tiled_inputs(causal)(res, "float64", torch.float64)
@@ -239,13 +221,12 @@ def judge_attention_flops(res):
                            err=float("inf"), hint=_flops_bug(res))
 
 
-@judge("lesson6.kv_cache_bytes")
+@judge("lesson6.kv_cache_bytes", on_error=checks.kv_error)
 def judge_kv_cache_bytes(res):
-    for *sizes, dtype in probe.kv_sizes(res):
-        got, want = res[f"bytes.{dtype}"], kv_cache_bytes(*sizes, dtype)
-        if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            raise Mismatch("hidden_mismatch", case=f"kv_cache_bytes{(*sizes, dtype)}", err=float("inf"),
-                           hint=_kv_bug(res))
+    finding = checks.kv_finding([(sizes, dtype, res[f"bytes.{dtype}"]) for *sizes, dtype in probe.kv_sizes(res)])
+    if finding:
+        key, fields, hint = finding
+        raise Mismatch(key, hint=hint, **fields)
 
 
 def _sdpa(q, k, v, block, causal):
@@ -312,3 +293,6 @@ def judge_attend_with_cache(res):
             raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
         # The probe went through every chunk without an error, yet fewer results came: they must all be judged.
         raise Mismatch("cache_steps_missing", hint="hint_cache_steps", n=len(outputs), total=len(chunks))
+    meta = res["meta"]   # the meta device's case (checks.cache_on_meta), after the values, as the check
+    if isinstance(meta, torch.Tensor) and meta.device.type != "meta":
+        raise Mismatch("cache_meta_device", hint="hint_cache_device", device=meta.device.type)

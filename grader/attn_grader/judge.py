@@ -14,6 +14,7 @@ chose, so nothing the kernel did can change a verdict: the kernel only sent resu
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import math
 
@@ -311,8 +312,12 @@ def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "", names=No
     _expect_outputs(("case_grad",), res[prefix + "grad"], want, TOLERANCE["float64"])
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     grads = backward_with_probe(res, want, leaves)
-    _expect_grads(res, prefix + "grad.inputs", grads, names or [str(i) for i in range(len(leaves))],
-                  getattr(ref_fn, "__name__", ""))
+    # Named as the learner knows them: the exercise's function (the probe's name, not the reference's own) and
+    # its arguments (the reference's parameters, which the text gives the learner's too).
+    params = list(inspect.signature(ref_fn).parameters)
+    names = names or [params[i] if i < len(params) else str(i) for i, a in enumerate(args)
+                      if isinstance(a, torch.Tensor) and a.requires_grad]
+    _expect_grads(res, prefix + "grad.inputs", grads, names, res.test.split(".", 1)[-1])
 
 
 def judge_module(res: Results, ref_cls, make_args, make_input) -> None:
