@@ -3,6 +3,7 @@ import torch
 
 from ..checks.engine import NanRowsSDPA
 from . import probe
+from .cases import backward_with_probe
 
 
 def module_sizes(draws):
@@ -56,9 +57,14 @@ def masked_scores(draws):
     return (s.masked_fill(hidden, float("-inf")).index_fill(1, torch.tensor([0]), float("-inf")),)
 
 
+def causal_sizes(draws):
+    """The sequence lengths causal_mask is tried on (the visible check draws them alike, on its own seed)."""
+    return draws.sizes("T", 3, low=1, high=20)
+
+
 @probe("lesson3.causal_mask")
 def causal_mask(rec, fn):
-    for T in rec.sizes("T", 3, low=1, high=20):
+    for T in causal_sizes(rec):
         rec.put(f"T={T}", rec.call("causal_mask", fn, T))
     rec.put("meta", rec.call("causal_mask", fn, 3, device=torch.device("meta")))
 
@@ -129,6 +135,11 @@ def module(rec, cls):
         rec.put("train.masked", rec.call(name, noisy, x))
         # The meta device stands in for a GPU: a mask made on the CPU inside forward fails there.
         rec.put("meta", meta_error(noisy.eval(), x))
+        # Gradients with respect to x and every parameter, as the visible check's (the module is trained).
+        with torch.enable_grad():
+            leaf = x.clone().requires_grad_(True)
+            got = rec.call(name, mine, leaf)
+            rec.put("grad.inputs", backward_with_probe(rec, got, [leaf, *(p for _, p in mine.named_parameters())]))
         # The text's rule is T ≤ max_len: T == max_len too (a slice off the buffer's corner fails only there). Last,
         # so that an error here leaves every other result recorded.
         x_full = rec.randn("x_full", x.size(0), MAX_LEN, x.size(2))
