@@ -104,10 +104,15 @@ def shapes_text(args) -> str:
     return ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))
 
 
-def _expect_case(name: str, got, want, dtype, sizes: str, tol: float) -> None:
+def expect_dtype(name: str, got, dtype) -> None:
+    """Every floating-point tensor of got in the input's dtype (findings.dtype_finding, the grader's rule)."""
     finding = findings.dtype_finding(name, got, dtype)
     if finding:
         raise failed(finding)
+
+
+def _expect_case(name: str, got, want, dtype, sizes: str, tol: float) -> None:
+    expect_dtype(name, got, dtype)
     expect_same(name, got, want, sizes, tol)
 
 

@@ -14,7 +14,7 @@ from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, error_hint,
     expect_input_errors, expect_number, expect_returned_pair, expect_shape, inputs, max_error, passed, run,
 )
-from .invariants import expect_cases, expect_module_cases, reads_globals
+from .invariants import expect_cases, expect_dtype, expect_module_cases, reads_globals
 
 # Visible-test sizes: every one different from every other. Each check then runs the grader's own cases (the
 # probe's inputs on the check's seed, attn_course.probes.lesson1): sizes the notebook binds nowhere, float32, and
@@ -187,6 +187,7 @@ def check_attention(fn) -> None:
     with products_named(T_Q, T_K, D_K, D_V):
         result = run(name, fn, Q, K, V)
     out, weights = expect_returned_pair(result, name, (*Q.shape[:-1], V.size(-1)))
+    expect_dtype(name, (out, weights), Q.dtype)   # before weights @ V, which would raise on another dtype
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
     diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))

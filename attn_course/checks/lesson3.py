@@ -5,13 +5,14 @@ import math
 
 import torch
 
+from ..findings import dtype_finding
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
     NanRowsSDPA, also_checks, scale_variants, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
     SIZE_MISMATCH, expect_shape, inputs, max_error, merge_heads, named, passed, run, run_forward, split_heads, tril,
 )
-from .invariants import expect_module_grads, reads_globals
+from .invariants import expect_dtype, expect_module_grads, reads_globals
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
 B, T_Q, T, E, H, D = 2, 3, 5, 7, 3, 4
@@ -199,6 +200,7 @@ def check_safe_softmax(fn) -> None:
     expect_shape(got, tuple(scores.shape), ("B", "T_q", "T_k"), name)
     if torch.isnan(got).any():
         raise CheckFailed(t("has_nan", what=name), t("hint_nan_fully_masked"))
+    expect_dtype(name, got, scores.dtype)
     right = safe_softmax_variants(scores)[None]
     if not close(got, right, 1e-9):
         hint = safe_softmax_bug(scores, got)
@@ -213,6 +215,8 @@ def safe_softmax_bug(scores, got) -> str | tuple | None:
     """The classic mistake safe_softmax's result shows (the grader names it from the same rules), or None."""
     if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
         return None
+    if dtype_finding("safe_softmax", got, scores.dtype):
+        return "hint_keep_dtype"
     for key, value in safe_softmax_variants(scores).items():
         if key is not None and close(got, value, 1e-9):
             return (key[0], dict(key[1])) if isinstance(key, tuple) else key

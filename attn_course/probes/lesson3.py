@@ -37,7 +37,11 @@ def module_inputs(draws):
 
 def mask_scores(draws):
     b, h, t = draws.sizes("sizes", 3)
-    return draws.randn("scores", b, h, t, t), draws.rand("keep", b, 1, t, t) > 0.4
+    keep = draws.rand("keep", b, 1, t, t) > 0.4
+    # Query 1 sees key 0 and query 0 does not see key 1, in every sequence: a keep transposed (keep.mT) differs on
+    # every seed, not only where the random keep happens not to be symmetric.
+    keep[..., 1, 0], keep[..., 0, 1] = True, False
+    return draws.randn("scores", b, h, t, t), keep
 
 
 def padding_inputs(draws):
