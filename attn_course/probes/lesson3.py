@@ -12,7 +12,8 @@ NOTEBOOK = avoided(3)
 
 
 def module_sizes(draws):
-    b, t, h, d, e, spare = draws.sizes("sizes", 6, low=2, high=14, avoid=NOTEBOOK)   # the first five as when five were drawn
+    # the first five as when five were drawn
+    b, t, h, d, e, spare = draws.sizes("sizes", 6, low=2, high=14, avoid=NOTEBOOK)
     # Not the visible check's head width (a √4 written as a number would pass here as it does there), nor a size
     # whose root or value is √4 = 2 (a √4 would read as D without the root, or as √T or √H)
     d = d + 1 if d in (2, 4) else d
