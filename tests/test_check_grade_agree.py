@@ -37,7 +37,8 @@ ANSWERS = {
     "softmax_float32": ("softmax", SOFTMAX.format(SHIFT.replace("s - s.amax(-1, keepdim=True){}",
                                                                 "(s - s.amax(-1, keepdim=True)).float()")), {}, False),
     "softmax_zeros": ("softmax", SOFTMAX.format("    out = torch.zeros(s.shape)\n" + SHIFT.format("").replace(
-        "    return e / e.sum(-1, keepdim=True)", "    out[:] = e / e.sum(-1, keepdim=True)\n    return out")), {}, False),
+        "    return e / e.sum(-1, keepdim=True)", "    out[:] = e / e.sum(-1, keepdim=True)\n    return out")),
+        {}, False),
     "softmax_detached": ("softmax", SOFTMAX.format(SHIFT.replace("s - s.amax", "s.detach() - s.amax")
                                                    .format("")), {}, False),
     "softmax_no_grad": ("softmax", SOFTMAX.format("    with torch.no_grad():\n" + SHIFT.format("").replace(
