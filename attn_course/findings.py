@@ -78,6 +78,16 @@ def snapshot(module: torch.nn.Module) -> dict:
     return {n: p.detach().clone() for n, p in module.named_parameters()}
 
 
+def dtype_finding(name: str, got, want_dtype):
+    """An output of another dtype than the input's (the case's float64 or float32): both sides try both dtypes
+    (attn_course.probes.cases.DTYPE_CASES), and a result made in another dtype is wrong in either."""
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    for g in gots:
+        if isinstance(g, torch.Tensor) and g.is_floating_point() and g.dtype != want_dtype:
+            return "case_dtype", {"name": name, "want": str(want_dtype), "got": str(g.dtype)}, "hint_keep_dtype"
+    return None
+
+
 def global_finding(reads: list):
     """The hint for code that read the notebook's own sizes (attn_course.sizes.globals_read), else None."""
     if reads and isinstance(reads, list) and all(isinstance(r, str) for r in reads):

@@ -389,6 +389,18 @@ BUGS = {
                                "return K.transpose(-2, -1) @ Q", SCORES_THEN_ATTENTION, "scores as `Kᵀ @ Q`"),
     "variance_as_std": Bug("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"},
                            "variance answered as the standard deviation"),
+    # ✔ in the notebook before its checks ran the grader's cases: a size the notebook binds, a cut gradient.
+    "attention_reads_global_dk": Bug("ex4_attention", "weights = softmax_last(attention_scores(Q, K))",
+                                     "weights = softmax_last(Q @ K.transpose(-2, -1) / math.sqrt(d_k))",
+                                     {"ex4_attention_tests", "ex5_attention_module_tests"},
+                                     "attention reads the table's global `d_k` instead of `Q.size(-1)`"),
+    "module_detaches_x": Bug("ex5_attention_module", "Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)",
+                             "x = x.detach()\n        Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)",
+                             {"ex5_attention_module_tests"}, "forward works on `x.detach()`: no gradient reaches x"),
+    "weights_under_no_grad": Bug("ex4_attention", "    weights = softmax_last(attention_scores(Q, K))",
+                                 "    with torch.no_grad():\n        weights = softmax_last(attention_scores(Q, K))",
+                                 {"ex4_attention_tests", "ex5_attention_module_tests"},
+                                 "weights computed under `torch.no_grad()`"),
     # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.
     "warns_but_right": Bug("ex1_attention_scores", "    d_k = Q.size(-1)\n",
                            "    d_k = Q.size(-1)\n    import warnings; warnings.warn('harmless')\n", set(),
@@ -418,3 +430,50 @@ def test_matching_bug_counts_nan_only_where_the_variant_has_it():
     assert matching_bug(torch.tensor([[nan, 0.5], [0.25, 0.75]]), {"hint": want}, nan=True) is None
     assert matching_bug(torch.tensor([[nan, nan], [nan, 0.75]]), {"hint": want}, nan=True) is None
     assert matching_bug(torch.tensor([[nan, nan], [0.5, 0.5]]), {("hint", -2): want}, nan=True) is None
+
+
+# --------------------------------------------------------------------------- one procedure (issue 40)
+def _notebook_function(source: str, **notebook_globals):
+    """A function defined in a notebook whose top level binds notebook_globals (the table's `d_k`)."""
+    space = {"math": math, "torch": torch, "__name__": "__main__", **notebook_globals}
+    exec(source, space)  # noqa: S102 - the test's own source
+    return space[source.split("def ", 1)[1].split("(", 1)[0]]
+
+
+@pytest.mark.parametrize("d_k", [4, 64, 512])
+def test_a_global_size_fails_the_check_and_the_grader_on_every_seed(ref, lang, d_k):
+    """The table binds d_k = 4, 64, 512: scores that read it are right only where the inputs' width is that
+    value. The check's last cases and the probe draw no such width, and both name the global read."""
+    scores = _notebook_function("def scores(Q, K):\n    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)", d_k=d_k)
+    fails_with(checks.check_attention_scores, scores, "hint_global_size", names=f"d_k = {d_k}")
+    for seed in range(5):
+        assert hint_of(fails(probes.attention_scores, scores, seed=seed))[0] == "hint_global_size"
+
+
+def test_a_cut_gradient_fails_the_check_and_the_grader_alike(ref, lang):
+    detached = lambda Q, K: scores_ok(Q, K).detach()  # noqa: E731
+    fails_with(checks.check_attention_scores, detached, "hint_grad_cut")
+    assert fails(probes.attention_scores, detached, key="grad_none").hint == "hint_grad_cut"
+
+    def no_grad_weights(Q, K, V):
+        with torch.no_grad():
+            weights = ref.softmax_last(scores_ok(Q, K))
+        return weights @ V, weights
+    fails_with(checks.check_attention, no_grad_weights, "hint_grad_cut")
+    assert fails(probes.attention, no_grad_weights, key="grad_none").hint == "hint_grad_cut"
+
+    class Detached(ref.Attention):
+        def forward(self, x):
+            return super().forward(x.detach())
+    fails_with(checks.check_attention_module, Detached, "hint_grad_cut")
+    assert fails(probes.attention_module, Detached).hint == "hint_grad_cut"
+
+
+def test_a_result_in_another_dtype_fails_the_check_and_the_grader_alike(ref, lang):
+    """A softmax computed in float32 is within the first case's 1e-6 of float64's: the grader's dtype rule
+    (findings.dtype_finding) fails it on both sides, with the same hint."""
+    def in_float32(scores):
+        e = torch.exp((scores - scores.amax(dim=-1, keepdim=True)).float())
+        return e / e.sum(dim=-1, keepdim=True)
+    fails_with(checks.check_softmax, in_float32, "hint_keep_dtype")
+    assert fails(probes.softmax_last, in_float32, key="hidden_dtype").hint == "hint_keep_dtype"

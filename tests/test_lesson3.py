@@ -482,6 +482,12 @@ BUGS = {
                             "`nan_to_num(1.0)`: fully masked rows of ones"),
     "softmax_over_queries": Bug("ex5_safe_softmax", "dim=-1", "dim=-2", {"ex5_safe_softmax_tests", MODULE_3},
                                 "softmax over the queries, `dim=-2`"),
+    # ✔ in the notebook and full marks before both sides tested the module's gradients.
+    "module_detaches_x": Bug("ex6_causal_module", "B, T, _ = x.shape", "x = x.detach()\n        B, T, _ = x.shape",
+                             {MODULE_3}, "forward works on `x.detach()`: no gradient reaches x"),
+    "scores_under_no_grad": Bug("ex6_causal_module", SCORES_3, "with torch.no_grad():\n            "
+                                + SCORES_3.replace("\n        ", "\n            "), {MODULE_3},
+                                "scores and weights computed under `torch.no_grad()`"),
 }
 
 
@@ -491,3 +497,19 @@ def test_padding_keep_on_the_inputs_device_is_graded(ref, lang):
     on_cpu = lambda n, T: torch.arange(T) < n[:, None]  # noqa: E731
     fails_with(checks.check_padding_keep, on_cpu, "hint_mask_device")
     assert hint_of(fails(probes.padding_keep, on_cpu))[0] == "hint_mask_device"
+
+
+def test_a_cut_gradient_in_the_module_fails_the_check_and_the_grader_alike(ref, lang):
+    """Issue 40: the module is trained; a detach or torch.no_grad() in forward gave ✔ and full marks."""
+    class Detached(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            return super().forward(x.detach(), lengths, use_sdpa)
+    fails_with(checks.check_causal_module, Detached, "hint_grad_cut")
+    assert fails(probes.module, Detached).hint == "hint_grad_cut"
+
+    class NoGrad(ref.CausalSelfAttention):
+        def forward(self, x, lengths=None, use_sdpa=False):
+            with torch.no_grad():
+                return super().forward(x, lengths, use_sdpa)
+    fails_with(checks.check_causal_module, NoGrad, "hint_grad_cut")
+    assert fails(probes.module, NoGrad).hint == "hint_grad_cut"

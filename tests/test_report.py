@@ -44,6 +44,10 @@ NAMED = {
         "k_not_projected": {"ex5_attention_module": "hint_qk_not_projected"},
         "variance_as_std": {"ex2_variance": "answer_std_not_var"},
         "warns_but_right": {},
+        # Issue 40: named as the check names them (attn_course.findings, attn_course.sizes).
+        "attention_reads_global_dk": dict.fromkeys(("ex4_attention", "ex5_attention_module"), "hint_global_size"),
+        "module_detaches_x": {"ex5_attention_module": "hint_grad_cut"},
+        "weights_under_no_grad": dict.fromkeys(("ex4_attention", "ex5_attention_module"), "hint_grad_cut"),
     },
     "02_multihead": {
         "view_without_transpose": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_view_without_transpose"),
@@ -120,6 +124,9 @@ NAMED = {
         "scale_written_as_number": {"ex6_causal_module": "hint_scale_as_number"},
         "dead_rows_to_one": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_dead_rows_not_zero"),
         "softmax_over_queries": dict.fromkeys(("ex5_safe_softmax", "ex6_causal_module"), "hint_softmax_axis"),
+        # Issue 40: named as the check names them (attn_course.findings).
+        "module_detaches_x": {"ex6_causal_module": "hint_grad_cut"},
+        "scores_under_no_grad": {"ex6_causal_module": "hint_grad_cut"},
     },
     "04_gpt2": {
         "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},

@@ -11,7 +11,7 @@ from .. import findings
 from ..messages import t
 from ..sizes import globals_read
 from ..validate import CheckFailed
-from .engine import max_error
+from .engine import max_error, run
 
 
 def failed(finding) -> CheckFailed:
@@ -97,3 +97,68 @@ def expect_copy(name: str, before: dict, source: torch.nn.Module, copy) -> None:
     finding = findings.copy_finding(name, before, findings.snapshot(source), shared)
     if finding:
         raise failed(finding)
+
+
+def shapes_text(args) -> str:
+    """The tensors' shapes, for the case's message: "(2, 3, 5), (2, 7, 5)"."""
+    return ", ".join(str(tuple(a.shape)) for a in args if isinstance(a, torch.Tensor))
+
+
+def expect_dtype(name: str, got, dtype) -> None:
+    """Every floating-point tensor of got in the input's dtype (findings.dtype_finding, the grader's rule)."""
+    finding = findings.dtype_finding(name, got, dtype)
+    if finding:
+        raise failed(finding)
+
+
+def _expect_case(name: str, got, want, dtype, sizes: str, tol: float) -> None:
+    expect_dtype(name, got, dtype)
+    expect_same(name, got, want, sizes, tol)
+
+
+def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=None) -> None:
+    """The grader's cases of a function (attn_course.probes.cases.function_cases) on the check's own seed.
+    make_inputs(draws, case, dtype) is the probe's own, so the sizes follow the probe's rule (none the notebook
+    binds); right(*args) is the right answer. float64 and float32: the output keeps the input's dtype and is right
+    within the case's tolerance; then float64 with gradients, compared with the right answer's (names: the
+    differentiable arguments')."""
+    from ..probes.cases import DTYPE_CASES, TOLERANCE, differentiable
+    from ..probes.draws import Draws
+    draws = Draws(seed, f"check.{name}")
+    for case, dtype in DTYPE_CASES:
+        args = make_inputs(draws, case, dtype)
+        got = run(name, fn, *args, on_error=on_error)
+        with torch.no_grad():
+            want = right(*args)
+        _expect_case(name, got, want, dtype, shapes_text(args), TOLERANCE[case])
+    args = differentiable(make_inputs(draws, "grad", torch.float64))
+    ref_args = [a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.requires_grad else a
+                for a in args]
+    got = run(name, fn, *args, on_error=on_error)
+    want = right(*ref_args)
+    _expect_case(name, got, want, torch.float64, shapes_text(args), TOLERANCE["float64"])
+    expect_grads(name, got, [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad], want,
+                 [a for a in ref_args if isinstance(a, torch.Tensor) and a.requires_grad], names, seed)
+
+
+def expect_module_cases(name: str, cls, make_args, make_input, right, seed: int, on_error=None) -> None:
+    """The grader's cases of a module (attn_course.probes.cases.module_cases) on the check's own seed: built from
+    the probe's make_args, its parameters drawn, run in float64 and float32, then its gradients with respect to x
+    and every parameter. right(module, x): the right (output, …) from the module's own weights."""
+    from ..probes.cases import DTYPE_CASES, TOLERANCE
+    from ..probes.draws import Draws
+    draws = Draws(seed, f"check.{name}")
+    args = make_args(draws)
+    module = run(name, cls, *args, on_error=on_error).double()
+    draws.fill_parameters(module)
+    call = f"{name}.forward"
+    for case, dtype in DTYPE_CASES:
+        module.to(dtype)
+        x = make_input(draws, args, case, dtype)
+        got = run(call, module, x, on_error=on_error)
+        with torch.no_grad():
+            want = right(module, x)
+        _expect_case(call, got, want, dtype, shapes_text([x]), TOLERANCE[case])
+    module.double()
+    x = make_input(draws, args, "grad", torch.float64)
+    expect_module_grads(name, module, x, lambda m, leaf: run(call, m, leaf, on_error=on_error), right, seed)

@@ -14,9 +14,13 @@ from .engine import (
     also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, error_hint,
     expect_input_errors, expect_number, expect_returned_pair, expect_shape, inputs, max_error, passed, run,
 )
+from .invariants import expect_cases, expect_dtype, expect_module_cases, reads_globals
 
-# Visible-test sizes: every one different from every other.
+# Visible-test sizes: every one different from every other. Each check then runs the grader's own cases (the
+# probe's inputs on the check's seed, attn_course.probes.lesson1): sizes the notebook binds nowhere, float32, and
+# the gradients.
 B, T_Q, T_K, D_K, D_V, E = 2, 3, 5, 4, 6, 7
+LESSON = 1
 
 
 def product_hint(failed, t_q: int, t_k: int, d_k: int, d_v: int) -> str | None:
@@ -118,6 +122,27 @@ def kv_swapped(Q, V, d: int):
     return torch.softmax(Q @ V.transpose(-2, -1) / math.sqrt(d), dim=-1)
 
 
+def right_scores(Q, K):
+    return score_variants(Q, K)[None]
+
+
+def right_attention(Q, K, V):
+    weights = torch.softmax(right_scores(Q, K), dim=-1)
+    return weights @ V, weights
+
+
+def right_module(module, x):
+    """The Attention module's (output, weights) from its own W_q, W_k, W_v, W_o."""
+    out, weights = right_attention(module.W_q(x), module.W_k(x), module.W_v(x))
+    return module.W_o(out), weights
+
+
+def _probe():
+    from ..probes import lesson1   # here: the probes' package imports the checks
+    return lesson1
+
+
+@reads_globals(LESSON)
 def check_attention_scores(fn) -> None:
     name = "attention_scores"
     Q, K = inputs((B, T_Q, D_K), (B, T_K, D_K), seed=1)
@@ -130,9 +155,11 @@ def check_attention_scores(fn) -> None:
     got2 = run(name, fn, Q[0], K[0])
     expect_shape(got2, (T_Q, T_K), ("T_q", "T_k"), name, t("hint_dot_T"))
     diagnose(got2, score_variants(Q[0], K[0]), "what_scores")
+    expect_cases(name, fn, right_scores, _probe().qk_inputs, 101, ["Q", "K"])
     passed(name)
 
 
+@reads_globals(LESSON)
 def check_softmax(fn) -> None:
     name = "softmax_last"
     (scores,) = inputs((B, T_Q, T_K), seed=2)
@@ -149,22 +176,27 @@ def check_softmax(fn) -> None:
     if not torch.isfinite(big).all():
         raise CheckFailed(t("has_nan", what="softmax_last(1000 · scores)"), t("hint_softmax_overflow"))
     diagnose(big, {None: torch.softmax(scores * 1000.0, dim=-1)}, "what_weights", 1e-6)
+    expect_cases(name, fn, lambda s: torch.softmax(s, dim=-1), _probe().large_scores, 102, ["scores"])
     passed(name)
 
 
+@reads_globals(LESSON)
 def check_attention(fn) -> None:
     name = "attention"
     Q, K, V = inputs((B, T_Q, D_K), (B, T_K, D_K), (B, T_K, D_V), seed=3)
     with products_named(T_Q, T_K, D_K, D_V):
         result = run(name, fn, Q, K, V)
     out, weights = expect_returned_pair(result, name, (*Q.shape[:-1], V.size(-1)))
+    expect_dtype(name, (out, weights), Q.dtype)   # before weights @ V, which would raise on another dtype
     expect_shape(weights, (B, T_Q, T_K), ("B", "T_q", "T_k"), t("what_weights"))
     diagnose(weights, weight_variants(Q, K), "what_weights")
     expect_shape(out, (B, T_Q, D_V), ("B", "T_q", "d_v"), t("what_output"), t("hint_weights_v_order"))
     diagnose(out, {None: weights @ V}, "what_output")
+    expect_cases(name, fn, right_attention, _probe().one_batch_axis, 103, ["Q", "K", "V"])
     passed(name)
 
 
+@reads_globals(LESSON)
 @blames_earlier(attention=(4, lambda fn: check_attention(fn)))
 def check_attention_module(cls) -> None:
     name = "Attention"
@@ -188,6 +220,8 @@ def check_attention_module(cls) -> None:
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == D_K else None)
         diagnose(y, {None: module.W_o(weights @ V), "hint_wrong_projection": module.W_o(weights @ K)}, "what_output")
     expect_input_errors(module, (B, T, E))
+    probe = _probe()
+    expect_module_cases(name, cls, probe.module_args, probe.module_input, right_module, 104, on_error=module_error)
     passed(name)
 
 

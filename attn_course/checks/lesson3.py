@@ -5,16 +5,19 @@ import math
 
 import torch
 
+from ..findings import dtype_finding
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
     NanRowsSDPA, also_checks, scale_variants, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
     SIZE_MISMATCH, expect_shape, inputs, max_error, merge_heads, named, passed, run, run_forward, split_heads, tril,
 )
+from .invariants import expect_dtype, expect_module_grads, reads_globals
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
 B, T_Q, T, E, H, D = 2, 3, 5, 7, 3, 4
 CHECK_D = D
+LESSON = 3
 # The module's buffer size, in this check and in the grader's probe alike (their errors name it).
 MAX_LEN = 16
 
@@ -25,17 +28,23 @@ def _count_differs(name: str, got, want) -> str:
     return t("mask_differs", what=name, n=int((got != want).sum()), total=want.numel())
 
 
+@reads_globals(LESSON)
 def check_causal_mask(fn) -> None:
     name = "causal_mask"
-    got = run(name, fn, T)
-    expect_shape(got, (T, T), ("T", "T"), name)
-    if got.dtype != torch.bool:
-        raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
-    want = tril(T)
-    if not torch.equal(got, want):
-        hint = next((key for key, value in causal_mask_variants(T).items() if key and torch.equal(got, value)), None)
-        hint = hint[0] if isinstance(hint, tuple) else hint
-        raise CheckFailed(_count_differs(name, got, want), t(hint) if hint else None)
+    from ..probes.draws import Draws
+    from ..probes.lesson3 import causal_sizes   # here: the probes' package imports the checks
+    # This check's T, then the lengths the grader tries (its draw, on this check's seed).
+    for size in (T, *causal_sizes(Draws(111, "check.causal_mask"))):
+        got = run(name, fn, size)
+        expect_shape(got, (size, size), ("T", "T"), name)
+        if got.dtype != torch.bool:
+            raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
+        want = tril(size)
+        if not torch.equal(got, want):
+            hint = next((key for key, value in causal_mask_variants(size).items() if key and torch.equal(got, value)),
+                        None)
+            hint = hint[0] if isinstance(hint, tuple) else hint
+            raise CheckFailed(_count_differs(name, got, want), t(hint) if hint else None)
     # The meta device stands in for a GPU: a mask made without device= stays on the CPU.
     meta = run(name, fn, T, torch.device("meta"), on_error=causal_mask_error)
     if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
@@ -92,6 +101,7 @@ def name_masked(got, variants) -> str | None:
     return None
 
 
+@reads_globals(LESSON)
 def check_apply_mask(fn) -> None:
     name = "apply_mask"
     (scores,) = inputs((B, H, T, T), seed=13)
@@ -117,6 +127,7 @@ def _text(hint) -> str | None:
     return t(hint) if hint else None
 
 
+@reads_globals(LESSON)
 def check_padding_keep(fn) -> None:
     name = "padding_keep"
     lengths = torch.tensor([5, 2, 0])
@@ -157,6 +168,7 @@ def padding_variants(lengths, T: int) -> dict:
             ("hint_padding_inverted", ">"): position > lengths[:, None]}
 
 
+@reads_globals(LESSON)
 def check_mha_mask_to_sdpa(fn) -> None:
     name = "mha_mask_to_sdpa"
     hidden = ~tril(T)  # nn.MultiheadAttention: True = do not attend
@@ -178,6 +190,7 @@ def check_mha_mask_to_sdpa(fn) -> None:
     passed(name)
 
 
+@reads_globals(LESSON)
 def check_safe_softmax(fn) -> None:
     name = "safe_softmax"
     (scores,) = inputs((B, T_Q, T), seed=14)
@@ -187,6 +200,7 @@ def check_safe_softmax(fn) -> None:
     expect_shape(got, tuple(scores.shape), ("B", "T_q", "T_k"), name)
     if torch.isnan(got).any():
         raise CheckFailed(t("has_nan", what=name), t("hint_nan_fully_masked"))
+    expect_dtype(name, got, scores.dtype)
     right = safe_softmax_variants(scores)[None]
     if not close(got, right, 1e-9):
         hint = safe_softmax_bug(scores, got)
@@ -201,6 +215,8 @@ def safe_softmax_bug(scores, got) -> str | tuple | None:
     """The classic mistake safe_softmax's result shows (the grader names it from the same rules), or None."""
     if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
         return None
+    if dtype_finding("safe_softmax", got, scores.dtype):
+        return "hint_keep_dtype"
     for key, value in safe_softmax_variants(scores).items():
         if key is not None and close(got, value, 1e-9):
             return (key[0], dict(key[1])) if isinstance(key, tuple) else key
@@ -434,6 +450,13 @@ def _expect_dropout(name, cls, module, x) -> None:
                          placements=(lambda m: dropout_variants(m, x, 0)) if right else None)
 
 
+def right_module(module, x):
+    """The module's right (output, weights), from its own weights (eval, no padding)."""
+    variants, y = causal_reference(module, x)
+    return y, variants[None]
+
+
+@reads_globals(LESSON)
 @blames_earlier(causal_mask=(1, check_causal_mask), apply_mask=(2, check_apply_mask),
                 padding_keep=(4, check_padding_keep), safe_softmax=(5, check_safe_softmax))
 def check_causal_module(cls) -> None:
@@ -497,4 +520,7 @@ def check_causal_module(cls) -> None:
                               _text(sdpa_bug(other, x, None, y_sdpa)))
     for other in others:
         other()
+    # Gradients with respect to x and every parameter, by the grader's rule, once every output is right.
+    expect_module_grads(name, module, x, lambda m, leaf: run(f"{name}.forward", m, leaf, on_error=module_error),
+                        right_module, 18)
     passed(name)

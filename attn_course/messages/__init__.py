@@ -2,18 +2,19 @@
 
 Prose lives in the lesson sources; these modules hold what code prints or raises:
 check results, hints, errors, widget labels and figure text. `common` holds what
-every lesson shares, `lessonN` what only lesson N uses (its hints, answers, tables
+every lesson shares, `findings` the findings a check and the grader share (attn_course.findings),
+`lessonN` what only lesson N uses (its hints, answers, tables
 and figure labels; the build writes a lesson's table and figure texts straight into
 its notebooks). Terms follow lessons/GLOSSARY.md, which tests/test_language.py enforces.
 """
 import re
 
-from . import (common, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson7_text, lesson8,
+from . import (common, findings, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson7_text, lesson8,
                lesson8_hints, lesson8_text)
 
 LANGUAGES = ("ja", "ko")
-MODULES = {"common": common, "lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3, "lesson4": lesson4,
-           "lesson5": lesson5, "lesson6": lesson6, "lesson7": lesson7, "lesson7_text": lesson7_text,
+MODULES = {"common": common, "findings": findings, "lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3,
+           "lesson4": lesson4, "lesson5": lesson5, "lesson6": lesson6, "lesson7": lesson7, "lesson7_text": lesson7_text,
            "lesson8": lesson8, "lesson8_hints": lesson8_hints, "lesson8_text": lesson8_text}
 
 

@@ -8,9 +8,12 @@ import math
 import torch
 import torch.nn as nn
 from attn_course.checks import lesson1 as checks
+from attn_course.findings import dtype_finding
 from attn_course.probes import lesson1 as probe
 from attn_course.validate import expect_qkv, expect_size, expect_tokens
-from attn_grader.judge import Mismatch, expect_answer, judge, judge_function, judge_module, matching_bug, naming
+from attn_grader.judge import (
+    DTYPE_CASES, Mismatch, expect_answer, judge, judge_function, judge_module, matching_bug, naming,
+)
 
 
 def attention_scores(Q, K):
@@ -48,6 +51,15 @@ class Attention(nn.Module):
 # --------------------------------------------------------------------------- naming the mistake
 # On a mismatch, the learner's float64 results are compared with the visible checks' classic
 # bugs (attn_course.checks.lesson1), computed here on the grader's own inputs.
+def _dtype_bug(res, name: str):
+    """A result in another dtype than its input's, by the check's rule (findings.dtype_finding)."""
+    for case, dtype in DTYPE_CASES:
+        finding = dtype_finding(name, res[case], dtype)
+        if finding:
+            return finding[2]
+    return None
+
+
 def _score_bug(res, scores):
     Q, K = probe.qk_inputs(res, "float64", torch.float64)
     variants = checks.score_variants(Q, K)
@@ -128,13 +140,13 @@ def _product_raised(res, dims, name: str, on_error=None) -> None:
 def _function_dims(res):
     """(T_q, T_k, d_k, d_v) of every case of probe.qkv_inputs."""
     for case in ("float64", "float32", "grad"):
-        _, _, tq, tk, d, dv = res.sizes(f"{case}.sizes", 6)
+        _, _, tq, tk, d, dv = probe.qkv_sizes(res, case)
         yield tq, tk, d, dv
 
 
 def _module_dims(res):
     """(T, T, d_k, d_k): probe.module_args and probe.module_input read one draw, "args" = (B, T, E, d_k)."""
-    _, t, _, d = res.sizes("args", 4, low=2, high=20)
+    _, t, _, d = probe.module_sizes(res)
     return [(t, t, d, d)]
 
 
@@ -144,27 +156,27 @@ def _module_dims(res):
 @judge("lesson1.attention_scores", partial=True)
 def judge_attention_scores(res):
     _product_raised(res, list(_function_dims(res)), "attention_scores")
-    with naming(lambda: _score_bug(res, res["float64"])):
+    with naming(lambda: _dtype_bug(res, "attention_scores") or _score_bug(res, res["float64"])):
         judge_function(res, attention_scores, probe.qk_inputs)
 
 
 @judge("lesson1.softmax_last")
 def judge_softmax_last(res):
-    with naming(lambda: _softmax_bug(res)):
+    with naming(lambda: _dtype_bug(res, "softmax_last") or _softmax_bug(res)):
         judge_function(res, softmax_last, probe.large_scores)
 
 
 @judge("lesson1.attention", partial=True)
 def judge_attention(res):
     _product_raised(res, list(_function_dims(res)), "attention")
-    with naming(lambda: _attention_bug(res)):
+    with naming(lambda: _dtype_bug(res, "attention") or _attention_bug(res)):
         judge_function(res, attention, probe.one_batch_axis)
 
 
 @judge("lesson1.attention_module", partial=True, on_error=checks.module_error)
 def judge_attention_module(res):
     _product_raised(res, _module_dims(res), "Attention.forward", checks.module_error)
-    with naming(lambda: _module_bug(res)):
+    with naming(lambda: _dtype_bug(res, "Attention.forward") or _module_bug(res)):
         judge_module(res, Attention, probe.module_args, probe.module_input)
 
 

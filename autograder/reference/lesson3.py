@@ -8,8 +8,10 @@ from attn_course.checks import lesson3 as checks
 from attn_course.checks.engine import SIZE_MISMATCH, pair_swapped
 from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
+from attn_course.probes.cases import backward_with_probe
 from attn_grader.judge import (
-    Mismatch, expect_close, expect_device, expect_equal, expect_layout, judge, matching_bug, max_error, naming,
+    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge, matching_bug, max_error,
+    naming,
 )
 
 
@@ -87,7 +89,7 @@ def _mask_bug(got, T):
 
 
 def _causal_mask_bug(res):
-    for T in res.sizes("T", 3, low=1, high=20):
+    for T in probe.causal_sizes(res):
         if T > 1 and (key := _mask_bug(res[f"T={T}"], T)):
             return key
     meta = res["meta"]
@@ -263,7 +265,7 @@ def _module_error(kind, message, call):
 @judge("lesson3.causal_mask", on_error=checks.causal_mask_error)
 def judge_causal_mask(res):
     with naming(lambda: _causal_mask_bug(res)):
-        for T in res.sizes("T", 3, low=1, high=20):
+        for T in probe.causal_sizes(res):
             expect_equal(f"T = {T}", res[f"T={T}"], causal_mask(T))
         expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
 
@@ -366,3 +368,7 @@ def _judge_module(res):
         raise Mismatch("hidden_raised", name="CausalSelfAttention (meta)", error=str(meta)[:300])
     if _persistent_bug(res):
         raise Mismatch("hint_buffer_persistent")
+    # Gradients last, by the check's rule (attn_course.findings.grad_finding): once every output is right.
+    leaf = x.clone().requires_grad_(True)
+    grads = backward_with_probe(res, ref(leaf), [leaf, *ref.parameters()])
+    expect_grads("CausalSelfAttention", res["grad.inputs"], grads, ["x", *(n for n, _ in ref.named_parameters())])

@@ -21,7 +21,7 @@ import math
 import torch
 
 from attn_course.findings import copy_finding, grad_finding
-from attn_course.probes.cases import DTYPE_CASES, as_tuple, backward_with_probe, differentiable
+from attn_course.probes.cases import DTYPE_CASES, TOLERANCE, as_tuple, backward_with_probe, differentiable
 from attn_course.probes.codec import NoValues, Opaque, decode
 from attn_course.probes.draws import Draws
 
@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 JUDGES: dict = {}  # "lessonN.name" -> judge function
-TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 CASE_NAMES = {"float64": ("case_float64",), "float32": ("case_float32",)}  # how a case is named in a verdict
 log = logging.getLogger(__name__)
 

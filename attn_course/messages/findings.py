@@ -1,0 +1,57 @@
+"""Messages of the findings a visible check and the grader share (attn_course.findings): a size read from the
+notebook, a case of other sizes or dtype, a gradient, a copy's side effect."""
+
+MESSAGES = {
+    "hint_global_size": {
+        "ja": "関数の中で、ノートブックの上のセルで決めた大きさ {names} をそのまま読んでいます。その値と同じ大きさの入力でしか正しくなりません。大きさは引数や入力の形状（x.shape）から求めてください。",
+        "ko": "함수 안에서 노트북 위쪽 셀에서 정한 크기 {names}을(를) 그대로 읽고 있습니다. 그 값과 크기가 같은 입력에서만 올바르게 동작합니다. 크기는 인자나 입력의 모양(x.shape)에서 구하세요.",
+    },
+    "sizes_case_differs": {
+        "ja": "{name}: 大きさ {sizes} の入力で、正しい結果と一致しません（最大誤差 {err:.3g}）。上の大きさでは正しかったので、どこかで大きさを決め打ちしていないか確かめてください。",
+        "ko": "{name}: 크기 {sizes}인 입력에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}). 앞의 크기에서는 올바랐으므로, 어딘가에 크기를 고정해 두지 않았는지 확인하세요.",
+    },
+    "sizes_case_shape": {
+        "ja": "{name}: 大きさ {sizes} の入力で、形状が {got} になりました（正しくは {want}）。上の大きさでは正しかったので、どこかで大きさを決め打ちしていないか確かめてください。",
+        "ko": "{name}: 크기 {sizes}인 입력에서 모양이 {got}이(가) 되었습니다(올바른 모양은 {want}). 앞의 크기에서는 올바랐으므로, 어딘가에 크기를 고정해 두지 않았는지 확인하세요.",
+    },
+    "case_dtype": {
+        "ja": "{name}: データ型 {want} の入力に、データ型 {got} の結果を返しました。結果は入力と同じデータ型で返してください。",
+        "ko": "{name}: 자료형이 {want}인 입력에 자료형이 {got}인 결과를 반환했습니다. 결과는 입력과 같은 자료형으로 반환하세요.",
+    },
+    "hint_keep_dtype": {
+        "ja": ".float() や .double() は途中でデータ型を変えます。また torch.tensor(…)、torch.zeros(…) などで dtype= を付けずに作ったテンソルは float32 になります。新しく作るテンソルは dtype=x.dtype（または torch.zeros_like(x) など）で入力にそろえてください。",
+        "ko": ".float()나 .double()은 도중에 자료형을 바꿉니다. 또 torch.tensor(…), torch.zeros(…) 등으로 dtype=을 지정하지 않고 만든 텐서는 float32가 됩니다. 새로 만드는 텐서는 dtype=x.dtype(또는 torch.zeros_like(x) 등)으로 입력에 맞추세요.",
+    },
+    "grad_none": {
+        "ja": "{name} が返した値から勾配が逆伝播しません。返した値（のどれか）が計算グラフから切り離されています。",
+        "ko": "{name}이(가) 반환한 값에서 기울기가 역전파되지 않습니다. 반환한 값(중 하나)이 계산 그래프에서 끊겨 있습니다.",
+    },
+    "grad_missing": {
+        "ja": "{name} の出力から {arg} まで勾配が届きません（逆伝播したあとも {arg} の勾配が None のままです）。",
+        "ko": "{name}의 출력에서 {arg}까지 기울기가 전달되지 않습니다(역전파한 뒤에도 {arg}의 기울기가 None입니다).",
+    },
+    "grad_differs": {
+        "ja": "{name} の出力の、{arg} についての勾配が正しい値と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "{name} 출력의 {arg}에 대한 기울기가 올바른 값과 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "hint_grad_cut": {
+        "ja": "detach()、.data、with torch.no_grad(): の中の計算は、そこで勾配を止めます。このコードは学習のときにも通る（第5回・第6回）ので、値の計算では使わないでください。",
+        "ko": "detach(), .data, with torch.no_grad(): 안의 계산은 거기서 기울기를 끊습니다. 이 코드는 학습할 때도 거치므로(5강, 6강) 값을 계산하는 데에는 쓰지 마세요.",
+    },
+    "copy_source_changed": {
+        "ja": "{name} を呼んだら、コピー元のモジュールのパラメータ {param} が書き換わりました。",
+        "ko": "{name}을(를) 호출하자 복사 원본 모듈의 파라미터 {param}이(가) 바뀌었습니다.",
+    },
+    "hint_copy_direction": {
+        "ja": "copy_ の向きが逆です。a.copy_(b) は b の値を a に書き込みます。コピー先.copy_(コピー元) の順に書いてください（逆向きだと元のモジュールが上書きされ、両方が同じ値になるので一致して見えます）。",
+        "ko": "copy_의 방향이 반대입니다. a.copy_(b)는 b의 값을 a에 씁니다. 복사 대상.copy_(복사 원본) 순서로 쓰세요(반대로 쓰면 원본 모듈이 덮어써져 둘이 같은 값이 되므로 일치하는 것처럼 보입니다).",
+    },
+    "copy_shares_memory": {
+        "ja": "{name} が返したモジュールのパラメータ {param} が、コピー元のモジュールとメモリを共有しています。片方を学習すると、もう片方も変わります。",
+        "ko": "{name}이(가) 반환한 모듈의 파라미터 {param}이(가) 복사 원본 모듈과 메모리를 공유합니다. 한쪽을 학습하면 다른 쪽도 바뀝니다.",
+    },
+    "hint_copy_shares_memory": {
+        "ja": "パラメータに = で nn.Parameter(元の重み) や元のパラメータを代入したり、.data を差し替えたりすると、元と同じメモリを指します。with torch.no_grad(): の中で、自分のモジュールのパラメータに copy_ で値を書き込んでください。",
+        "ko": "파라미터에 =로 nn.Parameter(원본 가중치)나 원본 파라미터를 대입하거나 .data를 바꿔 넣으면 원본과 같은 메모리를 가리킵니다. with torch.no_grad(): 안에서 자기 모듈의 파라미터에 copy_로 값을 쓰세요.",
+    },
+}
