@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep mutants clean-venv
+.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -84,6 +84,18 @@ export: export-lms $(STAMP)
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
 		--to=$(EXPORT_TO) \
 		$(foreach a,$(ASSIGNMENT),--assignment=$(a))
+
+## make override STUDENT=aiko ASSIGNMENT=03-masks SCORE=12 REASON="…": the grade that counts for one learner and lesson,
+## with its reason, in grades.csv, the LMS files and the class report, through regrades and resubmissions;
+## REMOVE=1 (with a REASON) takes it away; make override LIST=1 shows those in force (docs/instructors-grades.md)
+override: $(STAMP)
+	$(BIN)/python -m attn_grader.overrides --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
+		--student "$(STUDENT)" --assignment "$(ASSIGNMENT)" $(if $(filter 1 yes true,$(REMOVE)),--remove,--score "$(SCORE)") \
+		--reason "$(REASON)")
+
+## make formgrader: nbgrader's formgrader for this course (autograder/) on 127.0.0.1: manual grades and comments
+formgrader: $(STAMP)
+	$(PYTHON) tools/course.py formgrader
 
 ## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
 classroom: $(STAMP)
