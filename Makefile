@@ -63,9 +63,11 @@ assignments: $(STAMP)
 	$(BIN)/python tools/build.py --assignments $(ASSIGNMENT)
 
 ## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv;
-## STUDENT=… and/or ASSIGNMENT=… grade only those (a late learner); the class's files are redrawn all the same
+## STUDENT=… and/or ASSIGNMENT=… grade only those (a late learner); the class's files are redrawn all the same;
+## REPORT_LANG=ko (or ja, en): the class report and flags.csv's notes in the instructor's language
+REPORT_ENV = $(if $(REPORT_LANG),ATTN_REPORT_LANG=$(REPORT_LANG))
 autograde: $(STAMP)
-	$(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
+	$(REPORT_ENV) $(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
 		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 ## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/;
@@ -89,7 +91,7 @@ export: export-lms $(STAMP)
 ## with its reason, in grades.csv, the LMS files and the class report, through regrades and resubmissions;
 ## REMOVE=1 (with a REASON) takes it away; make override LIST=1 shows those in force (docs/instructors-grades.md)
 override: $(STAMP)
-	$(BIN)/python -m attn_grader.overrides --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
+	$(REPORT_ENV) $(BIN)/python -m attn_grader.overrides --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
 		--student "$(STUDENT)" --assignment "$(ASSIGNMENT)" $(if $(filter 1 yes true,$(REMOVE)),--remove,--score "$(SCORE)") \
 		--reason "$(REASON)")
 

@@ -37,7 +37,8 @@ def not_graded(course: Path) -> dict:
     return found
 
 
-HEADER = ["student_id", "assignment", "notebook", "cell", "rule", "line", "code"]
+# note: what the rule means, in the instructor's language (ClassReport.language; English when none is chosen).
+HEADER = ["student_id", "assignment", "notebook", "cell", "rule", "line", "code", "note"]
 # Rows an export writes (exports/moodle.py): about the student table, not a grading, so a grading run keeps
 # them, and the next export of that kind replaces them.
 EXPORT_RULES = ("lms_left_out",)
@@ -51,11 +52,20 @@ def _read(course: Path) -> list[list[str]]:
         return []
 
 
+def note(rule: str, lang: str) -> str:
+    """What a rule means, for the instructor: the by-hand policy's many reach_… and tamper_… rules by family."""
+    from .messages import MESSAGES, text
+    family = rule.split("_")[0] if rule.startswith(("reach_", "tamper_")) else rule
+    return text(f"flag_{family}" if f"flag_{family}" in MESSAGES else "flag_other", lang)
+
+
 def _write(course: Path, rows) -> None:
+    from .messages import instructor_language
+    lang = instructor_language(course) or "en"
     with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(HEADER)
-        writer.writerows(rows)
+        writer.writerows([*r[:7], note(r[4], lang)] for r in rows)
 
 
 def set_export_flags(course: Path, rule: str, rows: list[tuple]) -> None:

@@ -278,6 +278,11 @@ MESSAGES = {
         "en": "Set by the instructor: {score} / {total} points (reason: {reason}; {time})",
     },
     "report_override_short": {"ja": "教員が変更", "ko": "교수자가 변경", "en": "overridden"},
+    "report_reason_elsewhere": {
+        "ja": "理由は受講者 ID 入りのレポート（report-names/）にあります",
+        "ko": "사유는 수강생 ID가 들어간 보고서(report-names/)에 있습니다",
+        "en": "the reason is in the report with learners' ids (report-names/)",
+    },
     "report_manual": {
         "ja": "formgrader で手入力した得点（採点プログラムの得点は {auto}）{comment}",
         "ko": "formgrader에서 직접 입력한 점수(채점 프로그램의 점수는 {auto}){comment}",

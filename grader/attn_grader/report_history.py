@@ -15,7 +15,7 @@ from pathlib import Path
 from . import history, overrides
 from .late_penalty import lateness_text
 from .messages import lesson_of, text
-from .report_learners import numbering, page_name
+from .report_learners import numbering, page_name, reason
 
 FOLDER = "learners"
 STATUS = {"graded": "history_status_graded", "missing": "history_status_missing",
@@ -51,7 +51,7 @@ def write_pages(course: Path, out: Path, names: bool, style: str, instructor: st
         events = [h for h in graded if h["student_id"] == student]
         set_by_hand = [o for o in changes if o.student_id == student]
         (folder / page_name(numbers[student])).write_text(
-            _page(label, lang, mine, events, set_by_hand, style), encoding="utf-8")
+            _page(label, lang, mine, events, set_by_hand, style, names), encoding="utf-8")
         listed.append((numbers[student], label))
     lang = instructor or "ja"
     links = "".join(f'<li><a href="{page_name(k)}">{html.escape(label)}</a></li>' for k, label in sorted(listed))
@@ -71,7 +71,7 @@ def _late(seconds: str, due: str, lang: str) -> str:
     return lateness_text(float(seconds), lang)
 
 
-def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, style: str) -> str:
+def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, style: str, names: bool) -> str:
     esc = html.escape
     parts = [f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">',
              f"<title>{esc(text('history_title', lang, learner=label))}</title><style>{style}</style></head><body>",
@@ -90,7 +90,7 @@ def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, 
                                                          total=f"{row.max_score:g}")
             if row.override is not None:
                 status += " · " + text("report_override", lang, score=f"{row.override.score:g}",
-                                       total=f"{row.max_score:g}", reason=row.override.reason,
+                                       total=f"{row.max_score:g}", reason=reason(row.override, lang, names),
                                        time=row.override.time)
             parts.append(f"<p>{esc(row.assignment)} · {esc(text('history_counts', lang, score=score, status=status))}"
                          "</p>")
@@ -107,8 +107,9 @@ def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, 
                                            _late(h["seconds_late"], h["duedate"], lang), h["raw_score"],
                                            h["late_penalty"], h["score"], h["flags"]]))
         for o in (o for o in changes if lesson_of(o.assignment) == lesson):
-            what = text("history_override_removed", lang, reason=o.reason) if o.score is None else \
-                text("history_override_set", lang, score=f"{o.score:g}", reason=o.reason)
+            why = reason(o, lang, names)
+            what = text("history_override_removed", lang, reason=why) if o.score is None else \
+                text("history_override_set", lang, score=f"{o.score:g}", reason=why)
             lines.append((o.time, [what + f" ({o.assignment})", "", "", "", "", "", ""]))
         if lines:
             parts.append("<table><tr>" + "".join(f"<th>{esc(text(k, lang))}</th>" for k in head) + "</tr>")

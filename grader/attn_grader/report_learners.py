@@ -41,7 +41,7 @@ def index_table(summary, names: bool) -> str:
         k = numbers[student]
         override = summary.overrides.get(student)
         counted = "" if override is None else \
-            f" → {override.score:g} ({text('report_override_short', lang)}: {override.reason})"
+            f" → {override.score:g} ({text('report_override_short', lang)}: {reason(override, lang, names)})"
         parts.append(f'<tr><td><a href="{esc(summary.assignment)}/{page_name(k)}">'
                      f"{esc(learner_label(summary, student, k, names))}</a></td><td class=\"n\">"
                      f"{esc(text('report_out_of', lang, score=f'{total:g}', total=f'{summary.total:g}'))}"
@@ -50,13 +50,19 @@ def index_table(summary, names: bool) -> str:
     return "\n".join(parts)
 
 
-def override_line(summary, student: str) -> str:
+def reason(override, lang: str, names: bool) -> str:
+    """An override's reason in the report with ids only: the instructor's own words may say who (a learner's
+    illness), and report/ may be shown to the class."""
+    return override.reason if names else text("report_reason_elsewhere", lang)
+
+
+def override_line(summary, student: str, names: bool) -> str:
     """The instructor's override in force for this learner and lesson, with its reason, or ""."""
     override = summary.overrides.get(student)
     if override is None:
         return ""
     return "<p><strong>" + html.escape(text("report_override", summary.lang, score=f"{override.score:g}",
-                                            total=f"{summary.total:g}", reason=override.reason,
+                                            total=f"{summary.total:g}", reason=reason(override, summary.lang, names),
                                             time=override.time)) + "</strong></p>"
 
 
@@ -86,7 +92,7 @@ def _page(summary, student: str, record: dict, k: int, names: bool, style: str, 
              f"<h1>{esc(learner_label(summary, student, k, names))}</h1>",
              f"<p>{esc(summary.assignment)} · "
              f"{esc(text('report_out_of', lang, score=f'{total:g}', total=f'{summary.total:g}'))}</p>",
-             override_line(summary, student),
+             override_line(summary, student, names),
              f"<table><tr><th>{esc(text('report_exercise', lang))}</th><th>{esc(text('report_score', lang))}</th>"
              f"<th>{esc(text('report_outcome', lang))}</th><th>{esc(text('report_hint_shown', lang))}</th></tr>"]
     for ex in summary.exercises:
