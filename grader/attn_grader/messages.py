@@ -258,7 +258,7 @@ MESSAGES = {
     "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})", "en": "({exercise})"},
     "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키", "en": "Hint key"},
     "report_class_size": {"ja": "採点した人数", "ko": "채점한 인원", "en": "Learners graded"},
-    "report_of_n": {"ja": "（{n} 人）", "ko": "({n}명)", "en": " ({n} learners)"},
+    "report_of_n": {"ja": "（{n} 人）", "ko": "({n}명)", "en": " (n = {n})"},
     "report_people_of": {"ja": "{size} 人中 {n} 人", "ko": "{size}명 중 {n}명", "en": "{n} of {size}"},
     "report_most_common_tied": {"ja": "最も多かった誤り（同数）", "ko": "가장 많았던 실수(같은 수)", "en": "Most common mistakes (tied)"},
     "report_learners_heading": {"ja": "受講者ごとの結果", "ko": "수강생별 결과", "en": "Each learner"},
