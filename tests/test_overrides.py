@@ -3,6 +3,7 @@
 The gradebook is made with nbgrader's own API, no kernel runs (small_class.py).
 """
 import csv
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -150,11 +151,9 @@ def test_make_formgrader_opens_formgrader_on_this_course_locally(monkeypatch):
     """The command's settings, read as JupyterLab and nbgrader's formgrader read them, without starting a server:
     on 127.0.0.1, opening /formgrader, the course folder its root and nbgrader_config.py's course; the
     formgrader extension enabled in this environment."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import course as setup_tool
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    spec = importlib.util.spec_from_file_location("course_tool", ROOT / "tools" / "course.py")
+    setup_tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_tool)
     from jupyter_server.extension.config import ExtensionConfigManager
     from jupyter_server.serverapp import ServerApp
     from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension

@@ -305,7 +305,6 @@ MESSAGES = {
     "history_resubmitted": {"ja": "再提出を採点", "ko": "다시 제출한 것을 채점", "en": "resubmission graded"},
     "history_regraded": {"ja": "同じ提出を再採点", "ko": "같은 제출을 다시 채점", "en": "same submission regraded"},
     "history_not_graded": {"ja": "採点できなかった", "ko": "채점하지 못함", "en": "could not be graded"},
-    "history_missing": {"ja": "未提出", "ko": "미제출", "en": "not handed in"},
     "history_override_set": {"ja": "教員が得点を {score} に変更：{reason}", "ko": "교수자가 점수를 {score}(으)로 변경: {reason}",
                              "en": "instructor set the score to {score}: {reason}"},
     "history_override_removed": {"ja": "教員が変更を取り消し：{reason}", "ko": "교수자가 변경을 취소함: {reason}",
@@ -337,7 +336,7 @@ MESSAGES = {
         "en": "Not in the Moodle file: nbgrader's student table has no e-mail (or LMS id) for this learner.",
     },
     "flag_files": {
-        "ja": "ファイルや採点用のフォルダーに触れるコードです（正しい解答には要りません）。",
+        "ja": "ファイルや採点用のフォルダに触れるコードです（正しい解答には要りません）。",
         "ko": "파일이나 채점용 폴더에 접근하는 코드입니다(올바른 답안에는 필요 없습니다).",
         "en": "Code that reaches files or the grader's folders (no right answer needs it).",
     },

@@ -44,6 +44,8 @@ REPORT_NAMES = "report-names"
 def report_dir(course: Path, names: bool) -> Path:
     return Path(course) / (REPORT_NAMES if names else REPORT)
 LANGS = ("ja", "ko")
+# The learners' languages named in the instructor's language.
+LANGUAGE_NAMES = {"ja": "report_language_ja", "ko": "report_language_ko"}
 COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 SHORT = 18  # characters of a hint in a chart's label; the table beside it has the whole text
@@ -214,7 +216,7 @@ def hint_text(key: str, lang: str, fields: dict, learners_lang: str | None = Non
         return text(CATEGORIES[key], lang)
     entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
     use = lang if lang in entry or not learners_lang else learners_lang
-    suffix = "" if use == lang else text("report_hint_in", lang, lang=text(f"report_language_{use}", lang))
+    suffix = "" if use == lang else text("report_hint_in", lang, lang=text(LANGUAGE_NAMES[use], lang))
     try:
         return text(key, use, **fields) + suffix
     except (KeyError, ValueError, IndexError):
@@ -383,7 +385,7 @@ def index(summaries: dict[str, Summary], instructor: str | None = None) -> str:
              f'<p><a href="{report_history.FOLDER}/index.html">{esc(both("history_link"))}</a></p>'
              f'<table style="width: 100%"><tr><th>{esc(both("report_lesson"))}</th>']
     parts += [f'<th lang="{instructor or col}" style="width: 45%">'
-              f'{esc(text(f"report_language_{col}", instructor) if instructor else text("report_language", col))}</th>'
+              f'{esc(text(LANGUAGE_NAMES[col], instructor) if instructor else text("report_language", col))}</th>'
               for col in LANGS]
     parts.append("</tr>")
     for lesson in lessons:
