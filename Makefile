@@ -9,7 +9,8 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader classroom workspace bench bench-grading hint-sweep mutants clean-venv
+.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader \
+	classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -91,7 +92,7 @@ export: export-lms $(STAMP)
 ## with its reason, in grades.csv, the LMS files and the class report, through regrades and resubmissions;
 ## REMOVE=1 (with a REASON) takes it away; make override LIST=1 shows those in force (docs/instructors-grades.md)
 override: $(STAMP)
-	$(REPORT_ENV) $(BIN)/python -m attn_grader.overrides --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
+	$(REPORT_ENV) $(BIN)/python -m attn_grader.override_command --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
 		--student "$(STUDENT)" --assignment "$(ASSIGNMENT)" $(if $(filter 1 yes true,$(REMOVE)),--remove,--score "$(SCORE)") \
 		--reason "$(REASON)")
 

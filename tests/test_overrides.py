@@ -1,4 +1,5 @@
-"""An instructor's override of one learner's grade (attn_grader.overrides, `make override`), and formgrader.
+"""An instructor's override of one learner's grade (attn_grader.overrides, `make override`: override_command.py),
+and formgrader.
 
 The gradebook is made with nbgrader's own API, no kernel runs (small_class.py).
 """
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from attn_grader import overrides
+from attn_grader import override_command, overrides
 from attn_grader.exports import CanvasExport, CourseGradesExport, MoodleExport
 from attn_grader.messages import text
 from attn_grader.report import report
@@ -44,7 +45,7 @@ def exports(course) -> dict:
 
 
 def override(course, *args):
-    overrides.main(["--course", str(course), "--no-redraw", *args])
+    override_command.main(["--course", str(course), "--no-redraw", *args])
 
 
 def test_an_override_is_the_grade_in_every_export_with_its_reason(course):
@@ -112,7 +113,7 @@ def test_an_override_the_gradebook_cannot_place_is_refused_and_nothing_is_writte
 def test_the_class_report_shows_the_override_and_a_grade_entered_in_formgrader(course):
     write_sources(course)
     # Without --no-redraw (as make override runs it): grades.csv and the class report are redrawn at once.
-    overrides.main(["--course", str(course), "--student", "bora", "--assignment", "03-masks", "--score", "4.5",
+    override_command.main(["--course", str(course), "--student", "bora", "--assignment", "03-masks", "--score", "4.5",
                     "--reason", "network down"])
     grades = {r[3]: r for r in read(course / "grades.csv")[1:]}
     assert grades["bora"][-2:] == ["4.5", "network down"]
@@ -139,7 +140,7 @@ def test_make_override_runs_the_module_with_the_instructors_words():
                           "REASON=partial credit", f"STAMP={ROOT / 'Makefile'}"], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     dry = " ".join(dry.split())
-    assert '-m attn_grader.overrides --course autograder --student "aiko" --assignment "03-masks"' in dry
+    assert '-m attn_grader.override_command --course autograder --student "aiko" --assignment "03-masks"' in dry
     assert '--score "4"' in dry and '--reason "partial credit"' in dry
     removal = subprocess.run(["make", "-n", "override", "STUDENT=aiko", "ASSIGNMENT=03-masks", "REMOVE=1",
                               "REASON=x", f"STAMP={ROOT / 'Makefile'}"], cwd=ROOT, capture_output=True, text=True,

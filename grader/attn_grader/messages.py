@@ -270,7 +270,9 @@ MESSAGES = {
     "report_language_ja": {"ja": "日本語", "ko": "일본어", "en": "Japanese"},
     "report_language_ko": {"ja": "韓国語", "ko": "한국어", "en": "Korean"},
     # An exercise's hint where the hint has no text in the report's language: said in the learners' language.
-    "report_hint_in": {"ja": "（受講者の言語：{lang}）", "ko": "(수강생의 언어: {lang})", "en": " (in the learner's language: {lang})"},
+    "report_hint_in": {
+        "ja": "（受講者の言語：{lang}）", "ko": "(수강생의 언어: {lang})", "en": " (in the learner's language: {lang})",
+    },
     # --- overrides (overrides.py) and formgrader's manual grades ----------------------------
     "report_override": {
         "ja": "教員が定めた得点：{score} / {total} 点（理由：{reason}／{time}）",

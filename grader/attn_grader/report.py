@@ -35,6 +35,7 @@ import nbformat
 
 from . import report_history, report_learners
 from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, instructor_language, text
+from .overrides import current, find
 
 VERDICTS, REPORT = "verdicts", "report"
 # --names writes here, never over report/: report/ names no one and may be shown to the class.
@@ -165,7 +166,6 @@ def _manual_grades(course: Path, assignment: str) -> dict:
 
 def summarize(course: Path, assignment: str, lang: str | None = None) -> Summary:
     """lang: the report's language (the instructor's); by default the learners'."""
-    from .overrides import current, find
     learners_lang = assignment_language(assignment)
     lang = lang or learners_lang
     title, exercises = _titles(course, assignment)
@@ -377,7 +377,8 @@ def index(summaries: dict[str, Summary], instructor: str | None = None) -> str:
     """Every lesson × the learners' language; in the instructor's language when one is chosen, else each column in
     its learners' language and the headings in both."""
     esc = html.escape
-    both = lambda key, **f: " / ".join(text(key, lang, **f) for lang in ((instructor,) if instructor else LANGS))  # noqa: E731
+    langs = (instructor,) if instructor else LANGS
+    both = lambda key, **f: " / ".join(text(key, lang, **f) for lang in langs)  # noqa: E731
     lessons = sorted({a.rsplit("-", 1)[0] for a in summaries})
     parts = [f'<!DOCTYPE html>\n<html lang="{instructor or "ja"}"><head><meta charset="utf-8">',
              f"<title>{esc(both('report_index_title'))}</title><style>{STYLE}</style></head><body>",

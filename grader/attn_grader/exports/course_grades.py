@@ -50,7 +50,8 @@ class CourseGradesExport(CourseExport):
                 writer.writerow([r.assignment, utc(r.duedate), utc(r.timestamp), r.student_id, r.last_name,
                                  r.first_name, r.email, number(r.raw_score), number(r.penalty), number(r.score),
                                  number(r.max_score), r.lesson, r.language, r.status,
-                                 number(r.override.score) if r.override else "", r.override.reason if r.override else ""])
+                                 number(r.override.score) if r.override else "",
+                                 r.override.reason if r.override else ""])
         given = self.lessons(gradebook, submitted_too=True)
         columns = [(lesson.lesson, grade_id, points) for lesson in given for grade_id, points in lesson.exercises]
         by_student: dict[str, dict] = {}

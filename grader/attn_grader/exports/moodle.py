@@ -25,7 +25,8 @@ FEEDBACK = "feedback"
 class MoodleExport(CourseExport):
     """One column per lesson given, the score after any late penalty or the instructor's override, `-` for a
     submission the grader could not grade; for a lesson with an override, a column "<lesson> feedback" with its
-    reason (map it to that lesson's feedback on Moodle's import page). ID number is nbgrader's lms_user_id, Email address its email (`nbgrader db student import`).
+    reason (map it to that lesson's feedback on Moodle's import page). ID number is nbgrader's lms_user_id,
+    Email address its email (`nbgrader db student import`).
 
     Moodle stops a whole import at the first row whose user it cannot find, so a learner without the field
     the import is mapped by (identify_by) is left out, and named on stderr.
