@@ -73,7 +73,8 @@ autograde: $(STAMP)
 
 ## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/;
 ## ASSIGNMENT=02-multihead (both languages) or 02-multihead-ja, several in quotes: only those (nbgrader's --assignment),
-## into a file of their own (canvas-grades-02-multihead.csv), so the whole class's file is not replaced by a part
+## into a file of their own (canvas-grades-02-multihead.csv), so the whole class's file is not replaced by a part;
+## REPORT_LANG as for make autograde (a Moodle export rewrites flags.csv's notes)
 LMS ?= grades
 empty :=
 space := $(empty) $(empty)
@@ -83,7 +84,7 @@ EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
 export-lms:
 	@$(if $(filter $(LMS)=%,$(EXPORTERS)),:,echo "make export: LMS=$(LMS) is not one of: $(foreach e,$(EXPORTERS),$(firstword $(subst =, ,$(e)))) (README, For instructors)" >&2; exit 2)
 export: export-lms $(STAMP)
-	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
+	cd autograder && $(REPORT_ENV) $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
 		--to=$(EXPORT_TO) \
 		$(foreach a,$(ASSIGNMENT),--assignment=$(a))

@@ -84,6 +84,16 @@ def test_a_learners_page_shows_every_lesson_across_gradings(course):
         assert not {"aiko", "bora", "dana", "eri", "partial"} & words, page
 
 
+@pytest.mark.parametrize("seconds, due, submitted, says", [
+    ("", "", "", "history_no_due"), ("0", "2026-12-08T14:59:00+00:00", "", "history_not_judged"),
+    ("0", "2026-12-08T14:59:00+00:00", "2026-12-08T13:59:00+00:00", "history_on_time"),
+])
+def test_lateness_on_a_learners_page_says_why_there_is_none(seconds, due, submitted, says):
+    """No due date, no timestamp.txt (copied by hand: not judged, never "on time"), or in time."""
+    from attn_grader.report_history import _late
+    assert _late(seconds, due, submitted, "ko") == text(says, "ko")
+
+
 def test_flags_csv_rows_are_unchanged_by_a_history_record(course):
     write_flags(course, [], untimed=[("03-masks-ja", "aiko")])
     before = (course / "flags.csv").read_text("utf-8")

@@ -117,3 +117,7 @@ def test_make_autograde_passes_the_instructors_language():
     dry = subprocess.run(["make", "-n", "autograde", "REPORT_LANG=ko", f"STAMP={ROOT / 'Makefile'}"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
     assert dry.strip().startswith("ATTN_REPORT_LANG=ko ") and "-m attn_grader.grade" in dry
+    # make export rewrites flags.csv's notes (a Moodle export's rows) in the same language.
+    dry = subprocess.run(["make", "-n", "export", "LMS=moodle", "REPORT_LANG=ko", f"STAMP={ROOT / 'Makefile'}"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "cd autograder && ATTN_REPORT_LANG=ko " in dry and "MoodleExport" in dry

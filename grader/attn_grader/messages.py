@@ -281,9 +281,9 @@ MESSAGES = {
     },
     "report_override_short": {"ja": "教員が変更", "ko": "교수자가 변경", "en": "overridden"},
     "report_reason_elsewhere": {
-        "ja": "理由は受講者 ID 入りのレポート（report-names/）にあります",
-        "ko": "사유는 수강생 ID가 들어간 보고서(report-names/)에 있습니다",
-        "en": "the reason is in the report with learners' ids (report-names/)",
+        "ja": "受講者 ID 入りのレポート（report-names/）に記載",
+        "ko": "수강생 ID가 들어간 보고서(report-names/)에 적혀 있음",
+        "en": "in the report with learners' ids (report-names/)",
     },
     "report_manual": {
         "ja": "formgrader で手入力した得点（採点プログラムの得点は {auto}）{comment}",
@@ -313,6 +313,10 @@ MESSAGES = {
                                  "en": "instructor removed the override: {reason}"},
     "history_on_time": {"ja": "期限内", "ko": "기한 내", "en": "on time"},
     "history_no_due": {"ja": "締め切りなし", "ko": "마감 없음", "en": "no due date"},
+    "history_not_judged": {
+        "ja": "判定していません（timestamp.txt がない）", "ko": "판단하지 않음(timestamp.txt 없음)",
+        "en": "not judged (no timestamp.txt)",
+    },
     "history_status_graded": {"ja": "採点済み", "ko": "채점됨", "en": "graded"},
     "history_status_missing": {"ja": "未提出のため 0 点", "ko": "미제출이라 0점", "en": "not handed in: 0"},
     "history_status_not_graded": {"ja": "採点できていません", "ko": "채점되지 않음", "en": "not graded"},

@@ -4,8 +4,8 @@ or the instructor's override), then every grading of it kept in history.csv and 
 overrides.csv, oldest first: when, the submission's time, how late, the score before and after the late
 penalty and the flags. In the instructor's language when one is chosen, else in the learner's.
 
-Learners are numbered as on the lessons' pages (report_learners.numbering), over the whole class; ids only with
---names.
+Learners are numbered as on the lessons' pages (report_learners.numbering), once for the whole class, so a
+learner's number here is not the one of their lesson pages; ids only with --names.
 """
 from __future__ import annotations
 
@@ -63,9 +63,11 @@ def write_pages(course: Path, out: Path, names: bool, style: str, instructor: st
     return len(listed)
 
 
-def _late(seconds: str, due: str, lang: str) -> str:
+def _late(seconds: str, due: str, submitted: str, lang: str) -> str:
     if not due:
         return text("history_no_due", lang)
+    if not submitted:   # copied by hand without timestamp.txt: flags.csv's no_timestamp
+        return text("history_not_judged", lang)
     if not seconds or float(seconds) <= 0:
         return text("history_on_time", lang)
     return lateness_text(float(seconds), lang)
@@ -104,7 +106,8 @@ def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, 
                 what = text("history_regraded" if h["submission"] in seen else "history_resubmitted", lang)
             seen.add(h["submission"])
             lines.append((h["graded_at"], [what + f" ({h['assignment']})", h["submitted_at"],
-                                           _late(h["seconds_late"], h["duedate"], lang), h["raw_score"],
+                                           _late(h["seconds_late"], h["duedate"], h["submitted_at"], lang),
+                                           h["raw_score"],
                                            h["late_penalty"], h["score"], h["flags"]]))
         for o in (o for o in changes if lesson_of(o.assignment) == lesson):
             why = reason(o, lang, names)
