@@ -89,6 +89,12 @@ def test_an_override_stands_through_a_regrade_and_a_resubmission_until_removed(c
     assert overrides.current(course) == {}
 
 
+def test_an_override_before_any_grading_is_refused_and_makes_no_gradebook(tmp_path):
+    with pytest.raises(SystemExit, match="no gradebook"):
+        override(tmp_path, "--student", "aiko", "--assignment", "03-masks", "--score", "1", "--reason", "x")
+    assert not list(tmp_path.iterdir())
+
+
 def test_an_override_of_one_language_comes_before_the_lessons(course):
     override(course, "--student", "bora", "--assignment", "03-masks", "--score", "1", "--reason", "lesson")
     override(course, "--student", "bora", "--assignment", "03-masks-ko", "--score", "2", "--reason", "language")

@@ -21,6 +21,8 @@ def check(course: Path, student: str, assignment: str, score: float | None) -> N
     """Refuse an override the gradebook cannot place: an unknown learner or assignment, or a score outside
     0 … the lesson's points."""
     from nbgrader.api import Gradebook, MissingEntry
+    if not (Path(course) / "gradebook.db").exists():   # nbgrader's Gradebook would make an empty one
+        raise ValueError(f"no gradebook in {course}: make assignments and make autograde come first")
     with Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
         try:
             gb.find_student(student)
