@@ -163,12 +163,16 @@ def test_make_formgrader_opens_formgrader_on_this_course_locally(monkeypatch):
     spec.loader.exec_module(setup_tool)
     from jupyter_server.extension.config import ExtensionConfigManager
     from jupyter_server.serverapp import ServerApp
+    from jupyterlab.labapp import LabApp
     from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
     command = setup_tool.formgrader_command(Path(sys.executable))
     assert command[1:4] == ["-m", "jupyter", "lab"]
-    app = ServerApp()
-    app.parse_command_line([a for a in command[4:] if a.startswith("--")])
-    assert (app.ip, app.default_url, app.open_browser) == ("127.0.0.1", "/formgrader", False)
+    # JupyterLab's own default page (/lab) wins over the server's: the URL it prints is LabApp's default_url.
+    lab = LabApp()
+    lab.parse_command_line([a for a in command[4:] if a.startswith("--")])
+    assert lab.default_url == "/formgrader"
+    app = ServerApp(config=lab.config)
+    assert (app.ip, app.open_browser) == ("127.0.0.1", False)
     assert Path(app.root_dir) == ROOT / "autograder"
     enabled = ExtensionConfigManager(read_config_path=app.config_file_paths).get_jpserver_extensions()
     assert enabled.get("nbgrader.server_extensions.formgrader") is True

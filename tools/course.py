@@ -78,9 +78,10 @@ def lab() -> None:
 def formgrader_command(python: Path, course: Path = ROOT / "autograder") -> list[str]:
     """JupyterLab in the course folder, which nbgrader's formgrader (a server extension nbgrader enables when it is
     installed) takes for the course: it reads that folder's nbgrader_config.py. On 127.0.0.1 only: the gradebook
-    holds the class's grades."""
+    holds the class's grades. The URL it prints opens formgrader (LabApp's default_url: JupyterLab's own /lab
+    wins over the server's default_url)."""
     command = [str(python), "-m", "jupyter", "lab", "--ip=127.0.0.1", "--no-browser",
-               f"--ServerApp.root_dir={course}", "--ServerApp.default_url=/formgrader"]
+               f"--ServerApp.root_dir={course}", "--LabApp.default_url=/formgrader"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     return command
@@ -89,7 +90,7 @@ def formgrader_command(python: Path, course: Path = ROOT / "autograder") -> list
 def formgrader() -> None:
     python = setup()
     course = ROOT / "autograder"
-    print("formgrader: open the URL printed below (it opens on /formgrader); manual grades are saved in "
+    print("formgrader: open the URL printed below (…/formgrader?token=…); manual grades are saved in "
           f"{course / 'gradebook.db'} (docs/instructors-grades.md).")
     sys.exit(subprocess.call(formgrader_command(python, course), cwd=course))
 
