@@ -9,7 +9,8 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms classroom workspace bench bench-grading hint-sweep mutants clean-venv
+.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader \
+	classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
 $(STAMP): requirements.txt pyproject.toml grader/pyproject.toml
@@ -63,14 +64,17 @@ assignments: $(STAMP)
 	$(BIN)/python tools/build.py --assignments $(ASSIGNMENT)
 
 ## make autograde: grade autograder/submitted/<student>/<assignment>/ in parallel: grades.csv, feedback/, flags.csv;
-## STUDENT=… and/or ASSIGNMENT=… grade only those (a late learner); the class's files are redrawn all the same
+## STUDENT=… and/or ASSIGNMENT=… grade only those (a late learner); the class's files are redrawn all the same;
+## REPORT_LANG=ko (or ja, en): the class report and flags.csv's notes in the instructor's language
+REPORT_ENV = $(if $(REPORT_LANG),ATTN_REPORT_LANG=$(REPORT_LANG))
 autograde: $(STAMP)
-	$(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
+	$(REPORT_ENV) $(BIN)/python -m attn_grader.grade --course autograder $(if $(STUDENT),--student $(STUDENT)) \
 		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 ## make export LMS=canvas (or moodle, or grades): nbgrader export with the course's exporter, into autograder/;
 ## ASSIGNMENT=02-multihead (both languages) or 02-multihead-ja, several in quotes: only those (nbgrader's --assignment),
-## into a file of their own (canvas-grades-02-multihead.csv), so the whole class's file is not replaced by a part
+## into a file of their own (canvas-grades-02-multihead.csv), so the whole class's file is not replaced by a part;
+## REPORT_LANG as for make autograde (a Moodle export rewrites flags.csv's notes)
 LMS ?= grades
 empty :=
 space := $(empty) $(empty)
@@ -80,10 +84,22 @@ EXPORTERS := grades=CourseGradesExport canvas=CanvasExport moodle=MoodleExport
 export-lms:
 	@$(if $(filter $(LMS)=%,$(EXPORTERS)),:,echo "make export: LMS=$(LMS) is not one of: $(foreach e,$(EXPORTERS),$(firstword $(subst =, ,$(e)))) (README, For instructors)" >&2; exit 2)
 export: export-lms $(STAMP)
-	cd autograder && $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
+	cd autograder && $(REPORT_ENV) $(abspath $(BIN))/python -m nbgrader export --log-level=WARN \
 		--exporter=attn_grader.exports.$(patsubst $(LMS)=%,%,$(filter $(LMS)=%,$(EXPORTERS))) \
 		--to=$(EXPORT_TO) \
 		$(foreach a,$(ASSIGNMENT),--assignment=$(a))
+
+## make override STUDENT=aiko ASSIGNMENT=03-masks SCORE=12 REASON="…": the grade that counts for one learner and lesson,
+## with its reason, in grades.csv, the LMS files and the class report, through regrades and resubmissions;
+## REMOVE=1 (with a REASON) takes it away; make override LIST=1 shows those in force (docs/instructors-grades.md)
+override: $(STAMP)
+	$(REPORT_ENV) $(BIN)/python -m attn_grader.override_command --course autograder $(if $(filter 1 yes true,$(LIST)),--list,\
+		--student "$(STUDENT)" --assignment "$(ASSIGNMENT)" $(if $(filter 1 yes true,$(REMOVE)),--remove,--score "$(SCORE)") \
+		--reason "$(REASON)")
+
+## make formgrader: nbgrader's formgrader for this course (autograder/) on 127.0.0.1: manual grades and comments
+formgrader: $(STAMP)
+	$(PYTHON) tools/course.py formgrader
 
 ## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
 classroom: $(STAMP)

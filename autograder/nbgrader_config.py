@@ -72,6 +72,11 @@ c.LatePenalty.penalty_method = "per_day"
 c.LatePenalty.percent_per_day = 10.0
 c.LatePenalty.grace_minutes = 0.0
 
+# The instructor's language for the class report (report/), each learner's page and flags.csv's explanations:
+# "ja", "ko" or "en", whatever the learners' languages; "" writes each lesson's report in its learners' language.
+# `make autograde REPORT_LANG=ko` (ATTN_REPORT_LANG) chooses for one run (docs/instructors-grades.md).
+c.ClassReport.language = ""
+
 # `nbgrader export` writes grades.csv with a row per learner and lesson given, not per assignment in the
 # gradebook; `--exporter=attn_grader.exports.CanvasExport` (or MoodleExport) writes an LMS's import file.
 c.ExportApp.plugin_class = CourseGradesExport

@@ -139,6 +139,22 @@ def test_late_work_loses_the_configured_penalty_and_the_class_files_cover_everyo
     assert len(list((course / "report" / ASSIGNMENT).glob("learner-*.html"))) == 3
 
 
+def test_each_run_adds_what_it_graded_to_the_history_and_keeps_the_rest(term):
+    """history.csv (attn_grader.history): the first run's gradings of aiko and bora stay as they were; the second
+    run adds chen's late one (before and after the penalty, how late) and dana's, which could not be graded."""
+    course, _, _, _ = term
+    kept = rows(course / "history.csv")
+    assert [(r["student_id"], r["status"]) for r in kept] == \
+        [("aiko", "graded"), ("bora", "graded"), ("chen", "graded"), ("dana", "not_graded")]
+    aiko, bora, chen, dana = kept
+    assert aiko["graded_at"] == bora["graded_at"] < chen["graded_at"] == dana["graded_at"]
+    assert (aiko["raw_score"], aiko["duedate"], bora["raw_score"]) == ("15", "", "5")
+    # Due 2026-12-08 23:59 JST, in 2026-12-10 12:00 JST: 36 hours and a minute late.
+    assert (chen["raw_score"], chen["late_penalty"], chen["score"], chen["seconds_late"]) == ("15", "3", "12", "129660")
+    assert "no_timestamp" not in chen["flags"] and "not_graded" in dana["flags"] and dana["score"] == ""
+    assert len(list((course / "report" / "learners").glob("learner-*.html"))) == 4
+
+
 def test_a_submission_without_a_timestamp_is_flagged_once_there_is_a_due_date(term):
     course, first, late, _ = term
     flagged = {(r["student_id"], r["rule"]) for r in rows(course / "flags.csv")}

@@ -3,6 +3,7 @@
     python tools/course.py lab         # set everything up, then open the course in JupyterLab
     python tools/course.py setup       # only the environment (.venv with the pinned packages)
     python tools/course.py workspace   # only copy the learner notebooks to workspace/ (never overwrites)
+    python tools/course.py formgrader  # instructors: nbgrader's formgrader for autograder/ (make formgrader)
 
 On Windows, `py -3.11 tools\\course.py lab`. The Makefile's `make lab` and `make test` run these
 same steps, so this path is what every test run exercises.
@@ -74,14 +75,36 @@ def lab() -> None:
     sys.exit(subprocess.call(command))
 
 
+def formgrader_command(python: Path, course: Path = ROOT / "autograder") -> list[str]:
+    """JupyterLab in the course folder, which nbgrader's formgrader (a server extension nbgrader enables when it is
+    installed) takes for the course: it reads that folder's nbgrader_config.py. On 127.0.0.1 only: the gradebook
+    holds the class's grades. The URL it prints opens formgrader (LabApp's default_url: JupyterLab's own /lab
+    wins over the server's default_url)."""
+    command = [str(python), "-m", "jupyter", "lab", "--ip=127.0.0.1", "--no-browser",
+               f"--ServerApp.root_dir={course}", "--LabApp.default_url=/formgrader"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    return command
+
+
+def formgrader() -> None:
+    python = setup()
+    course = ROOT / "autograder"
+    print("formgrader: open the URL printed below (…/formgrader?token=…); manual grades are saved in "
+          f"{course / 'gradebook.db'} (docs/instructors-grades.md).")
+    sys.exit(subprocess.call(formgrader_command(python, course), cwd=course))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["lab", "setup", "workspace"])
+    parser.add_argument("step", choices=["lab", "setup", "workspace", "formgrader"])
     step = parser.parse_args().step
     if step == "setup":
         print(setup())
     elif step == "workspace":
         workspace()
+    elif step == "formgrader":
+        formgrader()
     else:
         lab()
 

@@ -37,7 +37,8 @@ def not_graded(course: Path) -> dict:
     return found
 
 
-HEADER = ["student_id", "assignment", "notebook", "cell", "rule", "line", "code"]
+# note: what the rule means, in the instructor's language (ClassReport.language; English when none is chosen).
+HEADER = ["student_id", "assignment", "notebook", "cell", "rule", "line", "code", "note"]
 # Rows an export writes (exports/moodle.py): about the student table, not a grading, so a grading run keeps
 # them, and the next export of that kind replaces them.
 EXPORT_RULES = ("lms_left_out",)
@@ -51,11 +52,27 @@ def _read(course: Path) -> list[list[str]]:
         return []
 
 
+# What each rule means (its note), by rule; the by-hand policy's many reach_… and tamper_… rules by family.
+NOTES = {"no_isolation": "flag_no_isolation", "not_graded": "flag_not_graded", "no_timestamp": "flag_no_timestamp",
+         "lms_left_out": "flag_lms_left_out", "files": "flag_files", "process": "flag_process",
+         "network": "flag_network", "environment": "flag_environment", "fake_equality": "flag_fake_equality",
+         "kernel": "flag_kernel", "reach": "flag_reach", "tamper": "flag_tamper"}
+
+
+def note(rule: str, lang: str) -> str:
+    """What a rule means, for the instructor, in lang."""
+    from .messages import text
+    family = rule.split("_")[0] if rule.startswith(("reach_", "tamper_")) else rule
+    return text(NOTES.get(family, "flag_other"), lang)
+
+
 def _write(course: Path, rows) -> None:
+    from .messages import instructor_language
+    lang = instructor_language(course) or "en"
     with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(HEADER)
-        writer.writerows(rows)
+        writer.writerows([*r[:7], note(r[4], lang)] for r in rows)
 
 
 def set_export_flags(course: Path, rule: str, rows: list[tuple]) -> None:

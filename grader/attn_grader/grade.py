@@ -8,8 +8,9 @@ For each assignment: release it into the gradebook if needed; then autograde eve
 learner (or only those asked for), N at a time (default: one per core), then write their
 feedback the same way, each with a progress bar; then, for the whole class whoever was
 graded this time, export grades.csv and grades-exercises.csv (exports/), write flags.csv
-(flags.py, scan.py), the class report (report.py: report/index.html; learners' ids only
-with --names, in report-names/) and grading-times.json.
+(flags.py, scan.py), append this run's gradings to history.csv (history.py), write the class
+report (report.py: report/index.html; learners' ids only with --names, in report-names/) and
+grading-times.json.
 
 nbgrader grades one submission at a time, and most of that time is a new kernel
 importing torch. Here every kernel is forked from one process that has already
@@ -45,6 +46,7 @@ from pathlib import Path
 from . import forkserver
 from .feedback import localize_feedback
 from .flags import forget_not_graded, not_graded, remember_not_graded, write_flags
+from .history import record
 from .release import generate_releases, nbgrader_env
 from .report import report, report_dir
 
@@ -362,6 +364,7 @@ def main() -> None:
                 nbgrader(course, "autograde", assignment, "--force")
             for student in sorted({s for a, s in work if a == assignment}) if args.student else []:
                 nbgrader(course, "autograde", assignment, "--force", f"--student={student}")
+        record(course, work)
         write_report(course, args.names, {})
         return
     start = time.perf_counter()
@@ -376,6 +379,8 @@ def main() -> None:
     export_grades(course)
     late, untimed = lateness(course, work)
     flagged = write_flags(course, submissions(course), isolation, not_graded(course), untimed)
+    # Before the report, which shows it: this run's gradings join every earlier one (history.py).
+    record(course, work + list(refused))
     write_report(course, args.names, timings)
     timings["total_s"] = round(time.perf_counter() - start, 1)
     (course / "grading-times.json").write_text(json.dumps(timings) + "\n")

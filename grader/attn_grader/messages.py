@@ -5,6 +5,8 @@ in the language of the assignment (NN-topic-ja / NN-topic-ko). A key not defined
 here is looked up in the learner package's messages, so a verdict can name the same
 likely mistake the visible checks name.
 """
+from pathlib import Path
+
 from attn_course.messages import MESSAGES as COURSE_MESSAGES
 
 MESSAGES = {
@@ -30,10 +32,10 @@ MESSAGES = {
         "ja": "{label}：{late}、{rule}（{score}: {points}）",
         "ko": "{label}: {late}, {rule} ({score}: {points})",
     },
-    "late_days_hours": {"ja": "{d} 日と {h} 時間遅れ", "ko": "{d}일 {h}시간 늦음"},
-    "late_days": {"ja": "{d} 日遅れ", "ko": "{d}일 늦음"},
-    "late_hours_minutes": {"ja": "{h} 時間 {m} 分遅れ", "ko": "{h}시간 {m}분 늦음"},
-    "late_minutes": {"ja": "{m} 分遅れ", "ko": "{m}분 늦음"},
+    "late_days_hours": {"ja": "{d} 日と {h} 時間遅れ", "ko": "{d}일 {h}시간 늦음", "en": "{d} days and {h} hours late"},
+    "late_days": {"ja": "{d} 日遅れ", "ko": "{d}일 늦음", "en": "{d} days late"},
+    "late_hours_minutes": {"ja": "{h} 時間 {m} 分遅れ", "ko": "{h}시간 {m}분 늦음", "en": "{h} hours {m} minutes late"},
+    "late_minutes": {"ja": "{m} 分遅れ", "ko": "{m}분 늦음", "en": "{m} minutes late"},
     "late_rule_per_day": {
         "ja": "1 日ごとに {percent}%（1 日に満たない遅れも 1 日と数えます）",
         "ko": "하루마다 {percent}%(하루가 안 되는 지각도 하루로 셉니다)",
@@ -206,59 +208,184 @@ MESSAGES = {
         "ko": "숨겨진 테스트: train 모드의 출력이 같은 난수로 참조 구현이 내는 출력과 일치하지 않습니다(최대 오차 {err:.3g}). 드롭아웃은 가중치에 적용하고, 반환하는 가중치는 드롭아웃 전의 것이어야 합니다.",
     },
     # --- the class report for instructors (report.py) ------------------------------
-    "report_title": {"ja": "クラスレポート：{title}", "ko": "수업 결과 보고서: {title}"},
-    "report_index_title": {"ja": "クラスレポート", "ko": "수업 결과 보고서"},
+    "report_title": {"ja": "クラスレポート：{title}", "ko": "수업 결과 보고서: {title}", "en": "Class report: {title}"},
+    "report_index_title": {"ja": "クラスレポート", "ko": "수업 결과 보고서", "en": "Class report"},
     "report_intro": {
         "ja": "演習ごとに、満点の人数、どの誤りを何人がしたか（チェックが受講者に示すのと同じ診断を、採点側で一人ひとりの結果に当てはめたもの）、既知の誤りに当てはまらない誤りの人数、手をつけていない人数を示します。",
         "ko": "연습 문제마다 만점을 받은 인원, 어떤 실수를 몇 명이 했는지(검사가 수강생에게 보여 주는 것과 같은 진단을 채점 쪽에서 수강생 한 명 한 명의 결과에 적용한 것), 알려진 실수에 해당하지 않는 오류를 낸 인원, 손대지 않은 인원을 보여 줍니다.",
+        "en": "For each exercise: how many learners got full marks, which mistake how many made (the diagnosis the checks show learners, applied by the grader to each learner's results), how many made a mistake no known one explains, and how many left it untouched.",
     },
-    "report_learners": {"ja": "採点した受講者：{n} 人", "ko": "채점한 수강생: {n}명"},
+    "report_learners": {"ja": "採点した受講者：{n} 人", "ko": "채점한 수강생: {n}명", "en": "Learners graded: {n}"},
     "report_not_graded": {
         "ja": "採点できなかった提出：{n} 件（grade.py の出力を見てください）",
         "ko": "채점하지 못한 제출: {n}건(grade.py의 출력을 확인하세요)",
+        "en": "Submissions that could not be graded: {n} (see grade.py's output)",
     },
-    "report_median": {"ja": "中央値", "ko": "중앙값"},
-    "report_mean": {"ja": "平均", "ko": "평균"},
-    "report_out_of": {"ja": "{score} / {total} 点", "ko": "{score} / {total}점"},
-    "report_distribution": {"ja": "クラス全体の得点の分布", "ko": "수강생 전체의 점수 분포"},
-    "report_score_axis": {"ja": "得点（{total} 点満点）", "ko": "점수({total}점 만점)"},
-    "report_count_axis": {"ja": "人数", "ko": "인원"},
-    "report_exercise": {"ja": "演習", "ko": "연습 문제"},
-    "report_points": {"ja": "{points} 点", "ko": "{points}점"},
-    "report_full_marks": {"ja": "満点", "ko": "만점"},
-    "report_unknown": {"ja": "既知の誤りに当てはまらない誤り", "ko": "알려진 실수에 해당하지 않는 오류"},
+    "report_median": {"ja": "中央値", "ko": "중앙값", "en": "Median"},
+    "report_mean": {"ja": "平均", "ko": "평균", "en": "Mean"},
+    "report_out_of": {"ja": "{score} / {total} 点", "ko": "{score} / {total}점", "en": "{score} / {total} points"},
+    "report_distribution": {"ja": "クラス全体の得点の分布", "ko": "수강생 전체의 점수 분포", "en": "The class's scores"},
+    "report_score_axis": {"ja": "得点（{total} 点満点）", "ko": "점수({total}점 만점)", "en": "Score (out of {total})"},
+    "report_count_axis": {"ja": "人数", "ko": "인원", "en": "Learners"},
+    "report_exercise": {"ja": "演習", "ko": "연습 문제", "en": "Exercise"},
+    "report_points": {"ja": "{points} 点", "ko": "{points}점", "en": "{points} points"},
+    "report_full_marks": {"ja": "満点", "ko": "만점", "en": "Full marks"},
+    "report_unknown": {"ja": "既知の誤りに当てはまらない誤り", "ko": "알려진 실수에 해당하지 않는 오류", "en": "A mistake no known one explains"},
     "report_by_hand_reach": {
         "ja": "手で書く演習の決まり：演習のコードが、使えないもの（ライブラリのアテンションなど）を使っていた",
         "ko": "직접 작성하는 연습 문제의 규칙: 연습 문제의 코드가 쓸 수 없는 것(라이브러리가 제공하는 어텐션 등)을 썼음",
+        "en": "By-hand rule: the exercise's code used something it may not (a library's attention, for instance)",
     },
     "report_by_hand_tamper": {
         "ja": "手で書く演習の決まり：どこかのセルに、決まりを守らせるしくみを無効にできるコードがあった（手で書く演習すべてが 0 点）",
         "ko": "직접 작성하는 연습 문제의 규칙: 어느 셀에 규칙을 무력화할 수 있는 코드가 있었음(직접 작성하는 연습 문제 모두 0점)",
+        "en": "By-hand rule: a cell had code that can switch off what enforces the rule (every by-hand exercise scores 0)",
     },
     "report_by_hand_threads": {
         "ja": "手で書く演習の決まり：実行中に、自分で起動したスレッドやプロセスが動いていた",
         "ko": "직접 작성하는 연습 문제의 규칙: 실행 중에 직접 시작한 스레드나 프로세스가 돌고 있었음",
+        "en": "By-hand rule: a thread or process the learner started was running",
     },
-    "report_not_attempted": {"ja": "未着手（配布時のまま）", "ko": "손대지 않음(배포한 그대로)"},
-    "report_mistake": {"ja": "誤り {n}", "ko": "실수 {n}"},
-    "report_outcome": {"ja": "結果", "ko": "결과"},
-    "report_hint_shown": {"ja": "受講者に表示したヒント", "ko": "수강생에게 보여 준 힌트"},
-    "report_names": {"ja": "受講者", "ko": "수강생"},
-    "report_most_common": {"ja": "最も多かった誤り", "ko": "가장 많았던 실수"},
-    "report_none": {"ja": "（なし）", "ko": "(없음)"},
-    "report_lesson": {"ja": "回", "ko": "강"},
-    "report_language": {"ja": "日本語", "ko": "한국어"},
-    "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})"},
-    "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키"},
-    "report_class_size": {"ja": "採点した人数", "ko": "채점한 인원"},
-    "report_of_n": {"ja": "（{n} 人）", "ko": "({n}명)"},
-    "report_people_of": {"ja": "{size} 人中 {n} 人", "ko": "{size}명 중 {n}명"},
-    "report_most_common_tied": {"ja": "最も多かった誤り（同数）", "ko": "가장 많았던 실수(같은 수)"},
-    "report_learners_heading": {"ja": "受講者ごとの結果", "ko": "수강생별 결과"},
-    "report_learner": {"ja": "受講者 {k}", "ko": "수강생 {k}"},
-    "report_score": {"ja": "得点", "ko": "점수"},
-    "report_named_mistake": {"ja": "既知の誤り", "ko": "알려진 실수"},
-    "report_not_graded_cell": {"ja": "採点されていません", "ko": "채점되지 않음"},
+    "report_not_attempted": {"ja": "未着手（配布時のまま）", "ko": "손대지 않음(배포한 그대로)", "en": "Not attempted (as released)"},
+    "report_mistake": {"ja": "誤り {n}", "ko": "실수 {n}", "en": "Mistake {n}"},
+    "report_outcome": {"ja": "結果", "ko": "결과", "en": "Outcome"},
+    "report_hint_shown": {"ja": "受講者に表示したヒント", "ko": "수강생에게 보여 준 힌트", "en": "Hint shown to the learner"},
+    "report_names": {"ja": "受講者", "ko": "수강생", "en": "Learner"},
+    "report_most_common": {"ja": "最も多かった誤り", "ko": "가장 많았던 실수", "en": "Most common mistake"},
+    "report_none": {"ja": "（なし）", "ko": "(없음)", "en": "(none)"},
+    "report_lesson": {"ja": "回", "ko": "강", "en": "Lesson"},
+    "report_language": {"ja": "日本語", "ko": "한국어", "en": "English"},
+    "report_in_exercise": {"ja": "（{exercise}）", "ko": "({exercise})", "en": "({exercise})"},
+    "report_hint_key": {"ja": "ヒントのキー", "ko": "힌트 키", "en": "Hint key"},
+    "report_class_size": {"ja": "採点した人数", "ko": "채점한 인원", "en": "Learners graded"},
+    "report_of_n": {"ja": "（{n} 人）", "ko": "({n}명)", "en": " (n = {n})"},
+    "report_people_of": {"ja": "{size} 人中 {n} 人", "ko": "{size}명 중 {n}명", "en": "{n} of {size}"},
+    "report_most_common_tied": {"ja": "最も多かった誤り（同数）", "ko": "가장 많았던 실수(같은 수)", "en": "Most common mistakes (tied)"},
+    "report_learners_heading": {"ja": "受講者ごとの結果", "ko": "수강생별 결과", "en": "Each learner"},
+    "report_learner": {"ja": "受講者 {k}", "ko": "수강생 {k}", "en": "Learner {k}"},
+    "report_score": {"ja": "得点", "ko": "점수", "en": "Score"},
+    "report_named_mistake": {"ja": "既知の誤り", "ko": "알려진 실수", "en": "Known mistake"},
+    "report_not_graded_cell": {"ja": "採点されていません", "ko": "채점되지 않음", "en": "Not graded"},
+    # The index's columns in the instructor's language (ClassReport.language): the learners' language, named.
+    "report_language_ja": {"ja": "日本語", "ko": "일본어", "en": "Japanese"},
+    "report_language_ko": {"ja": "韓国語", "ko": "한국어", "en": "Korean"},
+    # An exercise's hint where the hint has no text in the report's language: said in the learners' language.
+    "report_hint_in": {
+        "ja": "（受講者の言語：{lang}）", "ko": "(수강생의 언어: {lang})", "en": " (in the learner's language: {lang})",
+    },
+    # --- overrides (overrides.py) and formgrader's manual grades ----------------------------
+    "report_override": {
+        "ja": "教員が定めた得点：{score} / {total} 点（理由：{reason}／{time}）",
+        "ko": "교수자가 정한 점수: {score} / {total}점(사유: {reason} / {time})",
+        "en": "Set by the instructor: {score} / {total} points (reason: {reason}; {time})",
+    },
+    "report_override_short": {"ja": "教員が変更", "ko": "교수자가 변경", "en": "overridden"},
+    "report_reason_elsewhere": {
+        "ja": "受講者 ID 入りのレポート（report-names/）に記載",
+        "ko": "수강생 ID가 들어간 보고서(report-names/)에 적혀 있음",
+        "en": "in the report with learners' ids (report-names/)",
+    },
+    "report_manual": {
+        "ja": "formgrader で手入力した得点（採点プログラムの得点は {auto}）{comment}",
+        "ko": "formgrader에서 직접 입력한 점수(채점 프로그램의 점수는 {auto}){comment}",
+        "en": "entered by hand in formgrader (the grader gave {auto}){comment}",
+    },
+    # --- a learner across every lesson (report_history.py, history.py) -------------------------
+    "history_link": {"ja": "受講者ごとの全回の記録", "ko": "수강생별 전체 강의 기록", "en": "Each learner across all lessons"},
+    "history_title": {"ja": "{learner}：全回の記録", "ko": "{learner}: 전체 강의 기록", "en": "{learner}: every lesson"},
+    "history_counts": {"ja": "成績になる得点：{score}（{status}）", "ko": "성적에 반영되는 점수: {score}({status})",
+                       "en": "Counts: {score} ({status})"},
+    "history_when": {"ja": "日時（UTC）", "ko": "일시(UTC)", "en": "When (UTC)"},
+    "history_event": {"ja": "出来事", "ko": "내용", "en": "Event"},
+    "history_submitted": {"ja": "提出日時（UTC）", "ko": "제출 일시(UTC)", "en": "Submitted (UTC)"},
+    "history_late": {"ja": "遅れ", "ko": "지각", "en": "Late"},
+    "history_before": {"ja": "減点前の得点", "ko": "감점 전 점수", "en": "Before the penalty"},
+    "history_penalty": {"ja": "遅れによる減点", "ko": "지각 감점", "en": "Late penalty"},
+    "history_after": {"ja": "減点後の得点", "ko": "감점 후 점수", "en": "After the penalty"},
+    "history_flags": {"ja": "確認が必要な点（flags.csv）", "ko": "확인할 점(flags.csv)", "en": "Flags (flags.csv)"},
+    "history_graded": {"ja": "採点", "ko": "채점", "en": "graded"},
+    "history_resubmitted": {"ja": "再提出を採点", "ko": "다시 제출한 것을 채점", "en": "resubmission graded"},
+    "history_regraded": {"ja": "同じ提出を再採点", "ko": "같은 제출을 다시 채점", "en": "same submission regraded"},
+    "history_not_graded": {"ja": "採点できなかった", "ko": "채점하지 못함", "en": "could not be graded"},
+    "history_override_set": {"ja": "教員が得点を {score} に変更：{reason}", "ko": "교수자가 점수를 {score}(으)로 변경: {reason}",
+                             "en": "instructor set the score to {score}: {reason}"},
+    "history_override_removed": {"ja": "教員が変更を取り消し：{reason}", "ko": "교수자가 변경을 취소함: {reason}",
+                                 "en": "instructor removed the override: {reason}"},
+    "history_on_time": {"ja": "期限内", "ko": "기한 내", "en": "on time"},
+    "history_no_due": {"ja": "締め切りなし", "ko": "마감 없음", "en": "no due date"},
+    "history_not_judged": {
+        "ja": "判定していません（timestamp.txt がない）", "ko": "판단하지 않음(timestamp.txt 없음)",
+        "en": "not judged (no timestamp.txt)",
+    },
+    "history_status_graded": {"ja": "採点済み", "ko": "채점됨", "en": "graded"},
+    "history_status_missing": {"ja": "未提出のため 0 点", "ko": "미제출이라 0점", "en": "not handed in: 0"},
+    "history_status_not_graded": {"ja": "採点できていません", "ko": "채점되지 않음", "en": "not graded"},
+    # --- flags.csv's explanation column, by rule (flags.py) ------------------------------------
+    "flag_no_isolation": {
+        "ja": "受講者のコードを隔離せずに採点しました。受講者のコードがほかの受講者の提出を読めた可能性があります。",
+        "ko": "수강생 코드를 격리하지 않고 채점했습니다. 수강생 코드가 다른 수강생의 제출물을 읽었을 수 있습니다.",
+        "en": "Graded without a sandbox per learner: a learner's code could have read other learners' work.",
+    },
+    "flag_not_graded": {
+        "ja": "採点できませんでした。成績の欄は空けてあります（code 列は採点時のエラーの末尾）。",
+        "ko": "채점하지 못했습니다. 성적 칸은 비워 두었습니다(code 열은 채점할 때 난 오류의 끝부분).",
+        "en": "Could not be graded; its grade is left blank (the code column is the end of the error).",
+    },
+    "flag_no_timestamp": {
+        "ja": "timestamp.txt がないため、締め切りに遅れたかどうかを判定していません。",
+        "ko": "timestamp.txt가 없어서 마감을 넘겼는지 판단하지 않았습니다.",
+        "en": "No timestamp.txt, so whether it was late was not judged.",
+    },
+    "flag_lms_left_out": {
+        "ja": "Moodle 用のファイルに入っていません。nbgrader の受講者表にメールアドレス（または LMS の ID）がありません。",
+        "ko": "Moodle용 파일에 들어 있지 않습니다. nbgrader 수강생 목록에 이메일 주소(또는 LMS ID)가 없습니다.",
+        "en": "Not in the Moodle file: nbgrader's student table has no e-mail (or LMS id) for this learner.",
+    },
+    "flag_files": {
+        "ja": "ファイルや採点用のフォルダに触れるコードです（正しい解答には要りません）。",
+        "ko": "파일이나 채점용 폴더에 접근하는 코드입니다(올바른 답안에는 필요 없습니다).",
+        "en": "Code that reaches files or the grader's folders (no right answer needs it).",
+    },
+    "flag_process": {
+        "ja": "プロセスやシグナル、スレッドを扱うコードです（正しい解答には要りません）。",
+        "ko": "프로세스나 시그널, 스레드를 다루는 코드입니다(올바른 답안에는 필요 없습니다).",
+        "en": "Code that handles processes, signals or threads (no right answer needs it).",
+    },
+    "flag_network": {
+        "ja": "ネットワークに接続するコードです。",
+        "ko": "네트워크에 접속하는 코드입니다.",
+        "en": "Code that reaches the network.",
+    },
+    "flag_environment": {
+        "ja": "環境変数を読むコードです（採点中かどうかを見分けようとしている可能性があります）。",
+        "ko": "환경 변수를 읽는 코드입니다(채점 중인지 알아내려는 것일 수 있습니다).",
+        "en": "Code that reads environment variables (perhaps to tell whether it is being graded).",
+    },
+    "flag_fake_equality": {
+        "ja": "比較の結果を偽れるコードです（テンソルの比較や型の書き換え）。",
+        "ko": "비교 결과를 속일 수 있는 코드입니다(텐서 비교나 타입 바꾸기).",
+        "en": "Code that can fake a comparison (tensor equality or a changed type).",
+    },
+    "flag_kernel": {
+        "ja": "カーネルのエラー表示や出力のしくみを書き換えるコードです。",
+        "ko": "커널의 오류 표시나 출력 방식을 바꾸는 코드입니다.",
+        "en": "Code that changes how the kernel shows errors or output.",
+    },
+    "flag_reach": {
+        "ja": "手で書く演習で、使えないもの（ライブラリのアテンションなど）を使っています。",
+        "ko": "직접 작성하는 연습 문제에서 쓸 수 없는 것(라이브러리가 제공하는 어텐션 등)을 썼습니다.",
+        "en": "A by-hand exercise uses something it may not (a library's attention, for instance).",
+    },
+    "flag_tamper": {
+        "ja": "手で書く演習の決まりを守らせるしくみを無効にできるコードです（手で書く演習すべてが 0 点）。",
+        "ko": "직접 작성하는 연습 문제의 규칙을 무력화할 수 있는 코드입니다(직접 작성하는 연습 문제 모두 0점).",
+        "en": "Code that can switch off what enforces the by-hand rule (every by-hand exercise scores 0).",
+    },
+    "flag_other": {
+        "ja": "確認してください（rule 列の規則）。",
+        "ko": "확인해 주세요(rule 열의 규칙).",
+        "en": "Have a look (the rule column's rule).",
+    },
 }
 
 
@@ -272,3 +399,27 @@ def text(key: str, lang: str, /, **fields) -> str:
 def assignment_language(assignment: str) -> str:
     """Assignments are named NN-topic-ja / NN-topic-ko."""
     return "ko" if assignment.endswith("-ko") else "ja"
+
+
+# The instructor's language for the class report, the learners' pages and flags.csv's explanations: "ja", "ko" or
+# "en", from ATTN_REPORT_LANG (make autograde REPORT_LANG=ko) or nbgrader_config.py's ClassReport.language.
+REPORT_LANGS = ("ja", "ko", "en")
+
+
+def instructor_language(course=None) -> str | None:
+    """The language the instructor chose, or None: each lesson's report then in its learners' language."""
+    import os
+    lang = os.environ.get("ATTN_REPORT_LANG", "")
+    if not lang and course is not None and (Path(course) / "nbgrader_config.py").exists():
+        from traitlets.config.loader import PyFileConfigLoader
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        lang = config.ClassReport.get("language", "") if "ClassReport" in config else ""
+    if lang and lang not in REPORT_LANGS:
+        raise ValueError(f"ClassReport.language / ATTN_REPORT_LANG is {lang!r}: one of {', '.join(REPORT_LANGS)}")
+    return lang or None
+
+
+def lesson_of(assignment: str) -> str:
+    """03-masks-ja -> 03-masks (an id without a language is the lesson's)."""
+    stem, _, lang = assignment.rpartition("-")
+    return stem if lang in ("ja", "ko") else assignment

@@ -33,8 +33,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import report_learners
-from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, text
+from . import report_history, report_learners
+from .messages import COURSE_MESSAGES, MESSAGES, assignment_language, instructor_language, text
+from .overrides import current, find
 
 VERDICTS, REPORT = "verdicts", "report"
 # --names writes here, never over report/: report/ names no one and may be shown to the class.
@@ -44,6 +45,8 @@ REPORT_NAMES = "report-names"
 def report_dir(course: Path, names: bool) -> Path:
     return Path(course) / (REPORT_NAMES if names else REPORT)
 LANGS = ("ja", "ko")
+# The learners' languages named in the instructor's language.
+LANGUAGE_NAMES = {"ja": "report_language_ja", "ko": "report_language_ko"}
 COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 SHORT = 18  # characters of a hint in a chart's label; the table beside it has the whole text
@@ -66,13 +69,16 @@ class Exercise:
 @dataclass
 class Summary:
     assignment: str
-    lang: str
+    lang: str                  # the report's language: the instructor's (ClassReport.language), or the learners'
     title: str
     total: float
     exercises: list[Exercise]
     totals: dict[str, float]   # student -> score
     not_graded: int
     records: dict = field(default_factory=dict)   # student -> their verdicts (RecordVerdicts), for their own page
+    learners_lang: str = "ja"                     # the language the learners were shown their hints in
+    overrides: dict = field(default_factory=dict)  # student -> the instructor's override in force (overrides.py)
+    manual: dict = field(default_factory=dict)     # (student, grade id) -> (score by hand, grader's score, comment)
 
     def median(self) -> float | None:
         return statistics.median(self.totals.values()) if self.totals else None
@@ -129,14 +135,50 @@ def _records(course: Path, assignment: str) -> dict[str, dict]:
     return records
 
 
-def summarize(course: Path, assignment: str) -> Summary:
-    lang = assignment_language(assignment)
+def _titles(course: Path, assignment: str) -> tuple[str, list[Exercise]]:
     sources = sorted((course / "source" / assignment).glob("*.ipynb"))
     title, exercises = _exercises(sources[0]) if sources else (assignment, [])
     for extra in sources[1:]:
         exercises += _exercises(extra)[1]
+    return title, exercises
+
+
+def _manual_grades(course: Path, assignment: str) -> dict:
+    """(student, grade id) -> (score entered in formgrader, the grader's score, comment) from the gradebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+    found = {}
+    if not (course / "gradebook.db").exists():
+        return found
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        try:
+            submissions = gb.find_assignment(assignment).submissions
+        except MissingEntry:
+            return found
+        for submission in submissions:
+            for notebook in submission.notebooks:
+                comments = {c.name: c.manual_comment for c in notebook.comments if c.manual_comment}
+                for g in notebook.grades:
+                    if g.manual_score is not None:
+                        found[submission.student_id, g.name] = (float(g.manual_score), g.auto_score,
+                                                                comments.get(g.name.removesuffix("_tests"), ""))
+    return found
+
+
+def summarize(course: Path, assignment: str, lang: str | None = None) -> Summary:
+    """lang: the report's language (the instructor's); by default the learners'."""
+    learners_lang = assignment_language(assignment)
+    lang = lang or learners_lang
+    title, exercises = _titles(course, assignment)
+    sibling = f"{assignment.rpartition('-')[0]}-{lang}"
+    if lang != learners_lang and (course / "source" / sibling).is_dir():
+        # The exercises' titles in the instructor's language, from the lesson's notebook in that language.
+        title, theirs = _titles(course, sibling)
+        titles = {ex.grade_id: ex.title for ex in theirs}
+        for ex in exercises:
+            ex.title = titles.get(ex.grade_id, ex.title)
     by_id = {ex.grade_id: ex for ex in exercises}
     records = _records(course, assignment)
+    manual = _manual_grades(course, assignment)
     totals = {}
     for student, record in records.items():
         total = 0.0
@@ -150,11 +192,15 @@ def summarize(course: Path, assignment: str) -> Summary:
                 ex.names.setdefault(outcome, []).append(student)
                 if verdict.get("status") == "mistake":
                     ex.fields.setdefault(outcome, verdict.get("hint_fields") or {})
-                total += verdict.get("score") or 0.0
+                # A score entered by hand in formgrader is the gradebook's, and so the exports': here too.
+                by_hand = manual.get((student, grade_id))
+                total += by_hand[0] if by_hand else verdict.get("score") or 0.0
         totals[student] = total
     submitted = {p.parent.name for p in (course / "submitted").glob(f"*/{assignment}")}
+    overrides = current(course)
+    mine = {s: o for s in set(records) | submitted if (o := find(overrides, s, assignment))}
     return Summary(assignment, lang, title, sum(ex.points for ex in exercises), exercises, totals,
-                   len(submitted - set(records)), records)
+                   len(submitted - set(records)), records, learners_lang, mine, manual)
 
 
 # The by-hand policy's verdicts are counted as a category of their own, named for the instructor, not by the
@@ -163,19 +209,22 @@ CATEGORIES = {"hint_by_hand_reach": "report_by_hand_reach", "hint_by_hand_tamper
               "hint_by_hand_threads": "report_by_hand_threads"}
 
 
-def hint_text(key: str, lang: str, fields: dict) -> str:
-    """The hint as learners read it; a field no verdict recorded shows as its placeholder."""
+def hint_text(key: str, lang: str, fields: dict, learners_lang: str | None = None) -> str:
+    """The hint as learners read it, in lang where it has that language (a ja or ko hint for an instructor of the
+    other language), else in learners_lang, said so; a field no verdict recorded shows as its placeholder."""
     if key in CATEGORIES:
         return text(CATEGORIES[key], lang)
+    entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
+    use = lang if lang in entry or not learners_lang else learners_lang
+    suffix = "" if use == lang else text("report_hint_in", lang, lang=text(LANGUAGE_NAMES[use], lang))
     try:
-        return text(key, lang, **fields)
+        return text(key, use, **fields) + suffix
     except (KeyError, ValueError, IndexError):
-        entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
-        return entry.get(lang, key)
+        return entry.get(use, key) + suffix
 
 
-def _learner_hint(key: str | None, lang: str, fields: dict) -> str:
-    return hint_text(key, lang, fields) if key else ""
+def _learner_hint(key: str | None, lang: str, fields: dict, learners_lang: str | None = None) -> str:
+    return hint_text(key, lang, fields, learners_lang) if key else ""
 
 
 # --------------------------------------------------------------------------- pictures
@@ -194,7 +243,7 @@ class Charts:
         with matplotlib.rc_context():
             families = use_cjk_fonts("ja")  # IPAexGothic (kana, kanji) first, then NanumGothic (Hangul)
         cjk, rest = families[:-1], families[-1:]
-        self.families = {"ja": families, "ko": cjk[::-1] + rest}
+        self.families = {"ja": families, "ko": cjk[::-1] + rest, "en": families}
 
     def _png(self, draw, size, lang, left) -> str:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -243,12 +292,12 @@ def _num(x: float) -> str:
 
 
 # --------------------------------------------------------------------------- writing
-def _rows(ex: Exercise, lang: str):
+def _rows(ex: Exercise, lang: str, learners_lang: str | None = None):
     """(outcome, label for the chart, label for the table, hint text or "", color) in the report's order."""
     yield "pass", text("report_full_marks", lang), text("report_full_marks", lang), "", COLORS["pass"]
     for i, (key, _) in enumerate(ex.mistakes()):
         mark = CIRCLED[i] if i < len(CIRCLED) else f"({i + 1})"
-        hint = hint_text(key, lang, ex.fields.get(key, {}))
+        hint = hint_text(key, lang, ex.fields.get(key, {}), learners_lang)
         short = hint if len(hint) <= SHORT else hint[:SHORT - 1] + "…"
         yield key, f"{mark} {short}", f"{mark} {text('report_mistake', lang, n=i + 1)}", hint, COLORS["mistake"]
     yield "unknown_mistake", text("report_unknown", lang), text("report_unknown", lang), "", COLORS["unknown_mistake"]
@@ -287,7 +336,7 @@ def page(summary: Summary, charts: Charts, names: bool) -> str:
         parts.append(f"<h2>{esc(text('report_distribution', lang))}</h2>"
                      f'<img alt="" src="{charts.distribution(list(summary.totals.values()), summary.total, lang)}">')
     for ex in summary.exercises:
-        rows = list(_rows(ex, lang))
+        rows = list(_rows(ex, lang, summary.learners_lang))
         parts.append(f"<h2>{esc(ex.title)}</h2><p class=\"names\">{esc(ex.grade_id.removesuffix('_tests'))} · "
                      f"{esc(text('report_points', lang, points=_num(ex.points)))}</p>")
         parts.append(f"<table><tr><th>{esc(text('report_outcome', lang))}</th><th>{esc(text('report_count_axis', lang))}"
@@ -317,30 +366,37 @@ def write_csv(summary: Summary, path: Path, names: bool) -> None:
         writer = csv.writer(f)
         writer.writerow(header + ([text("report_names", lang)] if names else []))
         for ex in summary.exercises:
-            for outcome, _, label, hint, _ in _rows(ex, lang):
+            for outcome, _, label, hint, _ in _rows(ex, lang, summary.learners_lang):
                 key = outcome if outcome not in COLORS else ""
                 row = [ex.grade_id.removesuffix("_tests"), label, key, hint, ex.outcomes.get(outcome, 0),
                        len(summary.totals)]
                 writer.writerow(row + ([" ".join(sorted(ex.names.get(outcome, [])))] if names else []))
 
 
-def index(summaries: dict[str, Summary]) -> str:
+def index(summaries: dict[str, Summary], instructor: str | None = None) -> str:
+    """Every lesson × the learners' language; in the instructor's language when one is chosen, else each column in
+    its learners' language and the headings in both."""
     esc = html.escape
-    both = lambda key, **f: " / ".join(text(key, lang, **f) for lang in LANGS)  # noqa: E731
+    langs = (instructor,) if instructor else LANGS
+    both = lambda key, **f: " / ".join(text(key, lang, **f) for lang in langs)  # noqa: E731
     lessons = sorted({a.rsplit("-", 1)[0] for a in summaries})
-    parts = ['<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">',
+    parts = [f'<!DOCTYPE html>\n<html lang="{instructor or "ja"}"><head><meta charset="utf-8">',
              f"<title>{esc(both('report_index_title'))}</title><style>{STYLE}</style></head><body>",
-             f'<h1>{esc(both("report_index_title"))}</h1><table style="width: 100%"><tr>'
-             f"<th>{esc(both('report_lesson'))}</th>"]
-    parts += [f'<th lang="{lang}" style="width: 45%">{esc(text("report_language", lang))}</th>' for lang in LANGS]
+             f'<h1>{esc(both("report_index_title"))}</h1>'
+             f'<p><a href="{report_history.FOLDER}/index.html">{esc(both("history_link"))}</a></p>'
+             f'<table style="width: 100%"><tr><th>{esc(both("report_lesson"))}</th>']
+    parts += [f'<th lang="{instructor or col}" style="width: 45%">'
+              f'{esc(text(LANGUAGE_NAMES[col], instructor) if instructor else text("report_language", col))}</th>'
+              for col in LANGS]
     parts.append("</tr>")
     for lesson in lessons:
         parts.append(f"<tr><td>{esc(lesson)}</td>")
-        for lang in LANGS:
-            summary = summaries.get(f"{lesson}-{lang}")
+        for col in LANGS:
+            summary = summaries.get(f"{lesson}-{col}")
             if summary is None:
                 parts.append("<td></td>")
                 continue
+            lang = summary.lang
             median, common = summary.median(), summary.most_common()
             size = len(summary.totals)
             cell = [f'<a href="{esc(summary.assignment)}.html">{esc(summary.title)}</a>',
@@ -354,7 +410,7 @@ def index(summaries: dict[str, Summary]) -> str:
                 head = text("report_most_common" if len(common) == 1 else "report_most_common_tied", lang)
                 items = []
                 for key, n, ex in common:
-                    hint = hint_text(key, lang, ex.fields.get(key, {}))
+                    hint = hint_text(key, lang, ex.fields.get(key, {}), summary.learners_lang)
                     short = hint if len(hint) <= 3 * SHORT else hint[:3 * SHORT - 1] + "…"
                     items.append(f'<li><span title="{esc(hint)}">{esc(short)}</span>'
                                  f" {esc(text('report_in_exercise', lang, exercise=ex.grade_id.removesuffix('_tests')))}"
@@ -390,7 +446,8 @@ def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
     course = Path(course)
     assignments = sorted(p.name for p in (course / VERDICTS).glob("*") if p.is_dir())
     report_dir(course, names).mkdir(exist_ok=True)
-    summaries = {a: summarize(course, a) for a in assignments}
+    instructor = instructor_language(course)
+    summaries = {a: summarize(course, a, instructor) for a in assignments}
     _JOB.update(summaries=summaries, course=course, names=names, charts=Charts())
     try:
         jobs = min(jobs or os.cpu_count() or 1, len(assignments))
@@ -402,7 +459,8 @@ def report(course: Path, names: bool = False, jobs: int | None = None) -> dict:
                 _render(assignment)
     finally:
         _JOB.clear()
-    (report_dir(course, names) / "index.html").write_text(index(summaries), encoding="utf-8")
+    (report_dir(course, names) / "index.html").write_text(index(summaries, instructor), encoding="utf-8")
+    report_history.write_pages(course, report_dir(course, names), names, STYLE, instructor)
     return {"report_s": round(time.perf_counter() - start, 2), "report_pages": len(summaries)}
 
 

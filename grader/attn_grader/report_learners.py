@@ -1,5 +1,6 @@
 """The class report's page per learner: every exercise with its score, the mistake the grader named and the
-hint the learner was shown (report/<assignment>/learner-<k>.html), and the list of them on the assignment's page.
+hint the learner was shown (report/<assignment>/learner-<k>.html), and the list of them on the assignment's page;
+an instructor's override (overrides.py) and a score entered by hand in formgrader are shown where they apply.
 
 Learners are numbered, not named: k orders them by a hash of the assignment and their id, so the numbers say
 nothing about names or scores and stay the same from one run to the next. Their ids appear only with --names.
@@ -38,11 +39,31 @@ def index_table(summary, names: bool) -> str:
              f"<table><tr><th>{esc(text('report_names', lang))}</th><th>{esc(text('report_score', lang))}</th></tr>"]
     for student, total in sorted(summary.totals.items(), key=lambda st: (-st[1], numbers[st[0]])):
         k = numbers[student]
+        override = summary.overrides.get(student)
+        counted = "" if override is None else \
+            f" → {override.score:g} ({text('report_override_short', lang)}: {reason(override, lang, names)})"
         parts.append(f'<tr><td><a href="{esc(summary.assignment)}/{page_name(k)}">'
                      f"{esc(learner_label(summary, student, k, names))}</a></td><td class=\"n\">"
-                     f"{esc(text('report_out_of', lang, score=f'{total:g}', total=f'{summary.total:g}'))}</td></tr>")
+                     f"{esc(text('report_out_of', lang, score=f'{total:g}', total=f'{summary.total:g}'))}"
+                     f"{esc(counted)}</td></tr>")
     parts.append("</table>")
     return "\n".join(parts)
+
+
+def reason(override, lang: str, names: bool) -> str:
+    """An override's reason in the report with ids only: the instructor's own words may say who (a learner's
+    illness), and report/ may be shown to the class."""
+    return override.reason if names else text("report_reason_elsewhere", lang)
+
+
+def override_line(summary, student: str, names: bool) -> str:
+    """The instructor's override in force for this learner and lesson, with its reason, or ""."""
+    override = summary.overrides.get(student)
+    if override is None:
+        return ""
+    return "<p><strong>" + html.escape(text("report_override", summary.lang, score=f"{override.score:g}",
+                                            total=f"{summary.total:g}", reason=reason(override, summary.lang, names),
+                                            time=override.time)) + "</strong></p>"
 
 
 def write_pages(summary, out: Path, names: bool, style: str, hint_text) -> None:
@@ -71,6 +92,7 @@ def _page(summary, student: str, record: dict, k: int, names: bool, style: str, 
              f"<h1>{esc(learner_label(summary, student, k, names))}</h1>",
              f"<p>{esc(summary.assignment)} · "
              f"{esc(text('report_out_of', lang, score=f'{total:g}', total=f'{summary.total:g}'))}</p>",
+             override_line(summary, student, names),
              f"<table><tr><th>{esc(text('report_exercise', lang))}</th><th>{esc(text('report_score', lang))}</th>"
              f"<th>{esc(text('report_outcome', lang))}</th><th>{esc(text('report_hint_shown', lang))}</th></tr>"]
     for ex in summary.exercises:
@@ -79,9 +101,15 @@ def _page(summary, student: str, record: dict, k: int, names: bool, style: str, 
         score = verdict.get("score")
         if status == "mistake":
             outcome, hint = text("report_named_mistake", lang), hint_text(verdict.get("hint"), lang,
-                                                                        verdict.get("hint_fields") or {})
+                                                                        verdict.get("hint_fields") or {},
+                                                                        summary.learners_lang)
         else:
             outcome, hint = text(STATUS_KEYS.get(status, "report_not_graded_cell"), lang), ""
+        by_hand = summary.manual.get((student, ex.grade_id))
+        if by_hand:
+            score, auto, comment = by_hand
+            outcome += " · " + text("report_manual", lang, auto="–" if auto is None else f"{auto:g}",
+                                    comment=f": {comment}" if comment else "")
         points = text("report_out_of", lang, score="–" if score is None else f"{score:g}", total=f"{ex.points:g}")
         parts.append(f"<tr><td>{esc(ex.title)}<br><span class=\"names\">{esc(ex.grade_id.removesuffix('_tests'))}"
                      f"</span></td><td class=\"n\">{esc(points)}</td><td>{esc(outcome)}</td><td>{esc(hint)}</td></tr>")

@@ -15,14 +15,16 @@ from pathlib import Path
 
 from traitlets import Dict
 
-from .table import ENCODING, NOT_GRADED, CourseExport, number
+from .table import ENCODING, CourseExport, number
 
 HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
 class CanvasExport(CourseExport):
     """One column per lesson given (the learner's language does not matter to Canvas), the score after any
-    late penalty; blank for a submission the grader could not grade.
+    late penalty, or the instructor's override; blank for a submission the grader could not grade. Canvas's
+    import reads grades only (any other column becomes an assignment), so an override's reason is not in this
+    file: grades.csv, the class report and the terminal give it.
 
     From nbgrader's student table (`nbgrader db student import students.csv`): `Student` is "last, first" as
     Canvas sorts names, `ID` is lms_user_id (Canvas's user id, the `ID` column of Canvas's own gradebook
@@ -43,11 +45,12 @@ class CanvasExport(CourseExport):
         for r in table:
             name = ", ".join(p for p in (r.last_name, r.first_name) if p) or r.student_id
             learners.setdefault(r.student_id, [name, r.lms_user_id, "", r.student_id, ""])
-            scores[r.student_id, r.lesson] = "" if r.status == NOT_GRADED else number(r.score)
+            scores[r.student_id, r.lesson] = number(r.score) if r.counts else ""
         with open(dest, "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
             writer.writerow(HEADER + titles)
             writer.writerow(["Points Possible", "", "", "", ""] + [number(x.max_score) for x in given])
             for student, cells in learners.items():
                 writer.writerow(cells + [scores.get((student, x.lesson), "") for x in given])
+        self.say_overrides(table, "Canvas")
         self.log.info("Canvas: %s (%d learners, %d assignments)", dest, len(learners), len(given))

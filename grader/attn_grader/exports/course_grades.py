@@ -9,7 +9,8 @@ from .table import ENCODING, CourseExport, number
 
 # nbgrader's CsvExportPlugin's columns, in its order, then what it cannot say.
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
-           "late_submission_penalty", "score", "max_score", "lesson", "language", "status"]
+           "late_submission_penalty", "score", "max_score", "lesson", "language", "status", "override",
+           "override_reason"]
 
 
 def utc(when) -> str:
@@ -32,7 +33,8 @@ class CourseGradesExport(CourseExport):
     (8 lessons × 2 languages), 0 for a lesson not given yet or in the other language. Here a row is one
     lesson assigned (a due date), in the language the learner handed in, or a lesson handed in without a due
     date, for that learner only (table.py). `status` says graded, missing (0) or not_graded (scores blank: the
-    grader could not run the notebook).
+    grader could not run the notebook). `override` and `override_reason`: the instructor's override in force
+    (overrides.py), which is then the row's `score`; raw_score and the penalty stay the grader's.
 
     grades-exercises.csv: one row per learner, a column per exercise of every lesson given
     ("03-masks ex1_causal_mask (2)"), each the score of the learner's graded notebook.
@@ -47,7 +49,9 @@ class CourseGradesExport(CourseExport):
             for r in table:
                 writer.writerow([r.assignment, utc(r.duedate), utc(r.timestamp), r.student_id, r.last_name,
                                  r.first_name, r.email, number(r.raw_score), number(r.penalty), number(r.score),
-                                 number(r.max_score), r.lesson, r.language, r.status])
+                                 number(r.max_score), r.lesson, r.language, r.status,
+                                 number(r.override.score) if r.override else "",
+                                 r.override.reason if r.override else ""])
         given = self.lessons(gradebook, submitted_too=True)
         columns = [(lesson.lesson, grade_id, points) for lesson in given for grade_id, points in lesson.exercises]
         by_student: dict[str, dict] = {}

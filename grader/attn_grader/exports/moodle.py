@@ -16,14 +16,17 @@ from pathlib import Path
 from traitlets import Enum
 
 from ..flags import set_export_flags
-from .table import ENCODING, NOT_GRADED, CourseExport, number
+from .table import ENCODING, CourseExport, number
 
 HEADER = ["First name", "Last name", "ID number", "Email address"]
+FEEDBACK = "feedback"
 
 
 class MoodleExport(CourseExport):
-    """One column per lesson given, the score after any late penalty, `-` for a submission the grader could not
-    grade. ID number is nbgrader's lms_user_id, Email address its email (`nbgrader db student import`).
+    """One column per lesson given, the score after any late penalty or the instructor's override, `-` for a
+    submission the grader could not grade; for a lesson with an override, a column "<lesson> feedback" with its
+    reason (map it to that lesson's feedback on Moodle's import page). ID number is nbgrader's lms_user_id,
+    Email address its email (`nbgrader db student import`).
 
     Moodle stops a whole import at the first row whose user it cannot find, so a learner without the field
     the import is mapped by (identify_by) is left out, and named on stderr.
@@ -39,18 +42,26 @@ class MoodleExport(CourseExport):
         self.warn_unassigned(gradebook, "Moodle")
         learners: dict[str, list] = {}
         scores: dict[tuple, str] = {}
+        reasons: dict[tuple, str] = {}
         left_out = set()
         for r in table:
             if not getattr(r, self.identify_by):
                 left_out.add(r.student_id)
                 continue
             learners.setdefault(r.student_id, [r.first_name, r.last_name, r.lms_user_id, r.email])
-            scores[r.student_id, r.lesson] = "-" if r.status == NOT_GRADED else number(r.score)
+            scores[r.student_id, r.lesson] = number(r.score) if r.counts else "-"
+            if r.override:
+                reasons[r.student_id, r.lesson] = r.override.reason
+        # A feedback column for each lesson with an override: the reason, mapped on Moodle's import page to the
+        # lesson's "Feedback" (a column left unmapped is ignored).
+        explained = [x.lesson for x in given if any(lesson == x.lesson for _, lesson in reasons)]
         with open(dest, "w", newline="", encoding=ENCODING) as f:
             writer = csv.writer(f)
-            writer.writerow(HEADER + [x.lesson for x in given])
+            writer.writerow(HEADER + [x.lesson for x in given] + [f"{lesson} {FEEDBACK}" for lesson in explained])
             for student, cells in learners.items():
-                writer.writerow(cells + [scores.get((student, x.lesson), "-") for x in given])
+                writer.writerow(cells + [scores.get((student, x.lesson), "-") for x in given]
+                                + [reasons.get((student, lesson), "") for lesson in explained])
+        self.say_overrides(table, "Moodle")
         # Said where the instructor looks after grading too, not in one terminal line only: flags.csv keeps a row
         # per learner left out until the next Moodle export (a grading run keeps them).
         field = "e-mail" if self.identify_by == "email" else "lms_user_id"

@@ -14,6 +14,8 @@ counts with the better score.
 
 A submission that was collected but could not be graded has no verdict (verdicts/, RecordVerdicts); its score
 is None, so no export passes nbgrader's zeros off as a grade.
+
+An instructor's override (overrides.py) is the score of its row, in every export, whatever the status.
 """
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
+from ..messages import lesson_of
+from ..overrides import current, find
+
 LANGS = ("ja", "ko")
 GRADED, MISSING, NOT_GRADED = "graded", "missing", "not_graded"
 # With a byte-order mark: Excel, the usual way into these files in Japan and Korea, reads a CSV without one in
@@ -34,10 +39,6 @@ GRADED, MISSING, NOT_GRADED = "graded", "missing", "not_graded"
 ENCODING = "utf-8-sig"
 
 
-def lesson_of(assignment: str) -> str:
-    """03-masks-ja -> 03-masks."""
-    stem, _, lang = assignment.rpartition("-")
-    return stem if lang in LANGS else assignment
 
 
 @dataclass
@@ -57,13 +58,24 @@ class Row:
     raw_score: float | None = None
     penalty: float | None = None
     exercises: dict = field(default_factory=dict)   # grade id -> (score or None, points)
+    override: object = None    # the instructor's override in force (overrides.Override), or None
 
     @property
     def score(self) -> float | None:
-        """What the learner gets: the score less the late penalty, never below 0; None when not graded."""
+        """What the learner gets: an override's score, else graded_score."""
+        return self.override.score if self.override is not None else self.graded_score
+
+    @property
+    def graded_score(self) -> float | None:
+        """The grader's score less the late penalty, never below 0; None when not graded."""
         if self.raw_score is None:
             return None
         return max(0.0, self.raw_score - (self.penalty or 0.0))
+
+    @property
+    def counts(self) -> bool:
+        """Whether the row carries a grade: graded, missing (0), or set by an override."""
+        return self.status != NOT_GRADED or self.override is not None
 
 
 @dataclass
@@ -147,6 +159,7 @@ def rows(gb: Gradebook, course: Path, students: list[str] | None = None, only: l
     """Every learner (students: ids to keep) × every lesson assigned, one row each where the lesson is theirs;
     submitted_too: also the rows of lessons handed in without a due date (lessons())."""
     given = lessons(gb, only, submitted_too)
+    overrides = current(course)
     # A learner's language, from everything they handed in: a file of one lesson (only) must not take a Korean
     # learner who has not handed that lesson in for a Japanese one.
     submitted: dict[str, Counter] = {}
@@ -174,6 +187,7 @@ def rows(gb: Gradebook, course: Path, students: list[str] | None = None, only: l
                                              exercises={name: (None, points) for name, points in lesson.exercises}))
             if handed_in:
                 table.append(max(handed_in, key=lambda r: (r.status == GRADED, r.score or 0.0)))
+                table[-1].override = find(overrides, student.id, table[-1].assignment)
                 continue
             # Nothing handed in: missing only where the lesson has a due date in the learner's language.
             assigned = lesson.assigned
@@ -192,7 +206,8 @@ def rows(gb: Gradebook, course: Path, students: list[str] | None = None, only: l
                              student.lms_user_id or "", lesson.lesson, assignment.name if assignment else lesson.lesson,
                              lang, MISSING, duedate=assignment.duedate if assignment else None,
                              max_score=lesson.max_score, raw_score=0.0, penalty=0.0,
-                             exercises={name: (0.0, points) for name, points in lesson.exercises}))
+                             exercises={name: (0.0, points) for name, points in lesson.exercises},
+                             override=find(overrides, student.id, assignment.name if assignment else lesson.lesson)))
     return table
 
 
@@ -222,6 +237,13 @@ class CourseExport(ExportPlugin):
                              "to count it: nbgrader db assignment add %s --duedate=\"YYYY-MM-DD HH:MM:SS Zone\"",
                              what, name, n, name)
         return sorted(left)
+
+    def say_overrides(self, table: list[Row], what: str) -> None:
+        """One line per override in the file: the score it sets and why (overrides.py)."""
+        for r in table:
+            if r.override is not None:
+                self.log.warning("%s: %s %s: override %s (%s, %s)", what, r.student_id, r.lesson,
+                                 number(r.override.score), r.override.reason, r.override.time)
 
     def only(self) -> list[str] | None:
         return [str(a) for a in self.assignment] or None
