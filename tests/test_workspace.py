@@ -40,3 +40,14 @@ def test_setup_is_what_built_this_environment_and_does_nothing_when_current(monk
     monkeypatch.setattr(course.subprocess, "run", lambda *a, **k: ran.append(a))
     assert course.setup() == course.venv_python()
     assert ran == []
+
+
+def test_the_lab_opens_on_the_learners_own_copies():
+    # The URL JupyterLab prints is LabApp's default_url; the server's own is overridden by JupyterLab's /lab, which
+    # opened on the repository's top folder (solutions/ beside notebooks/) instead of workspace/.
+    from jupyterlab.labapp import LabApp
+    from pathlib import Path
+    command = course.lab_command(Path(sys.executable))
+    lab = LabApp()
+    lab.parse_command_line([a for a in command if a.startswith("--")])
+    assert lab.default_url == "/lab/tree/workspace"

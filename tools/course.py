@@ -68,11 +68,17 @@ def lab() -> None:
     python = setup()
     workspace()
     print("JupyterLab: open the URL printed below; your own copies are in workspace/ja and workspace/ko.")
-    command = [str(python), "-m", "jupyter", "lab", "--ip=127.0.0.1", "--no-browser",
-               f"--ServerApp.root_dir={ROOT}", "--ServerApp.default_url=/lab/tree/workspace"]
+    command = lab_command(python)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     sys.exit(subprocess.call(command))
+
+
+def lab_command(python: Path) -> list[str]:
+    """JupyterLab on the repository, opening on workspace/ (the learner's own copies). LabApp's default_url: the
+    server's is overridden by JupyterLab's own /lab, which would open on the repository's top folder."""
+    return [str(python), "-m", "jupyter", "lab", "--ip=127.0.0.1", "--no-browser",
+            f"--ServerApp.root_dir={ROOT}", "--LabApp.default_url=/lab/tree/workspace"]
 
 
 def formgrader_command(python: Path, course: Path = ROOT / "autograder") -> list[str]:
