@@ -5,7 +5,7 @@ import torch
 
 from ..checks.engine import _uses_dot_T
 from ..score_watch import MatmulWatch
-from . import probe
+from .recorder import probe
 from .cases import function_cases, module_cases, scalar
 
 

@@ -2,7 +2,7 @@
 import torch
 
 from ..checks.engine import NanRowsSDPA
-from . import probe
+from .recorder import probe
 
 
 def module_sizes(draws):

@@ -8,7 +8,7 @@ from ..checks.lesson4 import buffer_shape, output_of
 from ..findings import shared_memory
 from ..hf import hf_attention
 from ..sizes import avoided
-from . import probe
+from .recorder import probe
 from .cases import backward_with_probe, scalar
 
 # The drawn sizes differ from every size the notebook binds at top level (its demo's H = 3, D = 4): code that reads

@@ -9,7 +9,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..data import toy_batch
-from . import probe
+from .recorder import probe
 from .cases import scalar
 
 

@@ -10,8 +10,9 @@ import torch.nn as nn
 
 from ..checks.engine import raised
 from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, rope, same_error
-from . import lesson4, probe
+from . import lesson4
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
+from .recorder import probe
 
 BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
 

@@ -13,7 +13,7 @@ import torch
 from ..checks.lesson7 import alibi_slopes
 from ..checks.lesson8 import create_mask, flex, quiet_flex
 from ..checks.lesson8_caches import CacheHost, MLAHost, SpanWatch, expands_heads
-from . import _Stopped, probe
+from .recorder import _Stopped, probe
 from .cases import DTYPE_CASES, function_cases
 from .lesson7 import BASES, turn_with
 

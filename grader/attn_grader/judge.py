@@ -55,7 +55,7 @@ def sibling(this_file: str, lesson: str):
     """Another lesson's reference module, from the folder this one is in (lesson 5 builds on lesson 4's)."""
     from pathlib import Path
 
-    from .references import load
+    from .loading import load
     return load(Path(this_file).parent, lesson)
 
 
