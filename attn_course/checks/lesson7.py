@@ -22,6 +22,7 @@ from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cr
     NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, merged_out_of_order,
     none_mask_error, same, to_torch_mha,
 )
+from .rope import rope, rotate_half  # noqa: F401 - the grader and lesson 7's probes read lesson7.rope
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, pe_shape_hint, sinusoid, sinusoid_variants
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
@@ -160,21 +161,6 @@ def check_sinusoidal_positions(fn) -> None:
 
 
 # --------------------------------------------------------------------------- RoPE
-def _rotate_half(x):
-    half = x.size(-1) // 2
-    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-
-
-def rope(q, k, positions, base: float = 10000.0):
-    """Llama's RoPE (rotate-half layout): angles in float64, on q's device."""
-    d = q.size(-1)
-    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=q.device) / d)   # (D/2,)
-    angles = positions.to(q.device, torch.float64)[:, None] * inv_freq                      # (T, D/2)
-    emb = torch.cat([angles, angles], dim=-1)                                                # (T, D)
-    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)
-    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
-
-
 def rope_interleaved(x, positions, base: float = 10000.0):
     """The same rotation with the pairs (0, 1), (2, 3), … (Meta's original Llama, RoFormer's paper)."""
     d = x.size(-1)
@@ -193,7 +179,7 @@ def _rope_bug(x, positions, base, bug: str):
     if bug == "hint_rope_interleaved":
         return rope_interleaved(x, positions, base)
     emb = angles.repeat_interleave(2, dim=-1) if bug == "hint_rope_pairing" else torch.cat([angles, angles], -1)
-    turn = -_rotate_half(x) if bug == "hint_rope_direction" else _rotate_half(x)
+    turn = -rotate_half(x) if bug == "hint_rope_direction" else rotate_half(x)
     return x * emb.cos() + turn * emb.sin()
 
 
@@ -217,7 +203,7 @@ def _rope_swapped_cos_sin(x, positions, base):
     inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
     emb = positions.to(x.device, torch.float64)[:, None] * inv_freq
     emb = torch.cat([emb, emb], dim=-1)
-    return x * emb.sin() + _rotate_half(x) * emb.cos()
+    return x * emb.sin() + rotate_half(x) * emb.cos()
 
 
 def rope_hint(y, x, tol: float = 1e-5) -> str | None:

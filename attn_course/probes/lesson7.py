@@ -9,12 +9,11 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, rope, same_error
+from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, same_error
 from . import lesson4
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
 from .recorder import probe
-
-BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
+from .rope import BASES, turn_with
 
 
 def perm_setup(draws):
@@ -94,10 +93,6 @@ def relative_ranks(draws, q, k) -> dict:
     """q and k as one vector (D,), and with two leading axes (2, N, D): the exercise's (…, D)."""
     q3, k3 = (draws.randn(f"{x}3", 2, *q.shape) for x in "qk")
     return {"q (D,)": (q[0].clone(), k[0].clone()), "q (2, N, D)": (q3, k3)}
-
-
-def turn_with(base):
-    return lambda q, k, positions: rope(q, k, positions, base)
 
 
 class CacheHost(nn.Module):
