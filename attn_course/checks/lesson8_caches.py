@@ -9,7 +9,8 @@ import torch.nn as nn
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, max_error, merge_heads, passed, run, split_heads
+from .engine import close, expect_shape, inputs, max_error, passed, run
+from .heads import merge_heads, split_heads
 from .lesson8_common import (
     B, CORE_MISTAKES, D, H, UNSCALED, all_nan, attend, cache_none_error, cache_pair_swapped, first_call_hint, grid,
     hint_text, length_error, matched_so_far, one_or_span, unmerged,

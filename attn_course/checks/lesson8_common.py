@@ -10,7 +10,8 @@ import math
 import torch
 
 from ..messages import t
-from .engine import close, merge_heads, scale_variants
+from .engine import close, scale_variants
+from .heads import merge_heads
 
 
 # Batch, heads, sequence, head width: all different, so a mixed-up axis shows as a wrong size.

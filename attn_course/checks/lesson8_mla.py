@@ -12,7 +12,8 @@ from torch.overrides import TorchFunctionMode
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run
+from .engine import close, expect_shape, inputs, linear_problem, max_error, named, passed, run
+from .heads import merge_heads
 from .lesson8_common import (
     B, all_nan, attend, cache_none_error, cache_pair_swapped, core_variants, first_call_hint, grid, hint_text,
     length_error, matched_so_far, one_or_span,
@@ -201,8 +202,6 @@ def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
 
 
 MLA_SIZES = (10, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different, and no layer square (nn.Linear(out, in) shows)
-
-
 MLA_T = 8   # no width's sum either (dn + dv = 7 = T let a split on the length axis pass)
 
 
@@ -273,8 +272,6 @@ ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swap
 # The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
 # the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
 MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
-
-
 ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
 
 
@@ -326,8 +323,6 @@ class PerHeadWatch(TorchFunctionMode):
 # E, H, r, d_C, d_R, d_V and the chunks: caches of 40 and 42 tokens, a length no other axis has, and r + d_R < d_C,
 # so that per-head keys (B, H, T_all, d_C) outnumber the latent broadcast over the heads (B, H, T_all, r + d_R).
 WATCH_SIZES = (43, 3, 3, 7, 2, 7)
-
-
 WATCH_CHUNKS = ((0, 39), (39, 40), (40, 42))
 
 

@@ -63,14 +63,8 @@ def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=Fals
 
 PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
                     "hint_paged_start": dict(from_zero=True), "hint_paged_not_written": dict(unwritten=True)}
-
-
 PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
-
-
 PAGE_TABLE = torch.tensor([5, 2, 7, 0])
-
-
 PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))
 
 
@@ -148,8 +142,6 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
 
 BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once",
               "hint_bytes_window_uncapped")
-
-
 BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
                ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),

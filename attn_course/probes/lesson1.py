@@ -5,8 +5,8 @@ import torch
 
 from ..checks.engine import _uses_dot_T
 from ..score_watch import MatmulWatch
-from .recorder import probe
 from .cases import function_cases, module_cases, scalar
+from .recorder import probe
 
 
 def qkv_inputs(draws, case, dtype, with_v=True, batch_axes=2):

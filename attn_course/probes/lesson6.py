@@ -4,8 +4,8 @@ import torch.nn as nn
 
 from ..checks import lesson6_tiles as tiles
 from ..score_watch import ScoreWatch
-from .recorder import probe
 from .cases import function_cases, module_cases
+from .recorder import probe
 
 KV_DTYPES = (torch.float32, torch.float16, torch.float64, torch.int8)
 

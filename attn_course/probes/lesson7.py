@@ -10,8 +10,8 @@ import torch.nn as nn
 
 from ..checks.engine import raised
 from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, same_error
-from . import lesson4
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
+from .gpt2_module import build, configs
 from .recorder import probe
 from .rope import BASES, turn_with
 
@@ -149,8 +149,8 @@ def cross_setup(draws, case, dtype):
 def module_buffer(rec, cls):
     """Section 1 removes the mask by setting the `causal` buffer all True: forward must read that buffer."""
     name = "GPT2SelfAttention"
-    b, t, h, d = next(lesson4.configs(rec))
-    module, layout = lesson4.build(rec, cls, name, h, d, max_len=32)
+    b, t, h, d = next(configs(rec))
+    module, layout = build(rec, cls, name, h, d, max_len=32)
     rec.put("layout", layout)
     module = module.double().eval()
     rec.call(f"{name}.causal", lambda: module.causal.fill_(True))

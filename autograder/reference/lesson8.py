@@ -383,7 +383,7 @@ def judge_attend_preallocated(res):
     host, x, chunks, t_max = probe.static_setup(res)
     b, n, e = x.shape
     h = host.n_head
-    attend_with_cache = sibling(__file__, "lesson6").attend_with_cache
+    attend_with_cache = sibling(__file__, "kv_cache").attend_with_cache
     with torch.no_grad():
         full, (k_all, v_all) = attend_with_cache(host, x)
     outputs = res["outputs"]
