@@ -22,7 +22,7 @@ from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cr
 )
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, pe_shape_hint, sinusoid, sinusoid_variants
 from .masks import masked
-from .rope import rope, rotate_half  # noqa: F401 - the grader and lesson 7's probes read lesson7.rope
+from .rope import rope, rotate_half  # noqa: F401 - lesson 7's tests read lesson7.rope
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
 B, T, H, D = 3, 7, 2, 6
