@@ -3,7 +3,7 @@ ex0_gpt2_attention): each lesson's BUGS takes them, so both grade tables show th
 
 Each was ✔ in the check and the grader (lesson 4's, built with the default or max_len=32 and run short), then failed
 where the lesson builds the module with max_len= (lesson 6's section 3 with 1024 and sequences past 64, lesson 7's
-section 1 with 16), or left the text's (max_len, max_len) buffer unmet: lesson 4's checks now build it with
+section 1 with 16), or left the text's (max_len, max_len) buffer unmet: the GPT-2 module's checks build it with
 max_len=80 and run it past 64, and the hidden lesson4.module_max_len with 70 to 90.
 """
 from conftest import Bug

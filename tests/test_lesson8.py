@@ -13,7 +13,6 @@ import torch
 
 import attn_course as course
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_caches as caches
 from attn_course.checks.lesson7 import rope
 from attn_course.probes import lesson8 as probes
 from bugs_lesson8 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
@@ -366,7 +365,7 @@ def test_sink_attention_through_the_library_is_refused(lang):
 
 # --------------------------------------------------------------------------- exercise 7
 def _mla(bug=None):
-    class MLA(caches.MLAHost):
+    class MLA(checks.MLAHost):
         def __init__(self, *args):
             super().__init__(*args)
             if bug == "no_norm_layer":
@@ -374,12 +373,12 @@ def _mla(bug=None):
 
         def forward(self, x, rope):
             if bug in ("no_o_proj", "strict"):
-                q, k, v = caches.mla_qkv(self, x, rope)
+                q, k, v = checks.mla_qkv(self, x, rope)
                 n = x.size(1)
                 keep = torch.ones(n, n, dtype=torch.bool).tril(diagonal=-1 if bug == "strict" else 0)
                 y = checks.attend(q, k, v, keep).transpose(1, 2).reshape(x.size(0), n, -1)
                 return y if bug == "no_o_proj" else self.o_proj(y)
-            return caches.mla_run(self, x, rope, {"norm": "hint_mla_norm", "scale": "hint_mla_scale",
+            return checks.mla_run(self, x, rope, {"norm": "hint_mla_norm", "scale": "hint_mla_scale",
                                                   "kv_split": "hint_mla_kv_split", "latent_split": "hint_mla_latent_split",
                                                   "q_split": "hint_mla_q_split", "no_mask": "hint_mla_no_mask"}.get(bug))
     return MLA
@@ -394,7 +393,7 @@ def test_mla_bugs_get_their_hints(lang):
     checks.check_mla(_mla())
     for bug, hint in MLA_BUGS.items():
         fails_with(checks.check_mla, _mla(bug), hint)
-    fails_with(checks.check_mla, _mla("no_norm_layer"), "hint_mla_norm_layer", r=caches.MLA_SIZES[2])
+    fails_with(checks.check_mla, _mla("no_norm_layer"), "hint_mla_norm_layer", r=checks.MLA_SIZES[2])
 
 
 def test_hidden_mla_is_judged_against_deepseek_v3():
@@ -414,11 +413,11 @@ def test_mla_matches_deepseek_v3_to_the_tolerance(ref):
         sizes, base = probes.mla_sizes(draws), probes.draw_base(draws)
         attention, rotary = ref.deepseek_attention(*sizes, base)
         attention.double()
-        host = caches.MLAHost(*sizes).double()
+        host = checks.MLAHost(*sizes).double()
         host.load_state_dict(attention.state_dict())
         x = probes.mla_input(draws, "float64", torch.float64, sizes[0])
         with torch.no_grad():
-            worst = max(worst, float((caches.mla_run(host, x, probes.turn_with(base)) -
+            worst = max(worst, float((checks.mla_run(host, x, probes.turn_with(base)) -
                                       ref.deepseek_forward(attention, rotary, x)).abs().max()))
     assert worst < 1e-6, worst
 
@@ -430,7 +429,7 @@ def _decode(bug=None):
         h, r, dn, dr, dv = mla.n_head, mla.kv_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
         past = 0 if cache is None else cache[0].size(1)
         positions = torch.arange(n) if bug == "restart" else torch.arange(past, past + n)
-        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, positions, rope)
+        q_nope, q_rot, c, k_rot = checks.mla_parts(mla, x_new, positions, rope)
         if cache is not None and bug != "not_joined":
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
         if bug == "not_absorbed":   # the latent cached, keys and values made from all of it on every call
@@ -455,7 +454,7 @@ def _decode(bug=None):
         b, n, _ = x_new.shape
         h, dn, dr, dv = mla.n_head, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
         past = 0 if cache is None else cache[0].size(2)
-        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
+        q_nope, q_rot, c, k_rot = checks.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
         k_nope, v = mla.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2).split([dn, dv], -1)
         k = torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1)
         if cache is not None:
@@ -469,7 +468,7 @@ def _decode(bug=None):
         b, n, _ = x_new.shape
         h, r, dn, dr, dv = mla.n_head, mla.kv_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim
         past = 0 if cache is None else cache[0].size(1)
-        q_nope, q_rot, c, k_rot = caches.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
+        q_nope, q_rot, c, k_rot = checks.mla_parts(mla, x_new, torch.arange(past, past + n), rope)
         if cache is not None:
             c, k_rot = torch.cat([cache[0], c], 1), torch.cat([cache[1], k_rot], 1)
         w_uk, w_uv = mla.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)
@@ -494,7 +493,7 @@ def test_mla_decode_bugs_get_their_hints(lang):
     checks.check_mla_decode(_decode())
     for bug, hint in DECODE_BUGS.items():
         fails_with(checks.check_mla_decode, _decode(bug), hint)
-    e, h, r, dn, dr, dv = caches.ABSORB_SIZES
+    e, h, r, dn, dr, dv = checks.ABSORB_SIZES
     fails_with(checks.check_mla_decode, _decode("expanded"), "hint_mla_cache_expanded", r=r, dr=dr, h=h)
 
 

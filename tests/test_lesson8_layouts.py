@@ -7,7 +7,6 @@ import torch
 
 import attn_course as course
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_caches as caches
 from attn_course.probes import lesson8 as probes
 from conftest import fails, fails_with, judged, passes, reference
 
@@ -64,7 +63,7 @@ def test_paged_reference_is_vllms_slot_mapping(ref):
     ref.paged_write(pages, table, 0, new[:5])
     ref.paged_write(pages, table, 5, new[5:])
     assert torch.equal(ref.paged_gather(pages, table, 8), new)
-    assert torch.equal(caches.paged_gather_ref(pages, table, 8), new)
+    assert torch.equal(checks.paged_gather_ref(pages, table, 8), new)
     assert not pages[[0, 2, 3]].any()   # pages outside the table are never written
 
 
@@ -133,7 +132,7 @@ def test_hidden_packed_catches_a_mask_without_causality_on_every_seed():
 # --------------------------------------------------------------------------- exercise 12
 def _bytes(bug=None):
     def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):
-        return caches.cache_bytes_ref(config, T, batch, dtype, {"latent_twice": "hint_bytes_latent_twice",
+        return checks.cache_bytes_ref(config, T, batch, dtype, {"latent_twice": "hint_bytes_latent_twice",
                                                                "window_ignored": "hint_bytes_window_ignored",
                                                                "window_all": "hint_bytes_window_all",
                                                                "kv_once": "hint_bytes_kv_once"}.get(bug)) * (
@@ -159,7 +158,7 @@ def test_hidden_cache_bytes_is_judged_against_static_cache():
 
 
 def test_the_formula_is_what_static_cache_allocates(ref):
-    for config, n, batch, dtype in caches.BYTES_CASES:
+    for config, n, batch, dtype in checks.BYTES_CASES:
         assert ref.static_cache_bytes(config, n, batch, dtype) == ref.cache_bytes(config, n, batch, dtype), config
 
 
@@ -171,7 +170,7 @@ def test_published_sizes_in_the_lesson():
               "deepseek": ({"n_layer": 61, "latent_dim": 576}, 8.58),
               "gpt-oss": ({"n_layer": 24, "n_kv_head": 8, "head_dim": 64, "window": 128, "window_layers": 12}, 3.00)}
     for name, (config, want) in models.items():
-        assert round(caches.cache_bytes_ref(config, 131072) / gib, 2) == want, name
+        assert round(checks.cache_bytes_ref(config, 131072) / gib, 2) == want, name
     from transformers import DeepseekV3Config
     v3 = DeepseekV3Config()   # transformers' defaults are DeepSeek-V3's published configuration
     assert (v3.num_hidden_layers, v3.kv_lora_rank, v3.qk_rope_head_dim) == (61, 512, 64)

@@ -67,7 +67,7 @@ SEARCH_THE_KERNEL = r'''
 import gc, sys, types
 gc.unfreeze()  # the fork server freezes what it preloaded: get_objects() sees those objects only after this
 _bad = ("autograder/reference", "attn_grader/judge", "attn_grader/verdict", "attn_grader/references",
-        "attn_grader/preprocessors", "attn_grader/messages")
+        "attn_grader/loading", "attn_grader/preprocessors", "attn_grader/messages")
 def _file(o):
     return o.__code__.co_filename if type(o) is types.FunctionType else ""
 _hits = [m for m in sys.modules if m.startswith(("attn_reference", "attn_grader"))]

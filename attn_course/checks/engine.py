@@ -522,17 +522,3 @@ def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> Non
         raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, module=module),
                           t("hint_count_own_module", module=module))
     passed(name)
-
-
-def split_heads(x, H):
-    B, T, HD = x.shape
-    return x.view(B, T, H, HD // H).transpose(1, 2)
-
-
-def merge_heads(x):
-    B, H, T, D = x.shape
-    return x.transpose(1, 2).reshape(B, T, H * D)
-
-
-def tril(T: int) -> torch.Tensor:
-    return torch.ones(T, T, dtype=torch.bool).tril()

@@ -15,9 +15,10 @@ from ..score_watch import MatmulWatch
 from ..sizes import free_sizes
 from ..validate import CheckFailed
 from .engine import (
-    also_checks, blames_earlier, scale_variants, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
-    inputs, max_error, merge_heads, named, passed, run, split_heads,
+    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
+    inputs, max_error, named, passed, run, scale_variants,
 )
+from .heads import merge_heads, split_heads
 from .invariants import (
     expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
 )

@@ -9,10 +9,12 @@ from ..findings import dtype_finding
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
-    NanRowsSDPA, also_checks, scale_variants, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
-    SIZE_MISMATCH, expect_shape, inputs, max_error, merge_heads, named, passed, run, run_forward, split_heads, tril,
+    NanRowsSDPA, SIZE_MISMATCH, also_checks, blames_earlier, close, diagnose, expect_dropout_rules,
+    expect_returned_pair, expect_shape, inputs, max_error, named, passed, run, run_forward, scale_variants,
 )
+from .heads import merge_heads, split_heads
 from .invariants import expect_dtype, expect_module_grads, reads_globals
+from .masks import tril
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
 B, T_Q, T, E, H, D = 2, 3, 5, 7, 3, 4

@@ -9,7 +9,8 @@ import torch
 from ..data import toy_batch, toy_loss
 from ..messages import t
 from ..validate import CheckFailed, previous_token_weight
-from .engine import diagnose, expect_number, expect_shape, passed, run, tril
+from .engine import diagnose, expect_number, expect_shape, passed, run
+from .masks import tril
 
 # Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch.
 V, T, E, H, L, B = 7, 5, 12, 3, 2, 4

@@ -10,29 +10,17 @@ import torch.nn as nn
 
 from ..messages import t
 from ..validate import CheckFailed, CourseError, InputError, dtype_bytes
-from .engine import (
-    close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
-    merge_heads, passed, raised, run, split_heads, tril,
-)
-# ex0's pasted module: lesson 4's checks, which build it with max_len=80 and run it past 64, as section 3 does.
-from .lesson4 import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+from .engine import close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run
+# ex0's pasted module: the GPT-2 module's checks, which build it with max_len=80 and run it past 64, as section 3 does.
+from .gpt2_module import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
+from .heads import merge_heads, merged_out_of_order, split_heads
 from .invariants import expect_grads
 from .lesson6_tiles import expect_tiled, meta_error
-from .lesson7_cross import merged_out_of_order
+from .masks import masked, tril
 
 # Batch, sequence, heads, head width: all different, and none 2 or 3, since the FLOPs bugs
 # divide by 2 (multiply-adds) and 3 (Q only).
 B, T, H, D = 5, 11, 6, 7
-
-
-def masked(s, keep, fill: str = "-inf"):
-    """The scores masked as a variant says: filled with `fill` where keep is False, "inverted" (filled where it
-    is True), or "additive" (scores + (~keep) * -inf: 0 * -inf is NaN where keep is True)."""
-    if fill == "additive":
-        return s + (~keep) * float("-inf")
-    if fill == "inverted":
-        return s.masked_fill(keep, float("-inf"))
-    return s.masked_fill(~keep, float(fill))
 
 
 def flops_variants(B_, T_, E_, H_) -> dict:

@@ -10,19 +10,19 @@ import torch.nn as nn
 
 from ..messages import t
 from ..validate import CheckFailed
-from . import lesson4
-from .engine import (
-    close, error_hint, expect_returned_pair, expect_shape, inputs, linear_problem, max_error,
-    merge_heads, passed, raised, run, split_heads,
-)
-from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; lesson 8 reads the slopes
+from .engine import close, error_hint, expect_returned_pair, expect_shape, inputs, max_error, passed, run
+from .gpt2_module import expect_gpt2_module, gpt2_expected
+from .heads import merge_heads, merged_out_of_order, split_heads
+from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; the grader reads these
     alibi_error, alibi_hint, alibi_shape_hint, alibi_slopes, alibi_variants, check_alibi_bias, lower,
 )
 from .lesson7_cross import (  # noqa: F401 - the notebook calls lesson7.check_cross_attention; the grader reads these
-    NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, merged_out_of_order,
-    none_mask_error, same, to_torch_mha,
+    NO_MASK_CALL, check_cross_attention, cross_error, cross_hint, cross_variants, heads_averaged, none_mask_error, same,
+    to_torch_mha,
 )
 from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, pe_shape_hint, sinusoid, sinusoid_variants
+from .masks import masked
+from .rope import rope, rotate_half  # noqa: F401 - lesson 7's tests read lesson7.rope
 
 # Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
 B, T, H, D = 3, 7, 2, 6
@@ -35,13 +35,13 @@ POSITIONS = torch.tensor([3, 0, 5, 1, 4, 2, 6])  # not 0, 1, 2, …: positions t
 def open_variants(module, x) -> dict:
     """The module's output once its `causal` buffer is all True: attention without a mask. Still masked is
     a forward that builds its own mask instead of reading the buffer (section 1 opens the mask that way)."""
-    outputs = lesson4.gpt2_expected(module, x)
+    outputs = gpt2_expected(module, x)
     return {None: outputs["hint_missing_mask"], "hint_mask_not_from_buffer": outputs[None]}
 
 
 def check_gpt2_module(cls) -> None:
     """Lesson 4's checks, then the one rule this lesson adds: forward masks with the `causal` buffer."""
-    lesson4.expect_gpt2_module(cls)
+    expect_gpt2_module(cls)
     name = "GPT2SelfAttention"
     module = run(name, cls, E, H).double().eval()
     module.causal.fill_(True)                                  # what section 1 does to remove the mask
@@ -160,21 +160,6 @@ def check_sinusoidal_positions(fn) -> None:
 
 
 # --------------------------------------------------------------------------- RoPE
-def _rotate_half(x):
-    half = x.size(-1) // 2
-    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-
-
-def rope(q, k, positions, base: float = 10000.0):
-    """Llama's RoPE (rotate-half layout): angles in float64, on q's device."""
-    d = q.size(-1)
-    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=q.device) / d)   # (D/2,)
-    angles = positions.to(q.device, torch.float64)[:, None] * inv_freq                      # (T, D/2)
-    emb = torch.cat([angles, angles], dim=-1)                                                # (T, D)
-    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)
-    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
-
-
 def rope_interleaved(x, positions, base: float = 10000.0):
     """The same rotation with the pairs (0, 1), (2, 3), … (Meta's original Llama, RoFormer's paper)."""
     d = x.size(-1)
@@ -193,7 +178,7 @@ def _rope_bug(x, positions, base, bug: str):
     if bug == "hint_rope_interleaved":
         return rope_interleaved(x, positions, base)
     emb = angles.repeat_interleave(2, dim=-1) if bug == "hint_rope_pairing" else torch.cat([angles, angles], -1)
-    turn = -_rotate_half(x) if bug == "hint_rope_direction" else _rotate_half(x)
+    turn = -rotate_half(x) if bug == "hint_rope_direction" else rotate_half(x)
     return x * emb.cos() + turn * emb.sin()
 
 
@@ -217,7 +202,7 @@ def _rope_swapped_cos_sin(x, positions, base):
     inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
     emb = positions.to(x.device, torch.float64)[:, None] * inv_freq
     emb = torch.cat([emb, emb], dim=-1)
-    return x * emb.sin() + _rotate_half(x) * emb.cos()
+    return x * emb.sin() + rotate_half(x) * emb.cos()
 
 
 def rope_hint(y, x, tol: float = 1e-5) -> str | None:
@@ -461,7 +446,6 @@ def rope_cache_run(host, x, chunks, turn, restart=False, twice=False, offset=Tru
                    project=True, order="qkv", swap_qk=False, cat="", returned_swapped=False, mask="tril", fill="-inf",
                    scale="", axis=-1, softmax=True) -> list:
     """What a RoPE KV cache returns for each chunk: right with the defaults, or one classic bug."""
-    from .lesson6 import masked
     e, h = x.size(-1), host.n_head
     d = e // h
     cache, outputs = None, []

@@ -10,29 +10,13 @@ import torch
 
 from ..messages import t
 from ..validate import CheckFailed
+from .alibi import alibi_slopes
 from .engine import close, expect_shape, max_error, passed, run
 
 # H = 4 and 6 are the lesson's; 12 and 20 are where `//` in a slope's exponent changes it (−8(j+1)/(2n) at n = 8,
 # −8(h+1)/n at n = 16 are not whole numbers).
 CHECK_HEADS = (4, 6, 12, 20)
 T = 7
-
-
-def alibi_slopes(n_head: int, rule: str = "right") -> torch.Tensor:
-    n = 2 ** math.floor(math.log2(n_head))
-    if rule == "hint_alibi_power_of_two":
-        return torch.tensor([2 ** (-8 * (h + 1) / n_head) for h in range(n_head)], dtype=torch.float64)
-    if rule == "hint_alibi_ratio":
-        return torch.tensor([2.0 ** -(h + 1) for h in range(n_head)], dtype=torch.float64)
-    first = 0 if rule in ("hint_alibi_start", "start_first") else 1   # start_first: h in the first n only
-    odd = 1 if rule == "hint_alibi_odd" else 0   # j = 1, 3, 5, …: the first n slopes over again
-    # `//` in the first n slopes' exponent, in the other H − n's, or in both: Python floors −8(h+1)/n.
-    floor_first, floor_rest = rule in ("floor_first", "floor_both"), rule in ("floor_rest", "floor_both")
-    slopes = [2 ** (-8 * (h + first) // n if floor_first else -8 * (h + first) / n) for h in range(n)]
-    rest = 1 if rule == "start_first" else first
-    slopes += [2 ** (-8 * (j + rest) // (2 * n) if floor_rest else -8 * (j + rest) / (2 * n))
-               for j in range(odd, 2 * (n_head - n), 2)]
-    return torch.tensor(slopes, dtype=torch.float64)
 
 
 def _bias(m: torch.Tensor, n: int) -> torch.Tensor:

@@ -12,9 +12,9 @@ import torch.nn as nn
 from ..messages import t
 from ..validate import CheckFailed, InputError
 from .engine import (
-    close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, merge_heads, passed, raised, run,
-    scale_variants, split_heads,
+    close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run, scale_variants,
 )
+from .heads import merge_heads, merged_out_of_order, split_heads
 
 B, T, H, D = 3, 7, 2, 6
 E = H * D
@@ -102,17 +102,6 @@ def cross_variants(module, x, memory, pad) -> dict:
     for axis in (0, 1, 2):
         variants[("hint_softmax_axis", (("axis", axis),))] = finish(scaled, axis=axis)
     return variants
-
-
-def merged_out_of_order(y, layer: nn.Linear, right_y, tol: float) -> bool:
-    """y is the output projection (layer) of the heads' outputs joined in another order (a transpose left out or of
-    other axes): with the projection undone, it holds the same values as the right output's, elsewhere."""
-    if not (isinstance(y, torch.Tensor) and y.shape == right_y.shape and torch.isfinite(y).all()):
-        return False
-    weight, bias = layer.weight.detach().double(), layer.bias.detach().double()
-    undo = lambda z: torch.linalg.solve(weight, (z.detach().double() - bias).reshape(-1, z.size(-1)).T)  # noqa: E731
-    mine, right = undo(y).flatten().sort().values, undo(right_y).flatten().sort().values
-    return max_error(mine, right) <= tol and max_error(undo(y), undo(right_y)) > tol
 
 
 def cross_hint(got, variants: dict, what: int, tol: float = 1e-6):

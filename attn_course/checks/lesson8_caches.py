@@ -1,470 +1,339 @@
-"""Lesson 8's visible checks, sections 4 and 5 (exercises 7 to 9): multi-head latent attention (DeepSeek-V2/V3) and
-its absorbed form with a latent cache, and a preallocated cache. Exercises 10 to 12 (a paged cache, packed sequences,
-what a cache costs) are in lesson8_layouts, re-exported at the end of this module.
-
-course.checks.lesson8 re-exports the check_… functions, so a notebook calls them all as course.checks.lesson8.….
-"""
+"""Lesson 8's visible checks for the KV caches a decoder attends through: a rolling (ring-buffer) cache (exercise 4),
+StreamingLLM's kept first tokens (exercise 5) and a preallocated cache written in place (exercise 9)."""
 from __future__ import annotations
 
-import contextlib
 import math
-import re
 
 import torch
 import torch.nn as nn
-from torch.overrides import TorchFunctionMode
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import (
-    close, expect_shape, inputs, linear_problem, max_error, merge_heads, named, passed, run, scale_variants,
-    split_heads,
+from .engine import close, expect_shape, inputs, max_error, passed, run
+from .heads import merge_heads, split_heads
+from .lesson8_common import (
+    B, CORE_MISTAKES, D, H, UNSCALED, all_nan, attend, cache_none_error, cache_pair_swapped, first_call_hint, grid,
+    hint_text, length_error, matched_so_far, one_or_span, unmerged,
 )
-from .lesson8 import (
-    CORE_MISTAKES, all_nan, attend, cache_none_error, cache_pair_swapped, grid, hint_text, length_error, matched_so_far,
-    one_or_span,
-)
-from .lesson7 import rope
-
-B, T = 3, 7
+from .lesson8_mods import window_variants
+from .rope import rope
 
 
-# --------------------------------------------------------------------------- exercise 7: MLA
-MLA_DIMS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+def streaming_error(kind: str, message: str, call: str = "") -> str | None:
+    return "hint_cache_none" if cache_none_error(kind, message, call) else length_error(kind, message)
 
 
-def mla_layers(e: int, h: int, r: int, dn: int, dr: int, dv: int) -> dict:
-    """DeepseekV3Attention's layers without q_lora_rank, in its order: name -> (in, out)."""
-    return {"q_proj": (e, h * (dn + dr)), "kv_a_proj_with_mqa": (e, r + dr), "kv_b_proj": (r, h * (dn + dv)),
-            "o_proj": (h * dv, e)}
+# --------------------------------------------------------------------------- exercise 4: a rolling cache
+def sliding_reference(q, k, v, window, turn):
+    """Full sliding-window attention with RoPE at positions 0 … T−1: what decoding with a rolling cache gives."""
+    n = q.size(-2)
+    q, k = turn(q, k, torch.arange(n))
+    keep = window_variants(window, n, 0)[None]
+    return attend(q, k, v, keep)
 
 
-class MLAHost(nn.Module):
-    """MLA's weights (DeepSeek's names) and sizes, with no forward of its own: what exercise 8 is handed."""
+def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
+                grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False, swap_ring=False, new_first="",
+                strict=False, seen_off=False, write_join=False) -> tuple[list, list]:
+    """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
+    right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
+    on every call; "slots": at p % window), the ring and the mask at the right ones. core: one of CORE_MISTAKES in
+    the attention itself; swap_qk: rope's two results taken the other way round; swap_kv: keys and values swapped
+    where the ring and the new tokens are joined; swap_ring: the ring unpacked or returned as (v_ring, k_ring, pos);
+    new_first: some of "k", "v", "p", the new keys, values or positions joined before the ring's, the others
+    after; strict: key_pos < p, a token not seeing itself; seen_off: T_seen = pos.max() without + 1; write_join: the
+    new tokens written into the ring first, then the ring and the new tokens joined."""
+    b, h, _, d = q.shape
+    ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
+    pos = torch.full((window,), -1, dtype=torch.long)
+    outputs, rings = [], []
+    for lo, hi in chunks:
+        n = hi - lo
+        if swap_ring:
+            ring_k, ring_v = ring_v, ring_k
+        seen = int(pos.max()) + (0 if seen_off else 1)
+        positions = torch.arange(n) if restart else torch.arange(seen, seen + n)
+        turned = {"restart": torch.arange(n), "slots": positions % window}.get(turn_at, positions)
+        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], turned)
+        if swap_qk:
+            kk, qq = qq, kk
+        last = min(n, window)
+        slots = positions[-last:] % window
+        def write():
+            ring_k[:, :, slots], ring_v[:, :, slots] = kk[:, :, -last:], v[:, :, hi - last:hi]
+            pos[slots] = positions[-last:]
+        if write_first:   # the new tokens written into the ring first, then only the ring attended
+            write()
+            keys, values, key_pos = ring_k, ring_v, pos
+        else:
+            if write_join:
+                ring_k, ring_v, pos = ring_k.clone(), ring_v.clone(), pos.clone()
+                write()
 
-    def __init__(self, embed_dim, n_head, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim):
-        super().__init__()
-        self.n_head, self.kv_lora_rank = n_head, kv_lora_rank
-        self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim = qk_nope_head_dim, qk_rope_head_dim, v_head_dim
-        layers = mla_layers(embed_dim, n_head, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
-        self.q_proj = nn.Linear(*layers["q_proj"], bias=False)
-        self.kv_a_proj_with_mqa = nn.Linear(*layers["kv_a_proj_with_mqa"], bias=False)
-        self.kv_a_layernorm = nn.RMSNorm(kv_lora_rank, eps=1e-6)
-        self.kv_b_proj = nn.Linear(*layers["kv_b_proj"], bias=False)
-        self.o_proj = nn.Linear(*layers["o_proj"], bias=False)
-
-
-def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=True, rotate=True):
-    """q_nope (B, H, T, dn), q_rot (B, H, T, dr), the normalised latent c (B, T, r) and the shared k_rot (B, T, dr)."""
-    b, n, _ = x.shape
-    h, r, dn, dr = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim
-    q = m.q_proj(x).view(b, n, h, dn + dr).transpose(1, 2)
-    q_nope, q_rot = q.split([dn, dr], -1) if q_nope_first else q.split([dr, dn], -1)[::-1]
-    latent = m.kv_a_proj_with_mqa(x)
-    c, k_rot = latent.split([r, dr], -1) if latent_first else latent.split([dr, r], -1)[::-1]
-    if norm:
-        c = m.kv_a_layernorm(c)
-    if rotate:
-        q_rot = turn(q_rot, q_rot, positions)[0]
-        k_rot = turn(k_rot[:, None], k_rot[:, None], positions)[1][:, 0]
-    return q_nope, q_rot, c, k_rot
-
-
-def mla_qkv(m, x, turn, bug: str | None = None) -> tuple:
-    """MLA's q, k (B, H, T, dn + dr) and v (B, H, T, dv) for x (B, T, E), RoPE at 0 … T−1."""
-    b, n, _ = x.shape
-    h, dn, dr, dv = m.n_head, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
-    q_nope, q_rot, c, k_rot = mla_parts(m, x, torch.arange(n), turn, norm=bug != "hint_mla_norm",
-                                        latent_first=bug != "hint_mla_latent_split",
-                                        q_nope_first=bug != "hint_mla_q_split")
-    kv = m.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2)
-    k_nope, v = kv.split([dn, dv], -1) if bug != "hint_mla_kv_split" else kv.split([dv, dn], -1)[::-1]
-    return torch.cat([q_nope, q_rot], -1), torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1), v
-
-
-def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
-    """MLA's output for x (B, T, E), causal, RoPE at 0 … T−1: right, or one classic mistake."""
-    n = x.size(1)
-    dn, dr = m.qk_nope_head_dim, m.qk_rope_head_dim
-    q, k, v = mla_qkv(m, x, turn, bug)
-    keep = None if bug == "hint_mla_no_mask" else grid(n, n)[0] >= grid(n, n)[1]
-    scale = 1 / math.sqrt(dn if bug == "hint_mla_scale" else dn + dr)
-    return m.o_proj(merge_heads(attend(q, k, v, keep, scale=scale)))
-
-
-MLA_BUGS = ("hint_mla_norm", "hint_mla_scale", "hint_mla_kv_split", "hint_mla_latent_split", "hint_mla_q_split",
-            "hint_mla_no_mask")
-
-
-def core_variants(q, k, v, keep) -> dict:
-    """Attention written out, (B, T, H·d_v) before the output layer, with one of lessons 1 to 4's classic mistakes
-    each: the scale, the causal mask's triangle, diagonal and fill, softmax's axis, heads merged without the
-    transpose, and CORE_MISTAKES (the mask not used or inverted, softmax on another axis or left out)."""
-    d, (b, h, n, dv) = q.size(-1), v.shape
-    raw = q @ k.transpose(-2, -1)
-
-    def out(scores, keep_=keep, fill=float("-inf"), dim=-1, merge=merge_heads):
-        return merge(torch.softmax(scores.masked_fill(~keep_, fill), dim) @ v)
-
-    right = raw / math.sqrt(d)
-    found = {key: merge_heads(wrong(q, k, v, keep)) for key, wrong in CORE_MISTAKES.items()}
-    found.update({key: out(scaled) for key, scaled in scale_variants(raw, d, (b, h, n)).items()})
-    found.update({"hint_scale_dk": out(raw / d), "hint_upper_triangle": out(right, keep.mT),
-                  "hint_causal_diagonal": out(right, keep | torch.ones_like(keep).tril(1)),
-                  ("hint_causal_diagonal", "-1"): out(right, keep & torch.ones_like(keep).tril(-1)),
-                  "hint_mask_fill_zero": out(right, fill=0.0),
-                  ("hint_softmax_axis", (("axis", -2),)): out(right, dim=-2),
-                  "hint_merge_without_transpose": out(right, merge=lambda y: y.reshape(b, n, h * dv))})
-    for axes in ((2, 3), (0, 2), (1, 3)):   # transpose(1, 2) with another pair of axes before the reshape
-        found[("hint_merge_wrong_axes", f"{axes}")] = out(right, merge=lambda y, a=axes: y.transpose(*a).reshape(b, n, h * dv))
-    return found
-
-
-def first_call_hint(y0, q, k, v, keep, finish=lambda y: y, tol: float = 1e-9):
-    """The first call of a cache exercise has no cache yet: it is plain attention over its own tokens, so an
-    output there equal to one of core_variants' names that mistake (finish: what the exercise does after the heads
-    are merged: the output layer, or splitting them again)."""
-    if not isinstance(y0, torch.Tensor):
-        return None
-    # Every value that is not finite as 0: -inf in the weights (softmax left out) gives inf or NaN in an output
-    # depending on the order of the sums, which differs between the learner's form and the variant's.
-    finite = lambda z: torch.where(torch.isfinite(z), z, torch.zeros_like(z))  # noqa: E731
-    y0 = finite(y0.detach().double())
-    right = finish(merge_heads(attend(q, k, v, keep))).double()
-    if right.shape == y0.shape and close(y0, right, tol):
-        return None   # right on the first call (one token alone cannot show these mistakes): the cache is wrong
-    found = []
-    for key, y in core_variants(q, k, v, keep).items():
-        try:
-            out = finite(finish(y).double())
-        except RuntimeError:
+            def join(part, ring, new, dim=2):
+                return torch.cat([new, ring] if part in new_first else [ring, new], dim)
+            keys, values = join("k", ring_k, kk), join("v", ring_v, v[:, :, lo:hi])
+            key_pos = join("p", pos, positions, 0)
+            if swap_kv:
+                keys, values = values, keys
+        keep = (key_pos < positions[:, None] if strict else key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
+                                                  else key_pos > positions[:, None] - window)
+        if empty:
+            keep = keep & (key_pos >= 0)
+        outputs.append(attend(qq, keys, values, keep) if core is None else
+                       torch.nan_to_num({**CORE_MISTAKES, **UNSCALED}[core](qq, keys, values, keep)))
+        if grow:
+            rings.append((keys, values, key_pos))
+            ring_k, ring_v, pos = keys, values, key_pos
             continue
-        if out.shape == y0.shape and close(y0, out, tol) and not close(out, right, tol):
-            found.append(key)
-    # Two mistakes alike on these tokens (no mask and the diagonal moved, on a prefill of two) name neither.
-    return found[0] if len({key[0] if isinstance(key, tuple) else key for key in found}) == 1 else None
+        if not write_first:
+            ring_k, ring_v, pos = ring_k.clone(), ring_v.clone(), pos.clone()
+            write()
+        rings.append((ring_k.clone(), ring_v.clone(), pos.clone()))
+    return outputs, rings
 
 
-def unmerged(h: int):
-    """(B, T, H·d) back to (B, H, T, d): for the exercises that return each head's output."""
-    return lambda y: y.view(y.size(0), y.size(1), h, -1).transpose(1, 2)
+def first_turned(q, k, v, n: int, turn) -> tuple:
+    """The first call's q and k turned at positions 0 … n−1, and its v: plain attention's inputs."""
+    qq, kk = turn(q[:, :, :n], k[:, :, :n], torch.arange(n))
+    return qq, kk, v[:, :, :n]
 
 
-def mla_variants(m, x, turn) -> dict:
-    out = {None: mla_run(m, x, turn)}
-    for bug in MLA_BUGS:
-        try:
-            out[bug] = mla_run(m, x, turn, bug)
-        except RuntimeError:   # a split that does not fit these sizes cannot be the learner's either
-            pass
-    q, k, v = mla_qkv(m, x, turn)
-    n = x.size(1)
-    keep = grid(n, n)[0] >= grid(n, n)[1]
-    for key, y in core_variants(q, k, v, keep).items():
-        out.setdefault(key, m.o_proj(y))
-    dn = m.qk_nope_head_dim
-    if x.size(0) == m.n_head > 1:   # k_R (B, T, d_R) expanded to (B, H, …) without k_R[:, None]: head h gets batch h's
-        shared = torch.cat([k[..., :dn], k[:, 0, :, dn:][None].expand(*k.shape[:-1], -1)], -1)
-        out["hint_mla_rope_head_axis"] = m.o_proj(merge_heads(attend(q, shared, v, keep)))
-    turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first
-    for which, (qq, kk) in (("q", (turned(q), k)), ("k", (q, turned(k)))):
-        out[("hint_mla_cat_order", which)] = m.o_proj(merge_heads(attend(qq, kk, v, keep)))
-    out["hint_mla_no_o_proj"] = merge_heads(attend(q, k, v, keep))   # (B, T, H·d_V): o_proj forgotten
-    return out
+ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_window": dict(plus_one=True),
+                "hint_rolling_empty": dict(empty=False), "hint_rolling_write_first": dict(write_first=True),
+                "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots"),
+                "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
+                "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
+                **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
+                **{key: dict(core=key) for key in {**CORE_MISTAKES, **UNSCALED}},
+                "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True)}
 
 
-def mla_error(kind: str, message: str, call: str = "") -> str | None:
-    """kv_a_layernorm given a tensor whose last axis is not r: the latent split the other way round, or not split."""
-    if "normalized_shape" in message:
-        return "hint_mla_norm_input"
-    sizes = re.search(r"Target sizes: \[([^\]]*)\]\.\s+Tensor sizes: \[([^\]]*)\]", message)
-    if "expanded size" in message and sizes and [len(z.split(",")) for z in sizes.groups()] == [4, 3]:
-        return "hint_mla_rope_head_axis"   # k_R (B, T, d_R) given to rope and expanded without its head axis
+def rolling_error(kind: str, message: str, call: str = "") -> str | None:
+    """A slot past the ring's end: the position used as the slot without % window. A ring of another dtype than
+    the keys (torch.zeros without dtype=: float32): writing float64 keys into it fails."""
+    if "out of bounds" in message:   # not "Dimension out of range"
+        return "hint_rolling_modulo"
+    if "cannot be broadcast to indexing result" in message:
+        return "hint_rolling_write"   # slots and the tokens written to them are not as many
+    if cache_none_error(kind, message, call):
+        return "hint_cache_none"
+    if "for the destination and Long for the source" in message:   # pos made with -1.0: a float pos given positions
+        return "hint_rolling_pos_dtype"
+    if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
+        return "hint_rolling_ring_dtype"
     return length_error(kind, message)
 
 
-# An error of shapes inside mla_decode (a broadcast, a matmul's or a view's sizes): the absorbed form's shapes to
-# compare with, not "transpose K", which is rarely the cause there.
-SHAPE_ERRORS = ("must match", "Expected size", "cannot be multiplied", "is invalid for input of size")
+def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
+    """The ring's names bound to a new tensor (k_ring = k, k_ring = k[:, :, -last:]) where it is written into
+    (k_ring[:, :, slots] = …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with last = min(T_new,
+    W) < W slots or all T_new > W new tokens, or pos holding those tokens' positions in their order, not at their
+    slots p % W."""
+    last = min(hi - lo, window)
+    rebound = any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] != window and s[2] in (last, hi - lo)
+                  for s in shapes)
+    return rebound or (isinstance(pos, torch.Tensor) and pos.dim() == 1
+                       and pos.tolist() in (list(range(hi - last, hi)), list(range(lo, hi))))
 
 
-def decode_error(kind: str, message: str, call: str = "") -> str | None:
-    """mla_decode's errors: None unpacked on the first call, the latent split wrong; a broadcast between T_new and
-    T_past + T_new on a call with a cache (the mask built with T_past = 0, or c or k_R not joined with the cache);
-    any other error of shapes."""
-    if cache_none_error(kind, message, call):
-        return "hint_cache_none"
-    found = mla_error(kind, message, call)
-    if found:
-        return found
-    if "view size is not compatible" in message:
-        return "hint_view_after_transpose"
-    if ", cache," in call and "Sizes of tensors must match except in dimension" in message:
-        return "hint_mla_cache_cat_dim"   # the latent cache joined on another axis than its time axis, dim=1
-    if length_error(kind, message):
-        return length_error(kind, message)
-    if kind == "RuntimeError" and "except in dimension" not in message and any(s in message for s in SHAPE_ERRORS):
-        cached = ", cache," in call and "size of tensor a" in message
-        return "hint_mla_cache_span" if cached else "hint_mla_decode_shapes"
-    return None
+def ring_shape_hint(rings, parts, lo: int, hi: int, window: int) -> str | None:
+    """A ring of the wrong shape after the call given tokens lo … hi − 1 (rings: the K and V rings' shapes; parts: all
+    three parts'): its names bound to the new tokens (k_ring = k: T_new slots, more than W on the prefill, with no
+    torch.cat), then grown past W (what torch.cat joined returned as the cache), then its parts in another order."""
+    if ring_replaced(rings, None, lo, hi, window):
+        return "hint_rolling_replaced"
+    if any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] > window for s in rings):
+        return "hint_rolling_grows"
+    return "hint_rolling_ring_order" if ring_order_wrong(parts) else None
 
 
-SHAPE_HINTS = ("hint_mla_cache_span", "hint_mla_decode_shapes")
+def ring_order_wrong(shapes) -> bool:
+    """The ring returned with its parts in another order than (k_ring, v_ring, pos): shapes of the three parts."""
+    dims = [len(s) if isinstance(s, (list, tuple)) else None for s in shapes]
+    return sorted(d for d in dims if d) == [1, 4, 4] and dims != [4, 4, 1]
 
 
-class SpanWatch(TorchFunctionMode):
-    """Watches a call of mla_decode with a cache, for how the learner's tensors relate to T_new and T_all = T_past +
-    T_new: a bool tensor (T_all, T_new) is the mask built the other way round; c (width r) or k_R (width d_R) never
-    spanning T_all tokens is the cache not joined (or joined on another axis); masks (T_new, T_new) alone, T_past
-    taken as 0. Which error these make depends on the
-    sizes (a broadcast when T_new ≥ 2; with T_new = 1 the mask broadcasts and a view or a matmul fails later), so
-    the check and the grader name the cause from the relation, not from the error's text."""
-
-    def __init__(self, t_new: int, t_all: int, widths: tuple):
-        super().__init__()
-        self.t_new, self.t_all, self.widths = t_new, t_all, tuple(widths)
-        self.transposed, self.spanned, self.masks = False, set(), set()
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for x in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(x, torch.Tensor) and x.dim() >= 2:
-                rows, cols = x.shape[-2:]
-                if x.dtype == torch.bool and (rows, cols) == (self.t_all, self.t_new):
-                    self.transposed = True
-                elif x.dtype == torch.bool and rows == self.t_new:
-                    self.masks.add(cols)
-                elif x.is_floating_point() and rows == self.t_all and cols in self.widths:
-                    self.spanned.add(cols)
-        return out
-
-    def hint(self, kind: str, message: str, call: str = "") -> str | None:
-        """The cause of a shape error the watched call raised, or None (another error: its text says more)."""
-        if decode_error(kind, message, call) not in SHAPE_HINTS:
-            return None
-        if self.transposed:
-            return "hint_mla_mask_transposed"
-        if not set(self.widths) <= self.spanned:
-            return "hint_mla_cache_not_joined"
-        # A mask (T_new, T_new) and none over the cache: T_past taken as 0, so the positions restart at 0 too (with
-        # T_new = 1 the mask broadcasts, and the grader meets the positions first, in the outputs).
-        return "hint_mla_positions" if self.masks == {self.t_new} else None
+def _ring(result, name):
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
+        raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__),
+                          t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 3) else None)
+    return result
 
 
-def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
-    for name, (n_in, n_out) in mla_layers(e, h, r, dn, dr, dv).items():
-        problem = linear_problem(module, name, n_in, n_out, "")
-        if problem:
-            raise problem
-    norm = getattr(module, "kv_a_layernorm", None)
-    if not isinstance(norm, nn.Module) or tuple(getattr(norm, "weight", torch.empty(0)).shape) != (r,):
-        raise CheckFailed(t("hint_mla_norm_layer", r=r))
-    if getattr(norm, "eps", None) != 1e-6:   # DeepSeek's rms_norm_eps; RMSNorm's default (None) is the dtype's eps
-        raise named("hint_mla_norm_eps", eps=getattr(norm, "eps", None))
+ROLLING_CHUNKS = ((0, 5), (5, 6), (6, 7), (7, 9), (9, 10), (10, 11))   # W = 4: a prefill past W, steps, a chunk
 
 
-MLA_SIZES = (10, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different, and no layer square (nn.Linear(out, in) shows)
-MLA_T = 8   # no width's sum either (dn + dv = 7 = T let a split on the length axis pass)
-
-
-def check_mla(cls) -> None:
-    name = "MultiHeadLatentAttention"
-    module = run(name, cls, *MLA_SIZES)
-    expect_mla_layers(module, *MLA_SIZES)
-    module = module.double().eval()
-    with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(86)
-        for p in module.parameters():   # a norm weight that is not all ones, so a missing norm shows
-            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
-    (x,) = inputs((B, MLA_T, MLA_SIZES[0]), seed=87)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    with torch.no_grad():
-        y = run(f"{name}.forward", module, x, turn, on_error=mla_error)
-        variants = mla_variants(module, x, turn)
-        bare = variants["hint_mla_no_o_proj"]
-        expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"), t("hint_mla_no_o_proj") if
-                     isinstance(y, torch.Tensor) and y.shape == bare.shape and close(y, bare, 1e-9) else None)
-    if not close(y, variants[None], 1e-9):
-        hint = t(all_nan([y])) if all_nan([y]) else next(
-            (hint_text(key) for key, val in variants.items()
-             if key and close(torch.nan_to_num(y), torch.nan_to_num(val), 1e-9)), None)
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
+def check_attend_rolling(fn) -> None:
+    name = "attend_rolling"
+    window, n = 4, 11
+    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=83)
+    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731 - a small base: positions matter a lot
+    want, rings = rolling_run(q, k, v, ROLLING_CHUNKS, window, turn)
+    full = sliding_reference(q, k, v, window, turn)
+    cache, so_far, pos_so_far = None, [], []
+    for index, (lo, hi) in enumerate(ROLLING_CHUNKS):
+        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {window}, rope)"
+        y, cache = _ring(run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn,
+                             on_error=rolling_error), name)
+        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
+        so_far.append(y)
+        pos_so_far.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
+        for part, ring in zip("KV", cache[:2]):
+            shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
+            parts = [tuple(z.shape) if isinstance(z, torch.Tensor) else None for z in cache]
+            hint = ring_shape_hint(shape, parts, lo, hi, window)
+            expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
+                         t(hint) if hint else None)
+        if not close(y, full[:, :, lo:hi], 1e-9):
+            # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
+            key = all_nan(so_far) or rolling_bug(so_far, pos_so_far, lambda **bug: rolling_run(
+                q, k, v, ROLLING_CHUNKS, window, turn, **bug))
+            hint = hint_text(key) if key else None
+            if hint is None and index == 0:
+                key = first_call_hint(y, *first_turned(q, k, v, hi, turn), window_variants(window, hi, 0)[None],
+                                      unmerged(H))
+                hint = hint_text(key) if key else None
+            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, full[:, :, lo:hi])), hint)
+        pos = cache[2]
+        if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
+            raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
+                                want=rings[index][2].tolist()),
+                              t("hint_rolling_replaced") if ring_replaced((), pos, lo, hi, window) else None)
     passed(name)
 
 
-# --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
-def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="",
-                 renorm=False) -> list:
-    """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
-    into the output side, keys and values never expanded. Right with the defaults, or one classic mistake
-    (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's; renorm: the latent
-    normalised again after the join, the cached part once more on every call; "joined": only when there is a cache)."""
-    b, _, _ = x.shape
-    h, r, dn, dr, dv = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
-    w_uk, w_uv = m.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)        # (H, dn, r), (H, dv, r)
-    if swap:
-        w_uk, w_uv = w_uv, w_uk
-    cache, results = None, []
+# --------------------------------------------------------------------------- exercise 5: StreamingLLM
+def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
+                  budget_slack=False, top_left=False, swap_cache=False, swap_join=False, new_first="",
+                  sink_order="", mask_sign=False, tail=False, turned_cache=False, q_zero=False,
+                  diag_less=0) -> tuple[list, list]:
+    """StreamingLLM (Xiao et al., their StartRecentKVCache and position shift): before a call, evict so that
+    the cache holds at most n_sink + window tokens with the new ones; keys are cached before rotation and
+    turned at their positions in the cache. Outputs and cache lengths per call, or one classic mistake's
+    (sinks="dropped": only the last window − T_new kept; top_left: is_causal=True's mask; swap_cache: the cache
+    unpacked or returned as (v, k); swap_join: old and new values joined as the keys and keys as the values;
+    new_first / sink_order: "k", "v" or "kv", the new tokens joined before the cache / the kept recent tokens
+    before the sinks; mask_sign: the diagonal shifted left, tril(diagonal=T_new − L_all); tail: the recent tokens
+    kept as x[:, :, -(window − T_new):], all of them when T_new = window; turned_cache: the rotated keys returned as
+    the cache, turned again on every call; q_zero: queries turned at 0 …; diag_less: tril(diagonal=L_all − T_new − 1))."""
+    cache_k = cache_v = None
+    outputs, lengths = [], []
     for lo, hi in chunks:
         n = hi - lo
-        past = 0 if cache is None else cache[0].size(1)
-        positions = torch.arange(n) if restart else torch.arange(past, past + n)
-        q_nope, q_rot, c, k_rot = mla_parts(m, x[:, lo:hi], positions, turn)
-        if swap_qk:   # rope's results taken the other way round: the shared key as the query, head 0's query cached
-            q_rot, k_rot = k_rot[:, None], q_rot[:, 0]
-        if cache is not None:
-            c = torch.cat([c, cache[0]] if "c" in new_first else [cache[0], c], 1)
-            k_rot = torch.cat([k_rot, cache[1]] if "k" in new_first else [cache[1], k_rot], 1)
-        c = m.kv_a_layernorm(c) if renorm is True or (renorm and cache is not None) else c
-        scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
-        keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past if offset else 0)
-        weights = torch.softmax((scores / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
-        y = ((weights @ c[:, None]) @ w_uv.transpose(-2, -1))                        # (B, H, n, dv)
-        results.append((m.o_proj(merge_heads(y)), (c, k_rot)))
-        cache = (c, k_rot)
-    return results
+        kk, vv = k[:, :, lo:hi], v[:, :, lo:hi]
+        if swap_cache and cache_k is not None:
+            cache_k, cache_v = cache_v, cache_k
+        if rotated:   # keys turned once, at their cache position on arrival, and never again
+            start = 0 if cache_k is None else cache_k.size(2)
+        if cache_k is not None and not late:
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window - (0 if budget_slack else n), sinks, sink_order,
+                                     tail)
+            start = cache_k.size(2)
+        if rotated:
+            kk = turn(kk, kk, torch.arange(start, start + n))[1]
+        if cache_k is None:
+            cache_k, cache_v = kk, vv
+        elif swap_join:
+            cache_k, cache_v = torch.cat([cache_v, vv], 2), torch.cat([cache_k, kk], 2)
+        else:
+            cache_k = torch.cat([kk, cache_k] if "k" in new_first else [cache_k, kk], 2)
+            cache_v = torch.cat([vv, cache_v] if "v" in new_first else [cache_v, vv], 2)
+        total = cache_k.size(2)
+        positions = torch.arange(total)
+        qq = turn(q[:, :, lo:hi], q[:, :, lo:hi], torch.arange(n) if q_zero else positions[total - n:])[0]
+        keys = cache_k if rotated else turn(cache_k, cache_k, positions)[1]
+        cache_k = keys if turned_cache else cache_k
+        diagonal = 0 if top_left else n - total if mask_sign else total - n - diag_less
+        keep = torch.ones(n, total, dtype=torch.bool).tril(diagonal=diagonal)
+        outputs.append(attend(qq, keys, cache_v, keep))
+        if late:
+            cache_k, cache_v = evict(cache_k, cache_v, n_sink, window, sinks)
+        lengths.append(cache_k.size(2))
+    return outputs, lengths
 
 
-ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
-                 "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True),
-                 **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")},
-                 "hint_mla_norm_twice": dict(renorm=True), ("hint_mla_norm_twice", "joined"): dict(renorm="joined")}
-# The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
-# the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
-MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
-ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
+def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = "", tail: bool = False):
+    """Keep the first n_sink tokens and the last `recent` (all when there are no more); without sinks, the last
+    n_sink + recent. order: "k", "v" or "kv", the recent tokens joined before the sinks in those."""
+    n = k.size(2)
+    if n <= n_sink + recent:
+        return k, v
+    if sinks == "dropped":
+        return k[:, :, n - recent:], v[:, :, n - recent:]
+    if not sinks:
+        return k[:, :, n - n_sink - recent:], v[:, :, n - n_sink - recent:]
+    start = 0 if tail and not recent else n - recent   # tail: x[:, :, -recent:], which keeps all when recent is 0
+    return tuple(torch.cat([x[:, :, start:], x[:, :, :n_sink]] if part in order
+                           else [x[:, :, :n_sink], x[:, :, start:]], 2) for part, x in zip("kv", (k, v)))
 
 
-def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int):
-    """A latent cache part of the wrong shape: per head (4 axes), or k_R with its batch axis 1 (the head axis added
-    with k_R[None] or taken off with k_R[0], not at axis 1): a hint key and its fields, or None."""
-    shape = tuple(shape)
-    if len(shape) == 4 and shape[1] == 1 and width == dr:   # k_R[:, None] for rope, kept in the cache
-        return "hint_mla_kR_head_axis", {"shape": shape}
-    if len(shape) == 4:
-        return "hint_mla_cache_expanded", {"r": r, "dr": dr, "h": h}
-    if r != dr and shape == (b, n, dr if width == r else r):   # c where k_R goes, or k_R where c goes
-        return "hint_mla_cache_parts_swapped", {}
-    if b != 1 and shape == (1, n, width):
-        return "hint_mla_head_axis", {}
-    return None
+STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
+               "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True),
+               "hint_stream_is_causal": dict(top_left=True),
+               "hint_cache_kv_swapped": dict(swap_cache=True), ("hint_cache_kv_swapped", "joined"): dict(swap_join=True),
+               **{("hint_cache_cat_order", part): dict(new_first=part) for part in ("kv", "k", "v")},
+               **{("hint_stream_sink_order", part): dict(sink_order=part) for part in ("kv", "k", "v")},
+               "hint_cache_mask_sign": dict(mask_sign=True), "hint_stream_cache_turned": dict(turned_cache=True),
+               "hint_stream_query_from_zero": dict(q_zero=True), "hint_stream_diagonal_minus_one": dict(diag_less=1),
+               "hint_stream_tail_slice": dict(tail=True)}
 
 
-def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
-    if not (isinstance(cache, tuple) and len(cache) == 2):
-        raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-    for part, c, width in zip(("c", "k_R"), cache, (r, dr)):
-        found = latent_shape_hint(c.shape, b, n, width, r, dr, h) if isinstance(c, torch.Tensor) else None
-        expect_shape(c, (b, n, width), ("B", "T", "r" if part == "c" else "d_R"), t("what_latent", part=part),
-                     t(found[0], **found[1]) if found else None)
+def stream_length_hint(length: int, index: int, n_sink: int, window: int, dropped: list,
+                       t_new: int | None = None, sliced: list | None = None) -> str | None:
+    """A cache of the wrong length: past the budget, or only the last window − T_new kept (the first n_sink
+    evicted with the rest), or after the first call only the new tokens (the old cache never joined). sliced: the
+    lengths with the recent tokens kept as x[:, :, -(window − T_new):] (all of them when T_new = window)."""
+    if sliced and length == sliced[index] > n_sink + window:
+        return "hint_stream_tail_slice"
+    if length > n_sink + window:
+        return "hint_stream_budget"
+    if length == dropped[index]:
+        return "hint_stream_no_sink"
+    return "hint_cache_concat" if index and length == t_new else None
 
 
-class PerHeadWatch(TorchFunctionMode):
-    """Sees every tensor a torch function returns while the learner's mla_decode runs, and notes one that holds
-    keys or values over the whole cache: an axis of the cache's length T_all and either at least
-    B · H · T_all · min(d_C, d_V) numbers (every head at once) or an axis of width d_C or d_V (one head's keys or
-    values, as a loop over the heads makes them: as costly, a head at a time). The absorbed form never makes one;
-    its tensors over the cache are the latent c (B, T_all, r), k_R (B, T_all, d_R), c[:, None] broadcast over the
-    heads, and the scores (B, H, T_new, T_all); WATCH_SIZES keep d_C and d_V apart from every other size."""
-
-    def __init__(self, t_all: int, at_least: int, widths: tuple = ()):
-        super().__init__()
-        self.t_all, self.at_least, self.widths, self.seen = t_all, at_least, set(widths), False
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for x in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(x, torch.Tensor) and self.t_all in x.shape and (
-                    x.numel() >= self.at_least or self.widths & set(x.shape)):
-                self.seen = True
-        return out
+# n_sink = 2, window = 4: the last chunk as long as the window, on a full cache (T_new ≤ window is allowed)
+STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 15))
 
 
-# E, H, r, d_C, d_R, d_V and the chunks: caches of 40 and 42 tokens, a length no other axis has, and r + d_R < d_C,
-# so that per-head keys (B, H, T_all, d_C) outnumber the latent broadcast over the heads (B, H, T_all, r + d_R).
-WATCH_SIZES = (43, 3, 3, 7, 2, 7)
-WATCH_CHUNKS = ((0, 39), (39, 40), (40, 42))
-
-
-def expands_heads(fn, turn, call=run) -> bool:
-    """Whether fn (mla_decode) makes per-head keys or values over the cache on decoding steps after a long prefill
-    (call: how the learner's code is run, run or a probe's rec.call). Weights from a seed of their own."""
-    host = MLAHost(*WATCH_SIZES).double()
-    gen = torch.Generator().manual_seed(95)
-    with torch.no_grad():
-        for p in host.parameters():
-            p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) / math.sqrt(p.size(-1)) if p.dim() > 1
-                    else 1 + 0.3 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
-    b, (e, h, _, dn, _, dv) = 2, WATCH_SIZES
-    x = torch.randn(b, WATCH_CHUNKS[-1][1], e, generator=gen, dtype=torch.float64)
-    cache, seen = None, False
-    with torch.no_grad():
-        for lo, hi in WATCH_CHUNKS:
-            watch = PerHeadWatch(hi, b * h * hi * min(dn, dv), (dn, dv)) if cache is not None else None
-            name = f"mla_decode(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            if watch is None:
-                result = call(name, fn, host, x[:, lo:hi], cache, turn)
-            else:
-                with watch:
-                    result = call(name, fn, host, x[:, lo:hi], cache, turn)
-                seen = seen or watch.seen
-            if not (isinstance(result, tuple) and len(result) == 2):
-                return seen
-            cache = result[1]
-    return seen
-
-
-def check_mla_decode(fn) -> None:
-    name = "mla_decode"
-    host = MLAHost(*ABSORB_SIZES).double()
-    with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(88)
-        for p in host.parameters():
-            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
-    e, h, r, dn, dr, dv = ABSORB_SIZES
-    (x,) = inputs((B, 8, e), seed=89)
+def check_attend_streaming(fn) -> None:
+    name = "attend_streaming"
+    n_sink, window, n = 2, 4, 15
+    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=84)
     turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    with torch.no_grad():
-        full = mla_run(host, x, turn)
-        variants = {key: absorbed_run(host, x, MLA_CHUNKS, turn, **flags) for key, flags in ABSORBED_BUGS.items()}
-        right = absorbed_run(host, x, MLA_CHUNKS, turn)
-        cache, so_far = None, []
-        for index, (lo, hi) in enumerate(MLA_CHUNKS):
-            call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            watch = SpanWatch(hi - lo, hi, (r, dr)) if cache is not None else None
-            try:
-                with watch or contextlib.nullcontext():
-                    result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
-            except CheckFailed as failure:
-                raised = getattr(failure, "raised", None) or {}
-                cause = watch and watch.hint(raised.get("kind", ""), raised.get("message", ""), call)
-                if not cause:
-                    raise
-                raise CheckFailed(failure.message, t(cause)) from None
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
-            if cache_pair_swapped(result, 2):
-                raise named("hint_cache_pair_order", name=name)
-            y, cache = result
-            expect_shape(y, (B, hi - lo, e), ("B", "T_new", "E"), t("what_output"))
-            so_far.append(y)
-            expect_latent_cache(cache, B, hi, r, dr, h)
-            if not close(y, full[:, lo:hi], 1e-9):
-                key = all_nan(so_far) or matched_so_far(so_far, {key: [o for o, _ in outs]
-                                                                  for key, outs in variants.items()})
+    want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
+    variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
+                for key, flags in STREAM_BUGS.items()}
+    dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
+    sliced = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, tail=True)[1]
+    cache, so_far = None, []
+    for index, (lo, hi) in enumerate(STREAM_CHUNKS):
+        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
+        result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn,
+                     on_error=streaming_error)
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
+                and len(result[1]) == 2):
+            raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__),
+                              t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 2) else None)
+        y, cache = result
+        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
+        for part, c in zip("KV", cache):
+            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped, hi - lo, sliced) \
+                if isinstance(c, torch.Tensor) and c.dim() == 4 else None
+            expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
+                         t(hint) if hint else None)
+        so_far.append(y)
+        if not close(y, want[index], 1e-9):
+            key = all_nan(so_far) or matched_so_far(so_far, variants)
+            hint = hint_text(key) if key else None
+            if hint is None and index == 0:
+                key = first_call_hint(y, *first_turned(q, k, v, hi, turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
+                                      unmerged(H))
                 hint = hint_text(key) if key else None
-                if hint is None and index == 0:
-                    key = first_call_hint(y, *mla_qkv(host, x[:, lo:hi], turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
-                                          host.o_proj)
-                    hint = hint_text(key) if key else None
-                raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
-                                    err=max_error(y, full[:, lo:hi])), hint)
-            for part, got, want in zip(("c", "k_R"), cache, right[index][1]):
-                if not close(got, want, 1e-9):
-                    raise CheckFailed(t("latent_differs", part=part, n=hi, err=max_error(got, want)),
-                                      t("hint_mla_latent_contents"))
-        if expands_heads(fn, turn):
-            raise CheckFailed(t("mla_not_absorbed"), t("hint_mla_not_absorbed"))
+            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1,
+                                err=max_error(y, want[index])), hint)
     passed(name)
 
 
@@ -513,6 +382,8 @@ STATIC_BUGS = {"hint_static_offset": dict(at_zero=True), "hint_cache_mask_offset
                "hint_static_not_written": dict(written=False), "hint_static_plus_one": dict(shift=1),
                "hint_static_no_proj": dict(proj=False),
                **{("hint_qkv_order", order): dict(order=order) for order in ("kqv", "qvk", "vkq", "kvq", "vqk")}}
+
+
 # A prefill of 4 tokens, not D = 3: the heads split by transpose then view fail there as on the grader's sizes.
 STATIC_CHUNKS = ((0, 4), (4, 5), (5, 7), (7, 8))
 
@@ -574,5 +445,14 @@ def check_attend_preallocated(fn) -> None:
     passed(name)
 
 
-# Exercises 10 to 12 live in lesson8_layouts (this module would be over 600 lines); their names stay reachable here.
-from .lesson8_layouts import *  # noqa: E402,F401,F403
+def rolling_bug(outputs: list, positions: list, run, tol: float = 1e-9):
+    """The first of the rolling cache's mistakes (ROLLING_BUGS) whose outputs equal every output so far (a NaN as 0)
+    and whose ring positions equal the learner's pos after each of those calls: its own evidence, as outputs alone
+    can agree by chance (the ring written first and T_seen = pos.max() without + 1 both leave a first token with no
+    key). run(**flags) -> (outputs, rings) of rolling_run."""
+    for key, flags in ROLLING_BUGS.items():
+        outs, rings = run(**flags)
+        if all(isinstance(g, torch.Tensor) and close(torch.nan_to_num(g), o, tol) for g, o in zip(outputs, outs)) and \
+                all(isinstance(p, torch.Tensor) and p.tolist() == ring[2].tolist() for p, ring in zip(positions, rings)):
+            return key
+    return None

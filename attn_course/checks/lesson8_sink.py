@@ -9,8 +9,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
-from .lesson8 import B, D, H, T
-from .lesson8_common import hint_text
+from .lesson8_common import B, D, H, T, hint_text
 
 
 # --------------------------------------------------------------------------- exercise 6: gpt-oss's sink

@@ -52,7 +52,7 @@ MESSAGES = {
     "fig_in_features": {"ja": "入力の次元（E）", "ko": "입력 차원(E)"},
     "fig_out_features": {"ja": "出力の次元（3E = Q | K | V）", "ko": "출력 차원(3E = Q | K | V)"},
     # ---------------------------------------------------------------- naming a mistake in the module
-    # Lessons 5 to 7 paste the same module and reuse these through lesson 4's checks.
+    # Lessons 5 to 7 paste the same module and reuse these through its checks (attn_course/checks/gpt2_module.py).
     "hint_split_three": {
         "ja": "qkv を Q, K, V の3つに分けられていません。最後の軸（dim=2 または dim=-1）を E = 3E // 3 個ずつに分ける qkv.split(E, dim=2) なら、3つのテンソルが返ります。",
         "ko": "qkv를 Q, K, V 세 개로 나누지 못했습니다. 마지막 축(dim=2 또는 dim=-1)을 E = 3E // 3개씩 나누는 qkv.split(E, dim=2)를 쓰면 텐서 세 개가 반환됩니다.",

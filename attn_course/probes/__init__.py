@@ -15,102 +15,11 @@ and a wrong result stays wrong on the grader's inputs.
 """
 from __future__ import annotations
 
-import functools
-import os
-
-import torch
-
-from .. import by_hand
-from ..checks.engine import run
-from ..validate import CourseError
-from .codec import MIME, encode
+from .codec import MIME
 from .draws import SEED_ENV, Draws
+from .recorder import Recorder, _Stopped, probe  # noqa: F401 - tests and tools reach them here
+from . import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8
 
 __all__ = ["MIME", "SEED_ENV", "Draws", "Recorder", "probe", "LESSONS"]
-
-
-class _Stopped(Exception):
-    """The learner's code failed: the probe ends there, and sends what it recorded."""
-
-
-class Recorder(Draws):
-    """Draws inputs like the grader will, and keeps what the learner's code returned."""
-
-    def __init__(self, test: str):
-        seed = os.environ.get(SEED_ENV)
-        if seed is None:
-            from ..messages import t
-            raise RuntimeError(t("probe_outside_grading"))
-        super().__init__(int(seed), test)
-        self.values: dict = {}
-        self.raised: dict | None = None
-
-    def put(self, key: str, value) -> None:
-        # Encoded now: what the learner's code does to the object later does not change what was recorded.
-        self.values[key] = encode(value)
-
-    def call(self, name: str, fn, *args, **kwargs):
-        """Run the learner's code (by hand, where the exercise is: attn_course.by_hand). When it raises,
-        the error is recorded and the probe stops: the grader fails the cell and names the likely
-        mistake, and the visible check after the probe still runs and teaches."""
-        try:
-            return run(name, fn, *args, **kwargs)
-        except CourseError as error:
-            raised = getattr(error, "raised", None) or {"kind": type(error).__name__, "message": error.message[:500],
-                                                        "dot_T": False}
-            self.raised = {"call": name, **raised}
-            raise _Stopped from None
-
-
-def _globals_read(test: str, objs) -> list:
-    from ..sizes import SIZE_RULE, globals_read
-    lesson = int(test.split(".", 1)[0].removeprefix("lesson") or 0)
-    if lesson not in SIZE_RULE:
-        return []
-    try:
-        return globals_read(lesson, *(o for o in objs if callable(o)))
-    except Exception:  # noqa: BLE001 - a hint, never a reason for a probe to fail
-        return []
-
-
-def probe(test: str):
-    """Turn `fn(rec, *learner_objects)` into the call a grade cell's hidden part makes.
-
-    The call records and emits; `.record(*learner_objects)` only records and returns the
-    payload, for tests that judge it without a notebook.
-    """
-    def wrap(fn):
-        def record(*learner_objects) -> dict:
-            rec = Recorder(test)
-            rule = by_hand.PROBE_RULES.get(test)
-            with torch.random.fork_rng(devices=[]), by_hand.Exercise(rule) as hand:  # the learner's stream stays
-                try:
-                    fn(rec, *learner_objects)
-                except _Stopped:
-                    pass
-                except Exception as error:  # noqa: BLE001 - e.g. a learner's object without the expected attributes
-                    rec.raised = {"call": test.split(".", 1)[1], "kind": type(error).__name__,
-                                  "message": str(error)[:500], "dot_T": False}
-            payload = {"test": test, "values": rec.values}
-            reads = _globals_read(test, learner_objects)
-            if reads:   # the notebook's own sizes the learner's code reads: the grader's hint (attn_course.sizes)
-                payload["globals_read"] = reads
-            if rule is not None:  # the grader asks a by-hand exercise's results for this
-                payload["by_hand"] = {"calls": hand.calls, "intact": hand.intact}
-            if rec.raised:
-                payload["raised"] = rec.raised
-            return payload
-
-        @functools.wraps(fn)
-        def hidden_test(*learner_objects):
-            from IPython.display import display
-            display({MIME: record(*learner_objects)}, raw=True)
-        hidden_test.test, hidden_test.record = test, record
-        return hidden_test
-    return wrap
-
-
-# The lesson modules use `probe` above, so they come last.
-from . import lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson8  # noqa: E402
 
 LESSONS = {1: lesson1, 2: lesson2, 3: lesson3, 4: lesson4, 5: lesson5, 6: lesson6, 7: lesson7, 8: lesson8}

@@ -6,8 +6,8 @@ from ..checks.engine import raised
 from ..findings import shared_memory
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
-from . import probe
 from .cases import function_cases, module_cases, scalar
+from .recorder import probe
 
 
 class Weights(nn.Module):

@@ -3,8 +3,8 @@ import torch
 
 from ..checks.engine import NanRowsSDPA
 from ..sizes import avoided
-from . import probe
 from .cases import backward_with_probe
+from .recorder import probe
 
 # No size drawn here is one the notebook binds at top level (attn_course.sizes): lesson 3's demos bind none today,
 # and a size a later demo binds is then avoided here without another change.

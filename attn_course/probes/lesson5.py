@@ -9,8 +9,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..data import toy_batch
-from . import probe
 from .cases import scalar
+from .recorder import probe
 
 
 class ToyModel(nn.Module):

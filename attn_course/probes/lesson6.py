@@ -5,8 +5,8 @@ import torch.nn as nn
 from ..checks import lesson6_tiles as tiles
 from ..checks.lesson6 import KV_DTYPES, cache_on_meta
 from ..score_watch import ScoreWatch
-from . import probe
 from .cases import function_cases, module_cases
+from .recorder import probe
 
 
 

@@ -9,11 +9,11 @@ import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, rope, same_error
-from . import lesson4, probe
+from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, same_error
 from .cases import DTYPE_CASES, backward_with_probe, differentiable
-
-BASES = (10000.0, 500000.0, 100.0)  # the paper's and GPT-NeoX's, Llama 3's, and a small one
+from .gpt2_module import build, configs
+from .recorder import probe
+from .rope import BASES, turn_with
 
 
 def perm_setup(draws):
@@ -95,10 +95,6 @@ def relative_ranks(draws, q, k) -> dict:
     return {"q (D,)": (q[0].clone(), k[0].clone()), "q (2, N, D)": (q3, k3)}
 
 
-def turn_with(base):
-    return lambda q, k, positions: rope(q, k, positions, base)
-
-
 class CacheHost(nn.Module):
     """GPT-2's attention weights (c_attn, c_proj) and n_head, with no forward of its own."""
 
@@ -153,8 +149,8 @@ def cross_setup(draws, case, dtype):
 def module_buffer(rec, cls):
     """Section 1 removes the mask by setting the `causal` buffer all True: forward must read that buffer."""
     name = "GPT2SelfAttention"
-    b, t, h, d = next(lesson4.configs(rec))
-    module, layout = lesson4.build(rec, cls, name, h, d, max_len=32)
+    b, t, h, d = next(configs(rec))
+    module, layout = build(rec, cls, name, h, d, max_len=32)
     rec.put("layout", layout)
     module = module.double().eval()
     rec.call(f"{name}.causal", lambda: module.causal.fill_(True))

@@ -10,12 +10,14 @@ import contextlib
 
 import torch
 
-from ..checks.lesson7 import alibi_slopes
-from ..checks.lesson8 import create_mask, flex, quiet_flex
-from ..checks.lesson8_caches import CacheHost, MLAHost, SpanWatch, expands_heads
-from . import _Stopped, probe
+from ..checks.alibi import alibi_slopes
+from ..checks.flex import create_mask, flex, quiet_flex
+from ..checks.lesson8_caches import CacheHost
+from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
+from ..checks.lesson8_mods import causal, score_slope
 from .cases import DTYPE_CASES, function_cases
-from .lesson7 import BASES, turn_with
+from .recorder import _Stopped, probe
+from .rope import BASES, turn_with
 
 
 def draw_base(draws, name: str = "base") -> float:
@@ -56,7 +58,6 @@ def alibi_setup(draws, case, dtype):
 
 @probe("lesson8.alibi_score_mod")
 def alibi_score_mod(rec, fn):
-    from ..checks.lesson8 import causal, score_slope
     for case, dtype in DTYPE_CASES:
         q, k, v, slopes = alibi_setup(rec, case, dtype)
         mod = rec.call("alibi_score_mod", fn, slopes.clone())

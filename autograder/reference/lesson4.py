@@ -7,48 +7,18 @@ import math
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from attn_course.checks import lesson4 as checks
 from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
 from attn_course.probes.cases import backward_with_probe
-from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_grader.judge import (
     Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_grads, expect_layout, judge, matching_bug,
-    max_error, naming,
+    max_error, naming, sibling,
 )
 
-
-def split_qkv(qkv, n_head):
-    B, T, three_e = qkv.shape
-    q, k, v = qkv.split(three_e // 3, dim=2)                                  # (B, T, E) each
-    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))  # (B, H, T, D) each
-
-
-class GPT2SelfAttention(nn.Module):
-    def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):
-        super().__init__()
-        self.embed_dim = expect_size(embed_dim, "embed_dim")
-        self.n_head = expect_size(n_head, "n_head")
-        self.head_dim = resolve_head_dim(embed_dim, n_head)
-        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
-        self.c_proj = nn.Linear(embed_dim, embed_dim)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
-
-    def forward(self, x, use_sdpa=False):
-        expect_tokens(x, self.embed_dim)
-        B, T, E = x.shape
-        q, k, v = split_qkv(self.c_attn(x), self.n_head)
-        if use_sdpa:
-            p = self.dropout.p if self.training else 0.0
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
-            return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None
-        scores = (q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)).masked_fill(~self.causal[:T, :T], float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        y = (self.dropout(weights) @ v).transpose(1, 2).contiguous().view(B, T, E)
-        return self.c_proj(y), weights
+_gpt2 = sibling(__file__, "gpt2_module")
+split_qkv, GPT2SelfAttention = _gpt2.split_qkv, _gpt2.GPT2SelfAttention
 
 
 def gpt2_init(module, n_layer=12):

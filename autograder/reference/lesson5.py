@@ -9,7 +9,7 @@ from attn_course.probes import lesson5 as probe
 from attn_course.validate import previous_token_weight
 from attn_grader.judge import Mismatch, expect_close, judge, matching_bug, max_error, naming, sibling
 
-GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
+GPT2SelfAttention = sibling(__file__, "gpt2_module").GPT2SelfAttention
 
 
 class Block(nn.Module):

@@ -11,12 +11,11 @@ from attn_course.probes import lesson6 as probe
 from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
 from attn_grader.judge import (
     Mismatch, cache_step, expect_close, expect_device, judge, judge_function, judge_module, matching_bug, naming,
+    sibling,
 )
 
-
-def _merge(x):
-    B, H, T, D = x.shape
-    return x.transpose(1, 2).reshape(B, T, H * D)
+_kv_cache = sibling(__file__, "kv_cache")
+_merge, attend_with_cache = _kv_cache.merge_heads, _kv_cache.attend_with_cache
 
 
 def attention_flops(B, T, E, H):
@@ -78,18 +77,6 @@ class GroupedQueryAttention(nn.Module):
         scores = (q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)).masked_fill(~keep, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
         return self.c_proj(_merge(weights @ v)), weights
-
-
-def attend_with_cache(attn, x_new, cache=None):
-    B, T_new, E = x_new.shape
-    H = attn.n_head
-    q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
-    if cache is not None:
-        k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
-    past = k.size(2) - T_new
-    keep = torch.ones(T_new, k.size(2), dtype=torch.bool, device=x_new.device).tril(diagonal=past)
-    scores = (q @ k.transpose(-2, -1) / math.sqrt(E // H)).masked_fill(~keep, float("-inf"))
-    return attn.c_proj(_merge(torch.softmax(scores, dim=-1) @ v)), (k, v)
 
 
 # --------------------------------------------------------------------------- naming the mistake

@@ -11,14 +11,13 @@ import torch
 import torch.nn as nn
 from attn_course.checks import lesson7 as checks
 from attn_course.hf import llama_rotary
-from attn_course.probes import lesson7 as probe
+from attn_course.probes import gpt2_module, lesson7 as probe
 from attn_course.probes.cases import DTYPE_CASES, backward_with_probe, differentiable
 from attn_course.probes.codec import NoValues
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
-from attn_course.probes import lesson4 as probe4
 from attn_grader.judge import Mismatch, cache_step, expect_close, expect_device, expect_layout, judge, max_error, sibling
 
-GPT2SelfAttention = sibling(__file__, "lesson4").GPT2SelfAttention
+GPT2SelfAttention = sibling(__file__, "gpt2_module").GPT2SelfAttention
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 
@@ -119,7 +118,7 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
 
 @judge("lesson7.module_buffer")
 def judge_module_buffer(res):
-    b, t, h, d = next(probe4.configs(res))
+    b, t, h, d = next(gpt2_module.configs(res))
     ref = GPT2SelfAttention(h * d, h, max_len=32)
     expect_layout(res, ref)
     res.fill_parameters(ref, f"params.{h}.{d}")

@@ -14,10 +14,9 @@ off by 1e-2 or more.
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_caches as caches
 from attn_course.probes import lesson8 as probe
 from attn_course.probes.cases import DTYPE_CASES
-from attn_course.probes.lesson7 import turn_with
+from attn_course.probes.rope import turn_with
 from attn_grader.judge import (
     Mismatch, expect_close, expect_layout, judge, judge_function, matching_bug, naming, sibling,
 )
@@ -133,7 +132,7 @@ def judge_attend_rolling(res):
     with naming(lambda: checks.all_nan(res["outputs"]) or checks.as_named(checks.rolling_bug(
                 res["outputs"], res["positions"], lambda **bug: checks.rolling_run(q, k, v, chunks, window, turn, **bug)))
                 or _first_call(res, *checks.first_turned(q, k, v, first, turn),
-                               checks.window_variants(window, first, 0)[None], caches.unmerged(h))):
+                               checks.window_variants(window, first, 0)[None], checks.unmerged(h))):
         for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions, ring_positions(chunks, window)):
             sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
             if ring[:2] != [[b, h, window, d]] * 2:
@@ -200,7 +199,7 @@ def judge_attend_streaming(res):
     with naming(lambda: checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.STREAM_BUGS,
                                       lambda **bug: checks.streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0])
                 or _first_call(res, *checks.first_turned(q, k, v, first, turn),
-                               checks.grid(first, first)[0] >= checks.grid(first, first)[1], caches.unmerged(h))):
+                               checks.grid(first, first)[0] >= checks.grid(first, first)[1], checks.unmerged(h))):
         for index, ((lo, hi), got, shape, w, n) in enumerate(zip(chunks, outputs, shapes, want, lengths)):
             sizes = f"n_sink={n_sink}, window={window}, base={base:g}"
             if shape != [[b, h, n, d]] * 2:
@@ -281,17 +280,17 @@ def deepseek_forward(attention, rotary, x):
 
 
 def _mla_bug(res, sizes, base):
-    host = caches.MLAHost(*sizes).double()
+    host = checks.MLAHost(*sizes).double()
     res.fill_parameters(host)
     x = probe.mla_input(res, "float64", torch.float64, sizes[0])
     with torch.no_grad():
-        variants = caches.mla_variants(host, x, turn_with(base))
+        variants = checks.mla_variants(host, x, turn_with(base))
     return checks.all_nan([res["float64"]]) or \
         matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
 
 
 # partial: a layer built nn.Linear(out, in) is named from the layout, as the check does
-@judge("lesson8.mla", partial=True, on_error=caches.mla_error)
+@judge("lesson8.mla", partial=True, on_error=checks.mla_error)
 def judge_mla(res):
     sizes = probe.mla_sizes(res)
     base = probe.draw_base(res)
@@ -314,15 +313,15 @@ def _decode_bug(res, host, x, chunks, base):
         return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
     with torch.no_grad():
         first = chunks[0][1]
-        return checks.all_nan(res["outputs"]) or _decoding_bug(res, caches.ABSORBED_BUGS, lambda **bug: [y for y, _ in caches.absorbed_run(
+        return checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ABSORBED_BUGS, lambda **bug: [y for y, _ in checks.absorbed_run(
             host, x, chunks, turn_with(base), **bug)], 1e-5) or \
-            _first_call(res, *caches.mla_qkv(host, x[:, :first], turn_with(base)),
+            _first_call(res, *checks.mla_qkv(host, x[:, :first], turn_with(base)),
                         checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
 
 
 # partial: the calls before one that raised are judged as the check judges them; a shape error is named from the
 # shapes the probe watched (mla_decode's mask the other way round, its cache not joined), whatever the sizes.
-@judge("lesson8.mla_decode", on_error=caches.decode_error, partial=True)
+@judge("lesson8.mla_decode", on_error=checks.decode_error, partial=True)
 def judge_mla_decode(res):
     host, x, chunks, base = probe.decode_setup(res)
     if "result" in res:
@@ -341,7 +340,7 @@ def judge_mla_decode(res):
     with naming(lambda: _decode_bug(res, host, x, chunks, base)):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
             if shape != [[b, hi, r], [b, hi, dr]]:
-                found = next((caches.latent_shape_hint(s, b, hi, width, r, dr, host.n_head)
+                found = next((checks.latent_shape_hint(s, b, hi, width, r, dr, host.n_head)
                               for s, width in zip(shape, (r, dr)) if isinstance(s, list) and s != [b, hi, width]),
                              None) if isinstance(shape, list) else None
                 raise Mismatch("hidden_latent_shape", hint=None if found is None else found if found[1] else found[0],
@@ -369,22 +368,22 @@ def judge_mla_decode(res):
 def _static_bug(res, host, x, chunks, t_max):
     if checks.all_nan(res["outputs"]):
         return checks.all_nan(res["outputs"])
-    for key, flags in caches.STATIC_BUGS.items():
-        outs, buffers = caches.static_run(host, x, chunks, t_max, **flags)
+    for key, flags in checks.STATIC_BUGS.items():
+        outs, buffers = checks.static_run(host, x, chunks, t_max, **flags)
         if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
                 matching_bug(res["buffers"], {"x": buffers}, 1e-9):
             return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
     buffers = res["buffers"]
-    return caches.buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
+    return checks.buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
 
 
 # partial: the calls before one that raised, and the buffers they left, are judged as the check judges them
-@judge("lesson8.attend_preallocated", on_error=caches.static_error, partial=True)
+@judge("lesson8.attend_preallocated", on_error=checks.static_error, partial=True)
 def judge_attend_preallocated(res):
     host, x, chunks, t_max = probe.static_setup(res)
     b, n, e = x.shape
     h = host.n_head
-    attend_with_cache = sibling(__file__, "lesson6").attend_with_cache
+    attend_with_cache = sibling(__file__, "kv_cache").attend_with_cache
     with torch.no_grad():
         full, (k_all, v_all) = attend_with_cache(host, x)
     outputs = res["outputs"]
@@ -392,7 +391,7 @@ def judge_attend_preallocated(res):
         raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
     first = chunks[0][1]
     with torch.no_grad():
-        first_qkv = caches.gpt2_qkv(host, x[:, :first])
+        first_qkv = checks.gpt2_qkv(host, x[:, :first])
     with naming(lambda: _static_bug(res, host, x, chunks, t_max)
                 or _first_call(res, *first_qkv, checks.grid(first, first)[0] >= checks.grid(first, first)[1],
                                host.c_proj)):
@@ -402,7 +401,7 @@ def judge_attend_preallocated(res):
             expect_close(case, got, full[:, lo:hi], 1e-9)
         buffers = res["buffers"]
         if outputs and len(outputs) < len(chunks) and isinstance(buffers, tuple) and len(buffers) == 2:
-            hint = caches.buffers_hint(*buffers)   # the next call raised: what the calls before left, as the check
+            hint = checks.buffers_hint(*buffers)   # the next call raised: what the calls before left, as the check
             if hint:
                 raise Mismatch("static_buffer_differs", n=chunks[len(outputs) - 1][1], hint=hint)
         _partial_end(res, chunks)
@@ -428,23 +427,23 @@ def paged_gather(pages, block_table, length):
 
 def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
     pages = res["pages"]
-    for key, flags in caches.PAGED_WRITE_BUGS.items():
-        written = caches.paged_written(new, n_pages, size, h, d, chunks, table, **flags)
+    for key, flags in checks.PAGED_WRITE_BUGS.items():
+        written = checks.paged_written(new, n_pages, size, h, d, chunks, table, **flags)
         if written is not None and matching_bug(pages, {"x": written}, 0.0):
             return key
     filled = res.randn("filled", n_pages, size, h, d)
     for length in probe.gather_lengths(new.size(0), size):
         got = res[f"gather.{length}"]
-        hint = caches.paged_length_hint(got, length, size)
+        hint = checks.paged_length_hint(got, length, size)
         if hint:
             return hint
-        for key, flags in caches.PAGED_GATHER_BUGS.items():
-            if matching_bug(got, {"x": caches.paged_gather_ref(filled, table, length, **flags)}, 0.0):
+        for key, flags in checks.PAGED_GATHER_BUGS.items():
+            if matching_bug(got, {"x": checks.paged_gather_ref(filled, table, length, **flags)}, 0.0):
                 return key
     return None
 
 
-@judge("lesson8.paged_cache", on_error=caches.paged_error)
+@judge("lesson8.paged_cache", on_error=checks.paged_error)
 def judge_paged_cache(res):
     size, h, d, n_pages, table, new, chunks = probe.paged_setup(res)
     with naming(lambda: _paged_bug(res, size, h, d, n_pages, table, new, chunks)):
@@ -484,19 +483,19 @@ def packed_alone(q, k, v, cu, turn):
     return torch.cat(outs, 2)
 
 
-@judge("lesson8.packed", on_error=caches.packed_error)
+@judge("lesson8.packed", on_error=checks.packed_error)
 def judge_packed(res):
     cu, q, k, v, base = probe.packed_setup(res)
     with quiet():
         positions, mask = packed_reference(cu)
     got = res["positions"]
-    variants = caches.positions_variants(cu)
+    variants = checks.positions_variants(cu)
     if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
-        raise Mismatch("packed_positions_shape", n=len(positions), got=caches.positions_kind(got))
+        raise Mismatch("packed_positions_shape", n=len(positions), got=checks.positions_kind(got))
     if not torch.equal(got, positions):
-        raise Mismatch("packed_positions_differ", hint=caches.positions_hint(got, variants), got=got.tolist(),
+        raise Mismatch("packed_positions_differ", hint=checks.positions_hint(got, variants), got=got.tolist(),
                        want=positions.tolist())
-    _expect_mask("document_mod", res["mask"], mask, caches.document_variants(cu), rules=caches.document_rules(cu))
+    _expect_mask("document_mod", res["mask"], mask, checks.document_variants(cu), rules=checks.document_rules(cu))
     expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)
 
 
@@ -523,7 +522,7 @@ def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
     return total
 
 
-@judge("lesson8.cache_bytes", on_error=caches.bytes_error)
+@judge("lesson8.cache_bytes", on_error=checks.bytes_error)
 def judge_cache_bytes(res):
     for i, (config, n, batch, dtype) in enumerate(probe.bytes_cases(res)):
         got, want = res[f"bytes.{i}"], static_cache_bytes(config, n, batch, dtype)
@@ -531,11 +530,11 @@ def judge_cache_bytes(res):
             raise Mismatch("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
                            got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            hint = next((bug for bug in caches.BYTES_BUGS if caches.cache_bytes_ref(config, n, batch, dtype, bug) == got),
+            hint = next((bug for bug in checks.BYTES_BUGS if checks.cache_bytes_ref(config, n, batch, dtype, bug) == got),
                         "hint_kv_bits" if got == want * 8 else None)
             raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
 
 
 def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):
     """The formula the lesson states, which StaticCache's allocations match (tests/test_lesson8.py)."""
-    return caches.cache_bytes_ref(config, T, batch, dtype)
+    return checks.cache_bytes_ref(config, T, batch, dtype)

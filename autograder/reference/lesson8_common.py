@@ -7,7 +7,6 @@ import warnings
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_caches as caches
 from attn_grader.judge import Mismatch, matching_bug
 
 
@@ -80,7 +79,7 @@ def decoding_bug(res, bugs: dict, run, tol: float = 1e-9):
 def first_call(res, q, k, v, keep, finish, tol: float = 1e-9):
     """A mistake in the attention itself, named from the first call (no cache yet), as the visible checks do."""
     outputs = res["outputs"]
-    found = caches.first_call_hint(outputs[0] if outputs else None, q, k, v, keep, finish, tol)
+    found = checks.first_call_hint(outputs[0] if outputs else None, q, k, v, keep, finish, tol)
     return (found[0], dict(found[1])) if isinstance(found, tuple) and isinstance(found[1], tuple) else \
         found[0] if isinstance(found, tuple) else found
 

@@ -52,10 +52,10 @@ def judge(test: str, on_error=None, partial: bool = False):
 
 
 def sibling(this_file: str, lesson: str):
-    """Another lesson's reference module, from the folder this one is in (lesson 5 builds on lesson 4's)."""
+    """A reference module that lessons share (gpt2_module, kv_cache), from the folder this one is in."""
     from pathlib import Path
 
-    from .references import load
+    from .loading import load
     return load(Path(this_file).parent, lesson)
 
 

@@ -5,24 +5,10 @@ imports, caches or reads them (its sandbox has no path to them).
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from .judge import JUDGES
-
-_LOADED: dict[Path, object] = {}
-
-
-def load(folder: Path, lesson: str):
-    path = (Path(folder) / f"{lesson}.py").resolve()
-    if path not in _LOADED:
-        spec = importlib.util.spec_from_file_location(f"attn_reference.{lesson}", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses and pickling look modules up by name
-        spec.loader.exec_module(module)
-        _LOADED[path] = module
-    return _LOADED[path]
+from .loading import load  # noqa: F401 - the grader and tools load references through here
 
 
 def judge_for(folder: Path, test: str):

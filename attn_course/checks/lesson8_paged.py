@@ -1,6 +1,5 @@
-"""Lesson 8's visible checks, sections 5 to 7 (the exercises 10 to 12): a paged cache, packed sequences, and what a
-cache costs. lesson8_caches re-exports them, and course.checks.lesson8 re-exports the check_… functions from there.
-"""
+"""Lesson 8's visible checks for a cache's memory: a paged cache, pages and a block table (exercise 10), and what a
+cache costs in bytes (exercise 12)."""
 from __future__ import annotations
 
 import math
@@ -10,9 +9,8 @@ import torch
 
 from ..messages import t
 from ..validate import CheckFailed, dtype_bytes
-from .engine import close, expect_shape, inputs, max_error, named, passed, run
-from .lesson8 import attend, control_flow_error, create_mask, flex, grid, length_error
-from .lesson7 import rope
+from .engine import expect_shape, inputs, max_error, named, passed, run
+from .lesson8_common import length_error
 
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
@@ -123,96 +121,6 @@ def check_paged_cache(paged_write, paged_gather) -> None:
                          if torch.equal(got, paged_gather_ref(filled, PAGE_TABLE, length, **flags))), None)
             raise CheckFailed(t("values_differ", what=t("what_gathered"), err=max_error(got, want)), hint)
     passed("paged_write, paged_gather")
-
-
-# --------------------------------------------------------------------------- exercise 11: packed sequences
-def document_ids(cu_seqlens: torch.Tensor, right: bool = True) -> torch.Tensor:
-    n = int(cu_seqlens[-1])
-    return torch.searchsorted(cu_seqlens, torch.arange(n), right=right) - 1
-
-
-def positions_variants(cu_seqlens) -> dict:
-    """right=False puts each document's first token in the document before it (the very first in document −1,
-    whose start cu_seqlens[-1] is T: a learner's own code indexes so too)."""
-    n = int(cu_seqlens[-1])
-    doc = document_ids(cu_seqlens)
-    off = document_ids(cu_seqlens, right=False)
-    return {None: torch.arange(n) - cu_seqlens[doc], "hint_packed_positions": torch.arange(n),
-            "hint_packed_boundary": torch.arange(n) - cu_seqlens[off]}
-
-
-def document_variants(cu_seqlens) -> dict:
-    n = int(cu_seqlens[-1])
-    q, k = grid(n, n)
-    doc = document_ids(cu_seqlens)
-    off = document_ids(cu_seqlens, right=False)
-    same, causal = doc[:, None] == doc[None, :], q >= k
-    return {None: same & causal, "hint_packed_not_causal": same, "hint_packed_no_docs": causal,
-            "hint_packed_boundary": (off[:, None] == off[None, :]) & causal}
-
-
-def document_rules(cu_seqlens) -> tuple:
-    doc = document_ids(cu_seqlens)
-    return (("hint_mask_other_document", doc[:, None] != doc[None, :]),)
-
-
-CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
-
-
-def packed_alone(q, k, v, cu_seqlens, turn) -> torch.Tensor:
-    """Each document run alone, RoPE from 0 in each: what the packed row must give."""
-    outs = []
-    for lo, hi in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()):
-        qq, kk = turn(q[:, :, lo:hi], k[:, :, lo:hi], torch.arange(hi - lo))
-        n = hi - lo
-        outs.append(attend(qq, kk, v[:, :, lo:hi], grid(n, n)[0] >= grid(n, n)[1]))
-    return torch.cat(outs, 2)
-
-
-def positions_kind(got) -> str:
-    """What packed_positions returned, for the message: its shape and dtype ("(11,), torch.float32")."""
-    if isinstance(got, torch.Tensor):
-        return f"{tuple(got.shape)}, {got.dtype}"
-    return type(got).__name__
-
-
-def packed_error(kind: str, message: str, call: str = "") -> str | None:
-    """A document index past the last document, or the whole tensor cu_seqlens taken as the total length."""
-    if kind == "IndexError" and "out of bounds" in message:
-        return "hint_packed_doc_index"
-    if "only one element tensors" in message:
-        return "hint_packed_total"
-    return control_flow_error(kind, message, call)
-
-
-def positions_hint(got, variants) -> str | None:
-    found = next((key for key, val in variants.items() if key and torch.equal(got, val)), None)
-    return found or ("hint_packed_negative" if bool((got < 0).any()) else None)
-
-
-def check_packed(packed_positions, document_mod) -> None:
-    cu = CU_SEQLENS
-    n = int(cu[-1])
-    got = run("packed_positions", packed_positions, cu.clone(), on_error=packed_error)
-    variants = positions_variants(cu)
-    if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
-        raise CheckFailed(t("packed_positions_shape", n=n, got=positions_kind(got)))
-    if not torch.equal(got.cpu(), variants[None]):
-        key = positions_hint(got.cpu(), variants)
-        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()),
-                          t(key) if key else None)
-    mod = run("document_mod", document_mod, cu.clone(), on_error=packed_error)
-    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=packed_error)
-    from .lesson8 import _expect_mask
-    _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
-    q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    qq, kk = turn(q, k, got)
-    y = flex(qq, kk, v, mod)
-    want = packed_alone(q, k, v, cu, turn)
-    if not close(y, want, 1e-9):
-        raise CheckFailed(t("packed_differs", err=max_error(y, want)))
-    passed("packed_positions, document_mod")
 
 
 # --------------------------------------------------------------------------- exercise 12: what a cache costs

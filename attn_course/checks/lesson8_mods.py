@@ -1,0 +1,189 @@
+"""Lesson 8's visible checks for FlexAttention's mask_mod and score_mod (exercises 1 to 3): causal, cache and padding
+masks, ALiBi as a score_mod, and a sliding window.
+
+Each classic mistake is a variant: a function of the same inputs that makes that mistake. The visible checks
+name the variant the learner's result equals; the grader's judges compute the same variants on their own
+inputs (matching_bug), so both name a mistake alike.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..messages import t
+from ..validate import CheckFailed
+from .alibi import alibi_slopes
+from .engine import close, expect_shape, inputs, max_error, passed, run
+from .flex import create_mask, flex
+from .lesson8_common import B, D, H, T, attend, control_flow_error, grid
+
+
+def causal_variants(n: int) -> dict:
+    q, k = grid(n, n)
+    return {None: q >= k, "hint_flex_strict": q > k, "hint_flex_upper": q <= k}
+
+
+def cache_variants(t_new: int, t_past: int) -> dict:
+    q, k = grid(t_new, t_past + t_new)
+    return {None: q + t_past >= k, "hint_flex_top_left": q >= k, "hint_flex_offset_kv": q >= k + t_past}
+
+
+def padding_variants(n: int, lengths: torch.Tensor) -> dict:
+    """(B, 1, n, n) masks: causal and the keys before each row's length; and the mistakes."""
+    q, k = grid(n, n)
+    q, k, length = q[None, None], k[None, None], lengths[:, None, None, None]
+    causal = q >= k
+    return {None: causal & (k < length), "hint_flex_padding_queries": causal & (q < length),
+            "hint_flex_padding_off_by_one": causal & (k <= length), "hint_flex_padding_no_causal": k < length,
+            "hint_flex_padding_ignored": causal.expand(len(lengths), 1, n, n)}
+
+
+def mask_hint(got, right, offset: int = 0, rules=()) -> str | None:
+    """A mask that is no classic mistake's: which kind of key it gets wrong. A future key seen comes first, then
+    each of rules ((hint, forbidden region) seen), then a query that does not see itself. got and right have one
+    shape; offset is the first query's true position (T_past with a cache)."""
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.shape == right.shape):
+        return None
+    q, k = grid(right.size(-2), right.size(-1), offset)
+    extra, missing = got & ~right, right & ~got
+    if (extra & (k > q)).any():
+        return "hint_mask_future"
+    for key, region in rules:
+        if (extra & region).any():
+            return key
+    if (missing & (k == q)).any():
+        return "hint_mask_self_hidden"
+    return None
+
+
+def padding_rules(n: int, lengths: torch.Tensor) -> tuple:
+    return (("hint_mask_padding_keys", grid(n, n)[1][None, None] >= lengths[:, None, None, None]),)
+
+
+def window_rules(window: int, t_new: int, t_past: int) -> tuple:
+    q, k = grid(t_new, t_past + t_new, t_past)
+    return (("hint_mask_too_old", k <= q - window),)
+
+
+def _expect_mask(got, variants: dict, what: str, offset: int = 0, rules=()) -> None:
+    right = variants[None]
+    right = right if right.dim() == 4 else right[None, None]
+    if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
+        raise CheckFailed(t("flex_mask_not_bool", what=what, kind=getattr(got, "dtype", type(got).__name__)))
+    if got.shape != right.shape:
+        got = got.expand_as(right) if got.dim() == 4 and got.size(0) == 1 else got
+    if torch.equal(got, right):
+        return
+    hint = next((t(key) for key, v in variants.items()
+                 if key and torch.equal(got, (v if v.dim() == 4 else v[None, None]).expand_as(got))), None)
+    if hint is None:
+        key = mask_hint(got, right, offset, rules)
+        hint = t(key) if key else None
+    wrong = int((got != right).sum())
+    raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
+
+
+def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
+    name = "mask_mods"
+    got = run("causal_mod", create_mask, causal_mod, None, T, T, on_error=control_flow_error)
+    _expect_mask(got, causal_variants(T), "causal_mod")
+    t_new, t_past = 3, 4
+    mod = run("cache_mod", cache_mod, t_past)
+    got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
+    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})", t_past)
+    lengths = torch.tensor([T, 3, 5])
+    mod = run("causal_padding_mod", causal_padding_mod, lengths)
+    got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
+    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod", rules=padding_rules(T, lengths))
+    # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
+    q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
+    y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past))
+    want = attend(q, k, v, cache_variants(t_new, t_past)[None])
+    if not close(y, want, 1e-9):
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 2: ALiBi as a score_mod
+def alibi_bias_of(slopes: torch.Tensor, n: int, bug: str | None = None) -> torch.Tensor:
+    """(H or B, 1, n, n)-broadcastable bias −m_h (i − j), or a mistake's."""
+    q, k = grid(n, n)
+    distance = (q - k).to(slopes.dtype)
+    m = slopes[:, None, None]
+    return {None: -m * distance, "hint_alibi_mod_sign": m * distance}.get(bug, -m * distance)
+
+
+def alibi_variants(q, k, v, slopes) -> dict:
+    n = q.size(-2)
+    keep = grid(n, n)[0] >= grid(n, n)[1]
+    bias = alibi_bias_of(slopes.to(q.dtype), n)                                   # (H, n, n)
+    by_batch = alibi_bias_of(slopes[:q.size(0)].to(q.dtype), n)[:, None]          # (B, 1, n, n): slopes[b]
+    return {None: attend(q, k, v, keep, bias),
+            "hint_alibi_mod_sign": attend(q, k, v, keep, -bias),
+            "hint_alibi_mod_score_dropped": attend(torch.zeros_like(q), k, v, keep, bias),
+            "hint_alibi_mod_batch": attend(q, k, v, keep, by_batch) if q.size(0) <= len(slopes) else None}
+
+
+def causal(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+
+
+def score_slope(mod) -> float | None:
+    """How much the learner's score_mod changes its output when the score it is given grows by 1: 1 when it only
+    adds a bias, 0 when it drops the score, 1/√D when it scales the score again (None when the mod cannot run on
+    single values)."""
+    try:
+        index = [torch.tensor(i) for i in (0, 0, 3, 1)]
+        low, high = (mod(torch.tensor(s, dtype=torch.float64), *index) for s in (0.0, 1.0))
+        return float(high - low)
+    except Exception:  # noqa: BLE001 - a mod that needs flex_attention's own call: no slope, no hint from it
+        return None
+
+
+def score_slope_hint(slope) -> str | None:
+    """The score multiplied or divided again inside the mod (it already is q·k/√D)."""
+    ok = slope is None or not math.isfinite(slope) or abs(slope - 1) < 1e-6 or abs(slope) < 1e-6
+    return None if ok else "hint_alibi_mod_score_scaled"
+
+
+def check_alibi_score_mod(fn) -> None:
+    name = "alibi_score_mod"
+    heads = 4
+    slopes = alibi_slopes(heads).float()
+    q, k, v = inputs((B - 1, heads, T, D), (B - 1, heads, T, D), (B - 1, heads, T, D), seed=82)
+    mod = run(name, fn, slopes.double())
+    y = run("flex_attention(…, score_mod)", flex, q, k, v, causal, mod, on_error=control_flow_error)
+    expect_shape(y, tuple(q.shape), ("B", "H", "T", "D"), t("what_output"))
+    variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
+    if not close(y, variants[None], 1e-9):
+        hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
+        scaled = score_slope_hint(score_slope(mod))
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])),
+                          hint or (t(scaled) if scaled else None))
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 3: sliding window
+def window_variants(window: int, t_new: int, t_past: int) -> dict:
+    """Mistral's rule: a query at position p sees keys p − W < j ≤ p, W keys with itself."""
+    q, k = grid(t_new, t_past + t_new, t_past)
+    causal_ = k <= q
+    return {None: causal_ & (k > q - window), "hint_window_plus_one": causal_ & (k >= q - window),
+            "hint_window_minus_one": causal_ & (k > q - window + 1), "hint_window_no_causal": k > q - window,
+            "hint_window_shifted": (k < q) & (k >= q - window),
+            "hint_window_top_left": (k <= q - t_past) & (k > q - t_past - window)}
+
+
+WINDOW_CASES = ((3, 6, 0), (3, 1, 8), (4, 3, 5))   # (W, T_new, T_past): a prefill longer than W, a step, a chunk
+
+
+def check_sliding_window_mod(fn) -> None:
+    name = "sliding_window_mod"
+    for window, t_new, t_past in WINDOW_CASES:
+        mod = run(name, fn, window, t_past)
+        got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
+                  on_error=control_flow_error)
+        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})", t_past,
+                     window_rules(window, t_new, t_past))
+    passed(name)
