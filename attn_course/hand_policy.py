@@ -560,10 +560,9 @@ def _path_tamper(path: str, imported: bool, called: bool, parent) -> str | None:
     if parts[0] in MODULE_INSIDES and len(parts) > 1 and parts[1] in MODULE_INSIDES[parts[0]]:
         return "tamper_insides"
     if parts[0] in CODE_MODULES and not any(path == r or path.startswith(r + ".") or imported and
-                                            r.startswith(path + ".") for r in CODE_READABLE):
+                                            r.startswith(path + ".") for r in CODE_READABLE) or \
+            parts[:2] == ["torch", "jit"] and "CompilationUnit" in parts:   # TorchScript compiled from text
         return "tamper_code"
-    if parts[:2] == ["torch", "jit"] and "CompilationUnit" in parts:
-        return "tamper_code"    # TorchScript compiled from text
     if parts[:2] == ["torch", "ops"]:   # an operator's name, private or not, is reached code (refusals), no tampering
         return "tamper_code" if parts[2:3] in (["load_library"], ["import_module"]) else None
     private = [p for p in parts[1:] if p.startswith("_") and not p.startswith("__")]

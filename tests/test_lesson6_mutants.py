@@ -15,7 +15,9 @@ def _edit(name, old, new):
     module = reference("lesson6")
     source = textwrap.dedent(inspect.getsource(getattr(module, name)))
     assert old in source, old
-    namespace = dict(vars(module))
+    obj = getattr(module, name)
+    functions = [obj] if inspect.isfunction(obj) else [v for v in vars(obj).values() if inspect.isfunction(v)]
+    namespace = dict(functions[0].__globals__)   # the module it is defined in (a shared one, say)
     exec(source.replace(old, new), namespace)  # noqa: S102 - the test's own edit of the reference
     return namespace[name]
 
@@ -78,13 +80,13 @@ def test_gqa_mistakes_are_named_alike(old, new, hint):
 
 
 CACHE_MISTAKES = [
-    ("return attn.c_proj(_merge(torch.softmax(scores, dim=-1) @ v)), (k, v)",
-     "return (k, v), attn.c_proj(_merge(torch.softmax(scores, dim=-1) @ v))", "hint_cache_return_order"),
+    ("return attn.c_proj(merge_heads(torch.softmax(scores, dim=-1) @ v)), (k, v)",
+     "return (k, v), attn.c_proj(merge_heads(torch.softmax(scores, dim=-1) @ v))", "hint_cache_return_order"),
     ("if cache is not None:", "if cache is None:", "hint_cache_none"),
     ("past = k.size(2) - T_new", "past = k - T_new", "hint_cache_past_tensor"),
-    ("_merge(torch.softmax(scores, dim=-1) @ v)", "(torch.softmax(scores, dim=-1) @ v).reshape(B, T_new, E)",
+    ("merge_heads(torch.softmax(scores, dim=-1) @ v)", "(torch.softmax(scores, dim=-1) @ v).reshape(B, T_new, E)",
      "hint_merge_order_6"),
-    ("_merge(torch.softmax(scores, dim=-1) @ v)", "(torch.softmax(scores, dim=-1) @ v).transpose(1, 3).reshape(B, T_new, E)",
+    ("merge_heads(torch.softmax(scores, dim=-1) @ v)", "(torch.softmax(scores, dim=-1) @ v).transpose(1, 3).reshape(B, T_new, E)",
      "hint_merge_order_6"),
     ("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=1)", "hint_softmax_axis"),
     ("torch.softmax(scores, dim=-1) @ v", "scores @ v", "hint_no_softmax"),
