@@ -3,7 +3,7 @@
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
 hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
 and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+`make autograde`'s own code and docs/instructors.md's grade table shows.
 """
 import math
 import re
