@@ -23,7 +23,7 @@ lab: $(STAMP)
 ## make test: set everything up and run every test
 # Two pytest workers, one per core. Tests that share a JupyterLab server, the Colab-stack
 # environment or a graded class stay on one worker, so each is built once; the longest go first
-# (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for README's table.
+# (tests/conftest.py, "Scheduling"). --durations: the slowest tests, for docs/measurements.md's table.
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=30 tests
 
@@ -54,7 +54,7 @@ workspace:
 build: $(STAMP)
 	$(BIN)/python tools/build.py
 
-## make readme: regenerate README's lesson and grade tables from the lesson sources and the tests' BUGS
+## make readme: regenerate README's lesson table and docs/instructors.md's grade tables (lessons/, the tests' BUGS)
 readme: $(STAMP)
 	PYTHONPATH=tools:tests $(BIN)/python tools/readme.py
 
@@ -123,7 +123,7 @@ clean-venv:
 	rm -rf $(VENV)
 
 ## make mutants: generated mistakes for every solution cell; what the checks and the grader say (test-artifacts/mutants/)
-# LESSON=03_masks for one lesson; SEEDS=3 grading seeds per mutant. --readme rewrites README's mutant table
+# LESSON=03_masks for one lesson; SEEDS=3 grading seeds per mutant. --readme rewrites docs/measurements.md's mutant table
 # (a lesson not run keeps its row).
 LESSON ?=
 SEEDS ?= 3

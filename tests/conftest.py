@@ -21,7 +21,7 @@ SESSION_START = time.time()
 
 # One graded submission per classic bug: the solution cell it edits, the text replaced and its
 # replacement, the grade cells that must then score 0 (every other keeps its points), and a title
-# for README's grade tables.
+# for the grade tables of docs/instructors.md.
 Bug = namedtuple("Bug", "cell old new fails title")
 
 

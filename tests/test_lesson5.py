@@ -3,7 +3,7 @@
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
 hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
 and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+`make autograde`'s own code and docs/instructors.md's grade table shows.
 """
 import math
 import re
@@ -193,6 +193,79 @@ def test_head_answers_are_checked_for_form_only(lang):
 
 
 
+# --------------------------------------------------------------------------- one case, one diagnosis (issue 40)
+# The check runs the grader's own cases (attn_course.probes.lesson5) from its seed, and both name a mistake by one
+# function (checks.train_bug, checks.entropy_bug) and read the notebook's sizes by one rule (attn_course.sizes).
+def _zero_grad_after_step(model, optimizer, x, y):
+    loss = course.data.toy_loss(model(x)[0], y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
+def test_zero_grad_after_step_fails_both_with_one_hint(lang, ref):
+    # Right on a model without gradients (the check's first case), wrong on the grader's, which has some left.
+    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _zero_grad_after_step,
+               "hint_zero_grad_after_step")
+    for seed in range(4):
+        assert fails(probes.train_step, _zero_grad_after_step, seed=seed).hint == "hint_zero_grad_after_step"
+
+
+def _notebook_function(source: str):
+    """The function source defines, where the notebook's globals are: its V = 16 and T = 12."""
+    namespace = {"V": 16, "T": 12, "torch": torch, "F": torch.nn.functional}
+    exec(source, namespace)
+    return namespace[source.split("(", 1)[0].removeprefix("def ")]
+
+
+READS_T = _notebook_function(
+    "def train_step(model, optimizer, x, y):\n"
+    "    logits, _ = model(x)\n"
+    "    loss = F.cross_entropy(logits.reshape(x.size(0) * T * 2, -1), y.reshape(-1), ignore_index=-100)\n"
+    "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    return loss.item()\n")
+READS_V = _notebook_function(
+    "def loss_without_head(model, x, y, layer, head):\n"
+    "    attn = model.blocks[layer].attn\n    D = attn.c_proj.in_features // attn.n_head\n"
+    "    def zero_head(module, inputs):\n"
+    "        heads = inputs[0].clone()\n        heads[..., head * D:(head + 1) * D] = 0\n        return (heads,)\n"
+    "    handle = attn.c_proj.register_forward_pre_hook(zero_head)\n"
+    "    try:\n        with torch.no_grad():\n            logits, _ = model(x)\n"
+    "        return F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), ignore_index=-100).item()\n"
+    "    finally:\n        handle.remove()\n")
+
+
+def test_code_reading_the_notebooks_sizes_fails_on_every_seed_with_its_hint(lang, ref):
+    """The notebook binds V = 16 and T = 12; no case of the check or the grader has either size (before, the
+    grader drew a max_len of 12 on some seeds, where a loss reshaped with the notebook's T got full marks)."""
+    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), READS_T, "hint_global_size", names="T = 12")
+    fails_with(lambda f: checks.check_loss_without_head(f, ref.TinyDecoder), READS_V, "hint_global_size",
+               names="V = 16")
+    from attn_course.probes import Draws
+    for seed in range(20):
+        s, _ = probes.sizes(Draws(seed, "lesson5.train_step"))
+        assert s["max_len"] not in (12, 16) and s["vocab"] not in (12, 16), (seed, s)
+    for seed in range(6):
+        assert fails(probes.train_step, READS_T, seed=seed).hint == ("hint_global_size", {"names": "T = 12"}), seed
+        assert fails(probes.loss_without_head, READS_V, seed=seed).hint == \
+            ("hint_global_size", {"names": "V = 16"}), seed
+
+
+def test_entropy_in_float32_is_checked_as_the_grader_checks_it(lang, ref):
+    underflows = lambda w: -(w * w.clamp_min(1e-50).log()).sum(-1).mean(dim=(0, 2))  # noqa: E731 - 0 in float32
+    fails_with(checks.check_head_entropy, underflows, "hint_entropy_nan_float32")
+    assert fails(probes.head_entropy, underflows).hint == "hint_entropy_nan_float32"
+    in_float64 = lambda w: ref.head_entropy(w.double())  # noqa: E731
+    failure = fails_with(checks.check_head_entropy, in_float64, "hint_entropy_dtype")
+    assert t("entropy_dtype_differs", want=torch.float32, got=torch.float64) in str(failure)
+    assert fails(probes.head_entropy, in_float64, key="hidden_dtype").hint == "hint_entropy_dtype"
+    # Right answers written other ways pass both.
+    for right in (lambda w: -(w * w.clamp_min(1e-12).log()).sum(-1).mean(dim=(0, 2)),
+                  lambda w: torch.where(w > 0, -w * w.log(), 0.0).sum(-1).mean(dim=(0, 2))):
+        checks.check_head_entropy(right)
+        passes(probes.head_entropy, right)
+
+
 # --------------------------------------------------------------------------- hidden tests
 def _trained(ref, steps=300):
     torch.manual_seed(0)
@@ -266,6 +339,16 @@ BUGS = {
     "softmax_before_cross_entropy": Bug("ex1_train_step", "F.cross_entropy(logits.reshape(",
                                         "F.cross_entropy(logits.softmax(-1).reshape(", {"ex1_train_step_tests"},
                                         "softmax before `F.cross_entropy`"),
+    # Issue 40: the classes the check now tests as the grader does (a gradient left from before, float32, the
+    # notebook's V = 16 and T = 12), each ✘ in the notebook and 0 in grading on every seed.
+    "zero_grad_after_step": Bug("ex1_train_step",
+                                "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n",
+                                "    loss.backward()\n    optimizer.step()\n    optimizer.zero_grad()\n",
+                                {"ex1_train_step_tests"}, "`zero_grad()` after `step()` (a gradient left from before "
+                                "is added on the first call)"),
+    "loss_reads_notebook_T": Bug("ex1_train_step", "logits.reshape(-1, logits.size(-1))",
+                                 "logits.reshape(x.size(0) * T * 2, -1)", {"ex1_train_step_tests"},
+                                 "loss reshaped with the notebook's `T` (right for its T = 12 only)"),
     "entropy_plain_log": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
                              "-(weights * weights.log())", {"ex2_head_entropy_tests"}, "entropy with `w * w.log()` (NaN)"),
     "entropy_log2": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
@@ -273,6 +356,12 @@ BUGS = {
                         "entropy with log₂"),
     "entropy_mean_wrong_axes": Bug("ex2_head_entropy", ".mean(dim=(0, 2))", ".mean(dim=(0, 1))",
                                    {"ex2_head_entropy_tests"}, "entropy averaged over the wrong axes"),
+    "entropy_clamp_underflows": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                                    "-(weights * weights.clamp_min(1e-50).log())", {"ex2_head_entropy_tests"},
+                                    "0 avoided with `clamp_min(1e-50)`, which is 0 in float32 (NaN)"),
+    "entropy_in_float64": Bug("ex2_head_entropy", "-torch.special.xlogy(weights, weights)",
+                              "-torch.special.xlogy(weights.double(), weights.double())", {"ex2_head_entropy_tests"},
+                              "entropy returned in float64 for float32 weights"),
     "ablation_hook_left": Bug("ex3_loss_without_head", "        handle.remove()", "        pass",
                               {"ex3_loss_without_head_tests"}, "ablation hook never removed"),
     "ablation_on_output": Bug("ex3_loss_without_head", "attn.c_proj.register_forward_pre_hook(zero_head)",
@@ -284,6 +373,9 @@ BUGS = {
     "ablation_float_width": Bug("ex3_loss_without_head", "D = attn.c_proj.in_features // attn.n_head",
                                 "D = attn.c_proj.in_features / attn.n_head", {"ex3_loss_without_head_tests"},
                                 "head width with `/` (slice bounds not integers)"),
+    "ablation_reads_notebook_V": Bug("ex3_loss_without_head", "logits.reshape(-1, logits.size(-1))",
+                                     "logits.reshape(-1, V)", {"ex3_loss_without_head_tests"},
+                                     "ablation loss reshaped with the notebook's `V` (right for its V = 16 only)"),
     "prev_mean_all_heads": Bug("ex4_head_answers", "prev = w[:, :, t_, t_ - 1].mean(dim=(0, 2))",
                                "prev = w[:, :, t_, t_ - 1].mean()", {"ex4_head_answers_tests"},
                                "previous-token weight averaged over the heads too"),

@@ -17,22 +17,40 @@ LESSONS = {stem: lesson for stem, lesson in class_lessons().items() if lesson.nu
 SEEDS = [int.from_bytes(hashlib.sha256(f"learner-{i:02d}".encode()).digest()[:8], "little") >> 1 for i in range(20)]
 
 
+# What the in-process sweep cannot see (tools/hint_sweep.py): lesson 5's interpretation answer after a step that
+# never trains reads the model the lesson's training cell trained, which the sweep does not run again, so it judges
+# the solution's model there. tests/test_grading.py grades it in a real run (0, hint_prev_untrained): no drawn size
+# is in that verdict, the learner's own model is.
+SWEEP_CANNOT_SEE = {"05_heads": {"zero_grad_after_backward": {"ex4_head_answers"}}}
+
+
+def _named(stem):
+    """tests/test_report.py's NAMED for the lesson, less what the sweep cannot see."""
+    from test_report import NAMED
+    hidden = SWEEP_CANNOT_SEE.get(stem, {})
+    return {bug: {cell: key for cell, key in cells.items() if cell not in hidden.get(bug, ())}
+            for bug, cells in NAMED[stem].items()}
+
+
 def _reached(stem):
     """Whether a later grade cell can depend on the bug's cell (tests/bug_packs.py reads it from the code): one
-    that cannot runs as in the solution, whose every cell the sweep judges on every seed too."""
+    that cannot runs as in the solution, whose every cell the sweep judges on every seed too. What the sweep cannot
+    see is not judged here either."""
     import bug_packs
     index = {gid: i for i, (gid, _, _) in enumerate(bug_packs.code_cells(stem)) if gid}
-    return lambda bug, grade_id: bug_packs.bug_cells(stem)[bug] in bug_packs.reaches(stem)[index[grade_id]]
+    hidden = SWEEP_CANNOT_SEE.get(stem, {})
+    return lambda bug, grade_id: grade_id.removesuffix("_tests") not in hidden.get(bug, ()) and \
+        bug_packs.bug_cells(stem)[bug] in bug_packs.reaches(stem)[index[grade_id]]
 
 
 @pytest.mark.parametrize("stem", sorted(LESSONS))
 def test_every_planted_bug_gets_one_grade_whoever_submits_it(stem):
     from hint_sweep import sweep
-    from test_report import NAMED
-    results = sweep(stem, LESSONS[stem].assignment, class_bugs()[stem], NAMED[stem], SEEDS, others=_reached(stem))
+    results = sweep(stem, LESSONS[stem].assignment, class_bugs()[stem], _named(stem), SEEDS, others=_reached(stem))
     differ = {key: r for key, r in results.items() if r["got"] != {r["want"]: len(SEEDS)}}
     assert not differ, differ
     # Every planted bug was judged: each cell it fails, and the solution's every cell.
     for name, bug in class_bugs()[stem].items():
         for cell in bug.fails:
-            assert f"{name} / {cell.removesuffix('_tests')}" in results, (name, cell)
+            if cell.removesuffix("_tests") not in SWEEP_CANNOT_SEE.get(stem, {}).get(name, ()):
+                assert f"{name} / {cell.removesuffix('_tests')}" in results, (name, cell)

@@ -173,6 +173,12 @@ NAMED = {
         "ablation_on_output": {"ex3_loss_without_head": "hint_ablation_output"},
         "ablation_one_column": {"ex3_loss_without_head": "hint_ablation_slice"},
         "ablation_float_width": {"ex3_loss_without_head": "hint_head_width_int"},
+        # Issue 40: named as the check names them (attn_course.checks.lesson5, attn_course.sizes).
+        "zero_grad_after_step": {"ex1_train_step": "hint_zero_grad_after_step"},
+        "loss_reads_notebook_T": {"ex1_train_step": "hint_global_size"},
+        "entropy_clamp_underflows": {"ex2_head_entropy": "hint_entropy_nan_float32"},
+        "entropy_in_float64": {"ex2_head_entropy": "hint_entropy_dtype"},
+        "ablation_reads_notebook_V": {"ex3_loss_without_head": "hint_global_size"},
         "prev_mean_all_heads": {"ex4_head_answers": "hint_prev_mean_heads"},
         "prev_argmax_not_over_heads": {"ex4_head_answers": "hint_prev_flat_argmax"},
         "prev_head_wrong": {"ex4_head_answers": "hint_prev_argmax"},

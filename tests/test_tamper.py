@@ -5,7 +5,7 @@ Each case attacks the grading of lesson 1 in one way. A case that pairs a wrong 
 than that wrong answer scores, cell by cell: the verdict is computed in the grader's
 process, so nothing the kernel does can raise it. Attacks on the grader's resources must
 score 0 on the cells they hit. Two honest learners graded in the same run keep exactly
-their usual marks (15 and 5). README's tamper table for instructors is CASES.
+their usual marks (15 and 5). docs/instructors.md's tamper table is CASES.
 """
 import csv
 import http.server

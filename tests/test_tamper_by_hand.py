@@ -6,7 +6,7 @@ made-up secrets in the grader's environment. A case whose by-hand exercise reach
 exercises whose code reaches the same line, keeps every other cell's points, and has a row in flags.csv;
 a case with code that could undo the kernel's guards scores 0 on every by-hand exercise. HONEST are
 notebooks with right answers written another way, or cells of the learner's own that the by-hand code
-does not reach: full marks. README's by-hand table is CASES.
+does not reach: full marks. docs/instructors.md's by-hand table is CASES.
 """
 import csv
 import os

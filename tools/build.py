@@ -10,7 +10,7 @@ For each lesson lessons/NN_name.md (MyST, read by jupytext), and each language:
   solutions/LANG/NN_name.ipynb                   complete notebook, hidden tests removed
 lessons/00_home.md becomes notebooks/LANG/00_home.ipynb.
 
-Source conventions (README.md, "For authors", has the details):
+Source conventions (docs/authoring.md has the details):
   +++ {"lang": "ja"} / +++ {"lang": "ko"}  a prose cell, always a ja cell followed by its ko twin
   ```{code-cell} with :kind: setup | solution | tests, :id: and, for tests, :points:
   "__LANG__", "__OTHER_LANG__" and "__COURSE_PIP__" in code are filled in per notebook, and so is every

@@ -9,7 +9,7 @@ check passes, the rest of the notebook. test-artifacts/mutants/<lesson>.md and .
     PYTHONPATH=tools:tests .venv/bin/python tools/mutants.py [--lesson 03_masks] [--seeds 3] [--cell ex2_apply_mask]
                                                             [--id <mutant id>] [--readme]
 
---readme rewrites README.md's mutant table (between <!-- mutants --> and <!-- /mutants -->) from the
+--readme rewrites the mutant table of docs/measurements.md (between <!-- mutants --> and <!-- /mutants -->) from the
 lessons just run and the JSON already in the folder for the others; a lesson with no JSON there keeps the row
 the table had.
 """
@@ -71,7 +71,7 @@ def _progress(stem):
     return show
 
 
-def update_readme(folder: Path, readme: Path = ROOT / "README.md") -> None:
+def update_readme(folder: Path, readme: Path = ROOT / "docs" / "measurements.md") -> None:
     """The table's rows from the lesson JSONs in the folder; a lesson without one keeps its row as it was."""
     text = readme.read_text(encoding="utf-8")
     block = re.compile(r"(<!-- mutants -->\n)(.*?)(<!-- /mutants -->)", re.S)
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--id", action="append", help="only this mutant (its id in the report)")
     parser.add_argument("--seeds", type=int, default=3, help="grading seeds per mutant (default 3)")
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--readme", action="store_true", help="rewrite README.md's mutant table")
+    parser.add_argument("--readme", action="store_true", help="rewrite docs/measurements.md's mutant table")
     args = parser.parse_args()
     seeds = tuple(range(args.seeds))
     import torch

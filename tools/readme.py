@@ -1,7 +1,8 @@
-"""The README's lesson table and grade tables, generated from the lesson sources and the tests.
+"""The README's lesson table, and the grade and by-hand tables of docs/instructors.md, generated from the lesson
+sources and the tests.
 
-    make readme                     # rewrite the generated parts of README.md (tests/ and tools/ on the path)
-    python tools/readme.py --check  # the same, only checking: exit 1 when README.md is out of date
+    make readme                     # rewrite the generated parts of both files (tests/ and tools/ on the path)
+    python tools/readme.py --check  # the same, only checking: exit 1 when one of them is out of date
 
 Points and titles come from lessons/*.md (tools/lessons.py), the classic bugs from BUGS in
 tests/test_lessonN.py, so no number is written twice. tests/test_grading.py asserts every row
@@ -16,7 +17,11 @@ from pathlib import Path
 
 from lessons import lessons
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+INSTRUCTORS = ROOT / "docs" / "instructors.md"
+# The files with generated parts (<!-- generated: NAME -->): any part may stand in any of them.
+FILES = (README, INSTRUCTORS)
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n).*?(<!-- /generated -->)", re.S)
 
 
@@ -79,11 +84,16 @@ def render(text: str) -> str:
 
 
 def main() -> None:
-    text = README.read_text(encoding="utf-8")
-    new = render(text)
-    if "--check" in sys.argv:
-        sys.exit(0 if new == text else "README.md is out of date: run python tools/readme.py")
-    README.write_text(new, encoding="utf-8")
+    stale = []
+    for path in FILES:
+        text = path.read_text(encoding="utf-8")
+        new = render(text)
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if "--check" not in sys.argv:
+                path.write_text(new, encoding="utf-8")
+    if "--check" in sys.argv and stale:
+        sys.exit(f"{', '.join(stale)} out of date: run python tools/readme.py")
 
 
 if __name__ == "__main__":

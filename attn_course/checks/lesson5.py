@@ -9,11 +9,20 @@ import torch
 from ..data import toy_batch, toy_loss
 from ..messages import t
 from ..validate import CheckFailed, previous_token_weight
-from .engine import diagnose, expect_number, expect_shape, passed, run
+from .engine import close, diagnose, expect_number, expect_shape, max_error, passed, run
+from .invariants import reads_globals
 from .masks import tril
 
-# Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch.
+# Sizes all different: vocabulary, sequence length, embedding, heads, layers, batch; none is the notebook's V = 16 or
+# T = 12. Each check of a function then runs the grader's own case (attn_course.probes.lesson5) from its own seed.
 V, T, E, H, L, B = 7, 5, 12, 3, 2, 4
+LESSON = 5
+SEED = 50
+
+
+def _cases():
+    from ..probes import Draws, lesson5   # here: the probes' package imports the checks
+    return Draws, lesson5
 
 
 def _toy_model(cls, seed: int, **sizes):
@@ -66,6 +75,63 @@ def _same_params(a, b, tol: float = 1e-9) -> bool:
     return all(torch.allclose(p, q, atol=tol, rtol=tol) for p, q in zip(a.parameters(), b.parameters()))
 
 
+def _step(order: str = "before", softmax: bool = False):
+    """A training step with zero_grad() before backward(), between backward() and step(), after step() or never."""
+    def step(model, optimizer, x, y):
+        logits = model(x)[0]
+        loss = toy_loss(logits.softmax(-1) if softmax else logits, y)
+        if order == "before":
+            optimizer.zero_grad()
+        loss.backward()
+        if order == "between":
+            optimizer.zero_grad()
+        optimizer.step()
+        if order == "after":
+            optimizer.zero_grad()
+        return loss.item()
+    return step
+
+
+RIGHT_STEP = _step()
+# The classic wrong steps, by the hint that names each.
+TRAIN_VARIANTS = {
+    "hint_zero_grad": _step("never"),
+    "hint_zero_grad_after_step": _step("after"),   # right wherever no gradient was left before the first call
+    "hint_train_order": _step("between"),
+    "hint_loss_softmax_twice": _step(softmax=True),
+}
+
+
+def train_bug(got: list, losses_of, tol: float = 1e-9) -> str | None:
+    """The hint for the losses got (one per call) on the grader's case (attn_course.probes.lesson5.train_case), for
+    the visible check and the grader's judge alike. losses_of(step): a step's losses on that same case. The first
+    wrong step whose losses are got's; else a loss wrong from the first call is a slip in the loss itself."""
+    def same(a, b):
+        return len(a) == len(b) and all(not isinstance(g, bool) and isinstance(g, (int, float))
+                                        and abs(g - w) <= tol for g, w in zip(a, b))
+    key = next((key for key, step in TRAIN_VARIANTS.items() if same(got, losses_of(step))), None)
+    if key is None and not same(got[:1], losses_of(RIGHT_STEP)[:1]):
+        return "hint_loss_layout"
+    return key
+
+
+def _train_grader_case(name: str, fn) -> None:
+    """The grader's case from the check's seed: a stand-in model of other sizes, a gradient left from before the
+    first call (as a notebook often has one), AdamW; the losses, then the parameters after the last call."""
+    Draws, cases = _cases()
+    draws = Draws(SEED, "check.train_step")
+    got, mine = cases.train_losses(draws, lambda *args: _as_loss(name, run(name, fn, *args, on_error=loss_error),
+                                                                 strict=True))
+    want, ref = cases.train_losses(draws, RIGHT_STEP)
+    for step, (g, w) in enumerate(zip(got, want)):
+        if not abs(g - w) <= 1e-9:
+            hint = train_bug(got, lambda s: cases.train_losses(draws, s)[0])
+            raise CheckFailed(t("train_stale_loss_differs", step=step + 1, got=g, want=w), t(hint) if hint else None)
+    if not _same_params(mine, ref, 1e-8):
+        raise CheckFailed(t("train_stale_params_differ", step=len(got)), t("hint_train_order"))
+
+
+@reads_globals(LESSON)
 def check_train_step(fn, cls) -> None:
     name = "train_step"
     mine, ref = _toy_model(cls, 30), _toy_model(cls, 30)
@@ -92,6 +158,7 @@ def check_train_step(fn, cls) -> None:
         if not _same_params(mine, ref):
             raise CheckFailed(t("train_params_differ", step=step + 1),
                               t("hint_zero_grad") if step else t("hint_train_order"))
+    _train_grader_case(name, fn)
     passed(name)
 
 
@@ -110,6 +177,22 @@ def _causal_weights(g, b, h, t_, dtype=torch.float64):
     return torch.softmax(scores.masked_fill(~tril(t_), float("-inf")), dim=-1)
 
 
+def entropy_bug(got, w: torch.Tensor, tol: float) -> str | None:
+    """Which mistake gives got for the weights w (the visible check and the grader's judge alike)."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    if tuple(got.shape) != (w.size(1),):
+        return "hint_entropy_mean_axes"
+    if got.dtype != w.dtype:
+        return "hint_entropy_dtype"
+    if not torch.isfinite(got).all():
+        # Finite in float64 and not in float32: a number that avoids 0 in float64 is 0 in float32 (1e-50).
+        return "hint_entropy_nan_float32" if w.dtype == torch.float32 else "hint_entropy_nan"
+    return next((key for key, want in head_entropy_variants(w.double()).items()
+                 if key and close(got, want, tol)), None)
+
+
+@reads_globals(LESSON)
 def check_head_entropy(fn) -> None:
     name = "head_entropy"
     w = _causal_weights(torch.Generator().manual_seed(32), B, H + 1, T)
@@ -118,7 +201,25 @@ def check_head_entropy(fn) -> None:
     if not torch.isfinite(got).all():
         raise CheckFailed(t("has_nan", what=name), t("hint_entropy_nan"))
     diagnose(got, head_entropy_variants(w), "what_entropy")
+    _entropy_grader_case(name, fn)
     passed(name)
+
+
+def _entropy_grader_case(name: str, fn) -> None:
+    """The grader's float32 case (attn_course.probes.lesson5.causal_weights) from the check's seed: the entropy
+    in the weights' own dtype, to float32's precision."""
+    Draws, cases = _cases()
+    w = cases.causal_weights(Draws(SEED, "check.head_entropy"), torch.float32)
+    got = run(name, fn, w)
+    expect_shape(got, (w.size(1),), ("H",), name, t("hint_entropy_mean_axes"))
+    if got.dtype != w.dtype:
+        raise CheckFailed(t("entropy_dtype_differs", want=w.dtype, got=got.dtype), t("hint_entropy_dtype"))
+    want = head_entropy_variants(w.double())[None]
+    if not torch.isfinite(got).all():
+        raise CheckFailed(t("entropy_float32_nan"), t(entropy_bug(got, w, 1e-4)))
+    if not close(got, want, 1e-4):
+        hint = entropy_bug(got, w, 1e-4)
+        raise CheckFailed(t("entropy_float32_differs", err=max_error(got, want)), t(hint) if hint else None)
 
 
 def ablation_variants(model, x, y, layer: int, head: int) -> dict:
@@ -158,6 +259,7 @@ def ablation_variants(model, x, y, layer: int, head: int) -> dict:
     return variants
 
 
+@reads_globals(LESSON)
 def check_loss_without_head(fn, cls) -> None:
     name = "loss_without_head"
     model = _toy_model(cls, 33).eval()

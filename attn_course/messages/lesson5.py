@@ -37,10 +37,42 @@ MESSAGES = {
         "ja": "{step} 回目の呼び出しのあと、パラメータが正しい値と違います。",
         "ko": "{step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
     },
+    "hint_zero_grad_after_step": {
+        "ja": "zero_grad() を step() のあとに呼んでいませんか。それだと1回目の backward() で、呼ぶ前から残っていた勾配（前のセルで計算した勾配など）に新しい勾配が足し込まれます。zero_grad() は backward() より前に呼んでください。",
+        "ko": "zero_grad()를 step() 뒤에서 호출하고 있지 않나요? 그러면 첫 번째 backward()에서, 호출하기 전부터 남아 있던 기울기(앞 셀에서 계산한 기울기 등)에 새 기울기가 더해집니다. zero_grad()는 backward()보다 앞에서 호출하세요.",
+    },
+    "train_stale_loss_differs": {
+        "ja": "大きさの違う別のモデルを、勾配が残った状態から AdamW で学習させると、{step} 回目の呼び出しで返した損失が正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
+        "ko": "크기가 다른 모델을 기울기가 남아 있는 상태에서 AdamW로 학습시키면, {step}번째 호출에서 반환한 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
+    },
+    "train_stale_params_differ": {
+        "ja": "大きさの違う別のモデルを、勾配が残った状態から AdamW で学習させると、{step} 回目の呼び出しのあと、パラメータが正しい値と違います。",
+        "ko": "크기가 다른 모델을 기울기가 남아 있는 상태에서 AdamW로 학습시키면, {step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
+    },
     "what_entropy": {"ja": "エントロピー", "ko": "엔트로피"},
     "hint_entropy_nan": {
         "ja": "因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
         "ko": "인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
+    },
+    "hint_entropy_nan_float32": {
+        "ja": "0 を避けるために足したり clamp_min に渡したりした小さな値が、float32 では 0 に丸められています（float32 で表せるいちばん小さな正の数は約 1.4e-45 です）。1e-12 くらいの値を使うか、torch.special.xlogy(w, w) を使ってください。",
+        "ko": "0을 피하려고 더하거나 clamp_min에 넘긴 작은 값이 float32에서는 0으로 반올림됩니다(float32로 나타낼 수 있는 가장 작은 양수는 약 1.4e-45입니다). 1e-12 정도의 값을 쓰거나 torch.special.xlogy(w, w)를 쓰세요.",
+    },
+    "entropy_float32_nan": {
+        "ja": "float32 の重みを渡すと、エントロピーに NaN が出ます（float64 の重みでは出ませんでした）。",
+        "ko": "float32 가중치를 넘기면 엔트로피에 NaN이 나옵니다(float64 가중치에서는 나오지 않았습니다).",
+    },
+    "entropy_float32_differs": {
+        "ja": "float32 の重みを渡すと、エントロピーが正しい値と違います（最大誤差 {err:.3g}）。",
+        "ko": "float32 가중치를 넘기면 엔트로피가 올바른 값과 다릅니다(최대 오차 {err:.3g}).",
+    },
+    "entropy_dtype_differs": {
+        "ja": "{want} の重みを渡すと、{got} のテンソルが返ってきました。",
+        "ko": "{want} 가중치를 넘겼는데 {got} 텐서가 반환되었습니다.",
+    },
+    "hint_entropy_dtype": {
+        "ja": "途中で .double() などでデータ型を変えず、重みと同じデータ型のまま計算して返してください（float32 の重みなら float32 で返します）。",
+        "ko": "중간에 .double() 등으로 자료형을 바꾸지 말고, 가중치와 같은 자료형 그대로 계산해서 반환하세요(float32 가중치라면 float32로 반환합니다).",
     },
     "hint_entropy_log2": {
         "ja": "値が正しい値の 1/ln 2 ≈ 1.44 倍になっています。底が 2 の log（ビット）ではなく、自然対数 torch.log（nat）を使ってください。",

@@ -77,56 +77,11 @@ def loss_without_head(model, x, y, layer, head):
 
 
 # --------------------------------------------------------------------------- naming the mistake
-# On a mismatch, the learner's results are compared with the classic bugs of the visible checks
+# On a mismatch, the learner's results are compared with the classic bugs the visible checks name
 # (attn_course.checks.lesson5), run here on the grader's own model and batches.
-def _step_without_zero_grad(model, optimizer, x, y):
-    loss = toy_loss(model(x)[0], y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
-def _step_zero_grad_after_backward(model, optimizer, x, y):
-    loss = toy_loss(model(x)[0], y)
-    loss.backward()
-    optimizer.zero_grad()
-    optimizer.step()
-    return loss.item()
-
-
-def _step_softmax_twice(model, optimizer, x, y):
-    loss = toy_loss(model(x)[0].softmax(-1), y)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
-def _losses(res, step):
-    model = probe.toy_model(res)
-    probe.stale_gradients(res, model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    return [step(model, optimizer, *probe.batch(res, f"batch.{i}")) for i in range(3)]
-
-
 def _train_bug(res):
-    got = [res[f"loss.{i}"] for i in range(3)]
-    key = matching_bug(got, {"hint_zero_grad": _losses(res, _step_without_zero_grad),
-                             "hint_train_order": _losses(res, _step_zero_grad_after_backward),
-                             "hint_loss_softmax_twice": _losses(res, _step_softmax_twice)}, 1e-9)
-    if key is None and not matching_bug(got[0], {"right": _losses(res, train_step)[0]}, 1e-9):
-        return "hint_loss_layout"  # the visible check's rule: wrong from the first step
-    return key
-
-
-def _entropy_bug(res):
-    w = probe.causal_weights(res, torch.float64)
-    got = res[str(torch.float64)]
-    if isinstance(got, torch.Tensor) and tuple(got.shape) != (w.size(1),):
-        return "hint_entropy_mean_axes"
-    if isinstance(got, torch.Tensor) and not torch.isfinite(got).all():
-        return "hint_entropy_nan"
-    return matching_bug(got, checks.head_entropy_variants(w), 1e-9)
+    got = [res[f"loss.{i}"] for i in range(probe.STEPS)]
+    return checks.train_bug(got, lambda step: probe.train_losses(res, step)[0])
 
 
 def _ablation_bug(res):
@@ -159,11 +114,9 @@ def _loss(res, key):
 
 @judge("lesson5.train_step", on_error=checks.loss_error)
 def judge_train_step(res):
-    model = probe.toy_model(res)
-    probe.stale_gradients(res, model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    model, optimizer = probe.train_case(res)
     sizes, _ = probe.sizes(res)
-    for step in range(3):
+    for step in range(probe.STEPS):
         want = train_step(model, optimizer, *probe.batch(res, f"batch.{step}"))
         got = _loss(res, f"loss.{step}")
         if not abs(got - want) <= 1e-9:
@@ -179,9 +132,9 @@ def judge_train_step(res):
 
 @judge("lesson5.head_entropy")
 def judge_head_entropy(res):
-    with naming(lambda: _entropy_bug(res)):
-        for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
-            w = probe.causal_weights(res, dtype)
+    for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
+        w = probe.causal_weights(res, dtype)
+        with naming(lambda: checks.entropy_bug(res[str(dtype)], w, tol)):
             expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], head_entropy(w), tol)
 
 
