@@ -210,8 +210,10 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
 
 def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
     """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
-    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
+    if not math.isfinite(got):
+        raise Mismatch("answer_not_finite", name=name, got=repr(got))
     if integer and not isinstance(got, int):
         raise Mismatch("hint_answer_not_int", name=name, got=repr(got))
     if abs(got - want) > rel * abs(want):

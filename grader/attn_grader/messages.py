@@ -6,6 +6,7 @@ here is looked up in the learner package's messages, so a verdict can name the s
 likely mistake the visible checks name.
 """
 from attn_course.messages import MESSAGES as COURSE_MESSAGES
+from attn_course.messages import fill
 
 MESSAGES = {
     "feedback_hidden_tests": {
@@ -266,7 +267,7 @@ def text(key: str, lang: str, /, **fields) -> str:
     # key and lang positional-only: a message may have a field named key (why_missing_value's {key}), which
     # otherwise clashed with the parameter (TypeError: got multiple values for argument 'key'; make mutants).
     entry = MESSAGES.get(key) or COURSE_MESSAGES[key]
-    return entry[lang].format(**fields)
+    return fill(entry[lang], lang, **fields)
 
 
 def assignment_language(assignment: str) -> str:
