@@ -10,6 +10,7 @@ import torch.nn as nn
 
 from attn_course.checks import lesson2 as checks
 from attn_course.probes import lesson2 as probes
+from attn_course.messages import t
 from conftest import fails, fails_with
 from test_lesson1 import AttentionOK
 from test_lesson2 import MHAOK, merge_ok, ref, split_ok  # noqa: F401 - ref: the graded reference, a fixture
@@ -135,13 +136,31 @@ def test_dropout_in_eval_mode_computes_what_mha_does(ref, lang):
 
 
 def test_answers_that_are_not_python_numbers_say_so(lang):
-    from attn_course.messages import t
+    """numpy.int64 is a number: the message asks for a Python int or float and says how; inf is a float."""
     for answer, key, fields in ((np.int64(4 * 768 * 12 * 64), "answer_not_number", {"kind": "int64"}),
                                 (float("inf"), "answer_not_finite", {"got": "inf"})):
-        failure = fails_with(lambda a: checks.check_mha_param_answer(a, MHAOK), answer, key,
-                             name="answer_n_params", **fields)
-        assert "int" in str(failure) or key == "answer_not_finite"
-    assert "Python" in t("answer_not_number", name="a", kind="int64")
+        fails_with(lambda a: checks.check_mha_param_answer(a, MHAOK), answer, key, name="answer_n_params", **fields)
+        assert fails(probes.n_params, answer).key == key
+
+
+class WeightsAsFloat32(MHAOK):
+    def forward(self, x):
+        y, w = super().forward(x)
+        return y, w.float()
+
+
+class OutputOnly(MHAOK):
+    def forward(self, x):
+        return super().forward(x)[0]
+
+
+def test_results_of_another_dtype_or_count_are_explained_not_raised(ref, lang):
+    """The check raised torch's own "expected scalar type Float but found Double"; the grader said a Tensor came
+    where a torch.Tensor should."""
+    fails_with(checks.check_mha_module, WeightsAsFloat32, "dtype_changed", what=t("what_weights"),
+               want=torch.float64, got=torch.float32)
+    assert fails(probes.module, WeightsAsFloat32).key == "hidden_dtype"
+    assert fails(probes.module, OutputOnly).key == "hidden_not_tuple"
 
 
 def test_the_lesson_one_hint_names_are_not_lesson_twos():

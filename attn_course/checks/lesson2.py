@@ -259,6 +259,7 @@ def check_mha_module(cls) -> None:
         wide_key = wide_weights_hint(weights, module, x, H, D) if wide else None
         expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
                      t(wide_key) if wide_key else _shape_hint(weights, variants, 1e-4))
+        _expect_dtype(weights, x, "what_weights")
         v = module.W_v(x)
         if dropped_weights(weights, variants[None]):
             raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(weights, variants[None])),
@@ -266,12 +267,19 @@ def check_mha_module(cls) -> None:
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
+        _expect_dtype(y, x, "what_output")
         heads = weights @ split_heads(v, H)
         diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
     for other in others:
         other()
     _module_free_case(name, cls)
     passed(name)
+
+
+def _expect_dtype(got, x, what: str) -> None:
+    """The module's results keep x's dtype, as the grader's hidden test asks (hidden_dtype)."""
+    if got.dtype != x.dtype:
+        raise CheckFailed(t("dtype_changed", what=t(what), want=x.dtype, got=got.dtype))
 
 
 def right_mha(module, x, H: int, D: int):

@@ -138,6 +138,10 @@ MESSAGES = {
         "ja": "{what}の値が正しくありません（最大誤差 {err:.3g}）。",
         "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
+    "dtype_changed": {
+        "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
+        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}여야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
+    },
     "what_weights": {"ja": "重み", "ko": "가중치"},
     "what_output": {"ja": "出力", "ko": "출력"},
     "has_nan": {
@@ -249,8 +253,8 @@ MESSAGES = {
         "ko": "{name}에 아직 값이 없습니다. 숫자를 대입하세요.",
     },
     "answer_not_number": {
-        "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy や PyTorch の値は int(...) や float(...) で Python の数にできます。",
-        "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy나 PyTorch의 값은 int(...)나 float(...)로 Python의 수로 바꿀 수 있습니다.",
+        "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数にできます。",
+        "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy의 수(numpy.int64 등)는 int(...)나 float(...)로 Python의 수로 바꿀 수 있습니다.",
     },
     "answer_not_finite": {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",

@@ -286,7 +286,9 @@ def _expect_outputs(case, got, want, tol) -> None:
     wants = as_tuple(want)
     gots = got if isinstance(got, tuple) else (got,)
     if len(gots) != len(wants):
-        raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+        if len(wants) == 1:
+            raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+        raise Mismatch("hidden_not_tuple", case=case, n=len(wants), kind=_kind(got))
     swapped = len(wants) == 2 and all(isinstance(x, torch.Tensor) for x in (*gots, *wants)) and \
         gots[1].shape == wants[0].shape != gots[0].shape
     for g, w in zip(gots, wants):
