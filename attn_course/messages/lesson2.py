@@ -85,6 +85,14 @@ MESSAGES = {
         "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
+    "demo_torch_mha_same": {
+        "ja": "出力も重みも nn.MultiheadAttention と一致しました（差は 1e-6 以下）。",
+        "ko": "출력과 가중치 모두 nn.MultiheadAttention과 일치합니다(차이 1e-6 이하).",
+    },
+    "demo_torch_mha_differs": {
+        "ja": "nn.MultiheadAttention と一致しません（差が 1e-6 を超えています）。演習 3 の MultiHeadAttention と演習 6 の to_torch_mha のチェックの結果を見直してください。",
+        "ko": "nn.MultiheadAttention과 일치하지 않습니다(차이가 1e-6보다 큽니다). 연습 문제 3의 MultiHeadAttention과 연습 문제 6의 to_torch_mha 검사 결과를 다시 확인하세요.",
+    },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
     "head_weights_differ": {
         "ja": "head_as_single(mha, {i}) の重み行列が、mha のヘッド {i} の部分と違います。",
