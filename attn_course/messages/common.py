@@ -138,10 +138,6 @@ MESSAGES = {
         "ja": "{what}の値が正しくありません（最大誤差 {err:.3g}）。",
         "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
-    "dtype_changed": {
-        "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
-        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}여야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
-    },
     "what_weights": {"ja": "重み", "ko": "가중치"},
     "what_output": {"ja": "出力", "ko": "출력"},
     "has_nan": {

@@ -85,6 +85,10 @@ MESSAGES = {
         "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
+    "dtype_changed": {
+        "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
+        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}여야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
+    },
     "demo_torch_mha_same": {
         "ja": "出力も重みも nn.MultiheadAttention と一致しました（差は 1e-6 以下）。",
         "ko": "출력과 가중치 모두 nn.MultiheadAttention과 일치합니다(차이 1e-6 이하).",
