@@ -43,6 +43,20 @@ class ScaledBy(MHAOK):
         self.scale = self.divisor(self)
 
 
+class ScaledAfterSoftmax(MHAOK):
+    def forward(self, x):
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1), -1) / self.scale
+        return self.W_o(merge_ok(w @ V)), w
+
+
+class WeightNotTransposed(MHAOK):
+    def forward(self, x):
+        Q, K, V = (split_ok(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
+        w = torch.softmax(Q @ K.transpose(-2, -1) / self.scale, -1)
+        return merge_ok(w @ V) @ self.W_o.weight, w
+
+
 def scaled_by(divisor):
     return type("Scaled", (ScaledBy,), {"divisor": staticmethod(divisor)})
 
@@ -83,6 +97,9 @@ MODULE = {
     "scale_d": (scaled_by(lambda m: m.head_dim), "hint_scale_by_d", {}),
     "scale_heads": (scaled_by(lambda m: math.sqrt(m.n_head)), "hint_scale_by_heads", {}),
     "scale_mul": (scaled_by(lambda m: 1 / math.sqrt(m.head_dim)), "hint_scale_d_mul", {}),
+    "scale_after_softmax": (ScaledAfterSoftmax, "hint_scale_after_softmax", {}),
+    # "mat1 and mat2 shapes cannot be multiplied" was named "W_o's input is not H·D wide"; it is H·D wide
+    "weight_not_transposed": (WeightNotTransposed, "hint_weight_not_transposed", {}),
 }
 HEAD = {
     "float32": (head_copy(to_mha=False), "hint_head_dtype", {"got": "torch.float32 / cpu", "want": "torch.float64 / cpu"}),
@@ -177,3 +194,11 @@ def test_the_lesson_one_hint_names_are_not_lesson_twos():
 def test_a_swapped_pair_is_not_quoted_as_the_learners_code(lang):
     fails_with(checks.check_mha_module, type("Swapped", (MHAOK,), {"forward": lambda s, x: MHAOK.forward(s, x)[::-1]}),
                "hint_pair_order", name="MultiHeadAttention.forward")
+
+
+def test_weights_with_nan_are_not_told_to_divide_by_the_sum(ref):
+    """√(E // H) is √0 on sizes where E < H: the grader's weights are NaN, and "divide each row by the sum of exp"
+    is no cause of that."""
+    from attn_grader.verdict import hint_of
+    assert hint_of(fails(probes.module, scaled_by(lambda m: math.sqrt(m.embed_dim // m.n_head))))[0] != \
+        "hint_rows_not_normalised"

@@ -153,6 +153,7 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
             variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
             variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
+            variants["hint_scale_after_softmax"] = torch.softmax(raw, -1) / math.sqrt(D)
             variants.update({_in_heads(k): torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
@@ -222,6 +223,8 @@ def matmul_hint(failed, t_len: int, d: int) -> str | None:
     all three): Q @ K, two (T, D), is K not transposed; V @ weights, (T, D) @ (T, T), the weighted average's operands
     the other way round; weights of (D, D), made by Kᵀ @ Q, the scores' operands. Any other pair: None, no hint
     ("transpose K", the generic hint for a product's sizes, would name a cause the code does not have)."""
+    if len(failed[1]) == 2 and failed[0][-1] == failed[1][-1] != failed[1][0]:
+        return "hint_weight_not_transposed"   # x @ layer.weight: an (out, in) weight used as (in, out)
     a, b = (tuple(shape[-2:]) for shape in failed)
     if a == b == (t_len, d):
         return "hint_transpose_k"
@@ -231,11 +234,14 @@ def matmul_hint(failed, t_len: int, d: int) -> str | None:
 
 
 def _forward_named(failure: CheckFailed, watch: MatmulWatch) -> CheckFailed:
-    """failure with its hint named by the failing matrix product, where module_error does not name it already."""
+    """failure with its hint named by the failing matrix product where its operands name one, else as module_error
+    named it."""
     raised = getattr(failure, "raised", None) or {}
-    if watch.failed is None or module_error(raised.get("kind", ""), raised.get("message", ""), ""):
+    if watch.failed is None:
         return failure
-    key = matmul_hint(watch.failed, T, D)
+    key = matmul_hint(watch.failed, T, D)   # the operands tell more than the text ("mat1 and mat2 ...")
+    if key is None and module_error(raised.get("kind", ""), raised.get("message", ""), ""):
+        return failure
     named_failure = CheckFailed(failure.message, t(key) if key else None)
     named_failure.raised = raised
     return named_failure

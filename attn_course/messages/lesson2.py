@@ -182,6 +182,14 @@ MESSAGES = {
         "ja": "√D をスコアで割っていませんか。割られるのはスコアのほうです（Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)）。",
         "ko": "√D를 점수로 나눈 것 같습니다. 나뉘는 쪽은 점수입니다(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)).",
     },
+    "hint_scale_after_softmax": {
+        "ja": "ソフトマックスのあとで √D で割っていませんか。そうすると各行の和が 1/√D になります。√D で割るのはソフトマックスの前のスコアです（torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)）。",
+        "ko": "소프트맥스를 한 뒤에 √D로 나눈 것 같습니다. 그러면 각 행의 합이 1/√D가 됩니다. √D로 나누는 것은 소프트맥스 전의 점수입니다(torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)).",
+    },
+    "hint_weight_not_transposed": {
+        "ja": "層の重み行列 weight を、転置せずに @ で掛けていませんか（y @ self.W_o.weight など）。nn.Linear の weight は (出力, 入力) の形状です。層は self.W_o(y) のように呼び出して使います（y @ self.W_o.weight.T と同じ計算です）。",
+        "ko": "층의 가중치 행렬 weight를 전치하지 않고 @로 곱한 것 같습니다(y @ self.W_o.weight 등). nn.Linear의 weight는 (출력, 입력) 모양입니다. 층은 self.W_o(y)처럼 호출해서 씁니다(y @ self.W_o.weight.T와 같은 계산입니다).",
+    },
     "hint_scale_by_heads": {
         "ja": "ヘッドの数 H（self.n_head）の平方根で割っていませんか。割るのは1つのヘッドの幅 D（self.head_dim）の平方根 √D です。",
         "ko": "헤드 수 H(self.n_head)의 제곱근으로 나눈 것 같습니다. 나눠야 하는 값은 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D입니다.",

@@ -105,7 +105,8 @@ def _module_bug(res):
         key = matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
     if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
         sums = weights.sum(-1)   # as the visible check: softmax over another axis, or none (make mutants)
-        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
+        # NaN or inf: the visible check says so (has_nan), and "divide by the sum of exp" would not be the cause
+        if bool(torch.isfinite(sums).all()) and not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
             return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
     return key
 
@@ -142,8 +143,6 @@ def _matmul_raised(res):
         return
     error = str(res["raised_error"])
     kind, _, message = error.partition(": ")
-    if checks.module_error(kind, message, ""):
-        return   # partial: nothing wrong before the error, so the verdict goes to on_error
     args = probe.module_args(res)
     t_len = probe.module_input(res, args, "float64", torch.float64).size(1)
     failed = res["matmul_failed"]
@@ -151,6 +150,8 @@ def _matmul_raised(res):
         key = checks.matmul_hint(failed, t_len, args[2])
     except (TypeError, ValueError):
         key = None
+    if key is None and checks.module_error(kind, message, ""):
+        return   # partial: nothing wrong before the error, so the verdict goes to on_error
     raise Mismatch("hidden_raised", hint=key, name="MultiHeadAttention.forward", error=error)
 
 
