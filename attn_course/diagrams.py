@@ -43,7 +43,8 @@ def _arrow(ax, start, end, text=None):
 
 
 def head_split(n_head: int = 3, head_dim: int = 2, T: int = 4):
-    """(B, T, E) → view (B, T, H, D) → transpose (B, H, T, D): one batch element shown."""
+    """(B, T, H·D) → view (B, T, H, D) → transpose (B, H, T, D): one batch element shown. split_heads takes a
+    projection's output, H·D wide (E only when H·D = E)."""
     E = n_head * head_dim
     fig, ax = _canvas(E + 2 + E + 3 + n_head * (head_dim + 1) + 1, T + 2.2, size=(10, 3.2))
     by_column = lambda c, r: COLOURS[c // head_dim]  # noqa: E731 - a column's head

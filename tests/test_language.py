@@ -190,3 +190,65 @@ def test_bold_and_italics_render(lang):
 def test_paragraph_splitter_sees_paragraphs_and_list_items():
     cell = "# 見出し\n\n一つ目の段落。\n続き。\n\n- 項目 1\n- 項目 2\n\n| a | b |\n|---|---|\n\n```python\nx = 1\n```"
     assert list(paragraphs(cell)) == ["一つ目の段落。 続き。", "- 項目 1", "- 項目 2"]
+
+
+# Japanese typography (lessons/GLOSSARY.md, "Japanese spacing" and "Nakaguro"), measured on every text a Japanese
+# learner reads: prose, messages, widget and figure labels.
+JAPANESE = r"[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u4e00-\u9fff]"  # kana and kanji; not ・, not （）「」
+FIELD = re.compile(r"\{[A-Za-z_0-9.\[\]]*(![rsa])?(:[^{}]*)?\}")
+
+
+def japanese_typography_view(text):
+    """text as the spacing rule reads it: maths and code blocks out, a code span's inside and a message's {field}
+    replaced (the field's spacing is fill()'s: the template cannot know whether it holds ASCII)."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
+    text = re.sub(r"\$[^$\n]+\$", "", text)
+    text = re.sub(r"`[^`\n]+`", "`x`", text)
+    return FIELD.sub("\0", text)
+
+
+def test_ascii_and_japanese_are_spaced():
+    """「split_heads の形状」, 「`mask` を」, 「Q と K」: a space between ASCII text and Japanese; counters stay on
+    their digits (「2つ」), ・ and full-width brackets take no space."""
+    touching = re.compile(rf"[A-Za-z_`)\]]{JAPANESE}|{JAPANESE}[A-Za-z_`(\[]")
+    found = [(where, view[max(0, m.start() - 15):m.end() + 5]) for where, text in texts("ja")
+             for view in [japanese_typography_view(text)] for m in touching.finditer(view)]
+    assert not found, found
+
+
+def test_a_field_that_holds_ascii_is_spaced_from_japanese():
+    from attn_course.messages import fill, text
+
+    assert fill("{what}の形状", "ja", what="split_heads") == "split_heads の形状"
+    assert fill("{what}の形状", "ja", what="重み") == "重みの形状"
+    assert fill("{where}の {line} 行目", "ja", where="<cell>", line=3) == "<cell>の 3 行目"
+    assert fill("形状は{shape}です", "ja", shape=(2, 3)) == "形状は (2, 3) です"
+    assert fill("{n}個、{err:.2f}", "ja", n=3, err=0.5) == "3個、0.50"
+    assert fill("{what}의 모양", "ko", what="split_heads") == "split_heads의 모양"
+    message = text("wrong_axis", "ja", what="split_heads", want=(2, 4, 3, 8), layout="(B, H, T, D)",
+                   got=(2, 3, 4, 8), axis=1, axis_name="H", want_n=4, got_n=3)
+    assert message.startswith("split_heads の形状が違います。")
+
+
+def enumerations_of_terms(text):
+    """Runs of two or more glossary terms joined by 、 that name one thing: inside （…）, before の, など or や, or
+    three terms or more anywhere. Table rows (a lesson's topics) are lists of phrases and keep 、."""
+    terms = sorted({re.sub(r"（.*?）", "", term).strip() for term in preferred_terms("ja")}, key=len, reverse=True)
+    term = "(?:" + "|".join(map(re.escape, terms)) + ")"
+    # A term that touches katakana or kanji, or follows Japanese and a space, is part of a longer phrase.
+    word = r"[\u30a0-\u30fa\u30fc-\u30ff\u4e00-\u9fff]"
+    run = re.compile(rf"(?<!{word})(?<!{JAPANESE} ){term}(?:、{term})+(?!{word})")
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            continue
+        for m in run.finditer(line):
+            before, after = line[m.start() - 1:m.start()], line[m.end():m.end() + 2]
+            if m.group(0).count("、") >= 2 or before == "（" or after[:1] in ("）", "の", "や") or after == "など":
+                yield m.group(0)
+
+
+def test_enumerations_of_terms_use_nakaguro():
+    """GLOSSARY.md: ・ between the items of an enumeration (クエリ・キー・バリュー); 、 between clauses."""
+    found = [(where, run) for where, text in texts("ja") for run in enumerations_of_terms(text)]
+    assert not found, found

@@ -126,7 +126,7 @@ def test_mha_module_checks(lang):
     fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_contiguous"]), "hint_contiguous")
     fails_with(checks.check_mha_module, variant(w_o=False), "hint_w_o_missing")
     fails_with(checks.check_mha_module, variant(scale=math.sqrt(checks.H * checks.D)), "hint_scale_head_dim")
-    fails_with(checks.check_mha_module, variant(scale=1.0), "hint_no_scale")
+    fails_with(checks.check_mha_module, variant(scale=1.0), "hint_no_scale_d")
     fails_with(checks.check_mha_module, WideHead, "hint_not_split")
     fails_with(checks.check_mha_module, FloorHeadDim, "hint_no_divisibility_error", e=10, h=3)
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 from attn_course.hand_policy import cell_key
-from attn_course.messages import MESSAGES
+from attn_course.messages import MESSAGES, text
 from attn_grader.release import generate_releases
 from grading_marks import check as check_grading_marks
 
@@ -217,7 +217,7 @@ def by_hand_note(cell, lang: str, again: bool = False):
     if "softmax" in families:
         parts.append(MESSAGES["by_hand_note_softmax"][lang])
     if library_path:
-        parts.append(MESSAGES["by_hand_note_library_path"][lang].format(path=library_path))
+        parts.append(text("by_hand_note_library_path", lang, path=library_path))
     return ("" if lang == "ja" else " ").join(parts)   # Japanese sentences follow one another without a space
 
 

@@ -496,7 +496,7 @@ def expect_number(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise CheckFailed(t("answer_not_number", name=name, kind=type(value).__name__))
     if not math.isfinite(value):
-        raise CheckFailed(t("answer_not_number", name=name, kind=repr(value)))
+        raise CheckFailed(t("answer_not_finite", name=name, got=repr(value)))
     return float(value)
 
 

@@ -97,6 +97,46 @@ def _shape_hint(got, variants: dict, tol: float) -> str | None:
     return None
 
 
+# Lesson 1's scaling hints name its d_k; from lesson 2 the text calls a head's width D (self.head_dim).
+HEAD_SCALE_HINTS = {"hint_scale_mul": "hint_scale_d_mul", "hint_scale_floor": "hint_scale_d_floor",
+                    "hint_scale_inverted": "hint_scale_d_inverted", "hint_scale_wrong_dim": "hint_scale_by_heads"}
+
+
+def _in_heads(key):
+    """A key of scale_variants as lesson 2 names it (a (hint, detail) key keeps its detail)."""
+    if isinstance(key, tuple):
+        return (HEAD_SCALE_HINTS.get(key[0], key[0]), *key[1:])
+    return HEAD_SCALE_HINTS.get(key, key)
+
+
+def wide_weights_hint(weights, module, x, H: int, D: int) -> str | None:
+    """Why a module's weights are (B, T, T), not (B, H, T, T): averaged over the heads, one head's taken, or the
+    scores computed on the whole width without split_heads. Anything else: None (a hint would only guess)."""
+    right = mha_weight_variants(module, x, H, D)[None]
+    if close(weights, right.mean(1), 1e-4):
+        return "hint_weights_averaged"
+    if any(close(weights, right[:, h], 1e-4) for h in range(H)):
+        return "hint_weights_one_head"
+    raw = module.W_q(x) @ module.W_k(x).transpose(-2, -1)
+    if any(close(weights, torch.softmax(raw / s, -1), 1e-4) for s in {1.0, math.sqrt(D), math.sqrt(H * D), D}):
+        return "hint_not_split"
+    return None
+
+
+def dropped_weights(got, right) -> bool:
+    """Weights with dropout on them (torch.dropout, F.dropout, nn.Dropout in training mode): each either 0 or the
+    right weight times one factor 1 / (1 − p) > 1. The rows then sum to anything but 1, and "check the
+    softmax" would name a cause the code does not have."""
+    if not isinstance(got, torch.Tensor) or got.shape != right.shape or not got.is_floating_point():
+        return False
+    got, right = got.detach().to(right), right.detach()
+    kept = (got != 0) & (right > 1e-6)
+    if not (got == 0).any() or not kept.any():
+        return False
+    ratio = got[kept] / right[kept]
+    return float(ratio.mean()) > 1.0 + 1e-6 and close(ratio, torch.full_like(ratio, float(ratio.mean())), 1e-6)
+
+
 def mha_weight_variants(module, x, H: int, D: int) -> dict:
     """The right attention weights of a multi-head module (W_q, W_k) on x, and the classic wrong ones."""
     B, T, E = x.shape
@@ -109,12 +149,13 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
         raw = Q @ K.transpose(-2, -1)
         if not split_key:
             variants[None] = torch.softmax(raw / math.sqrt(D), -1)
-            variants["hint_no_scale"] = torch.softmax(raw, -1)
-            variants["hint_scale_dk"] = torch.softmax(raw / D, -1)
+            variants["hint_no_scale_d"] = torch.softmax(raw, -1)
+            variants["hint_scale_by_d"] = torch.softmax(raw / D, -1)
             variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
             variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
             variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
-            variants.update({k: torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
+            variants["hint_scale_after_softmax"] = torch.softmax(raw, -1) / math.sqrt(D)
+            variants.update({_in_heads(k): torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
     Q, K = (z.reshape(B, T, D, H).transpose(1, 2) for z in (q, k))   # split_heads(z, self.head_dim): D heads of H
@@ -183,6 +224,8 @@ def matmul_hint(failed, t_len: int, d: int) -> str | None:
     all three): Q @ K, two (T, D), is K not transposed; V @ weights, (T, D) @ (T, T), the weighted average's operands
     the other way round; weights of (D, D), made by Kᵀ @ Q, the scores' operands. Any other pair: None, no hint
     ("transpose K", the generic hint for a product's sizes, would name a cause the code does not have)."""
+    if len(failed[1]) == 2 and failed[0][-1] == failed[1][-1] != failed[1][0]:
+        return "hint_weight_not_transposed"   # x @ layer.weight: an (out, in) weight used as (in, out)
     a, b = (tuple(shape[-2:]) for shape in failed)
     if a == b == (t_len, d):
         return "hint_transpose_k"
@@ -192,11 +235,14 @@ def matmul_hint(failed, t_len: int, d: int) -> str | None:
 
 
 def _forward_named(failure: CheckFailed, watch: MatmulWatch) -> CheckFailed:
-    """failure with its hint named by the failing matrix product, where module_error does not name it already."""
+    """failure with its hint named by the failing matrix product where its operands name one, else as module_error
+    named it."""
     raised = getattr(failure, "raised", None) or {}
-    if watch.failed is None or module_error(raised.get("kind", ""), raised.get("message", ""), ""):
+    if watch.failed is None:
         return failure
-    key = matmul_hint(watch.failed, T, D)
+    key = matmul_hint(watch.failed, T, D)   # the operands tell more than the text ("mat1 and mat2 ...")
+    if key is None and module_error(raised.get("kind", ""), raised.get("message", ""), ""):
+        return failure
     named_failure = CheckFailed(failure.message, t(key) if key else None)
     named_failure.raised = raised
     return named_failure
@@ -217,18 +263,30 @@ def check_mha_module(cls) -> None:
     with also_checks(*others), torch.no_grad():
         wide = isinstance(weights, torch.Tensor) and tuple(weights.shape) == (B, T, T)
         variants = mha_weight_variants(module, x, H, D)
+        wide_key = wide_weights_hint(weights, module, x, H, D) if wide else None
         expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
-                     t("hint_not_split") if wide else _shape_hint(weights, variants, 1e-4))
+                     t(wide_key) if wide_key else _shape_hint(weights, variants, 1e-4))
+        _expect_dtype(weights, x, "what_weights")
         v = module.W_v(x)
+        if dropped_weights(weights, variants[None]):
+            raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(weights, variants[None])),
+                              t("hint_weights_dropout"))
         diagnose(weights, variants, "what_weights")
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
+        _expect_dtype(y, x, "what_output")
         heads = weights @ split_heads(v, H)
         diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
     for other in others:
         other()
     _module_free_case(name, cls)
     passed(name)
+
+
+def _expect_dtype(got, x, what: str) -> None:
+    """The module's results keep x's dtype, as the grader's hidden test asks (hidden_dtype)."""
+    if got.dtype != x.dtype:
+        raise CheckFailed(t("dtype_changed", what=t(what), want=x.dtype, got=got.dtype))
 
 
 def right_mha(module, x, H: int, D: int):
@@ -261,21 +319,69 @@ def _expect_head_dim_rules(name, cls) -> None:
         raise named("hint_no_divisibility_error", e=10, h=3)
 
 
-def head_error(kind: str, message: str, call: str) -> str:
-    """An error in head_as_single: a copy_ into a parameter outside torch.no_grad(), or a slice of the wrong size."""
-    return "hint_copy_no_grad" if "leaf Variable" in message else "hint_head_slice"
+def head_error(kind: str, message: str, call: str) -> str | None:
+    """An error in head_as_single: a copy_ into a parameter outside torch.no_grad(), or a copy_ between two shapes
+    (a slice of the wrong size; hint_head_slice gives the new Attention's shapes too). Any other error: no hint."""
+    if "leaf Variable" in message:
+        return "hint_copy_no_grad"
+    if kind == "RuntimeError" and "must match the size of tensor" in message:
+        return "hint_head_slice"
+    return None
 
 
-def head_weights_hint(got, mha, i: int) -> str:
-    """Why head i's W_q is not mha's rows i·D … (i+1)·D − 1: never copied, interleaved, or sliced elsewhere."""
-    W = mha.W_q.weight.detach()
-    got = got.detach().to(W) if isinstance(got, torch.Tensor) else None
-    if got is not None and got.shape == W[i::mha.n_head].shape and torch.equal(got, W[i::mha.n_head]):
-        return "hint_interleaved"
-    if got is None or got.dim() != 2 or got.shape[-1] != W.shape[-1] or \
-            not any(torch.equal(row, other) for row in got for other in W):
-        return "hint_head_not_copied"   # no row of mha's W_q in it: the new module's own random weights
-    return "hint_head_slice"
+HEAD_LAYERS = ("W_q", "W_k", "W_v", "W_o")
+
+
+def head_slices(mha, i: int) -> dict:
+    """Head i's part of each of mha's weight matrices: rows of W_q, W_k, W_v, columns of W_o."""
+    rows = slice(i * mha.head_dim, (i + 1) * mha.head_dim)
+    return {name: getattr(mha, name).weight.detach()[(slice(None), rows) if name == "W_o" else rows]
+            for name in HEAD_LAYERS}
+
+
+def head_weights_hint(layers: dict, mha, i: int) -> tuple | None:
+    """(hint, fields) naming why head i's copied weights (layers: {"W_q": tensor, …}, as the new Attention holds
+    them) are not mha's slices, or None when they are. The first layer that differs is named: of another dtype
+    or device than mha (the template's .to(mha.W_q.weight) left out), interleaved rows, another layer's slice,
+    no row of mha's at all (never copied), or another slice."""
+    want = head_slices(mha, i)
+    W = {name: getattr(mha, name).weight.detach() for name in HEAD_LAYERS}
+    for name in HEAD_LAYERS:
+        got, right = layers.get(name), want[name]
+        if isinstance(got, torch.Tensor) and got.is_floating_point() and got.shape == right.shape and \
+                (got.dtype, got.device.type) != (right.dtype, right.device.type) and close(got.to(right), right, 1e-6):
+            return "hint_head_dtype", {"got": f"{got.dtype} / {got.device.type}",
+                                       "want": f"{right.dtype} / {right.device.type}"}
+    if all(_holds_none_of(layers.get(name), W[name], name == "W_o") for name in HEAD_LAYERS):
+        return "hint_head_not_copied", {}
+    for name in HEAD_LAYERS:
+        got = layers.get(name)
+        right = want[name]
+        if isinstance(got, torch.Tensor) and got.shape == right.shape and got.dtype == right.dtype \
+                and got.device.type == right.device.type and torch.equal(got.detach(), right):
+            continue
+        if not isinstance(got, torch.Tensor) or not got.is_floating_point():
+            return "hint_head_layer_not_copied", {"layer": name}
+        got = got.detach().to(right)
+        if name != "W_o" and got.shape == W[name][i::mha.n_head].shape and torch.equal(got, W[name][i::mha.n_head]):
+            return "hint_interleaved", {}
+        other = next((o for o in HEAD_LAYERS if o != name and want[o].shape == got.shape
+                      and torch.equal(got, want[o])), None)
+        if other is not None:
+            return "hint_head_layer_other", {"layer": name, "other": other}
+        if _holds_none_of(got, W[name], name == "W_o"):
+            return "hint_head_layer_not_copied", {"layer": name}
+        return "hint_head_slice", {}
+    return None
+
+
+def _holds_none_of(got, weight, by_columns: bool) -> bool:
+    """Whether got (a copied weight) holds no row of mha's weight (no column, for W_o): its own random weights."""
+    if not isinstance(got, torch.Tensor) or not got.is_floating_point() or got.dim() != 2:
+        return True
+    got = got.detach().to(weight)
+    mine, lines = (got.T, weight.T) if by_columns else (got, weight)
+    return mine.shape[-1] != lines.shape[-1] or not any(torch.equal(row, line) for row in mine for line in lines)
 
 
 @reads_globals(LESSON)
@@ -301,18 +407,16 @@ def _head_as_single_case(fn, attention_cls, sizes, seed: int) -> None:
         if not isinstance(single, attention_cls):
             raise CheckFailed(t("hint_head_returns_attention"))
         expect_copy(name, before, heads, single)
+        layers = {name: getattr(getattr(single, name, None), "weight", None) for name in HEAD_LAYERS}
+        wrong = head_weights_hint(layers, heads, i)
+        if wrong is not None:
+            key, fields = wrong
+            raise CheckFailed(t("head_weights_differ", i=i), t(key, **fields))
         single = single.double()
-        rows = slice(i * D, (i + 1) * D)
-        if (single.W_q.weight.shape != (D, E) or not torch.equal(single.W_q.weight, heads.W_q.weight[rows])
-                or single.W_o.weight.shape != (E, D) or not torch.equal(single.W_o.weight, heads.W_o.weight[:, rows])):
-            hint = head_weights_hint(single.W_q.weight, heads, i)
-            if hint == "hint_head_slice" and torch.equal(single.W_q.weight, heads.W_q.weight[rows]):
-                hint = "hint_head_slice"   # W_q right, W_o wrong: the columns of W_o
-            raise CheckFailed(t("head_weights_differ", i=i), t(hint))
         with torch.no_grad():
             total = total + run(name, single, x)[0]
-    if not close(total, want, 1e-10):
-        raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)), t("hint_head_slice"))
+    if not close(total, want, 1e-10):   # every weight is mha's: the new Attention's forward differs from lesson 1's
+        raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)))
 
 
 def torch_mha_error(kind: str, message: str, call: str) -> str | None:
@@ -324,6 +428,29 @@ def torch_mha_error(kind: str, message: str, call: str) -> str | None:
     if kind == "RuntimeError" and "must match the size of tensor b" in message:
         return "hint_torch_mha_copy_shape"
     return None
+
+
+def in_proj_hint(got, mha) -> tuple:
+    """(hint, fields) naming why in_proj_weight is not W_q, W_k, W_v's weights stacked in this order: transposed,
+    in another order, or one block that holds none of them (not copied: the module's own random weights)."""
+    w = [mha.W_q.weight.detach(), mha.W_k.weight.detach(), mha.W_v.weight.detach()]
+    got = got.detach().to(w[0])
+    if close(got, torch.cat([m.T for m in w]), 1e-6):
+        return "hint_in_proj_transposed", {}
+    blocks = got.chunk(3) if got.shape == torch.cat(w).shape else ()
+    for name, block, right in zip(("W_q", "W_k", "W_v"), blocks, w):
+        if not close(block, right, 1e-6) and not any(close(block, other, 1e-6) for other in w):
+            e = right.shape[0]
+            start = ("W_q", "W_k", "W_v").index(name) * e
+            return "hint_in_proj_block", {"layer": name, "lo": start, "hi": start + e - 1}
+    return "hint_in_proj_order", {}
+
+
+def torch_mha_dropout(p, training) -> tuple | None:
+    """(hint, fields) for an nn.MultiheadAttention returned with dropout on: in training mode (a new module's) its
+    weights and output differ from mha's on every call. The text builds it without (dropout=0, the default); one
+    with dropout put in eval mode computes what mha does."""
+    return ("hint_torch_mha_dropout", {"p": p}) if isinstance(p, (int, float)) and p and training else None
 
 
 def _expect_like_mha(theirs, mha) -> None:
@@ -368,6 +495,9 @@ def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
                      ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H)):
         if not ok:
             raise CheckFailed(t("hint_torch_mha_setup", what=what))
+    dropout = torch_mha_dropout(theirs.dropout, theirs.training)
+    if dropout:
+        raise named(dropout[0], **dropout[1])
     _expect_like_mha(theirs, heads)
     if device:
         _expect_on_device(name, fn, heads)
@@ -375,11 +505,8 @@ def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
     got = theirs.in_proj_weight.detach()
     # 1e-6: a float32 copy of float64 weights is right, just rounded.
     if not close(got, torch.cat(w), 1e-6):
-        if close(got, torch.cat([m.T for m in w]), 1e-6):
-            raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))),
-                              t("hint_in_proj_transposed"))
-        raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))),
-                          t("hint_in_proj_order"))
+        key, fields = in_proj_hint(got, heads)
+        raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))), t(key, **fields))
     if not close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-6):
         raise CheckFailed(t("values_differ", what="out_proj.weight",
                             err=max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))

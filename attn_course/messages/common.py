@@ -63,8 +63,8 @@ MESSAGES = {
         "ko": "√d_k를 점수로 나눈 것 같습니다. 나뉘는 쪽은 점수입니다(Q @ K.transpose(-2, -1) / math.sqrt(d_k)).",
     },
     "hint_pair_order": {
-        "ja": "{name} は (出力, 重み) の順で返します。いまは2つが入れ替わっています（return y, weights）。",
-        "ko": "{name}의 반환값은 (출력, 가중치) 순서입니다. 지금은 둘의 순서가 바뀌어 있습니다(return y, weights).",
+        "ja": "{name} は (出力, 重み) の順で返します。いまは (重み, 出力) の順になっています。出力を先にして返してください（たとえば return y, weights）。",
+        "ko": "{name}의 반환값은 (출력, 가중치) 순서입니다. 지금은 (가중치, 출력) 순서로 되어 있습니다. 출력을 먼저 반환하세요(예: return y, weights).",
     },
     "hint_earlier_cause": {
         "ja": "この演習は、演習 {n} で書いた {name} を使っています。それが演習 {n} のチェックに合格していないので、ここでの失敗はそこから来ている可能性があります。まずそちらを直してください。",
@@ -189,7 +189,7 @@ MESSAGES = {
         "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
     },
     "why_proj_in": {
-        "ja": "W_q, W_k, W_v は埋め込み次元 E の入力を、クエリ、キー、バリューの次元（1つのヘッドなら D、H 個なら H·D）に写します。",
+        "ja": "W_q, W_k, W_v は埋め込み次元 E の入力を、クエリ・キー・バリューの次元（1つのヘッドなら D、H 個なら H·D）に写します。",
         "ko": "W_q, W_k, W_v는 임베딩 차원 E의 입력을 쿼리, 키, 밸류의 차원(헤드가 하나면 D, H개면 H·D)으로 바꿉니다(투영합니다).",
     },
     "why_proj_out": {
@@ -249,8 +249,12 @@ MESSAGES = {
         "ko": "{name}에 아직 값이 없습니다. 숫자를 대입하세요.",
     },
     "answer_not_number": {
-        "ja": "{name} は数値にしてください（いまは {kind}）。",
-        "ko": "{name}의 값은 숫자여야 합니다(지금은 {kind}).",
+        "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数にできます。",
+        "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy의 수(numpy.int64 등)는 int(...)나 float(...)로 Python의 수로 바꿀 수 있습니다.",
+    },
+    "answer_not_finite": {
+        "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",
+        "ko": "{name}의 값이 유한한 수가 아닙니다(지금은 {got}). inf나 nan이 나오지 않게 계산하세요.",
     },
     "answer_not_integer": {
         "ja": "{name} は整数になるはずです（いまは {got}）。",
@@ -513,8 +517,8 @@ MESSAGES = {
         "ko": "어텐션 탐색기(층 {l}개, 헤드 {h}개, 토큰 {t}개)",
     },
     # --- diagrams (attn_course/diagrams.py, assets/) ----------------------------
-    "diagram_head_split_title": {"ja": "ヘッドへの分割：(B, T, E) → (B, H, T, D)", "ko": "헤드로 나누기: (B, T, E) → (B, H, T, D)"},
-    "diagram_x_layout": {"ja": "x: (B, T, E)", "ko": "x: (B, T, E)"},
+    "diagram_head_split_title": {"ja": "ヘッドへの分割：(B, T, H·D) → (B, H, T, D)", "ko": "헤드로 나누기: (B, T, H·D) → (B, H, T, D)"},
+    "diagram_x_layout": {"ja": "x: (B, T, H·D)", "ko": "x: (B, T, H·D)"},
     "diagram_view_layout": {"ja": "view 後: (B, T, H, D)", "ko": "view 후: (B, T, H, D)"},
     "diagram_transpose_layout": {
         "ja": "transpose 後: (B, H, T, D)　ヘッドごとに T × D の行列",

@@ -94,11 +94,13 @@ def head_as_single(rec, fn, attention_cls):
         # The copy's invariants (attn_course.findings.copy_finding): memory shared with mha, found here.
         if not shared:   # the first head that shares, as the check names it
             shared = shared_memory(single, weights)
-        copied.append(getattr(getattr(single, "W_q", None), "weight", None))
+        # As copied, before single.double() below turns them to float64 in place (a float32 copy shows as such).
+        layers = {name: getattr(getattr(single, name, None), "weight", None) for name in ("W_q", "W_k", "W_v", "W_o")}
+        copied.append({name: w.detach().clone() if isinstance(w, torch.Tensor) else w for name, w in layers.items()})
         with torch.no_grad():
             outputs.append(rec.call("head_as_single", single.double(), x)[0])
     rec.put("heads", outputs)
-    rec.put("W_q", copied)
+    rec.put("layers", copied)
     rec.put("shared", shared)
     rec.put("source_after", dict(weights.named_parameters()))
 
@@ -110,7 +112,8 @@ def to_torch_mha(rec, fn):
     rec.put("shared", shared_memory(theirs, weights) if isinstance(theirs, nn.Module) else [])
     rec.put("source_after", dict(weights.named_parameters()))
     # The grader builds a genuine nn.MultiheadAttention from these: only the copied weights count.
-    config = {name: getattr(theirs, name, None) for name in ("embed_dim", "num_heads", "batch_first")}
+    config = {name: getattr(theirs, name, None) for name in ("embed_dim", "num_heads", "batch_first", "dropout",
+                                                              "training")}
     config["type"] = type(theirs).__name__
     rec.put("config", config)
     state = theirs.state_dict() if isinstance(theirs, nn.Module) else {}

@@ -91,18 +91,22 @@ def _module_bug(res):
     y, weights = got
     if isinstance(y, torch.Tensor) and y.shape[-1] == h * d != e:
         return "hint_w_o_missing"
-    if isinstance(weights, torch.Tensor) and weights.dim() == 3:
-        return "hint_not_split"
     with torch.no_grad():
-        key = matching_bug(weights, checks.mha_weight_variants(ref, x, h, d))
+        if isinstance(weights, torch.Tensor) and weights.dim() == 3:
+            return checks.wide_weights_hint(weights, ref, x, h, d)
+        variants = checks.mha_weight_variants(ref, x, h, d)
+        key = matching_bug(weights, variants)
         if key is not None:
             return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
+        if checks.dropped_weights(weights, variants[None]):
+            return "hint_weights_dropout"
         heads = ref(x)[1] @ split_heads(ref.W_v(x), h)
         variants = {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()}
         key = matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
     if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
         sums = weights.sum(-1)   # as the visible check: softmax over another axis, or none (make mutants)
-        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
+        # NaN or inf: the visible check says so (has_nan), and "divide by the sum of exp" would not be the cause
+        if bool(torch.isfinite(sums).all()) and not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
             return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
     return key
 
@@ -113,7 +117,7 @@ def _to_torch_bug(res):
     got = state.get("in_proj_weight") if isinstance(state, dict) else None
     w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
     if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
-        return matching_bug(got, {"hint_in_proj_transposed": torch.cat([m.T for m in w])}) or "hint_in_proj_order"
+        return checks.in_proj_hint(got, mha)
     if not matching_bug(state.get("out_proj.weight"), {"right": mha.W_o.weight}):
         return "hint_out_proj"
     return None
@@ -139,8 +143,6 @@ def _matmul_raised(res):
         return
     error = str(res["raised_error"])
     kind, _, message = error.partition(": ")
-    if checks.module_error(kind, message, ""):
-        return   # partial: nothing wrong before the error, so the verdict goes to on_error
     args = probe.module_args(res)
     t_len = probe.module_input(res, args, "float64", torch.float64).size(1)
     failed = res["matmul_failed"]
@@ -148,6 +150,8 @@ def _matmul_raised(res):
         key = checks.matmul_hint(failed, t_len, args[2])
     except (TypeError, ValueError):
         key = None
+    if key is None and checks.module_error(kind, message, ""):
+        return   # partial: nothing wrong before the error, so the verdict goes to on_error
     raise Mismatch("hidden_raised", hint=key, name="MultiHeadAttention.forward", error=error)
 
 
@@ -172,13 +176,12 @@ def _reference_weights(res, square):
 
 def _head_bug(res):
     mha, _ = _reference_weights(res, square=False)
-    copied = res["W_q"]
-    for i, got in enumerate(copied if isinstance(copied, list) else []):
-        D = mha.head_dim
-        if not (isinstance(got, torch.Tensor) and got.shape == (D, mha.embed_dim)
-                and torch.equal(got.double(), mha.W_q.weight[i * D:(i + 1) * D])):
-            return checks.head_weights_hint(got, mha, i)
-    return "hint_head_slice"
+    copied = res["layers"]
+    for i, layers in enumerate(copied if isinstance(copied, list) else []):
+        wrong = checks.head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
+        if wrong is not None:
+            return wrong
+    return None
 
 
 @judge("lesson2.head_as_single", on_error=checks.head_error)
@@ -219,6 +222,9 @@ def judge_to_torch_mha(res):
         raise Mismatch("hint_torch_mha_setup", what="bias")
     if not config.get("batch_first"):   # named as the visible check names it, not by the shapes it gives
         raise Mismatch("hint_torch_mha_setup", what="batch_first")
+    dropout = checks.torch_mha_dropout(config.get("dropout"), config.get("training"))
+    if dropout:
+        raise Mismatch(dropout[0], **dropout[1])
     dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
     if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
         raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")

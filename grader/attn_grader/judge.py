@@ -210,8 +210,10 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
 
 def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
     """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
-    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
+    if not math.isfinite(got):
+        raise Mismatch("answer_not_finite", name=name, got=repr(got))
     if integer and not isinstance(got, int):
         raise Mismatch("hint_answer_not_int", name=name, got=repr(got))
     if abs(got - want) > rel * abs(want):
@@ -284,7 +286,9 @@ def _expect_outputs(case, got, want, tol) -> None:
     wants = as_tuple(want)
     gots = got if isinstance(got, tuple) else (got,)
     if len(gots) != len(wants):
-        raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+        if len(wants) == 1:
+            raise Mismatch("hidden_not_tensor", case=case, kind=_kind(got))
+        raise Mismatch("hidden_not_tuple", case=case, n=len(wants), kind=_kind(got))
     swapped = len(wants) == 2 and all(isinstance(x, torch.Tensor) for x in (*gots, *wants)) and \
         gots[1].shape == wants[0].shape != gots[0].shape
     for g, w in zip(gots, wants):

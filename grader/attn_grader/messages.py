@@ -8,6 +8,7 @@ likely mistake the visible checks name.
 from pathlib import Path
 
 from attn_course.messages import MESSAGES as COURSE_MESSAGES
+from attn_course.messages import fill
 
 MESSAGES = {
     "feedback_hidden_tests": {
@@ -184,6 +185,10 @@ MESSAGES = {
     "hidden_layout": {
         "ja": "隠しテスト: パラメータの名前や形状が参照実装と違います。参照: {want} / あなたのモジュール: {got}",
         "ko": "숨겨진 테스트: 파라미터의 이름이나 모양이 참조 구현과 다릅니다. 참조: {want} / 내 모듈: {got}",
+    },
+    "hidden_not_tuple": {
+        "ja": "隠しテスト（{case}）: 値を{n}つ（タプルで）返すはずのところに、{kind} が返りました。",
+        "ko": "숨겨진 테스트({case}): 값 {n}개를 튜플로 반환해야 합니다(지금은 {kind}).",
     },
     "hidden_not_tensor": {
         "ja": "隠しテスト（{case}）: torch.Tensor が返るはずのところに {kind} が返りました。",
@@ -393,7 +398,7 @@ def text(key: str, lang: str, /, **fields) -> str:
     # key and lang positional-only: a message may have a field named key (why_missing_value's {key}), which
     # otherwise clashed with the parameter (TypeError: got multiple values for argument 'key'; make mutants).
     entry = MESSAGES.get(key) or COURSE_MESSAGES[key]
-    return entry[lang].format(**fields)
+    return fill(entry[lang], lang, **fields)
 
 
 def assignment_language(assignment: str) -> str:
