@@ -12,7 +12,7 @@ from .engine import (
     NanRowsSDPA, also_checks, scale_variants, blames_earlier, close, diagnose, expect_dropout_rules, expect_returned_pair,
     SIZE_MISMATCH, expect_shape, inputs, max_error, merge_heads, named, passed, run, run_forward, split_heads, tril,
 )
-from .invariants import expect_dtype, expect_module_grads, reads_globals
+from .invariants import expect_cases, expect_dtype, expect_module_grads, reads_globals
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
 B, T_Q, T, E, H, D = 2, 3, 5, 7, 3, 4
@@ -143,16 +143,16 @@ def check_padding_keep(fn) -> None:
                           if hint else None)
     meta = run(name, fn, lengths.to("meta"), 6, on_error=padding_keep_error)
     if meta.device.type != "meta":
-        raise CheckFailed(t("hint_mask_device"))
+        raise CheckFailed(t("hint_padding_device"))
     passed(name)
 
 
 def padding_keep_error(kind: str, message: str, call: str) -> str | None:
     """padding_keep on the meta device (a GPU's stand-in): values read out of lengths (.tolist(), .item(), int())
-    cannot be read there; any other error there is the mask made on another device."""
+    cannot be read there; any other error there is the positions made on another device than lengths'."""
     if "copy out of meta tensor" in message or "cannot be called on meta tensors" in message:
         return "hint_meta_values"
-    return "hint_mask_device" if "meta" in call or "device" in message else None
+    return "hint_padding_device" if "meta" in call or "device" in message else None
 
 
 def to_sdpa_error(kind: str, message: str, call: str) -> str | None:
@@ -208,6 +208,10 @@ def check_safe_softmax(fn) -> None:
         if hint is None and not close(sums, torch.ones_like(sums), 1e-3):   # rows that see a key must sum to 1
             hint = "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
         raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)), _text(hint))
+    # The grader's cases on this check's seed: rows of large scores, float32, the gradient.
+    from ..probes.lesson3 import softmax_scores   # here: the probes' package imports the checks
+    expect_cases(name, fn, lambda s: safe_softmax_variants(s)[None], softmax_scores, 114, ["scores"],
+                 name_bug=lambda args, got: safe_softmax_bug(args[0].detach(), got))
     passed(name)
 
 
@@ -215,6 +219,13 @@ def safe_softmax_bug(scores, got) -> str | tuple | None:
     """The classic mistake safe_softmax's result shows (the grader names it from the same rules), or None."""
     if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
         return None
+    got = got.detach()
+    dead = torch.isneginf(scores).all(-1)
+    if torch.isnan(got[dead]).any():
+        return "hint_nan_fully_masked"
+    live = got[~dead]
+    if not torch.isfinite(live).all() or (live == 0).all(-1).any():
+        return "hint_safe_softmax_overflow"   # exp without each row's max first: inf / inf, 0 / 0
     if dtype_finding("safe_softmax", got, scores.dtype):
         return "hint_keep_dtype"
     for key, value in safe_softmax_variants(scores).items():
@@ -331,6 +342,8 @@ def sdpa_bug(module, x, lengths, got) -> str | None:
 
 def module_error(kind: str, message: str, call: str) -> str | None:
     """An error of forward, by which call raised it (the grader names the probe's calls alike)."""
+    if "max_len=" in call and kind in ("RuntimeError", "IndexError"):
+        return "hint_causal_max_len"       # built with a max_len above 32, at T > 32: a buffer not sized by it
     if "max_len" in call and kind in ("RuntimeError", "IndexError"):
         return "hint_causal_full_length"   # only at T == max_len: the buffer sliced off its corner, or too small
     if "use_sdpa=True" in call and "mat1 and mat2" in message:
@@ -450,6 +463,27 @@ def _expect_dropout(name, cls, module, x) -> None:
                          placements=(lambda m: dropout_variants(m, x, 0)) if right else None)
 
 
+def _expect_max_len(name, cls) -> None:
+    """The grader's case on this check's seed (probes.lesson3.max_len_sizes): built with a max_len above the
+    default 32, run at a T above 32. The text sizes the causal buffer by max_len (causal_mask(max_len))."""
+    from ..probes.draws import Draws
+    from ..probes.lesson3 import buffer_shape, max_len_calls, max_len_sizes   # here: the probes import the checks
+    max_len, T_long = max_len_sizes(Draws(119, f"check.{name}"))
+    module = run(f"{name}(…, max_len={max_len})", cls, E, H, D, 0.0, max_len, on_error=module_error)
+    shape = buffer_shape(module)
+    if shape is not None and shape != [max_len, max_len]:
+        raise CheckFailed(t("causal_max_len_buffer", max_len=max_len, got=tuple(shape)), t("hint_causal_max_len"))
+    module = module.double().eval()
+    (x,) = inputs((1, T_long, E), seed=19)
+    with torch.no_grad():
+        want = causal_reference(module, x)[1]
+        for call, use_sdpa in zip(max_len_calls(name, max_len, T_long), (False, True)):
+            y = expect_returned_pair(run(call, module, x, None, use_sdpa, on_error=module_error), f"{name}.forward")[0]
+            if not (isinstance(y, torch.Tensor) and close(y, want, 1e-6)):
+                raise CheckFailed(t("values_differ", what=call, err=max_error(y, want)
+                                    if isinstance(y, torch.Tensor) else float("inf")), t("hint_causal_max_len"))
+
+
 def right_module(module, x):
     """The module's right (output, weights), from its own weights (eval, no padding)."""
     variants, y = causal_reference(module, x)
@@ -520,6 +554,7 @@ def check_causal_module(cls) -> None:
                               _text(sdpa_bug(other, x, None, y_sdpa)))
     for other in others:
         other()
+    _expect_max_len(name, cls)
     # Gradients with respect to x and every parameter, by the grader's rule, once every output is right.
     expect_module_grads(name, module, x, lambda m, leaf: run(f"{name}.forward", m, leaf, on_error=module_error),
                         right_module, 18)
