@@ -221,8 +221,8 @@ def _sdpa_nan_bug(res):
     return None if matching_bug(res["padding.sdpa_nan"], {"own": own}, 1e-9) else "hint_sdpa_nan_rows"
 
 
-def _full_length_bug(res):
-    """Both paths right at the probe's T, wrong or failing at T == max_len: the buffer sliced off its corner."""
+def _right_at_probe_t(res) -> bool:
+    """Both paths right at the probe's own T, with and without padding."""
     x, lengths, _ = probe.module_inputs(res)
     ref = _reference(res, 0.0).eval()
     with torch.no_grad():
@@ -230,7 +230,17 @@ def _full_length_bug(res):
             want = ref(x, lens)
             if not (matching_bug(res[f"{label}.masked"], {"right": want}, 1e-9)
                     and matching_bug(res[f"{label}.sdpa"], {"right": want[0]}, 1e-7)):
-                return None
+                return False
+    return True
+
+
+def _full_length_bug(res):
+    """Both paths right at the probe's T, wrong or failing at T == max_len: the buffer sliced off its corner."""
+    if not _right_at_probe_t(res):
+        return None
+    x = probe.module_inputs(res)[0]
+    ref = _reference(res, 0.0).eval()
+    with torch.no_grad():
         x_full = res.randn("x_full", x.size(0), probe.MAX_LEN, x.size(2))
         want = ref(x_full)[0]
     same = all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("full.masked", "full.sdpa"))
@@ -252,9 +262,8 @@ def _expect_max_len(res):
     if shape is not None and shape != [max_len, max_len]:
         raise Mismatch("causal_max_len_buffer", hint="hint_causal_max_len", max_len=max_len, got=tuple(shape))
     want = _long_right(res)
-    for key, tol in (("long.masked", 1e-9), ("long.sdpa", 1e-7)):
-        with naming(lambda: "hint_causal_max_len"):
-            expect_close(f"max_len={max_len}, T={t}", res[key], want, tol)
+    for key, tol in (("long.masked", 1e-9), ("long.sdpa", 1e-7)):   # named by _max_len_bug
+        expect_close(f"max_len={max_len}, T={t}", res[key], want, tol)
 
 
 def _max_len_bug(res):
@@ -263,7 +272,7 @@ def _max_len_bug(res):
     shape = res["long.causal_shape"]
     if shape is not None and shape != [max_len, max_len]:
         return "hint_causal_max_len"
-    if not matching_bug(res["no_padding.masked"], {"right": _right_eval(res)}, 1e-9):
+    if not _right_at_probe_t(res):
         return None
     want = _long_right(res)
     same = all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("long.masked", "long.sdpa"))
