@@ -485,6 +485,9 @@ BUGS = {
     # ✔ in the notebook and full marks before both sides tested the module's gradients.
     "module_detaches_x": Bug("ex6_causal_module", "B, T, _ = x.shape", "x = x.detach()\n        B, T, _ = x.shape",
                              {MODULE_3}, "forward works on `x.detach()`: no gradient reaches x"),
+    "scores_under_no_grad": Bug("ex6_causal_module", SCORES_3, "with torch.no_grad():\n            "
+                                + SCORES_3.replace("\n        ", "\n            "), {MODULE_3},
+                                "scores and weights computed under `torch.no_grad()`"),
     # ✔ in the notebook and full marks until both sides tried rows of large scores, and a max_len above 32.
     "softmax_without_row_max": Bug("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
                                    "(scores.exp() / scores.exp().sum(dim=-1, keepdim=True)).nan_to_num(0.0)",
@@ -492,9 +495,6 @@ BUGS = {
                                    "on large scores"),
     "causal_buffer_of_32": Bug("ex6_causal_module", "causal_mask(max_len), persistent", "causal_mask(32), persistent",
                                {MODULE_3}, "causal buffer `causal_mask(32)`, not sized by max_len"),
-    "scores_under_no_grad": Bug("ex6_causal_module", SCORES_3, "with torch.no_grad():\n            "
-                                + SCORES_3.replace("\n        ", "\n            "), {MODULE_3},
-                                "scores and weights computed under `torch.no_grad()`"),
 }
 
 
