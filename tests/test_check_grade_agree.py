@@ -80,8 +80,10 @@ ANSWERS = {
     "causal_buffer_of_32": ("CausalSelfAttention", "class M(r3.CausalSelfAttention):\n"
                             "    def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32):\n"
                             "        super().__init__(embed_dim, n_head, head_dim, dropout, max_len)\n"
-                            "        self.register_buffer('causal', r3.causal_mask(32), persistent=False)\n", {}, False),
-    "padding_on_cpu": ("padding_keep", "def f(lengths, T):\n    return torch.arange(T) < lengths[:, None]\n", {}, False),
+                            "        self.register_buffer('causal', r3.causal_mask(32), persistent=False)\n",
+                            {}, False),
+    "padding_on_cpu": ("padding_keep", "def f(lengths, T):\n    return torch.arange(T) < lengths[:, None]\n", {},
+                       False),
     "padding_by_where": ("padding_keep", "def f(lengths, T):\n    t = torch.arange(T, device=lengths.device)\n"
                          "    return torch.where(t < lengths[:, None], True, False)\n", {}, True),
     "safe_softmax_float32": ("safe_softmax", "def f(s):\n    return torch.softmax(s.float(), -1).nan_to_num(0.0)\n",
