@@ -1,7 +1,8 @@
 """✔ in the notebook means full marks, ✘ means lost points (issue 40), for lessons 1 and 3: answers written for
 the classes the checks and the grader once parted on (a size the notebook binds, a detach, .data, torch.no_grad(),
-another dtype, a mask on the CPU), and right answers written another way. Each is run through the visible check and
-judged as the grader judges it under five learners' seeds: the same verdict on every seed, the check's."""
+another dtype, a mask on the CPU, a softmax without the row max, a buffer of 32), and right answers written another
+way. Each is run through the visible check and judged as the grader judges it under five learners' seeds: the same
+verdict on every seed, the check's."""
 import contextlib
 import io
 import math
@@ -72,6 +73,19 @@ ANSWERS = {
                     {}, False),
     "mask_by_arange": ("causal_mask", "def f(T, device=None):\n    i = torch.arange(T, device=device)\n"
                        "    return i[:, None] >= i\n", {}, True),
+    "safe_softmax_no_row_max": ("safe_softmax", "def f(s):\n    e = s.exp()\n"
+                                "    return (e / e.sum(-1, keepdim=True)).nan_to_num(0.0)\n", {}, False),
+    "safe_softmax_row_max": ("safe_softmax", "def f(s):\n    e = (s - s.max(-1, keepdim=True).values).exp()\n"
+                             "    return (e / e.sum(-1, keepdim=True)).nan_to_num(0.0)\n", {}, True),
+    "causal_buffer_of_32": ("CausalSelfAttention", "class M(r3.CausalSelfAttention):\n"
+                            "    def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32):\n"
+                            "        super().__init__(embed_dim, n_head, head_dim, dropout, max_len)\n"
+                            "        self.register_buffer('causal', r3.causal_mask(32), persistent=False)\n",
+                            {}, False),
+    "padding_on_cpu": ("padding_keep", "def f(lengths, T):\n    return torch.arange(T) < lengths[:, None]\n", {},
+                       False),
+    "padding_by_where": ("padding_keep", "def f(lengths, T):\n    t = torch.arange(T, device=lengths.device)\n"
+                         "    return torch.where(t < lengths[:, None], True, False)\n", {}, True),
     "safe_softmax_float32": ("safe_softmax", "def f(s):\n    return torch.softmax(s.float(), -1).nan_to_num(0.0)\n",
                              {}, False),
 }
@@ -80,7 +94,8 @@ EXERCISES = {"scores": (c1.check_attention_scores, p1.attention_scores),
              "Attention": (c1.check_attention_module, p1.attention_module),
              "causal_mask": (c3.check_causal_mask, p3.causal_mask), "safe_softmax": (c3.check_safe_softmax,
                                                                                      p3.safe_softmax),
-             "CausalSelfAttention": (c3.check_causal_module, p3.module)}
+             "CausalSelfAttention": (c3.check_causal_module, p3.module),
+             "padding_keep": (c3.check_padding_keep, p3.padding_keep)}
 
 
 def _define(source: str, **notebook_globals):

@@ -35,7 +35,7 @@ def test_mask_function_checks(lang):
     checks.check_padding_keep(lambda n, T: torch.arange(T, device=n.device) < n[:, None])
     fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) <= n[:, None],
                "hint_padding_off_by_one")
-    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T) < n[:, None], "hint_mask_device")
+    fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T) < n[:, None], "hint_padding_device")
     fails_with(checks.check_padding_keep, lambda n, T: torch.arange(T, device=n.device) >= n[:, None],
                "hint_padding_inverted")
     checks.check_mha_mask_to_sdpa(lambda m: ~m if m.dtype == torch.bool else m)
@@ -488,6 +488,13 @@ BUGS = {
     "scores_under_no_grad": Bug("ex6_causal_module", SCORES_3, "with torch.no_grad():\n            "
                                 + SCORES_3.replace("\n        ", "\n            "), {MODULE_3},
                                 "scores and weights computed under `torch.no_grad()`"),
+    # ✔ in the notebook and full marks until both sides tried rows of large scores, and a max_len above 32.
+    "softmax_without_row_max": Bug("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
+                                   "(scores.exp() / scores.exp().sum(dim=-1, keepdim=True)).nan_to_num(0.0)",
+                                   {"ex5_safe_softmax_tests"}, "softmax by hand without the row max: NaN, then 0, "
+                                   "on large scores"),
+    "causal_buffer_of_32": Bug("ex6_causal_module", "causal_mask(max_len), persistent", "causal_mask(32), persistent",
+                               {MODULE_3}, "causal buffer `causal_mask(32)`, not sized by max_len"),
 }
 
 
@@ -495,8 +502,8 @@ def test_padding_keep_on_the_inputs_device_is_graded(ref, lang):
     """make mutants: padding_keep without device= passed the grader (CPU inputs only) and failed the visible
     check (the meta device). The grader tries the meta device too, and names the same cause."""
     on_cpu = lambda n, T: torch.arange(T) < n[:, None]  # noqa: E731
-    fails_with(checks.check_padding_keep, on_cpu, "hint_mask_device")
-    assert hint_of(fails(probes.padding_keep, on_cpu))[0] == "hint_mask_device"
+    fails_with(checks.check_padding_keep, on_cpu, "hint_padding_device")
+    assert hint_of(fails(probes.padding_keep, on_cpu))[0] == "hint_padding_device"
 
 
 def test_a_cut_gradient_in_the_module_fails_the_check_and_the_grader_alike(ref, lang):
@@ -513,3 +520,47 @@ def test_a_cut_gradient_in_the_module_fails_the_check_and_the_grader_alike(ref, 
                 return super().forward(x, lengths, use_sdpa)
     fails_with(checks.check_causal_module, NoGrad, "hint_grad_cut")
     assert fails(probes.module, NoGrad).hint == "hint_grad_cut"
+
+
+def _softmax_by_hand(shift):
+    def safe_softmax(s):
+        e = torch.exp(s - shift(s))
+        return (e / e.sum(-1, keepdim=True)).nan_to_num(0.0)
+    return safe_softmax
+
+
+def _softmax_where(s):
+    m = s.max(dim=-1, keepdim=True).values
+    e = torch.exp(s - torch.where(torch.isneginf(m), torch.zeros_like(m), m))
+    z = e.sum(-1, keepdim=True)
+    return torch.where(z > 0, e / z, torch.zeros_like(e))
+
+
+def test_safe_softmax_is_tried_on_large_scores_on_both_sides(ref, lang):
+    """Issue 40: exp(s) / exp(s).sum() with nan_to_num passed both sides, and gives 0 for a row like [100, 0, -1]
+    in float32 (inf / inf). Each row's own max subtracted first, written any way, passes both."""
+    naive = _softmax_by_hand(lambda s: 0.0)
+    global_max = _softmax_by_hand(lambda s: s[torch.isfinite(s)].max())
+    for wrong in (naive, global_max):
+        fails_with(checks.check_safe_softmax, wrong, "hint_safe_softmax_overflow")
+        assert fails(probes.safe_softmax, wrong).hint == "hint_safe_softmax_overflow"
+    for right in (_softmax_by_hand(lambda s: s.amax(-1, keepdim=True)), _softmax_where, ref.safe_softmax,
+                  lambda s: torch.where(torch.isneginf(s).all(-1, keepdim=True), 0.0, torch.softmax(s, -1))):
+        checks.check_safe_softmax(right)
+        passes(probes.safe_softmax, right)
+
+
+def test_the_buffer_sized_by_a_number_fails_past_32_on_both_sides(ref, lang):
+    """Issue 40: causal_mask(32) in __init__ passed both sides, which never built the module past the default 32."""
+    class Fixed32(ref.CausalSelfAttention):
+        def __init__(self, embed_dim, n_head, head_dim=None, dropout=0.0, max_len=32):
+            super().__init__(embed_dim, n_head, head_dim, dropout, max_len)
+            self.register_buffer("causal", ref.causal_mask(32), persistent=False)
+
+    class MaskOf32(ref.CausalSelfAttention):   # the buffer right, a mask of 32 made in forward: an error past 32
+        def forward(self, x, lengths=None, use_sdpa=False):
+            self.causal = ref.causal_mask(32, device=x.device)
+            return super().forward(x, lengths, use_sdpa)
+    for cls in (Fixed32, MaskOf32):
+        fails_with(checks.check_causal_module, cls, "hint_causal_max_len")
+        assert hint_of(fails(probes.module, cls))[0] == "hint_causal_max_len", cls

@@ -127,6 +127,8 @@ NAMED = {
         # Issue 40: named as the check names them (attn_course.findings).
         "module_detaches_x": {"ex6_causal_module": "hint_grad_cut"},
         "scores_under_no_grad": {"ex6_causal_module": "hint_grad_cut"},
+        "softmax_without_row_max": {"ex5_safe_softmax": "hint_safe_softmax_overflow"},
+        "causal_buffer_of_32": {"ex6_causal_module": "hint_causal_max_len"},
     },
     "04_gpt2": {
         "conv1d_not_transposed": {"ex5_load_from_hf": "hint_conv1d_transpose"},

@@ -41,9 +41,10 @@ def sizes_text(**sizes) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
 
 
-def expect_same(name: str, got, want, sizes: str, tol: float = 1e-9) -> None:
+def expect_same(name: str, got, want, sizes: str, tol: float = 1e-9, differs: str = "sizes_case_differs") -> None:
     """The case away from the notebook's sizes: got (a tensor or a tuple of them) must equal want. The shapes
-    are compared first, so no "max error inf" stands where the shape is the news."""
+    are compared first, so no "max error inf" stands where the shape is the news. differs: the message of a
+    wrong value (case_differs where its cause is named otherwise than by the sizes)."""
     gots = got if isinstance(got, (tuple, list)) else (got,)
     wants = want if isinstance(want, (tuple, list)) else (want,)
     if len(gots) != len(wants):
@@ -57,7 +58,7 @@ def expect_same(name: str, got, want, sizes: str, tol: float = 1e-9) -> None:
             raise CheckFailed(t("sizes_case_shape", name=name, sizes=sizes, want=tuple(w.shape), got=tuple(g.shape)))
         err = max_error(g, w)
         if not err <= tol:
-            raise CheckFailed(t("sizes_case_differs", name=name, sizes=sizes, err=err))
+            raise CheckFailed(t(differs, name=name, sizes=sizes, err=err))
 
 
 def _clear(leaves) -> None:
@@ -111,17 +112,34 @@ def expect_dtype(name: str, got, dtype) -> None:
         raise failed(finding)
 
 
-def _expect_case(name: str, got, want, dtype, sizes: str, tol: float) -> None:
+def _expect_case(name: str, got, want, dtype, sizes: str, tol: float, differs: str = "sizes_case_differs") -> None:
     expect_dtype(name, got, dtype)
-    expect_same(name, got, want, sizes, tol)
+    expect_same(name, got, want, sizes, tol, differs)
 
 
-def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=None) -> None:
+def _named_case(name: str, got, want, dtype, args, tol: float, name_bug) -> None:
+    """One case; a wrong result whose cause name_bug(args, got) names (a hint key, or (key, fields)) says that
+    cause first, and no longer that a size may be written as a number."""
+    try:
+        _expect_case(name, got, want, dtype, shapes_text(args), tol)
+    except CheckFailed:
+        hint = name_bug(args, got) if name_bug else None
+        if not hint:
+            raise
+        try:
+            _expect_case(name, got, want, dtype, shapes_text(args), tol, differs="case_differs")
+        except CheckFailed as failure:
+            failure.add_hint(t(hint[0], **hint[1]) if isinstance(hint, tuple) else t(hint), first=True)
+            raise failure from None
+
+
+def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=None, name_bug=None) -> None:
     """The grader's cases of a function (attn_course.probes.cases.function_cases) on the check's own seed.
     make_inputs(draws, case, dtype) is the probe's own, so the sizes follow the probe's rule (none the notebook
     binds); right(*args) is the right answer. float64 and float32: the output keeps the input's dtype and is right
     within the case's tolerance; then float64 with gradients, compared with the right answer's (names: the
-    differentiable arguments')."""
+    differentiable arguments'). name_bug(args, got): the classic mistake a wrong result shows, as the grader's judge
+    names it (a hint key, or (key, fields)), or None."""
     from ..probes.cases import DTYPE_CASES, TOLERANCE, differentiable
     from ..probes.draws import Draws
     draws = Draws(seed, f"check.{name}")
@@ -130,13 +148,13 @@ def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=N
         got = run(name, fn, *args, on_error=on_error)
         with torch.no_grad():
             want = right(*args)
-        _expect_case(name, got, want, dtype, shapes_text(args), TOLERANCE[case])
+        _named_case(name, got, want, dtype, args, TOLERANCE[case], name_bug)
     args = differentiable(make_inputs(draws, "grad", torch.float64))
     ref_args = [a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.requires_grad else a
                 for a in args]
     got = run(name, fn, *args, on_error=on_error)
     want = right(*ref_args)
-    _expect_case(name, got, want, torch.float64, shapes_text(args), TOLERANCE["float64"])
+    _named_case(name, got, want, torch.float64, args, TOLERANCE["float64"], name_bug)
     expect_grads(name, got, [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad], want,
                  [a for a in ref_args if isinstance(a, torch.Tensor) and a.requires_grad], names, seed)
 

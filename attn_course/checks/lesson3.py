@@ -13,7 +13,7 @@ from .engine import (
     expect_returned_pair, expect_shape, inputs, max_error, named, passed, run, run_forward, scale_variants,
 )
 from .heads import merge_heads, split_heads
-from .invariants import expect_dtype, expect_module_grads, reads_globals
+from .invariants import expect_cases, expect_dtype, expect_module_grads, reads_globals
 from .masks import tril
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
@@ -30,13 +30,22 @@ def _count_differs(name: str, got, want) -> str:
     return t("mask_differs", what=name, n=int((got != want).sum()), total=want.numel())
 
 
+def _probe():
+    """The grader's probes, whose cases the checks run on their own seeds (_draws)."""
+    from ..probes import lesson3   # here: the probes' package imports the checks
+    return lesson3
+
+
+def _draws(seed: int, name: str):
+    from ..probes.draws import Draws
+    return Draws(seed, name)
+
+
 @reads_globals(LESSON)
 def check_causal_mask(fn) -> None:
     name = "causal_mask"
-    from ..probes.draws import Draws
-    from ..probes.lesson3 import causal_sizes   # here: the probes' package imports the checks
     # This check's T, then the lengths the grader tries (its draw, on this check's seed).
-    for size in (T, *causal_sizes(Draws(111, "check.causal_mask"))):
+    for size in (T, *_probe().causal_sizes(_draws(111, "check.causal_mask"))):
         got = run(name, fn, size)
         expect_shape(got, (size, size), ("T", "T"), name)
         if got.dtype != torch.bool:
@@ -108,9 +117,12 @@ def check_apply_mask(fn) -> None:
     name = "apply_mask"
     (scores,) = inputs((B, H, T, T), seed=13)
     g = torch.Generator().manual_seed(16)
-    # Both forms the text allows: a causal (T, T) keep, and a (B, 1, T, T) keep (causal and padding, per sequence).
-    for keep in (tril(T), tril(T) & (torch.rand(B, 1, 1, T, generator=g) > 0.3)):
-        got = run(name, fn, scores, keep, on_error=apply_mask_error)
+    # Both forms the text allows: a causal (T, T) keep, and a (B, 1, T, T) keep (causal and padding, per sequence);
+    # then the grader's case on this check's seed (sizes the notebook binds nowhere).
+    cases = [(scores, tril(T)), (scores, tril(T) & (torch.rand(B, 1, 1, T, generator=g) > 0.3)),
+             _probe().mask_scores(_draws(112, f"check.{name}"))]
+    for scores, keep in cases:
+        got = run(name, fn, scores.clone(), keep, on_error=apply_mask_error)
         if isinstance(got, torch.Tensor) and tuple(got.shape) != tuple(scores.shape) and keep.dim() == 4:
             raise CheckFailed(t("wrong_ndim", what=name, want=4, layout="(B, H, T, T)", got=got.dim(),
                                 shape=tuple(got.shape)), t("hint_keep_as_given"))
@@ -133,28 +145,30 @@ def _text(hint) -> str | None:
 def check_padding_keep(fn) -> None:
     name = "padding_keep"
     lengths = torch.tensor([5, 2, 0])
-    got = run(name, fn, lengths, 6)
-    expect_shape(got, (3, 6), ("B", "T"), name)
-    if got.dtype != torch.bool:
-        raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
-    variants = padding_variants(lengths, 6)
-    want = variants[None]
-    if not torch.equal(got, want):
-        hint = next((key for key, value in variants.items() if key and torch.equal(got, value)), None)
-        raise CheckFailed(_count_differs(name, got, want), t(hint[0] if isinstance(hint, tuple) else hint)
-                          if hint else None)
+    # This check's lengths, then the grader's case on this check's seed.
+    for lens, size in ((lengths, 6), _probe().padding_inputs(_draws(113, f"check.{name}"))):
+        got = run(name, fn, lens, size)
+        expect_shape(got, (lens.size(0), size), ("B", "T"), name)
+        if got.dtype != torch.bool:
+            raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
+        variants = padding_variants(lens, size)
+        want = variants[None]
+        if not torch.equal(got, want):
+            hint = next((key for key, value in variants.items() if key and torch.equal(got, value)), None)
+            raise CheckFailed(_count_differs(name, got, want), t(hint[0] if isinstance(hint, tuple) else hint)
+                              if hint else None)
     meta = run(name, fn, lengths.to("meta"), 6, on_error=padding_keep_error)
     if meta.device.type != "meta":
-        raise CheckFailed(t("hint_mask_device"))
+        raise CheckFailed(t("hint_padding_device"))
     passed(name)
 
 
 def padding_keep_error(kind: str, message: str, call: str) -> str | None:
     """padding_keep on the meta device (a GPU's stand-in): values read out of lengths (.tolist(), .item(), int())
-    cannot be read there; any other error there is the mask made on another device."""
+    cannot be read there; any other error there is the positions made on another device than lengths'."""
     if "copy out of meta tensor" in message or "cannot be called on meta tensors" in message:
         return "hint_meta_values"
-    return "hint_mask_device" if "meta" in call or "device" in message else None
+    return "hint_padding_device" if "meta" in call or "device" in message else None
 
 
 def to_sdpa_error(kind: str, message: str, call: str) -> str | None:
@@ -174,22 +188,28 @@ def padding_variants(lengths, T: int) -> dict:
 def check_mha_mask_to_sdpa(fn) -> None:
     name = "mha_mask_to_sdpa"
     hidden = ~tril(T)  # nn.MultiheadAttention: True = do not attend
+    additive = torch.zeros(T, T, dtype=torch.float64).masked_fill(hidden, float("-inf"))
+    # This check's masks, then the grader's case on this check's seed.
+    for hidden, additive in ((hidden, additive), _probe().mha_masks(_draws(115, f"check.{name}"))):
+        _expect_to_sdpa(name, fn, hidden, additive)
+    passed(name)
+
+
+def _expect_to_sdpa(name, fn, hidden, additive) -> None:
     # The additive (float) mask first, as the grader's probe does: a `~` that reaches it raises, and that is
     # the mistake to name (a condition turned round also leaves the bool mask as it was).
-    additive = torch.zeros(T, T, dtype=torch.float64).masked_fill(hidden, float("-inf"))
     got = run(name, fn, additive.clone(), on_error=to_sdpa_error)
     if not (isinstance(got, torch.Tensor) and got.dtype == additive.dtype and torch.equal(got, additive)):
         raise CheckFailed(_count_differs(name, got, additive), t("hint_additive_changed"))
     # A copy: an in-place ~ (logical_not_) returns the right mask, and the text asks for no more (as apply_mask's
     # masked_fill_ may change the scores); the grader's probe gives the learner's code its own copy too.
     got = run(name, fn, hidden.clone(), on_error=to_sdpa_error)
-    expect_shape(got, (T, T), ("T", "T"), name)
+    expect_shape(got, tuple(hidden.shape), ("T", "T"), name)
     if got.dtype != torch.bool:
         raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
     if not torch.equal(got, ~hidden):
         raise CheckFailed(_count_differs(name, got, ~hidden),
                           t("hint_same_convention") if torch.equal(got, hidden) else None)
-    passed(name)
 
 
 @reads_globals(LESSON)
@@ -210,6 +230,9 @@ def check_safe_softmax(fn) -> None:
         if hint is None and not close(sums, torch.ones_like(sums), 1e-3):   # rows that see a key must sum to 1
             hint = "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
         raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)), _text(hint))
+    # The grader's cases on this check's seed: rows of large scores, float32, the gradient.
+    expect_cases(name, fn, lambda s: safe_softmax_variants(s)[None], _probe().softmax_scores, 114, ["scores"],
+                 name_bug=lambda args, got: safe_softmax_bug(args[0].detach(), got))
     passed(name)
 
 
@@ -217,11 +240,18 @@ def safe_softmax_bug(scores, got) -> str | tuple | None:
     """The classic mistake safe_softmax's result shows (the grader names it from the same rules), or None."""
     if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
         return None
+    got = got.detach()
+    dead = torch.isneginf(scores).all(-1)
+    if torch.isnan(got[dead]).any():
+        return "hint_nan_fully_masked"
     if dtype_finding("safe_softmax", got, scores.dtype):
         return "hint_keep_dtype"
     for key, value in safe_softmax_variants(scores).items():
         if key is not None and close(got, value, 1e-9):
             return (key[0], dict(key[1])) if isinstance(key, tuple) else key
+    live = got[~dead]
+    if not torch.isfinite(live).all() or (live == 0).all(-1).any():
+        return "hint_safe_softmax_overflow"   # exp without each row's max first: inf / inf, 0 / 0
     dead = torch.isneginf(scores).all(-1)
     right = safe_softmax_variants(scores)[None]
     if dead.any() and close(got[~dead], right[~dead], 1e-9):
@@ -333,6 +363,8 @@ def sdpa_bug(module, x, lengths, got) -> str | None:
 
 def module_error(kind: str, message: str, call: str) -> str | None:
     """An error of forward, by which call raised it (the grader names the probe's calls alike)."""
+    if "max_len=" in call and kind in ("RuntimeError", "IndexError"):
+        return "hint_causal_max_len"       # built with a max_len above 32, at T > 32: a buffer not sized by it
     if "max_len" in call and kind in ("RuntimeError", "IndexError"):
         return "hint_causal_full_length"   # only at T == max_len: the buffer sliced off its corner, or too small
     if "use_sdpa=True" in call and "mat1 and mat2" in message:
@@ -452,6 +484,26 @@ def _expect_dropout(name, cls, module, x) -> None:
                          placements=(lambda m: dropout_variants(m, x, 0)) if right else None)
 
 
+def _expect_max_len(name, cls) -> None:
+    """The grader's case on this check's seed (probes.lesson3.max_len_sizes): built with a max_len above the
+    default 32, run at a T above 32. The text sizes the causal buffer by max_len (causal_mask(max_len))."""
+    probe = _probe()
+    max_len, T_long = probe.max_len_sizes(_draws(119, f"check.{name}"))
+    module = run(f"{name}(…, max_len={max_len})", cls, E, H, D, 0.0, max_len, on_error=module_error)
+    shape = probe.buffer_shape(module)
+    if shape is not None and shape != [max_len, max_len]:
+        raise CheckFailed(t("causal_max_len_buffer", max_len=max_len, got=tuple(shape)), t("hint_causal_max_len"))
+    module = module.double().eval()
+    (x,) = inputs((1, T_long, E), seed=19)
+    with torch.no_grad():
+        want = causal_reference(module, x)[1]
+        for call, use_sdpa in zip(probe.max_len_calls(name, max_len, T_long), (False, True)):
+            y = expect_returned_pair(run(call, module, x, None, use_sdpa, on_error=module_error), f"{name}.forward")[0]
+            if not (isinstance(y, torch.Tensor) and close(y, want, 1e-6)):
+                raise CheckFailed(t("values_differ", what=call, err=max_error(y, want)
+                                    if isinstance(y, torch.Tensor) else float("inf")), t("hint_causal_max_len"))
+
+
 def right_module(module, x):
     """The module's right (output, weights), from its own weights (eval, no padding)."""
     variants, y = causal_reference(module, x)
@@ -522,6 +574,7 @@ def check_causal_module(cls) -> None:
                               _text(sdpa_bug(other, x, None, y_sdpa)))
     for other in others:
         other()
+    _expect_max_len(name, cls)
     # Gradients with respect to x and every parameter, by the grader's rule, once every output is right.
     expect_module_grads(name, module, x, lambda m, leaf: run(f"{name}.forward", m, leaf, on_error=module_error),
                         right_module, 18)

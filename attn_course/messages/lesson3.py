@@ -173,6 +173,22 @@ MESSAGES = {
         "ja": "パディングマスクの長さが max_len になっています。padding_keep には max_len ではなく、いまの系列長 T を渡します（padding_keep(lengths, T)）。",
         "ko": "패딩 마스크의 길이가 max_len으로 되어 있습니다. padding_keep에는 max_len이 아니라 현재 시퀀스 길이 T를 넘기세요(padding_keep(lengths, T)).",
     },
+    "hint_padding_device": {
+        "ja": "padding_keep の中で、位置の列が lengths と別のデバイスに作られています。torch.arange(T) のように device を指定せずに作ると CPU に置かれ、GPU 上の lengths と比べるときにエラーになります。torch.arange(T, device=lengths.device) のように、lengths と同じデバイスに作ってください。",
+        "ko": "padding_keep 안에서 위치를 늘어놓은 텐서가 lengths와 다른 장치에 만들어졌습니다. torch.arange(T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 lengths와 비교할 때 오류가 납니다. torch.arange(T, device=lengths.device)처럼 lengths와 같은 장치에 만드세요.",
+    },
+    "hint_safe_softmax_overflow": {
+        "ja": "大きなスコア（例：+800 前後や −800 前後の行）を入れると、すべてが −∞ ではない行が NaN や 0 になりました。exp(scores) をそのままとると、大きなスコアでは inf / inf、小さなスコアでは 0 / 0 になります。exp をとる前に各行の最大値（scores.amax(dim=-1, keepdim=True)）を引くと、結果を変えずにこれを防げます（torch.softmax は中でこれを行っています）。すべてが −∞ の行では最大値も −∞ で NaN になりますが、それは nan_to_num(0.0) で 0 にできます。",
+        "ko": "큰 점수(예: +800 안팎이나 −800 안팎인 행)를 넣었더니 모든 값이 −∞는 아닌 행이 NaN이나 0이 되었습니다. exp(scores)를 그대로 계산하면 큰 점수에서는 inf / inf, 작은 점수에서는 0 / 0이 됩니다. exp를 취하기 전에 각 행의 최댓값(scores.amax(dim=-1, keepdim=True))을 빼면 결과는 그대로이면서 이를 막을 수 있습니다(torch.softmax는 내부에서 이렇게 합니다). 모든 값이 −∞인 행에서는 최댓값도 −∞라서 NaN이 되지만, 이는 nan_to_num(0.0)으로 0으로 만들 수 있습니다.",
+    },
+    "causal_max_len_buffer": {
+        "ja": "CausalSelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
+        "ko": "CausalSelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
+    },
+    "hint_causal_max_len": {
+        "ja": "バッファ self.causal の大きさが max_len で決まっていません。causal_mask(32) や torch.ones(32, 32) のように大きさを数で直接書かずに、__init__ の引数 max_len を使って causal_mask(max_len) で作ってください。チェックでは、既定の 32 より大きい max_len でモジュールを作り、32 より長い系列を入力します。",
+        "ko": "버퍼 self.causal의 크기가 max_len으로 정해지지 않았습니다. causal_mask(32)나 torch.ones(32, 32)처럼 크기를 숫자로 고정하지 말고, __init__의 인자 max_len을 써서 causal_mask(max_len)으로 만드세요. 검사에서는 기본값 32보다 큰 max_len으로 모듈을 만들고 32보다 긴 시퀀스를 넣습니다.",
+    },
     "mask_differs": {
         "ja": "{what}の値が {total} か所のうち {n} か所で正しくありません。",
         "ko": "{what}의 값이 {total}곳 중 {n}곳에서 올바르지 않습니다.",

@@ -3,7 +3,7 @@ import torch
 
 from ..checks.engine import NanRowsSDPA
 from ..sizes import avoided
-from .cases import backward_with_probe
+from .cases import backward_with_probe, function_cases
 from .recorder import probe
 
 # No size drawn here is one the notebook binds at top level (attn_course.sizes): lesson 3's demos bind none today,
@@ -60,11 +60,19 @@ def mha_masks(draws):
     return mask, torch.zeros(4, 6, dtype=torch.float64).masked_fill(mask, float("-inf"))
 
 
-def masked_scores(draws):
-    b, t, u = draws.sizes("sizes", 3, avoid=NOTEBOOK)
-    s = draws.randn("scores", b, t, u)
-    hidden = draws.rand("hidden", b, t, u) > 0.6
-    return (s.masked_fill(hidden, float("-inf")).index_fill(1, torch.tensor([0]), float("-inf")),)
+def softmax_scores(draws, case, dtype):
+    """Masked scores (B, T_q, T_k). Rows around +800 and rows around -800: exp overflows (inf / inf) or underflows
+    (0 / 0) there even in float64 unless each row's own max is subtracted first. Some keys -inf (never the first),
+    and the first query's row all -inf, whose weights are 0; not in the gradient case, where softmax's derivative
+    on such a row is 0 / 0 (NaN) in the reference too."""
+    b, t, u = draws.sizes(f"{case}.sizes", 3, low=3, avoid=NOTEBOOK)
+    offset = torch.where(torch.arange(t) % 2 == 1, 800.0, -800.0)[None, :, None]
+    hidden = draws.rand(f"{case}.hidden", b, t, u) > 0.6
+    hidden[..., 0] = False
+    if case != "grad":
+        hidden[:, 0] = True
+    s = draws.randn(f"{case}.scores", b, t, u, scale=5.0).add(offset).masked_fill(hidden, float("-inf"))
+    return (s.to(dtype),)
 
 
 def causal_sizes(draws):
@@ -100,10 +108,28 @@ def mha_mask_to_sdpa(rec, fn):
 
 @probe("lesson3.safe_softmax")
 def safe_softmax(rec, fn):
-    rec.put("weights", rec.call("safe_softmax", fn, *masked_scores(rec)))
+    function_cases(rec, "safe_softmax", fn, softmax_scores)
 
 
 MAX_LEN = 16   # the module's buffer, as the visible check's (lesson 3's checks.MAX_LEN)
+
+
+def max_len_sizes(draws):
+    """A max_len above the constructor's default 32, and a sequence longer than 32 that fits in it: a causal buffer
+    whose size is written as a number (causal_mask(32)) fails there. The visible check draws them alike."""
+    max_len = draws.sizes("max_len", 1, low=40, high=56, avoid=NOTEBOOK)[0]
+    return max_len, max_len - draws.sizes("shorter", 1, low=1, high=5)[0]
+
+
+def buffer_shape(module) -> list | None:
+    """The causal buffer's shape, or None (no module, no buffer): the check's and the probe's alike."""
+    causal = dict(module.named_buffers()).get("causal") if isinstance(module, torch.nn.Module) else None
+    return list(causal.shape) if isinstance(causal, torch.Tensor) else None
+
+
+def max_len_calls(name: str, max_len: int, T: int) -> tuple:
+    """The calls' names in the max_len case, masked and SDPA (an error in one is named by them: "max_len=")."""
+    return tuple(f"{name}(…, max_len={max_len}).forward(x{kw})  # T = {T}" for kw in ("", ", use_sdpa=True"))
 
 
 def _build(rec, cls, dropout):
@@ -156,6 +182,15 @@ def module(rec, cls):
         for key, sdpa in (("full.masked", False), ("full.sdpa", True)):
             call = f"{name}(x{', use_sdpa=True' if sdpa else ''})  # T = max_len = {MAX_LEN}"
             rec.put(key, rec.call(call, mine, x_full, use_sdpa=sdpa)[0])
+        # A max_len above the default 32, and T > 32: the buffer's size comes from max_len. Last, as the above.
+        max_len, t = max_len_sizes(rec)
+        _, _, h, d, e = module_sizes(rec)
+        long = rec.call(f"{name}(…, max_len={max_len})", cls, e, h, d, max_len=max_len)
+        rec.put("long.causal_shape", buffer_shape(long))
+        rec.fill_parameters(long.double().eval())
+        x_long = rec.randn("x_long", 1, t, e)
+        for key, call, sdpa in zip(("long.masked", "long.sdpa"), max_len_calls(name, max_len, t), (False, True)):
+            rec.put(key, rec.call(call, long, x_long, use_sdpa=sdpa)[0])
 
 
 def meta_error(module, x) -> str | None:

@@ -10,8 +10,8 @@ from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_course.probes.cases import backward_with_probe
 from attn_grader.judge import (
-    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge, matching_bug, max_error,
-    naming,
+    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge, judge_function,
+    matching_bug, max_error, naming,
 )
 
 
@@ -221,8 +221,8 @@ def _sdpa_nan_bug(res):
     return None if matching_bug(res["padding.sdpa_nan"], {"own": own}, 1e-9) else "hint_sdpa_nan_rows"
 
 
-def _full_length_bug(res):
-    """Both paths right at the probe's T, wrong or failing at T == max_len: the buffer sliced off its corner."""
+def _right_at_probe_t(res) -> bool:
+    """Both paths right at the probe's own T, with and without padding."""
     x, lengths, _ = probe.module_inputs(res)
     ref = _reference(res, 0.0).eval()
     with torch.no_grad():
@@ -230,16 +230,58 @@ def _full_length_bug(res):
             want = ref(x, lens)
             if not (matching_bug(res[f"{label}.masked"], {"right": want}, 1e-9)
                     and matching_bug(res[f"{label}.sdpa"], {"right": want[0]}, 1e-7)):
-                return None
+                return False
+    return True
+
+
+def _full_length_bug(res):
+    """Both paths right at the probe's T, wrong or failing at T == max_len: the buffer sliced off its corner."""
+    if not _right_at_probe_t(res):
+        return None
+    x = probe.module_inputs(res)[0]
+    ref = _reference(res, 0.0).eval()
+    with torch.no_grad():
         x_full = res.randn("x_full", x.size(0), probe.MAX_LEN, x.size(2))
         want = ref(x_full)[0]
     same = all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("full.masked", "full.sdpa"))
     return None if same else "hint_causal_full_length"
 
 
+def _long_right(res):
+    """The max_len case (probes.lesson3.max_len_sizes): the reference built with that max_len, on x_long."""
+    max_len, t = probe.max_len_sizes(res)
+    e = probe.module_sizes(res)[4]
+    with torch.no_grad():
+        return _reference(res, 0.0, max_len).eval()(res.randn("x_long", 1, t, e))[0]
+
+
+def _expect_max_len(res):
+    """Built with a max_len above 32 and run at T > 32, as the visible check's _expect_max_len."""
+    max_len, t = probe.max_len_sizes(res)
+    shape = res["long.causal_shape"]
+    if shape is not None and shape != [max_len, max_len]:
+        raise Mismatch("causal_max_len_buffer", hint="hint_causal_max_len", max_len=max_len, got=tuple(shape))
+    want = _long_right(res)
+    for key, tol in (("long.masked", 1e-9), ("long.sdpa", 1e-7)):   # named by _max_len_bug
+        expect_close(f"max_len={max_len}, T={t}", res[key], want, tol)
+
+
+def _max_len_bug(res):
+    """Right at the probe's own T, wrong with a max_len above 32 at T > 32: a buffer not sized by max_len."""
+    max_len = probe.max_len_sizes(res)[0]
+    shape = res["long.causal_shape"]
+    if shape is not None and shape != [max_len, max_len]:
+        return "hint_causal_max_len"
+    if not _right_at_probe_t(res):
+        return None
+    want = _long_right(res)
+    same = all(matching_bug(res[k], {"right": want}, 1e-7) for k in ("long.masked", "long.sdpa"))
+    return None if same else "hint_causal_max_len"
+
+
 # Each finds one classic mistake, independently of the others: the first names the failure, the rest are "also".
 MODULE_FINDERS = (_weights_bug, _w_o_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug, _sdpa_nan_bug,
-                  _full_length_bug)
+                  _full_length_bug, _max_len_bug)
 
 
 def _module_bug(res):
@@ -276,13 +318,13 @@ def judge_apply_mask(res):
         expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
 
 
-# An error on the meta device is the mask made on the CPU (arange without device=), as the visible check says.
+# An error on the meta device is the positions made on the CPU (arange without device=), as the visible check says.
 @judge("lesson3.padding_keep", on_error=checks.padding_keep_error)
 def judge_padding_keep(res):
     lengths, T = probe.padding_inputs(res)
     with naming(lambda: _padding_bug(res)):
         expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
-    with naming(lambda: "hint_mask_device"):
+    with naming(lambda: "hint_padding_device"):
         expect_device(f"padding_keep(lengths.to('meta'), {T})", res["meta"], "meta")
 
 
@@ -295,15 +337,22 @@ def judge_mha_mask_to_sdpa(res):
 
 @judge("lesson3.safe_softmax")
 def judge_safe_softmax(res):
-    (scores,) = probe.masked_scores(res)
-    with naming(lambda: "hint_nan_fully_masked" if _nan(res["weights"]) else
-                checks.safe_softmax_bug(scores, res["weights"])):
-        expect_close("safe_softmax", res["weights"], safe_softmax(scores), 1e-12)
+    with naming(lambda: _safe_softmax_bug(res)):
+        judge_function(res, safe_softmax, probe.softmax_scores)
 
 
-def _reference(res, dropout):
+def _safe_softmax_bug(res):
+    """The visible check's diagnosis, on the first case that went wrong (float64, float32, then the gradient's)."""
+    for case, dtype in (("float64", torch.float64), ("float32", torch.float32), ("grad", torch.float64)):
+        (scores,) = probe.softmax_scores(res, case, dtype)
+        if key := checks.safe_softmax_bug(scores, res[case]):
+            return key
+    return None
+
+
+def _reference(res, dropout, max_len=probe.MAX_LEN):
     _, _, h, d, e = probe.module_sizes(res)
-    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=probe.MAX_LEN).double()
+    ref = CausalSelfAttention(e, h, d, dropout=dropout, max_len=max_len).double()
     expect_layout(res, ref)
     res.fill_parameters(ref)
     return ref
@@ -338,6 +387,7 @@ def _judge_module(res):
         want_full = ref(x_full)[0]
         expect_close(masked, res["full.masked"], want_full, 1e-9)
         expect_close(sdpa, res["full.sdpa"], want_full, 1e-7)
+        _expect_max_len(res)
         for cut, x2 in enumerate(changed):
             want = ref(x2)[0]
             got = res[f"changed_{cut}.masked"]
