@@ -280,3 +280,25 @@ def test_students_csv_and_the_named_report_are_never_committed():
     run = subprocess.run(["git", "check-ignore", "autograder/canvas-grades-02-multihead.csv",
                           "autograder/grades-02-multihead-exercises.csv"], cwd=ROOT, capture_output=True, text=True)
     assert len(run.stdout.split()) == 2
+
+
+def test_a_timestamp_without_a_time_zone_is_said_not_taken_silently(course, tmp_path):
+    # nbgrader reads "2026-12-08 23:30:00" as UTC: for a learner in Seoul 29 minutes early, 8.5 hours late, with a
+    # penalty. The exchange's "… UTC" and an instructor's "… Asia/Seoul" name their zone.
+    import shutil
+    from attn_grader.flags import write_flags
+    from attn_grader.grade import lateness, zone_missing
+    assert zone_missing("2026-12-08 23:30:00") and zone_missing("2026-12-08T23:30:00")
+    assert not any(zone_missing(s) for s in ("2026-12-08 23:30:00 Asia/Seoul", "2026-12-08 14:30:00.123456 UTC",
+                                             "2026-12-08T23:30:00+09:00", "2026-12-08 23:30:00 +0900"))
+    shutil.copy(course / "gradebook.db", tmp_path / "gradebook.db")
+    for student, assignment, stamp in (("bora", "03-masks-ko", "2026-12-09 23:59:00"),
+                                       ("aiko", "03-masks-ja", "2026-12-08 22:59:00 Asia/Tokyo")):
+        folder = tmp_path / "submitted" / student / assignment
+        folder.mkdir(parents=True)
+        (folder / "03_masks.ipynb").write_text("{}")
+        (folder / "timestamp.txt").write_text(stamp + "\n")
+    late, untimed, zoneless = lateness(tmp_path, [("03-masks-ko", "bora"), ("03-masks-ja", "aiko")])
+    assert zoneless == [("03-masks-ko", "bora")] and untimed == []
+    write_flags(tmp_path, [], zoneless=zoneless)
+    assert [r[4] for r in read(tmp_path / "flags.csv")[1:]] == ["timestamp_no_zone"]

@@ -54,6 +54,7 @@ def _read(course: Path) -> list[list[str]]:
 
 # What each rule means (its note), by rule; the by-hand policy's many reach_… and tamper_… rules by family.
 NOTES = {"no_isolation": "flag_no_isolation", "not_graded": "flag_not_graded", "no_timestamp": "flag_no_timestamp",
+         "timestamp_no_zone": "flag_timestamp_no_zone",
          "lms_left_out": "flag_lms_left_out", "files": "flag_files", "process": "flag_process",
          "network": "flag_network", "environment": "flag_environment", "fake_equality": "flag_fake_equality",
          "kernel": "flag_kernel", "reach": "flag_reach", "tamper": "flag_tamper"}
@@ -82,12 +83,13 @@ def set_export_flags(course: Path, rule: str, rows: list[tuple]) -> None:
 
 
 def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", failed: dict | None = None,
-                untimed: list[tuple[str, str]] = ()) -> int:
+                untimed: list[tuple[str, str]] = (), zoneless: list[tuple[str, str]] = ()) -> int:
     """Scan every submission in work; write flags.csv; return how many submissions were flagged.
 
     A class graded without sandboxes gets one row that says so, first; a submission that could not be graded
     gets a row of its own with the end of the error; one whose assignment has a due date but that has no
-    timestamp.txt (copied by hand) gets a row saying its lateness could not be judged.
+    timestamp.txt (copied by hand) gets a row saying its lateness could not be judged, and one whose timestamp.txt
+    names no time zone a row saying it was read as UTC.
     """
     from .scan import scan_notebook  # here: an export that sets its own rows (set_export_flags) needs no scanner
     rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
@@ -96,6 +98,9 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
     for assignment, student in untimed:
         rows.append((student, assignment, "*", "-", "no_timestamp", 0,
                      f"no submitted/{student}/{assignment}/timestamp.txt: lateness not judged"))
+    for assignment, student in zoneless:
+        rows.append((student, assignment, "*", "-", "timestamp_no_zone", 0,
+                     f"submitted/{student}/{assignment}/timestamp.txt names no time zone: read as UTC"))
     for assignment, student in work:
         for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
             source = course / "source" / assignment / notebook.name

@@ -261,13 +261,26 @@ def export_grades(course: Path) -> None:
         plugin.export(gb)
 
 
-def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]]]:
+def zone_missing(stamp: str) -> bool:
+    """Whether a timestamp.txt's time says no time zone ("2026-12-08 23:30:00"): nbgrader reads it as UTC, which
+    for a learner in Tokyo or Seoul is nine hours off. The exchange's own ("… UTC") and "… Asia/Tokyo" say one."""
+    import dateutil.parser
+    parts = stamp.split()
+    if len(parts) == 3:
+        return False
+    try:
+        return dateutil.parser.parse(stamp).tzinfo is None
+    except (ValueError, OverflowError):
+        return False   # nbgrader refuses it itself
+
+
+def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list, list]:
     """What to tell the instructor about due dates: a line per late submission graded now (work, with its
-    penalty), and every submission of the class, graded now or before, whose assignment has a due date but
-    that has no timestamp.txt (copied by hand): flags.csv is the whole class's, and a due date may have been
-    set after a submission was graded."""
+    penalty); every submission of the class, graded now or before, whose assignment has a due date but that has
+    no timestamp.txt (copied by hand), and every one whose timestamp.txt names no time zone (read as UTC):
+    flags.csv is the whole class's, and a due date may have been set after a submission was graded."""
     from nbgrader.api import Gradebook, MissingEntry
-    late, untimed = [], []
+    late, untimed, zoneless = [], [], []
     graded_now = set(work)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for assignment, student in submissions(course):
@@ -277,12 +290,16 @@ def lateness(course: Path, work: list[tuple[str, str]]) -> tuple[list[str], list
                 continue
             if submission.duedate is None:
                 continue
+            stamp = course / "submitted" / student / assignment / "timestamp.txt"
             if submission.timestamp is None:
                 untimed.append((assignment, student))
-            elif submission.total_seconds_late > 0 and (assignment, student) in graded_now:
+                continue
+            if stamp.exists() and zone_missing(stamp.read_text().strip()):
+                zoneless.append((assignment, student))
+            if submission.total_seconds_late > 0 and (assignment, student) in graded_now:
                 late.append(f"{student}/{assignment}: {submission.total_seconds_late / 86400:.2f} days late, "
                             f"penalty {submission.late_submission_penalty or 0:g} of {submission.score:g} points")
-    return late, untimed
+    return late, untimed, zoneless
 
 
 def write_report(course: Path, names: bool, timings: dict) -> None:
@@ -377,8 +394,8 @@ def main() -> None:
     remember_not_graded(course, failed)
     # The files below are the whole class's, whoever was graded this time.
     export_grades(course)
-    late, untimed = lateness(course, work)
-    flagged = write_flags(course, submissions(course), isolation, not_graded(course), untimed)
+    late, untimed, zoneless = lateness(course, work)
+    flagged = write_flags(course, submissions(course), isolation, not_graded(course), untimed, zoneless)
     # Before the report, which shows it: this run's gradings join every earlier one (history.py).
     record(course, work + list(refused))
     write_report(course, args.names, timings)
@@ -392,6 +409,10 @@ def main() -> None:
     if untimed:
         print(f"no timestamp.txt, so lateness was not judged (flags.csv, rule no_timestamp): "
               f"{', '.join(f'{s}/{a}' for a, s in untimed)}")
+    if zoneless:
+        print(f"timestamp.txt without a time zone, read as UTC (flags.csv, rule timestamp_no_zone): "
+              f"{', '.join(f'{s}/{a}' for a, s in zoneless)}; write the zone, e.g. \"2026-12-09 10:30:00 "
+              f"Asia/Tokyo\", and grade them again", file=sys.stderr)
     if failed:
         # The class's other grades stand (a learner whose code kills its kernel is one of these), so
         # this is said loudly rather than failing the whole run.

@@ -341,6 +341,11 @@ MESSAGES = {
         "ko": "timestamp.txt가 없어서 마감을 넘겼는지 판단하지 않았습니다.",
         "en": "No timestamp.txt, so whether it was late was not judged.",
     },
+    "flag_timestamp_no_zone": {
+        "ja": "timestamp.txt の時刻にタイムゾーンが書かれていないため、UTC として読みました（東京やソウルの時刻なら 9 時間ずれます）。\"2026-12-09 10:30:00 Asia/Tokyo\" のようにタイムゾーンを書いて、採点し直してください。",
+        "ko": "timestamp.txt의 시각에 시간대가 적혀 있지 않아 UTC로 읽었습니다(도쿄나 서울 시각이라면 9시간 어긋납니다). \"2026-12-09 10:30:00 Asia/Seoul\"처럼 시간대를 적고 다시 채점하세요.",
+        "en": "timestamp.txt gives no time zone, so its time was read as UTC (nine hours off for Tokyo or Seoul). Write the zone, e.g. \"2026-12-09 10:30:00 Asia/Tokyo\", and grade again.",
+    },
     "flag_lms_left_out": {
         "ja": "Moodle 用のファイルに入っていません。nbgrader の受講者表にメールアドレス（または LMS の ID）がありません。",
         "ko": "Moodle용 파일에 들어 있지 않습니다. nbgrader 수강생 목록에 이메일 주소(또는 LMS ID)가 없습니다.",
