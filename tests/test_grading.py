@@ -118,6 +118,7 @@ def test_hidden_verdicts_are_written_in_the_learners_language(graded):
 
 
 # Planted bugs that break a by-hand rule are flagged for the instructor, as a learner's would be; nothing else is.
+from attn_grader.similarity import RULES as SIMILAR  # noqa: E402
 FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "reach_attention"), ("08_deployed", "static_cat", "reach_concat")}
 
 
@@ -125,7 +126,8 @@ def test_no_honest_submission_is_flagged(graded):
     course, _ = graded
     with open(course / "flags.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert {(r["student_id"], r["rule"]) for r in rows} == \
+    # A class made of the solution notebooks is the same code throughout (attn_grader.similarity): a look, set aside.
+    assert {(r["student_id"], r["rule"]) for r in rows if r["rule"] not in SIMILAR} == \
         {(bug_packs.student(stem, bug), rule) for stem, bug, rule in FLAGGED_BUGS if stem in LESSONS}
 
 

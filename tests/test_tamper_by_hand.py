@@ -15,6 +15,7 @@ import sys
 
 import nbformat
 import pytest
+from attn_grader.similarity import RULES as SIMILAR
 from classroom import course_skeleton, submission, submit
 from lessons import lessons
 from nbgrader.api import Gradebook
@@ -327,7 +328,8 @@ def by_hand_graded(tmp_path_factory):
     flags = {}
     with open(course / "flags.csv", newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            flags.setdefault(row["student_id"], []).append((row["cell"], row["rule"]))
+            if row["rule"] not in SIMILAR:   # every submission here is the solution's code: set aside
+                flags.setdefault(row["student_id"], []).append((row["cell"], row["rule"]))
     return course, scores, flags
 
 

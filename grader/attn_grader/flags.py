@@ -54,7 +54,8 @@ def _read(course: Path) -> list[list[str]]:
 
 # What each rule means (its note), by rule; the by-hand policy's many reach_… and tamper_… rules by family.
 NOTES = {"no_isolation": "flag_no_isolation", "not_graded": "flag_not_graded", "no_timestamp": "flag_no_timestamp",
-         "timestamp_no_zone": "flag_timestamp_no_zone",
+         "timestamp_no_zone": "flag_timestamp_no_zone", "same_as_solution": "flag_same_as_solution",
+         "same_as_learner": "flag_same_as_learner",
          "lms_left_out": "flag_lms_left_out", "files": "flag_files", "process": "flag_process",
          "network": "flag_network", "environment": "flag_environment", "fake_equality": "flag_fake_equality",
          "kernel": "flag_kernel", "reach": "flag_reach", "tamper": "flag_tamper"}
@@ -106,6 +107,8 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
             source = course / "source" / assignment / notebook.name
             if source.exists():
                 rows += [(student, assignment, notebook.name, *flag) for flag in scan_notebook(notebook, source)]
+    from .similarity import flags as similar   # a look across the class: the same code as the solution or another's
+    rows += similar(course, work)
     rows += [r for r in _read(course) if len(r) > 4 and r[4] in EXPORT_RULES]
     _write(course, rows)
     return len({(r[0], r[1]) for r in rows if r[0] != "*" and r[4] not in EXPORT_RULES})

@@ -346,6 +346,16 @@ MESSAGES = {
         "ko": "timestamp.txt의 시각에 시간대가 적혀 있지 않아 UTC로 읽었습니다(도쿄나 서울 시각이라면 9시간 어긋납니다). \"2026-12-09 10:30:00 Asia/Seoul\"처럼 시간대를 적고 다시 채점하세요.",
         "en": "timestamp.txt gives no time zone, so its time was read as UTC (nine hours off for Tokyo or Seoul). Write the zone, e.g. \"2026-12-09 10:30:00 Asia/Tokyo\", and grade again.",
     },
+    "flag_same_as_solution": {
+        "ja": "code 列の解答セルが、公開されている解答と同じコードです（名前・空白・コメント・関数の並びの違いは無視して比べています）。点数は変えていません。本人の解答かどうか、確かめる目安にしてください。",
+        "ko": "code 열의 답안 셀이 공개된 정답과 같은 코드입니다(이름·공백·주석·함수 순서의 차이는 무시하고 비교했습니다). 점수는 바꾸지 않았습니다. 본인이 쓴 답인지 확인할 때 참고하세요.",
+        "en": "The solution cells in the code column are the same code as the published solution (names, spacing, comments and the order of functions set aside). The score is unchanged: a hint for a look, not a verdict.",
+    },
+    "flag_same_as_learner": {
+        "ja": "code 列の解答セルが、そこに挙げた別の受講者の解答と同じコードです（名前・空白・コメント・関数の並びの違いは無視して比べています）。点数は変えていません。確かめる目安にしてください。",
+        "ko": "code 열의 답안 셀이 거기 적힌 다른 수강생의 답안과 같은 코드입니다(이름·공백·주석·함수 순서의 차이는 무시하고 비교했습니다). 점수는 바꾸지 않았습니다. 확인할 때 참고하세요.",
+        "en": "The solution cells in the code column are the same code as the other learner's named there (names, spacing, comments and the order of functions set aside). The score is unchanged: a hint for a look, not a verdict.",
+    },
     "flag_lms_left_out": {
         "ja": "Moodle 用のファイルに入っていません。nbgrader の受講者表にメールアドレス（または LMS の ID）がありません。",
         "ko": "Moodle용 파일에 들어 있지 않습니다. nbgrader 수강생 목록에 이메일 주소(또는 LMS ID)가 없습니다.",
