@@ -9,7 +9,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Each learner's kernel, and each pytest worker, uses one thread: the machine has two cores.
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader \
+.PHONY: handout lab test test-lesson browser-deps readme build assignments autograde export export-lms override formgrader \
 	classroom workspace bench bench-grading hint-sweep mutants clean-venv
 
 # The steps themselves live in tools/course.py, which Windows learners run without make.
@@ -130,3 +130,8 @@ SEEDS ?= 3
 mutants: $(STAMP)
 	PYTHONPATH=tools:tests $(BIN)/python tools/mutants.py --seeds $(SEEDS) $(if $(LESSON),--lesson $(LESSON)) \
 		--readme
+
+## make handout PACKAGE=https://…/attn_course-0.1.0-py3-none-any.whl: a private term's handout (handout/): the learner
+## notebooks installing the course's package from PACKAGE (default: the wheel beside them), and that wheel
+handout: $(STAMP)
+	$(BIN)/python tools/handout.py $(if $(PACKAGE),--package "$(PACKAGE)")
