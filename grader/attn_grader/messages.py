@@ -226,7 +226,10 @@ MESSAGES = {
         "ko": "채점하지 못한 제출: {n}건(grade.py의 출력을 확인하세요)",
         "en": "Submissions that could not be graded: {n} (see grade.py's output)",
     },
-    "report_median": {"ja": "中央値", "ko": "중앙값", "en": "Median"},
+    # Of the notebooks graded, before late penalties and overrides: what a lesson's page is about is the work handed in
+    # (an instructor read it as the class's grades); the grades are grades.csv's and each learner's page.
+    "report_median": {"ja": "中央値（提出されたノートブックの得点、遅れの減点前）", "ko": "중앙값(제출된 노트북의 점수, 지각 감점 전)",
+                      "en": "Median (of the notebooks handed in, before late penalties)"},
     "report_mean": {"ja": "平均", "ko": "평균", "en": "Mean"},
     "report_out_of": {"ja": "{score} / {total} 点", "ko": "{score} / {total}점", "en": "{score} / {total} points"},
     "report_distribution": {"ja": "クラス全体の得点の分布", "ko": "수강생 전체의 점수 분포", "en": "The class's scores"},
