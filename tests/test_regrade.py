@@ -173,7 +173,7 @@ def test_the_late_learner_sees_the_penalty_in_their_language(term):
     page = (course / "feedback" / "chen" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
     assert "提出遅れの減点" in page and "-3" in page and "Late submission penalty" not in page
     # How late and by which rule (issue 42): due 12-08 23:59, handed in 12-10 12:00 (JST).
-    assert "1 日と 12 時間遅れ、1 日ごとに 10%" in page
+    assert "1 日 12 時間遅れ、1 日ごとに 10%" in page
     on_time = (course / "feedback" / "aiko" / ASSIGNMENT / "01_attention.html").read_text("utf-8")
     assert "提出遅れの減点" not in on_time
 

@@ -189,8 +189,8 @@ MESSAGES = {
         "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
     },
     "why_proj_in": {
-        "ja": "W_q, W_k, W_v は埋め込み次元 E の入力を、クエリ・キー・バリューの次元（1つのヘッドなら D、H 個なら H·D）に写します。",
-        "ko": "W_q, W_k, W_v는 임베딩 차원 E의 입력을 쿼리, 키, 밸류의 차원(헤드가 하나면 D, H개면 H·D)으로 바꿉니다(투영합니다).",
+        "ja": "W_q, W_k, W_v は、埋め込み次元 E の入力を、クエリ・キー・バリューの次元（ヘッドが1つなら D、H 個なら H·D）に射影します。",
+        "ko": "W_q, W_k, W_v는 임베딩 차원이 E인 입력을 쿼리, 키, 밸류의 차원(헤드가 하나면 D, H개면 H·D)으로 투영합니다.",
     },
     "why_proj_out": {
         "ja": "W_o はヘッドの出力の次元（1つのヘッドなら D、H 個ならつないだ H·D）を埋め込み次元 E に戻します。",
@@ -249,8 +249,8 @@ MESSAGES = {
         "ko": "{name}에 아직 값이 없습니다. 숫자를 대입하세요.",
     },
     "answer_not_number": {
-        "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数にできます。",
-        "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy의 수(numpy.int64 등)는 int(...)나 float(...)로 Python의 수로 바꿀 수 있습니다.",
+        "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数に変換できます。",
+        "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy 수(numpy.int64 등)는 int(...)나 float(...)로 감싸면 Python 수가 됩니다.",
     },
     "answer_not_finite": {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",

@@ -7,8 +7,8 @@ MESSAGES = {
         "ko": "함수 안에서 노트북 위쪽 셀에서 정한 크기 {names}을(를) 그대로 읽고 있습니다. 그 값과 크기가 같은 입력에서만 올바르게 동작합니다. 크기는 인자나 입력의 모양(x.shape)에서 구하세요.",
     },
     "case_differs": {
-        "ja": "{name}: 大きさ {sizes} の入力で、正しい結果と一致しません（最大誤差 {err:.3g}）。",
-        "ko": "{name}: 크기 {sizes}인 입력에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}).",
+        "ja": "{name}: 形状 {sizes} の入力で、正しい結果と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "{name}: 모양이 {sizes}인 입력에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}).",
     },
     "sizes_case_differs": {
         "ja": "{name}: 大きさ {sizes} の入力で、正しい結果と一致しません（最大誤差 {err:.3g}）。上の大きさでは正しかったので、どこかで大きさを決め打ちしていないか確かめてください。",
@@ -23,7 +23,7 @@ MESSAGES = {
         "ko": "{name}: 자료형이 {want}인 입력에 자료형이 {got}인 결과를 반환했습니다. 결과는 입력과 같은 자료형으로 반환하세요.",
     },
     "hint_keep_dtype": {
-        "ja": ".float() や .double() は途中でデータ型を変えます。また torch.tensor(…)、torch.zeros(…) などで dtype= を付けずに作ったテンソルは float32 になります。新しく作るテンソルは dtype=x.dtype（または torch.zeros_like(x) など）で入力にそろえてください。",
+        "ja": "途中で .float() や .double() を呼ぶと、データ型が変わります。また、torch.tensor(…) や torch.zeros(…) などで dtype= を指定せずに作ったテンソルは、既定の float32 になります。新しく作るテンソルは、dtype=x.dtype を指定して（または torch.zeros_like(x) などを使って）入力のデータ型にそろえてください。",
         "ko": ".float()나 .double()은 도중에 자료형을 바꿉니다. 또 torch.tensor(…), torch.zeros(…) 등으로 dtype=을 지정하지 않고 만든 텐서는 float32가 됩니다. 새로 만드는 텐서는 dtype=x.dtype(또는 torch.zeros_like(x) 등)으로 입력에 맞추세요.",
     },
     "grad_none": {

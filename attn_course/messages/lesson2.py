@@ -62,8 +62,8 @@ MESSAGES = {
         "ko": "out_proj.weight에 W_o.weight를 복사했는지 확인하세요.",
     },
     "hint_head_slice": {
-        "ja": "ヘッド i の W_q, W_k, W_v は weight の行 i·D 〜 (i+1)·D − 1（weight[i*D:(i+1)*D]）、W_o は列のほう（W_o.weight[:, i*D:(i+1)*D]）です。コピー先の Attention(mha.embed_dim, mha.head_dim) の weight は、W_q, W_k, W_v が (D, E)、W_o が (E, D) です。",
-        "ko": "헤드 i의 W_q, W_k, W_v는 weight의 행 i·D ~ (i+1)·D − 1(weight[i*D:(i+1)*D])이고, W_o는 열 쪽(W_o.weight[:, i*D:(i+1)*D])입니다. 복사받는 Attention(mha.embed_dim, mha.head_dim)의 weight는 W_q, W_k, W_v가 (D, E), W_o가 (E, D)입니다.",
+        "ja": "ヘッド i の部分は、W_q, W_k, W_v では weight の行 i·D 〜 (i+1)·D − 1（weight[i*D:(i+1)*D]）、W_o では列 i·D 〜 (i+1)·D − 1（W_o.weight[:, i*D:(i+1)*D]）です。コピー先の Attention(mha.embed_dim, mha.head_dim) の weight の形状は、W_q, W_k, W_v が (D, E)、W_o が (E, D) です。",
+        "ko": "헤드 i에 해당하는 부분은 W_q, W_k, W_v에서는 weight의 i·D행부터 (i+1)·D − 1행까지(weight[i*D:(i+1)*D])이고, W_o에서는 같은 범위의 열(W_o.weight[:, i*D:(i+1)*D])입니다. 복사해 넣을 Attention(mha.embed_dim, mha.head_dim)의 weight 모양은 W_q, W_k, W_v가 (D, E), W_o가 (E, D)입니다.",
     },
     "hint_head_returns_attention": {
         "ja": "head_as_single は第1回の Attention モジュール（Attention(embed_dim, head_dim)）を返してください。",
@@ -87,15 +87,15 @@ MESSAGES = {
     },
     "dtype_changed": {
         "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
-        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}여야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
+        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}이어야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
     },
     "demo_torch_mha_same": {
         "ja": "出力も重みも nn.MultiheadAttention と一致しました（差は 1e-6 以下）。",
         "ko": "출력과 가중치 모두 nn.MultiheadAttention과 일치합니다(차이 1e-6 이하).",
     },
     "demo_torch_mha_differs": {
-        "ja": "nn.MultiheadAttention と一致しません（差が 1e-6 を超えています）。演習 3 の MultiHeadAttention と演習 6 の to_torch_mha のチェックの結果を見直してください。",
-        "ko": "nn.MultiheadAttention과 일치하지 않습니다(차이가 1e-6보다 큽니다). 연습 문제 3의 MultiHeadAttention과 연습 문제 6의 to_torch_mha 검사 결과를 다시 확인하세요.",
+        "ja": "出力か重みが nn.MultiheadAttention と一致しません（差が 1e-6 を超えています）。演習 3 の MultiHeadAttention と演習 6 の to_torch_mha のチェックの結果を見直してください。",
+        "ko": "nn.MultiheadAttention과 일치하지 않습니다(차이가 1e-6보다 큽니다). 연습 문제 3(MultiHeadAttention)과 연습 문제 6(to_torch_mha)의 검사 결과를 다시 확인하세요.",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
     "head_weights_differ": {
@@ -152,11 +152,11 @@ MESSAGES = {
     },
     "hint_weights_averaged": {
         "ja": "重みがヘッドについて平均されています（weights.mean(dim=1) など）。ヘッドごとの重みを見られるように、forward は重みを平均せずに (B, H, T, T) のまま返します。",
-        "ko": "가중치를 헤드에 대해 평균했습니다(weights.mean(dim=1) 등). 헤드별 가중치를 볼 수 있도록 forward는 가중치를 평균하지 않고 (B, H, T, T) 그대로 반환합니다.",
+        "ko": "가중치를 헤드 축으로 평균 냈습니다(weights.mean(dim=1) 등). 헤드별 가중치를 볼 수 있도록 forward는 가중치를 평균하지 않고 (B, H, T, T) 모양 그대로 반환해야 합니다.",
     },
     "hint_weights_one_head": {
         "ja": "1つのヘッドの重み（weights[:, 0] など）だけを返しています。forward は全ヘッドの重みを (B, H, T, T) のまま返します。",
-        "ko": "헤드 하나의 가중치(weights[:, 0] 등)만 반환하고 있습니다. forward는 모든 헤드의 가중치를 (B, H, T, T) 그대로 반환합니다.",
+        "ko": "헤드 하나의 가중치(weights[:, 0] 등)만 반환하고 있습니다. forward는 모든 헤드의 가중치를 (B, H, T, T) 모양 그대로 반환해야 합니다.",
     },
     "hint_weights_dropout": {
         "ja": "重みにドロップアウトがかかっています。いくつかの重みが 0 になり、残りは 1/(1 − p) 倍になっています。この回の MultiHeadAttention にドロップアウトはありません（ドロップアウトは第3回で扱います）。torch.dropout、F.dropout、nn.Dropout を外してください。",
@@ -164,7 +164,7 @@ MESSAGES = {
     },
     "hint_no_scale_d": {
         "ja": "スケーリングを忘れているようです。スコア Q @ K.transpose(-2, -1) を、1つのヘッドの幅 D（self.head_dim）の平方根 √D で割ってください。割らないとスコアの分散が D 倍になり、D が大きいときにソフトマックスが飽和します。",
-        "ko": "스케일링을 빠뜨린 것 같습니다. 점수 Q @ K.transpose(-2, -1)를 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D로 나누세요. 나누지 않으면 점수의 분산이 D배가 되어, D가 클 때 소프트맥스가 포화합니다.",
+        "ko": "스케일링을 빠뜨린 것 같습니다. 점수(Q @ K.transpose(-2, -1))를 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D로 나누세요. 나누지 않으면 점수의 분산이 D배가 되어, D가 클 때 소프트맥스가 포화합니다.",
     },
     "hint_scale_by_d": {
         "ja": "D（self.head_dim）そのもので割っていませんか。割るのは √D です（math.sqrt(self.head_dim) または self.head_dim ** 0.5）。D で割ると、スコアの分散は 1 ではなく 1/D まで縮みます。",
@@ -172,46 +172,46 @@ MESSAGES = {
     },
     "hint_scale_d_mul": {
         "ja": "√D を掛けていませんか。スコアは √D（math.sqrt(self.head_dim)）で割ります。",
-        "ko": "√D를 곱한 것 같습니다. 점수는 √D(math.sqrt(self.head_dim))로 나눕니다.",
+        "ko": "√D를 곱한 것 같습니다. 점수에 √D를 곱하지 말고 √D(math.sqrt(self.head_dim))로 나누세요.",
     },
     "hint_scale_d_floor": {
         "ja": "スコアを // で割っていませんか。// は切り捨ての割り算で、スコアが整数に丸められます。/ で割ります（Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)）。",
-        "ko": "점수를 //로 나눈 것 같습니다. //는 버림 나눗셈이라 점수가 정수로 내려갑니다. /로 나눕니다(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)).",
+        "ko": "점수를 //로 나눈 것 같습니다. //는 몫을 내림하는 나눗셈이라 점수가 정수 값으로 내림됩니다. /로 나누세요(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)).",
     },
     "hint_scale_d_inverted": {
         "ja": "√D をスコアで割っていませんか。割られるのはスコアのほうです（Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)）。",
-        "ko": "√D를 점수로 나눈 것 같습니다. 나뉘는 쪽은 점수입니다(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)).",
+        "ko": "√D를 점수로 나눈 것 같습니다. 반대로 점수를 √D로 나누세요(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)).",
     },
     "hint_scale_after_softmax": {
         "ja": "ソフトマックスのあとで √D で割っていませんか。そうすると各行の和が 1/√D になります。√D で割るのはソフトマックスの前のスコアです（torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)）。",
-        "ko": "소프트맥스를 한 뒤에 √D로 나눈 것 같습니다. 그러면 각 행의 합이 1/√D가 됩니다. √D로 나누는 것은 소프트맥스 전의 점수입니다(torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)).",
+        "ko": "소프트맥스를 적용한 뒤에 √D로 나눈 것 같습니다. 그러면 각 행의 합이 1/√D가 됩니다. √D로 나누는 것은 소프트맥스 전의 점수입니다(torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)).",
     },
     "hint_weight_not_transposed": {
         "ja": "層の重み行列 weight を、転置せずに @ で掛けていませんか（y @ self.W_o.weight など）。nn.Linear の weight は (出力, 入力) の形状です。層は self.W_o(y) のように呼び出して使います（y @ self.W_o.weight.T と同じ計算です）。",
-        "ko": "층의 가중치 행렬 weight를 전치하지 않고 @로 곱한 것 같습니다(y @ self.W_o.weight 등). nn.Linear의 weight는 (출력, 입력) 모양입니다. 층은 self.W_o(y)처럼 호출해서 씁니다(y @ self.W_o.weight.T와 같은 계산입니다).",
+        "ko": "층의 가중치 행렬 weight를 전치하지 않고 @로 곱한 것 같습니다(y @ self.W_o.weight 등). nn.Linear의 weight는 (출력, 입력) 모양입니다. 층은 self.W_o(y)처럼 호출해서 쓰세요(y @ self.W_o.weight.T와 같은 계산입니다).",
     },
     "hint_scale_by_heads": {
         "ja": "ヘッドの数 H（self.n_head）の平方根で割っていませんか。割るのは1つのヘッドの幅 D（self.head_dim）の平方根 √D です。",
         "ko": "헤드 수 H(self.n_head)의 제곱근으로 나눈 것 같습니다. 나눠야 하는 값은 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D입니다.",
     },
     "hint_head_dtype": {
-        "ja": "新しい Attention の重み行列が {got} にあります（mha の重みは {want}）。コピーした値が {got} の精度に丸められています。雛形の single = Attention(mha.embed_dim, D).to(mha.W_q.weight) の行のとおり、.to(mha.W_q.weight) で mha と同じデバイス・データ型にそろえてからコピーしてください。",
-        "ko": "새 Attention의 가중치 행렬이 {got}에 있습니다(mha의 가중치는 {want}). 복사한 값이 {got}의 정밀도로 반올림되었습니다. 미리 주어진 single = Attention(mha.embed_dim, D).to(mha.W_q.weight) 줄처럼, .to(mha.W_q.weight)로 mha와 같은 장치·자료형으로 맞춘 다음 복사하세요.",
+        "ja": "新しい Attention の重み行列のデータ型 / デバイスが {got} です（mha の重み行列は {want}）。データ型が違うと、コピーした値がそのデータ型の精度に丸められます。雛形の single = Attention(mha.embed_dim, D).to(mha.W_q.weight) の行のとおり、.to(mha.W_q.weight) で mha と同じデバイス・データ型にそろえてからコピーしてください。",
+        "ko": "새 Attention 가중치 행렬의 자료형과 장치가 {got}입니다(mha의 가중치는 {want}). 자료형이 다르면 복사한 값이 그 자료형의 정밀도로 반올림됩니다. 미리 주어진 single = Attention(mha.embed_dim, D).to(mha.W_q.weight) 줄처럼, .to(mha.W_q.weight)로 mha와 같은 장치와 자료형으로 맞춘 다음 복사하세요.",
     },
     "hint_head_layer_not_copied": {
-        "ja": "新しい Attention の {layer} に、mha の {layer} の重みが入っていません。作ったときの乱数のままのようです。{layer}.weight にも、mha の {layer}.weight のヘッド i の部分を copy_ してください（W_q, W_k, W_v, W_o の4つともコピーします）。",
-        "ko": "새 Attention의 {layer}에 mha의 {layer} 가중치가 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. {layer}.weight에도 mha {layer}.weight에서 헤드 i에 해당하는 부분을 copy_하세요(W_q, W_k, W_v, W_o 네 개 모두 복사합니다).",
+        "ja": "新しい Attention の {layer} に、mha の {layer} の重み行列が入っていません。作ったときの乱数のままのようです。{layer}.weight にも、mha の {layer}.weight のうちヘッド i の部分を copy_ してください（W_q, W_k, W_v, W_o の4つともコピーします）。",
+        "ko": "새 Attention의 {layer}에 mha의 {layer} 가중치가 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. {layer}.weight에도 mha.{layer}.weight에서 헤드 i에 해당하는 부분을 copy_로 복사하세요(W_q, W_k, W_v, W_o 네 개 모두 복사합니다).",
     },
     "hint_head_layer_other": {
-        "ja": "新しい Attention の {layer} に、mha の {other} の重みが入っています。{layer}.weight には mha の {layer}.weight のヘッド i の部分をコピーします。",
-        "ko": "새 Attention의 {layer}에 mha의 {other} 가중치가 들어 있습니다. {layer}.weight에는 mha {layer}.weight에서 헤드 i에 해당하는 부분을 복사합니다.",
+        "ja": "新しい Attention の {layer} に、mha の {other} の重み行列が入っています。{layer}.weight には、mha の {layer}.weight のうちヘッド i の部分をコピーします。",
+        "ko": "새 Attention의 {layer}에 mha의 {other} 가중치가 들어 있습니다. {layer}.weight에는 mha.{layer}.weight에서 헤드 i에 해당하는 부분을 복사하세요.",
     },
     "hint_torch_mha_dropout": {
-        "ja": "返した nn.MultiheadAttention に dropout={p} が付いています。学習モードでは呼ぶたびに重みの一部がランダムに 0 になるので、mha と同じ出力になりません。本文のとおり dropout を付けずに（既定値の 0 のまま）作ってください。",
+        "ja": "返した nn.MultiheadAttention に dropout={p} が指定されています。train モードでは呼ぶたびに重みの一部がランダムに 0 になるので、mha と同じ出力になりません。本文のとおり、dropout は指定せずに（既定値の 0 のまま）作ってください。",
         "ko": "반환한 nn.MultiheadAttention에 dropout={p} 설정이 들어 있습니다. 학습 모드에서는 호출할 때마다 가중치 일부가 무작위로 0이 되므로 mha와 같은 출력이 나오지 않습니다. 본문대로 dropout 없이(기본값 0 그대로) 만드세요.",
     },
     "hint_in_proj_block": {
-        "ja": "in_proj_weight の行 {lo}〜{hi}（{layer} の場所）に、mha の重みが入っていません。in_proj_weight には W_q, W_k, W_v の3つの weight をすべて、この順に縦に連結して（torch.cat([...], dim=0)）コピーします。",
-        "ko": "in_proj_weight의 {lo}~{hi}행({layer} 자리)에 mha의 가중치가 들어 있지 않습니다. in_proj_weight에는 W_q, W_k, W_v 세 weight를 모두 이 순서대로 세로로 이어 붙여(torch.cat([...], dim=0)) 복사합니다.",
+        "ja": "in_proj_weight の行 {lo} 〜 {hi} に、mha の {layer}.weight が入っていません。in_proj_weight には、W_q, W_k, W_v の3つの weight をこの順に縦に連結して（torch.cat([...], dim=0)）コピーします。",
+        "ko": "in_proj_weight의 {lo}~{hi}행({layer} 자리)에 mha의 가중치가 들어 있지 않습니다. in_proj_weight에는 mha.W_q.weight, mha.W_k.weight, mha.W_v.weight를 이 순서대로 세로로 이어 붙여(torch.cat([...], dim=0)) 복사하세요.",
     },
 }

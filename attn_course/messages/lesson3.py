@@ -67,7 +67,7 @@ MESSAGES = {
     },
     "hint_padding_broadcast": {
         "ja": "パディングマスクがヘッドの軸にブロードキャストされていません。padding_keep(lengths, T) は (B, T) なので、[:, None, None, :] で (B, 1, 1, T)（バッチ・ヘッド・クエリ・キー）に広げてから因果マスクと & をとります。[:, None, :] の (B, 1, T) では、軸が1つずれてバッチがヘッドの位置に来ます。",
-        "ko": "패딩 마스크가 헤드 축으로 브로드캐스트되지 않습니다. padding_keep(lengths, T)는 (B, T)이므로 [:, None, None, :]로 (B, 1, 1, T)(배치, 헤드, 쿼리, 키)로 늘린 다음 인과 마스크와 &를 취합니다. [:, None, :]로 만든 (B, 1, T)는 축이 하나 어긋나서 배치가 헤드 자리에 옵니다.",
+        "ko": "패딩 마스크가 헤드 축으로 브로드캐스트되지 않습니다. padding_keep(lengths, T)는 (B, T) 모양이므로 [:, None, None, :] 인덱싱으로 (B, 1, 1, T), 즉 (배치, 헤드, 쿼리, 키) 모양으로 늘린 다음 인과 마스크와 &로 합치세요. [:, None, :] 인덱싱으로 만든 (B, 1, T)는 축이 하나 어긋나서 배치가 헤드 자리에 옵니다.",
     },
     "hint_buffer_persistent": {
         "ja": "causal バッファが state_dict に入っています。register_buffer(\"causal\", …, persistent=False) として、保存されないようにしてください（いつでも作り直せるからです）。",
@@ -138,8 +138,8 @@ MESSAGES = {
         "ko": "모든 키가 가려진 행의 값이 0이 아닙니다(다른 행은 맞습니다). 이런 행은 소프트맥스 결과가 NaN이 되므로 nan_to_num(0.0)을 써서 0으로 바꾸세요. 1 같은 다른 값이 아니라 0이어야 합니다.",
     },
     "hint_padding_query_axis": {
-        "ja": "パディングマスクがクエリの軸（行）にかかっています。パディングマスクが隠すのはキー（列）だけです。padding_keep(lengths, T) は [:, None, None, :] で (B, 1, 1, T)（バッチ・ヘッド・クエリ・キー）に広げます。[:, None, :, None] ではクエリの軸になります。",
-        "ko": "패딩 마스크가 쿼리 축(행)에 적용되어 있습니다. 패딩 마스크는 키(열)만 가립니다. padding_keep(lengths, T)의 결과를 [:, None, None, :]로 인덱싱해 (B, 1, 1, T), 즉 (배치, 헤드, 쿼리, 키) 모양으로 늘리세요. [:, None, :, None]으로 늘리면 T가 쿼리 축에 놓입니다.",
+        "ja": "パディングマスクがクエリの軸（行）にかかっています。パディングマスクが隠すのはキー（列）だけです。padding_keep(lengths, T) の結果は、[:, None, None, :] で (B, 1, 1, T)（バッチ・ヘッド・クエリ・キー）に広げます。[:, None, :, None] では、T の軸がクエリの位置に来てしまいます。",
+        "ko": "패딩 마스크가 쿼리 축(행)에 적용되어 있습니다. 패딩 마스크는 키(열)만 가립니다. padding_keep(lengths, T)의 결과를 [:, None, None, :] 인덱싱으로 (B, 1, 1, T), 즉 (배치, 헤드, 쿼리, 키) 모양으로 늘리세요. [:, None, :, None] 인덱싱으로 늘리면 T가 쿼리 축에 놓입니다.",
     },
     "hint_sdpa_no_mask": {
         "ja": "use_sdpa=True の経路でマスクがかかっていないようです。scaled_dot_product_attention に attn_mask=keep を渡してください。",
@@ -175,14 +175,14 @@ MESSAGES = {
     },
     "hint_padding_device": {
         "ja": "padding_keep の中で、位置の列が lengths と別のデバイスに作られています。torch.arange(T) のように device を指定せずに作ると CPU に置かれ、GPU 上の lengths と比べるときにエラーになります。torch.arange(T, device=lengths.device) のように、lengths と同じデバイスに作ってください。",
-        "ko": "padding_keep 안에서 위치를 늘어놓은 텐서가 lengths와 다른 장치에 만들어졌습니다. torch.arange(T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 lengths와 비교할 때 오류가 납니다. torch.arange(T, device=lengths.device)처럼 lengths와 같은 장치에 만드세요.",
+        "ko": "padding_keep 안에서 만든 위치 텐서(0, 1, …, T − 1)가 lengths와 다른 장치에 있습니다. torch.arange(T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 lengths와 비교할 때 오류가 납니다. torch.arange(T, device=lengths.device)처럼 lengths와 같은 장치에 만드세요.",
     },
     "hint_safe_softmax_overflow": {
-        "ja": "大きなスコア（例：+800 前後や −800 前後の行）を入れると、すべてが −∞ ではない行が NaN や 0 になりました。exp(scores) をそのままとると、大きなスコアでは inf / inf、小さなスコアでは 0 / 0 になります。exp をとる前に各行の最大値（scores.amax(dim=-1, keepdim=True)）を引くと、結果を変えずにこれを防げます（torch.softmax は中でこれを行っています）。すべてが −∞ の行では最大値も −∞ で NaN になりますが、それは nan_to_num(0.0) で 0 にできます。",
-        "ko": "큰 점수(예: +800 안팎이나 −800 안팎인 행)를 넣었더니 모든 값이 −∞는 아닌 행이 NaN이나 0이 되었습니다. exp(scores)를 그대로 계산하면 큰 점수에서는 inf / inf, 작은 점수에서는 0 / 0이 됩니다. exp를 취하기 전에 각 행의 최댓값(scores.amax(dim=-1, keepdim=True))을 빼면 결과는 그대로이면서 이를 막을 수 있습니다(torch.softmax는 내부에서 이렇게 합니다). 모든 값이 −∞인 행에서는 최댓값도 −∞라서 NaN이 되지만, 이는 nan_to_num(0.0)으로 0으로 만들 수 있습니다.",
+        "ja": "絶対値の大きなスコア（+800 前後や −800 前後の行など）を入れると、−∞ 以外の値を含む行が NaN や 0 になりました。exp(scores) をそのまま計算すると、大きな正のスコアでは inf / inf、大きな負のスコアでは 0 / 0 になります。exp の前に各行の最大値（scores.amax(dim=-1, keepdim=True)）を引けば、結果を変えずにこれを防げます（torch.softmax も中でこうしています）。すべてが −∞ の行では最大値も −∞ になって NaN が出ますが、これは nan_to_num(0.0) で 0 にできます。",
+        "ko": "절댓값이 큰 점수(예: +800 안팎이나 −800 안팎인 행)를 넣었더니, −∞가 아닌 값이 하나라도 있는 행이 NaN이나 0이 되었습니다. exp(scores)를 그대로 계산하면 큰 양수 점수에서는 inf / inf, 큰 음수 점수에서는 0 / 0이 됩니다. exp를 취하기 전에 각 행의 최댓값(scores.amax(dim=-1, keepdim=True))을 빼면 결과는 바뀌지 않고 이 문제를 막을 수 있습니다(torch.softmax도 내부에서 이렇게 합니다). 모든 값이 −∞인 행은 최댓값도 −∞라서 NaN이 되지만, nan_to_num(0.0)을 쓰면 0으로 바꿀 수 있습니다.",
     },
     "causal_max_len_buffer": {
-        "ja": "CausalSelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
+        "ja": "CausalSelfAttention(…, max_len={max_len}) で作ったモジュールのバッファ self.causal の形状が {got} です。(max_len, max_len) = ({max_len}, {max_len}) になるはずです。",
         "ko": "CausalSelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
     },
     "hint_causal_max_len": {

@@ -74,7 +74,7 @@ MESSAGES = {
         "ko": "원소 하나의 바이트 수를 dtype과 상관없이 고정된 값(2나 4)으로 썼습니다. torch.empty((), dtype=dtype).element_size()로 dtype에서 구하세요.",
     },
     "hint_kv_element_size": {
-        "ja": "要素のバイト数をすべての dtype について求められていません。torch.finfo は浮動小数点の dtype 専用で、int8 のような整数の dtype ではエラーになります。dtype ごとの表を書くと、表にない dtype（float64 や int8）でつまずきます。torch.empty((), dtype=dtype).element_size() なら、どの dtype でもバイト数が得られます。",
+        "ja": "dtype によっては、要素1つのバイト数を求めるところでエラーになっています。torch.finfo は浮動小数点の dtype 専用で、int8 のような整数の dtype ではエラーになります。dtype ごとの対応表を自分で作ると、表にない dtype（float64 や int8 など）で KeyError になります。torch.empty((), dtype=dtype).element_size() なら、どの dtype でもバイト数が得られます。",
         "ko": "원소 하나의 바이트 수를 모든 dtype에 대해 구하지 못했습니다. torch.finfo는 부동소수점 dtype 전용이라 int8 같은 정수 dtype에서는 오류가 납니다. dtype별 표를 직접 만들면 표에 없는 dtype(float64나 int8)에서 막힙니다. torch.empty((), dtype=dtype).element_size()를 쓰면 어떤 dtype이든 바이트 수를 얻을 수 있습니다.",
     },
     "hint_cache_device": {
@@ -82,8 +82,8 @@ MESSAGES = {
         "ko": "마스크(또는 중간에 만든 텐서)가 CPU에 만들어졌습니다. torch.ones(...)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 키나 점수와 함께 쓰면 오류가 납니다. device=x_new.device를 넘기세요.",
     },
     "cache_meta_device": {
-        "ja": "attn と x_new を meta デバイス（GPU の代わり）に置いて呼ぶと、出力が {device} に出てきました。出力は入力と同じデバイスに置かれるはずです。",
-        "ko": "attn과 x_new를 meta 장치(GPU 대신)에 두고 호출했더니 출력이 {device}에 나왔습니다. 출력은 입력과 같은 장치에 있어야 합니다.",
+        "ja": "attn と x_new を meta デバイス（GPU の代わりに使う、中身を持たないデバイス）に移して呼ぶと、出力が {device} にできました。出力は入力と同じデバイスに作られるはずです。",
+        "ko": "attn과 x_new를 GPU 대신 meta 장치(값이 없는 가상 장치)에 두고 호출했더니 출력이 {device} 장치에 만들어졌습니다. 출력은 입력과 같은 장치에 있어야 합니다.",
     },
     "tiled_differs": {
         "ja": "tiled_attention の結果が SDPA と一致しません（causal={causal}、最大誤差 {err:.3g}）。",
