@@ -15,6 +15,7 @@ from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run, scale_variants,
 )
 from .heads import merge_heads, merged_out_of_order, split_heads
+from .invariants import reads_globals
 
 B, T, H, D = 3, 7, 2, 6
 E = H * D
@@ -142,6 +143,7 @@ def _forward(call: str, module, *args):
         raise CheckFailed(error.message, t("hint_cross_expect_tokens")) from None
 
 
+@reads_globals(7)   # lesson 7's notebook sizes (checks.lesson7.LESSON)
 def check_cross_attention(cls) -> None:
     name = "CrossAttention"
     t_q, t_k = T - 2, T
