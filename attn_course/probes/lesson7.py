@@ -118,7 +118,7 @@ class CacheHost(nn.Module):
 def cache_setup(draws):
     """The attention weights, the whole input, the chunks it is fed in (a prefill, then a token at a
     time, then two at once) and the base of the rotation."""
-    b, h, half, t = draws.sizes("sizes", 4, low=2, high=9, avoid=HEADS | HALF_DIMS)
+    b, h, half, t = draws.sizes("sizes", 4, low=2, high=9)
     t += 6
     host = CacheHost(h * 2 * half, h).double().eval()
     draws.fill_parameters(host, "host")
