@@ -70,8 +70,9 @@ def separates_mistakes(x, perm, functions) -> bool:
 
 
 def pe_sizes(draws):
-    return [(int(t) + 1, 2 * int(h)) for t, h in zip(draws.sizes("T", 3, low=2, high=40, avoid={v - 1 for v in LENGTHS}),
-                                                    draws.sizes("half", 3, low=1, high=20, avoid=HALF_WIDTHS))]
+    lengths = draws.sizes("T", 3, low=2, high=40, avoid={v - 1 for v in LENGTHS})
+    halves = draws.sizes("half", 3, low=1, high=20, avoid=HALF_WIDTHS)
+    return [(int(t) + 1, 2 * int(h)) for t, h in zip(lengths, halves)]
 
 
 def rope_setup(draws, case, dtype):
