@@ -21,7 +21,7 @@ NOTEBOOK_SIZES = getattr(exercises, "NOTEBOOK_SIZES", {})
 
 # The lessons whose checks and probes draw away from the notebook's sizes and name a global read; the others draw
 # as they did.
-SIZE_RULE = frozenset({1, 2, 3, 4, 5})
+SIZE_RULE = frozenset({1, 2, 3, 4, 5, 7})
 
 
 def _stem(lesson: int) -> str | None:
@@ -36,6 +36,12 @@ def bound(lesson: int) -> dict:
 def avoided(lesson: int) -> frozenset:
     """Every size the lesson's notebook binds at top level."""
     return frozenset(v for values in bound(lesson).values() for v in values)
+
+
+def in_role(lesson: int, *names: str, scale=lambda v: v) -> frozenset:
+    """The sizes the lesson's notebook binds to names (a role: its head counts H_, its lengths T_, ...), scaled as
+    the probe draws them (a head width D drawn as D / 2): where all of avoided() leaves too few sizes to draw."""
+    return frozenset(scale(v) for name in names for v in bound(lesson).get(name, ()))
 
 
 def draw(gen: torch.Generator, n: int, low: int, high: int, avoid=()) -> list[int]:

@@ -26,6 +26,10 @@ BUGS = {
     "pasted_no_super_init": Bug("ex0_gpt2_attention", "        super().__init__()\n        self.embed_dim, self.n_head",
                                 "        self.embed_dim, self.n_head", {"ex0_gpt2_attention_tests"},
                                 "super().__init__() left out (make mutants)"),
+    # ✔ and full marks before the GPT-2 module's check and grader tried the meta device (a crash on a Colab GPU).
+    "pasted_sdpa_mask_on_cpu": Bug("ex0_gpt2_attention", "is_causal=True, dropout_p=p",
+                                   "attn_mask=torch.ones(T, T, dtype=torch.bool).tril(), dropout_p=p",
+                                   {"ex0_gpt2_attention_tests"}, "pasted SDPA path with a mask made on the CPU"),
     **PASTED_MAX_LEN,   # a fixed 64, block_size=: section 1 builds the module with max_len=16
     "perm_returns_tensor": Bug("ex1_permutation_error", "return float((fn(x[:, perm]) - fn(x)[:, perm]).abs().max())",
                                "return (fn(x[:, perm]) - fn(x)[:, perm]).abs().max()", {"ex1_permutation_error_tests"},

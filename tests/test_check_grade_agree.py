@@ -1,4 +1,4 @@
-"""✔ in the notebook means full marks, ✘ means lost points (issue 40), for lessons 1 and 3: answers written for
+"""✔ in the notebook means full marks, ✘ means lost points (issue 40), for lessons 1, 3 and 7: answers written for
 the classes the checks and the grader once parted on (a size the notebook binds, a detach, .data, torch.no_grad(),
 another dtype, a mask on the CPU, a softmax without the row max, a buffer of 32), and right answers written another
 way. Each is run through the visible check and judged as the grader judges it under five learners' seeds: the same
@@ -13,8 +13,10 @@ import torch
 from attn_course import messages
 from attn_course.checks import lesson1 as c1
 from attn_course.checks import lesson3 as c3
+from attn_course.checks import lesson7 as c7
 from attn_course.probes import lesson1 as p1
 from attn_course.probes import lesson3 as p3
+from attn_course.probes import lesson7 as p7
 from attn_course.validate import CheckFailed
 from conftest import judged, reference
 
@@ -89,19 +91,52 @@ ANSWERS = {
     "safe_softmax_float32": ("safe_softmax", "def f(s):\n    return torch.softmax(s.float(), -1).nan_to_num(0.0)\n",
                              {}, False),
 }
+# Lesson 7: apply_rope and CrossAttention's gradients and float32 (✔, then 0 with no cause), sizes its notebook binds.
+ROPE = ("def f(q, k, positions, base=10000.0):\n    D = q.size(-1)\n"
+        "    inv_freq = base ** (-torch.arange(0, D, 2, dtype=torch.float64, device=q.device) / D)\n"
+        "    angles = positions.to(q.device, torch.float64)[:, None] * inv_freq\n"
+        "    emb = torch.cat([angles, angles], dim=-1)\n"
+        "    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)\n"
+        "    half = lambda x: torch.cat([-x[..., D // 2:], x[..., :D // 2]], dim=-1)\n"
+        "    return q * cos + half(q) * sin, k * cos + half(k) * sin\n")
+CROSS = "class M(r7.CrossAttention):\n    def forward(self, x, memory, key_padding_mask=None):\n{}\n"
+ANSWERS.update({
+    "rope_detached": ("apply_rope", ROPE.replace("    return q *", "    q, k = q.detach(), k.detach()\n    return q *"),
+                      {}, False),
+    "rope_no_grad": ("apply_rope", ROPE.replace("    return q *", "    with torch.no_grad():\n        return q *"), {},
+                     False),
+    "rope_tables_float32": ("apply_rope", ROPE.replace("dtype=torch.float64, ", "").replace(
+        "positions.to(q.device, torch.float64)", "positions.to(q.device).float()"), {}, True),
+    "rope_global_head_dim": ("apply_rope", ROPE.replace("D = q.size(-1)", "D = D_"), {"D_": 16}, False),
+    "pe_global_width": ("sinusoidal_positions", "def f(T, E, base=10000.0, device=None):\n"
+                        "    p = torch.arange(T, device=device).float()[:, None]\n"
+                        "    w = base ** (-torch.arange(0, E_pe, 2, device=device).float() / E_pe)\n"
+                        "    return torch.stack([(p * w).sin(), (p * w).cos()], -1).flatten(-2)\n",
+                        {"E_pe": 16}, False),
+    "cross_x_detached": ("CrossAttention", CROSS.format(
+        "        return super().forward(x.detach(), memory, key_padding_mask)"), {}, False),
+    "cross_no_grad": ("CrossAttention", CROSS.format("        with torch.no_grad():\n"
+                                                     "            return super().forward(x, memory, key_padding_mask)"),
+                      {}, False),
+    "cross_out_float64": ("CrossAttention", CROSS.format("        y, w = super().forward(x, memory, key_padding_mask)\n"
+                                                         "        return y.double(), w"), {}, False),
+})
 EXERCISES = {"scores": (c1.check_attention_scores, p1.attention_scores),
              "softmax": (c1.check_softmax, p1.softmax_last), "attention": (c1.check_attention, p1.attention),
              "Attention": (c1.check_attention_module, p1.attention_module),
              "causal_mask": (c3.check_causal_mask, p3.causal_mask), "safe_softmax": (c3.check_safe_softmax,
                                                                                      p3.safe_softmax),
              "CausalSelfAttention": (c3.check_causal_module, p3.module),
-             "padding_keep": (c3.check_padding_keep, p3.padding_keep)}
+             "padding_keep": (c3.check_padding_keep, p3.padding_keep),
+             "apply_rope": (c7.check_apply_rope, p7.apply_rope),
+             "sinusoidal_positions": (c7.check_sinusoidal_positions, p7.sinusoidal_positions),
+             "CrossAttention": (c7.check_cross_attention, p7.cross_attention)}
 
 
 def _define(source: str, **notebook_globals):
     """The answer as a notebook defines it: at top level, beside the notebook's globals and earlier answers."""
     r1, r3 = reference("lesson1"), reference("lesson3")
-    space = {"math": math, "torch": torch, "__name__": "__main__", "r1": r1, "r3": r3,
+    space = {"math": math, "torch": torch, "__name__": "__main__", "r1": r1, "r3": r3, "r7": reference("lesson7"),
              "softmax_last": r1.softmax_last, "attention_scores": r1.attention_scores, "attention": r1.attention,
              **notebook_globals}
     exec(source, space)  # noqa: S102 - the test's own source

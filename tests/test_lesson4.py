@@ -11,6 +11,7 @@ import re
 import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 import attn_course as course
 from attn_course.checks import lesson4 as checks
@@ -321,6 +322,41 @@ def test_a_short_buffer_is_named_from_its_shape_on_both_sides(lang, ref):
     assert fails(probes.module_max_len, cls, key="max_len_buffer").fields["got"] == (64, 64)
 
 
+def test_a_tensor_made_on_the_cpu_in_forward_is_named_alike_on_meta(lang, ref):
+    """A mask made in forward without device=x.device is right on the CPU and raises on a GPU: the check and the
+    grader run one meta case (checks.module_on_meta), on either path, and name it alike; the module's buffer and
+    is_causal=True follow the input's device."""
+    class MaskedOnCpu(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            if use_sdpa:
+                return super().forward(x, True)
+            q, k, v = ref.split_qkv(self.c_attn(x), self.n_head)
+            T = x.size(1)
+            scores = (q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)).masked_fill(
+                ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+            weights = torch.softmax(scores, -1)
+            return self.c_proj((self.dropout(weights) @ v).transpose(1, 2).reshape(x.shape)), weights
+
+    class SdpaMaskOnCpu(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            if not use_sdpa:
+                return super().forward(x)
+            q, k, v = ref.split_qkv(self.c_attn(x), self.n_head)
+            T = x.size(1)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(T, T, dtype=torch.bool).tril(),
+                                               dropout_p=self.dropout.p if self.training else 0.0)
+            return self.c_proj(y.transpose(1, 2).reshape(x.shape)), None
+
+    class OutputToCpu(ref.GPT2SelfAttention):
+        def forward(self, x, use_sdpa=False):
+            y, weights = super().forward(x, use_sdpa)
+            return y.to("cpu"), weights
+
+    for cls in (MaskedOnCpu, SdpaMaskOnCpu, OutputToCpu):
+        fails_with(checks.check_gpt2_module, cls, "hint_module_device")
+        assert fails(probes.module, cls).hint == "hint_module_device", cls.__name__
+
+
 # --------------------------------------------------------------------------- graded submissions
 SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
            "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
@@ -391,6 +427,10 @@ BUGS = {
     "load_shares_memory": Bug("ex5_load_from_hf", "mine.c_attn.bias.copy_(hf.c_attn.bias)",
                               "mine.c_attn.bias = hf.c_attn.bias", {"ex5_load_from_hf_tests"},
                               "bias assigned as hf's own Parameter: memory shared with hf"),
+    # ✔ and full marks before the check and the grader tried the meta device (a crash on a Colab GPU).
+    "mask_made_on_cpu": Bug("ex2_gpt2_module", "scores.masked_fill(~self.causal[:T, :T]",
+                            "scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril()", {"ex2_gpt2_module_tests"},
+                            "forward makes its causal mask on the CPU (no device=x.device), not from the buffer"),
     "export_copies_backwards": Bug("ex6_export_to_hf", EXPORT, EXPORT_BACKWARDS, {"ex6_export_to_hf_tests"},
                                    "export copied the wrong way: `mine.….copy_(hf.…)` overwrites mine"),
 }

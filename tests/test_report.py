@@ -159,6 +159,7 @@ NAMED = {
         "scores_under_no_grad": {"ex2_gpt2_module": "hint_grad_cut"},
         "load_shares_memory": {"ex5_load_from_hf": "hint_copy_shares_memory"},
         "export_copies_backwards": {"ex6_export_to_hf": "hint_copy_direction"},
+        "mask_made_on_cpu": {"ex2_gpt2_module": "hint_module_device"},
     },
     "05_heads": {
         "pasted_sdpa_dropout_in_eval": {"ex0_gpt2_attention": "hint_dropout_eval_sdpa"},
@@ -233,6 +234,7 @@ NAMED = {
         "mask_not_from_buffer": {"ex0_gpt2_attention": "hint_mask_not_from_buffer"},
         "pasted_buffer_64": {"ex0_gpt2_attention": "hint_max_len_buffer"},
         "pasted_block_size_keyword": {"ex0_gpt2_attention": "hint_max_len_keyword"},
+        "pasted_sdpa_mask_on_cpu": {"ex0_gpt2_attention": "hint_module_device"},
         "perm_inverse": {"ex1_permutation_error": "hint_perm_inverse"},
         "perm_returns_tensor": {"ex1_permutation_error": "hint_perm_float"},
         "perm_output_not_permuted": {"ex1_permutation_error": "hint_perm_output"},

@@ -108,6 +108,8 @@ def module_error(max_len: int):
     the wrong size: (3E, E) is c_attn built the wrong way round, the case the layer check names in the kernel.
     """
     def on_error(kind: str, message: str, call: str = ""):
+        if "meta" in call and ("meta" in message or "device" in message):   # a tensor made on the CPU met meta ones
+            return "hint_module_device"
         if kind == "InputError":   # the course's input check refused a right input: its call, or the sizes it read
             return "hint_module_input_checks"
         if max_len_keyword_missing(message):
@@ -164,6 +166,7 @@ def expect_gpt2_module(cls) -> None:
         _expect_gpt2_module(cls)
         _expect_max_len(cls)
         _module_free_case(cls)
+        _module_on_meta(cls)
     except InputError as error:
         raise CheckFailed(error.message, t("hint_module_input_checks")) from None
 
@@ -272,6 +275,35 @@ def _module_free_case(cls) -> None:
             expect_same(call, got, right_gpt2(module, x, use_sdpa), sizes)
         expect_module_grads(call, module, x, lambda m, z: run(call, m, z, use_sdpa, on_error=on_error),
                             lambda m, z: right_gpt2(m, z, use_sdpa), 38, output_of)
+
+
+def _module_on_meta(cls) -> None:
+    device = meta_problem(module_on_meta(lambda *args, **kwargs: run(*args, on_error=keys_only(module_error(64)),
+                                                                       **kwargs), cls))
+    if device:
+        raise CheckFailed(t("module_meta_device", device=device), t("hint_module_device"))
+
+
+def module_on_meta(call, cls) -> list:
+    """The meta device's case (a GPU's stand-in), the check's and the probe's (lesson4.module): the module built,
+    moved to meta with its input, both paths called. call(name, fn, *args, **kwargs): the check's run or the probe's
+    rec.call. Returns the two outputs, which must be on meta: a mask or a tensor made in forward without
+    device=x.device stays on the CPU, where a GPU's run raises (the buffer moves with the module, is_causal=True
+    makes its mask on q's device). Values do not exist on meta, so the sizes are the check's, on every seed."""
+    name = "GPT2SelfAttention (meta)"
+    module = call(name, cls, E, H).to("meta").eval()
+    x = torch.empty(B, T, E, device="meta")
+    with torch.no_grad():
+        return [output_of(call(name, module, x, use_sdpa=use_sdpa)) for use_sdpa in (False, True)]
+
+
+def meta_problem(outputs) -> str | None:
+    """The device an output of module_on_meta landed on instead of meta, or None (the check's and the judge's)."""
+    for y in outputs:
+        device = getattr(getattr(y, "device", None), "type", None)   # a tensor, or NoValues in the grader
+        if device is not None and device != "meta":
+            return device
+    return None
 
 
 # --------------------------------------------------------------------------- naming the module's mistake

@@ -67,9 +67,10 @@ def _clear(leaves) -> None:
             leaf.grad = None
 
 
-def expect_grads(name: str, got, leaves, want, want_leaves, names, seed: int) -> None:
+def expect_grads(name: str, got, leaves, want, want_leaves, names, seed: int, tol: float = 1e-8) -> None:
     """Backpropagate the same random projection of got and of want (the probes' backward_with_probe, drawn from
-    the check's own seed) and compare the leaves' gradients by the grader's rule (findings.grad_finding)."""
+    the check's own seed) and compare the leaves' gradients by the grader's rule (findings.grad_finding, within
+    tol: the exercise's, where the grader's own does)."""
     from ..probes.cases import backward_with_probe   # here: the probes' package imports the checks
     from ..probes.draws import Draws
     draws = Draws(seed, f"check.{name}")
@@ -77,7 +78,7 @@ def expect_grads(name: str, got, leaves, want, want_leaves, names, seed: int) ->
     _clear(want_leaves)
     got_grads = backward_with_probe(draws, got, leaves)
     want_grads = backward_with_probe(draws, want, want_leaves)
-    finding = findings.grad_finding(name, got_grads, want_grads, names)
+    finding = findings.grad_finding(name, got_grads, want_grads, names, tol)
     if finding:
         raise failed(finding)
 

@@ -14,7 +14,8 @@ from ..validate import CheckFailed
 from .engine import check_count_answer, close, expect_shape, inputs, max_error, passed, run
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
     B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_shape, check_gpt2_module, expect_gpt2_module, gpt2_expected,
-    hint_text, keys_only, max_len_error, module_error, module_hint, output_of, qkv_variants, sdpa_hint, train_variants,
+    hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint, module_on_meta, output_of,
+    qkv_variants, sdpa_hint, train_variants,
 )
 from .heads import split_heads
 from .invariants import expect_copy, expect_grads, expect_same, reads_globals, sizes_text

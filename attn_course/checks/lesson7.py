@@ -13,6 +13,7 @@ from ..validate import CheckFailed
 from .engine import close, error_hint, expect_returned_pair, expect_shape, inputs, max_error, passed, run
 from .gpt2_module import expect_gpt2_module, gpt2_expected
 from .heads import merge_heads, merged_out_of_order, split_heads
+from .invariants import expect_grads, reads_globals
 from .lesson7_alibi import (  # noqa: F401 - the notebook calls lesson7.check_alibi_bias; the grader reads these
     alibi_error, alibi_hint, alibi_shape_hint, alibi_slopes, alibi_variants, check_alibi_bias, lower,
 )
@@ -24,7 +25,10 @@ from .lesson7_sinusoid import PE_HINT_TOL, pe_error, pe_hint, pe_shape_hint, sin
 from .masks import masked
 from .rope import rope, rotate_half  # noqa: F401 - lesson 7's tests read lesson7.rope
 
-# Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size.
+# The notebook binds sizes at top level (H_, D_ = 4, 16; the loop's n = 52): a check that fails names one the
+# learner's code read, as the grader does (attn_course.sizes).
+LESSON = 7
+# Batch, sequence, heads, head width: all different, so a mixed-up axis shows as a wrong size; none the notebook binds.
 B, T, H, D = 3, 7, 2, 6
 E = H * D
 PERM = torch.tensor([2, 0, 1, 5, 3, 6, 4])      # not its own inverse: the inverse permutation differs
@@ -114,6 +118,7 @@ def likely_perm_mistake(answers: list[tuple[float, dict]]) -> str | None:
 perm_error = lambda kind, message, call="": "hint_perm_axis" if kind == "IndexError" and "dimension 0" in message else None  # noqa: E731,E501
 
 
+@reads_globals(LESSON)
 def check_permutation_error(fn) -> None:
     name = "permutation_error"
     functions = _perm_functions(72)
@@ -135,6 +140,7 @@ def check_permutation_error(fn) -> None:
 
 
 # --------------------------------------------------------------------------- sinusoidal positions
+@reads_globals(LESSON)
 def check_sinusoidal_positions(fn) -> None:
     name = "sinusoidal_positions"
     n, e = 9, 10
@@ -238,12 +244,17 @@ def rope_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+# apply_rope's gradients, within what angles rounded to float32 (transformers' own, the grader's reference) change.
+ROPE_GRAD_TOL = 1e-5
+
+
 def _expect_rope_pair(result, name):
     if not (isinstance(result, tuple) and len(result) == 2):
         raise CheckFailed(t("rope_not_pair", name=name, kind=type(result).__name__))
     return result
 
 
+@reads_globals(LESSON)
 def check_apply_rope(fn) -> None:
     name = "apply_rope"
     q, k = inputs((B, H, T, D), (B, H, T, D), seed=73)
@@ -264,6 +275,10 @@ def check_apply_rope(fn) -> None:
     if not all(isinstance(z, torch.Tensor) and z.dtype == torch.float32 for z in got):
         raise CheckFailed(t("rope_dtype", got=", ".join(str(getattr(z, "dtype", type(z).__name__)) for z in got)),
                           t("hint_rope_dtype"))
+    # The grader's gradient case (q and k, float64): the lessons after this one train through the rotation.
+    leaves, ref_leaves = ([z.clone().requires_grad_(True) for z in (q, k)] for _ in range(2))
+    got = _expect_rope_pair(run(name, fn, *leaves, POSITIONS, on_error=rope_error), name)
+    expect_grads(name, got, leaves, rope(*ref_leaves, POSITIONS), ref_leaves, ["q", "k"], 78, ROPE_GRAD_TOL)
     meta = [z.to("meta") for z in (q, k, POSITIONS)]
     got = _expect_rope_pair(run(name, fn, *meta, on_error=t("hint_rope_device")), name)
     if not all(isinstance(z, torch.Tensor) and z.device.type == "meta" for z in got):
@@ -314,6 +329,7 @@ def layout_axis_error(message: str) -> bool:
     return "invalid for input of size" in message
 
 
+@reads_globals(LESSON)
 def check_interleaved_to_half(fn) -> None:
     name = "interleaved_to_half"
     for n_head, d, cols in ((H, D, 5), (3, 4, 11)):
@@ -373,6 +389,7 @@ def relative_error(kind: str, message: str, call: str = "") -> str | None:
     return "hint_relative_negative" if "inconsistent with step sign" in message else None
 
 
+@reads_globals(LESSON)
 def check_relative_score(fn) -> None:
     name = "relative_score"
     q, k = inputs((5, D), (5, D), seed=76)
@@ -506,6 +523,7 @@ def rope_cache_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+@reads_globals(LESSON)
 def check_rope_cache(fn) -> None:
     name = "attend_rope_with_cache"
     host = _CacheHost(E, H, seed=77).eval()

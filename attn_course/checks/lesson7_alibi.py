@@ -12,6 +12,7 @@ from ..messages import t
 from ..validate import CheckFailed
 from .alibi import alibi_slopes
 from .engine import close, expect_shape, max_error, passed, run
+from .invariants import reads_globals
 
 # H = 4 and 6 are the lesson's; 12 and 20 are where `//` in a slope's exponent changes it (−8(j+1)/(2n) at n = 8,
 # −8(h+1)/n at n = 16 are not whole numbers).
@@ -84,6 +85,7 @@ def alibi_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+@reads_globals(7)   # lesson 7's notebook sizes (checks.lesson7.LESSON)
 def check_alibi_bias(fn) -> None:
     name = "alibi_bias"
     results = []

@@ -4,6 +4,7 @@ mistakes failed with no hint; a view before the transpose and a mask applied onl
 apart by the check and the grader)."""
 from __future__ import annotations
 
+import copy
 import math
 
 import torch
@@ -15,6 +16,7 @@ from .engine import (
     close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run, scale_variants,
 )
 from .heads import merge_heads, merged_out_of_order, split_heads
+from .invariants import expect_dtype, expect_grads, expect_same, reads_globals, shapes_text
 
 B, T, H, D = 3, 7, 2, 6
 E = H * D
@@ -142,6 +144,7 @@ def _forward(call: str, module, *args):
         raise CheckFailed(error.message, t("hint_cross_expect_tokens")) from None
 
 
+@reads_globals(7)   # lesson 7's notebook sizes (checks.lesson7.LESSON)
 def check_cross_attention(cls) -> None:
     name = "CrossAttention"
     t_q, t_k = T - 2, T
@@ -159,6 +162,7 @@ def check_cross_attention(cls) -> None:
         expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
         expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"),
                      t("hint_cross_heads_averaged") if heads_averaged(w, (B, H, t_q, t_k)) else t("hint_cross_kv_from_x"))
+        expect_dtype(f"{name}.forward", (y, w), torch.float64)   # the grader's float64 case keeps its dtype too
     with torch.no_grad():
         variants = cross_variants(module, x, memory, pad)
         _cross_compare(w, variants, 1, module)
@@ -170,9 +174,34 @@ def check_cross_attention(cls) -> None:
         y_all, _ = expect_returned_pair(_forward(NO_MASK_CALL, module, x, memory), f"{name}.forward")
         if not close(y_all, cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
             raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
+    _float32_case(module, x, memory, pad)
     for bad in ((x, memory[..., :-1]), (x[0], memory)):
         if raised(module, *bad) != "ValueError":  # a torch error is not the clear message asked for
             raise CheckFailed(t("hint_cross_no_input_check", x=tuple(bad[0].shape), memory=tuple(bad[1].shape)))
     if raised(cls, 10, 3) != "ValueError":  # E = 10 does not split into 3 heads: the course's error, as the probe asks
         raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
+    _grad_case(module, x, memory, pad)
     passed(name)
+
+
+def _float32_case(module, x, memory, pad) -> None:
+    """The grader's float32 case: the module and its inputs in float32, the output and weights kept in float32."""
+    call = "CrossAttention.forward (float32)"
+    single, (x32, memory32) = copy.deepcopy(module).float(), (x.float(), memory.float())
+    with torch.no_grad():
+        got = expect_returned_pair(_forward(call, single, x32, memory32, pad), call)
+        expect_dtype("CrossAttention.forward", got, torch.float32)
+        expect_same(call, got, cross_variants(single, x32, memory32, pad)[None], shapes_text([x32, memory32]), 1e-4,
+                    differs="case_differs")
+
+
+def _grad_case(module, x, memory, pad) -> None:
+    """The grader's gradient case: with respect to x, memory and every parameter, by its rule (findings)."""
+    call = "CrossAttention.forward"
+    ref = copy.deepcopy(module)
+    leaves, ref_leaves = ([z.detach().clone().requires_grad_(True) for z in (x, memory)] for _ in range(2))
+    got = _forward(call, module, *leaves, pad)
+    names = [n for n, _ in module.named_parameters()]
+    refs = dict(ref.named_parameters())
+    expect_grads(call, got, [*leaves, *module.parameters()], cross_variants(ref, *ref_leaves, pad)[None],
+                 [*ref_leaves, *(refs[n] for n in names)], ["x", "memory", *names], 80)

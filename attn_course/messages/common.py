@@ -232,6 +232,14 @@ MESSAGES = {
         "ja": "self.causal がバッファとして登録されていません。__init__ で self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False) のように登録してください（第3回では causal_mask(max_len) でも作れます）。",
         "ko": "self.causal이 버퍼로 등록되어 있지 않습니다. __init__에서 self.register_buffer(\"causal\", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)처럼 등록하세요(3강에서는 causal_mask(max_len)로 만들어도 됩니다).",
     },
+    "module_meta_device": {
+        "ja": "モジュールと x を meta デバイス（GPU の代わり）に置いて呼ぶと、出力が {device} に出てきました。出力は入力と同じデバイスに置かれるはずです。",
+        "ko": "모듈과 x를 meta 장치(GPU 대신)에 두고 호출했더니 출력이 {device}에 나왔습니다. 출력은 입력과 같은 장치에 있어야 합니다.",
+    },
+    "hint_module_device": {
+        "ja": "forward の中でマスク（または途中のテンソル）を CPU に作っています。torch.ones(T, T) のように device を指定せずに作ると CPU に置かれ、GPU 上のスコアと組み合わせたときにエラーになります。因果マスクは __init__ で register_buffer に登録すれば、model.to(device) でモジュールと一緒に移ります。forward の中で作るテンソルには device=x.device を渡してください。",
+        "ko": "forward 안에서 마스크(또는 중간에 만든 텐서)를 CPU에 만들었습니다. torch.ones(T, T)처럼 device를 지정하지 않으면 CPU에 놓이고, GPU에 있는 점수와 함께 쓰면 오류가 납니다. 인과 마스크는 __init__에서 register_buffer로 등록하면 model.to(device)로 모듈과 함께 옮겨집니다. forward 안에서 만드는 텐서에는 device=x.device를 넘기세요.",
+    },
     "stage_scores": {"ja": "QKᵀ", "ko": "QKᵀ"},
     "stage_scaled": {"ja": "÷√D", "ko": "÷√D"},
     "stage_masked": {"ja": "＋マスク", "ko": "+마스크"},

@@ -4,7 +4,7 @@
 """
 import torch
 
-from ..checks.lesson4 import buffer_shape, output_of
+from ..checks.lesson4 import buffer_shape, module_on_meta, output_of
 from ..findings import shared_memory
 from ..hf import hf_attention
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
@@ -60,6 +60,7 @@ def module(rec, cls):
     for path, kwargs in GRAD_PATHS:
         x = rec.randn(f"grad.x.{h}.{d}", b, t, h * d).requires_grad_(True)
         rec.put(f"grad.{path}", grads_of(rec, rec.call(name, mine, x, **kwargs), [x, *params]))
+    rec.put("meta", module_on_meta(rec.call, cls))   # the check's own case: on meta, no seed draws anything
 
 
 GRAD_PATHS = (("masked", {}), ("sdpa", {"use_sdpa": True}))

@@ -201,6 +201,9 @@ def _judge_module(res):
     if not err <= 1e-9:
         raise Mismatch("hidden_dropout_train", err=err)
     _judge_grads(res)
+    device = checks.meta_problem(res["meta"])   # the meta device's case (checks.module_on_meta), last, as the check
+    if device:
+        raise Mismatch("module_meta_device", hint="hint_module_device", device=device)
 
 
 def _judge_grads(res):
