@@ -4,13 +4,16 @@ own solution cell with one replacement, and must get the same hint from the visi
 answers whose check and grade once parted (✔ then 0, or a hint that named another cause), on five learners' seeds."""
 import math
 
+import attn_course
 import jupytext
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from attn_course.checks import lesson7 as lesson7_checks
 from attn_course.checks import lesson8 as checks
+from attn_course.probes import lesson7 as lesson7_probes
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
 from bugs_lesson8 import BUGS
@@ -78,8 +81,8 @@ def test_learners_mistake_gets_one_hint_on_both_sides(name, lang):
 AGREE = {
     "sink_sinks_detached": ("ex6_sink_attention", [("sinks.view(1, -1, 1, 1)", "sinks.detach().view(1, -1, 1, 1)")],
                             "hint_grad_cut"),
-    "sink_scores_no_grad": ("ex6_sink_attention", [("    scores = q @ k", "    with torch.no_grad():\n        scores = q @ k")],
-                            "hint_grad_cut"),
+    "sink_scores_no_grad": ("ex6_sink_attention",
+                            [("    scores = q @ k", "    with torch.no_grad():\n        scores = q @ k")], "hint_grad_cut"),
     "sink_view_wrong": ("ex6_sink_attention", [("sinks.view(1, -1, 1, 1)", "sinks.view(1, 1, 1, -1)")], False),
     "sink_by_logsumexp": ("ex6_sink_attention", [(
         "    sink = sinks.view(1, -1, 1, 1).expand(*scores.shape[:-1], 1)                 # (B, H, T_q, 1)\n"
@@ -111,6 +114,11 @@ AGREE = {
                               "hint_bytes_no_batch"),
     "bytes_latent_batch_forgotten": ("ex12_cache_bytes", [('config["n_layer"] * batch * T', 'config["n_layer"] * T')],
                                      "hint_bytes_no_batch"),
+    "rope_in_place": ("ex0_apply_rope", [(
+        "    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin",
+        "    rq, rk = rotate_half(q), rotate_half(k)\n    q *= cos\n    k *= cos\n"
+        "    return q + rq * sin, k + rk * sin")],
+        "hint_rope_in_place"),
     "bytes_itemsize": ("ex12_cache_bytes", [('config["head_dim"] * size', 'config["head_dim"] * dtype.itemsize')],
                        None),
 }
@@ -118,7 +126,8 @@ CALLS = {**{cell: ((name,), check, probe) for cell, (name, check, probe) in EXER
          "ex1_mask_mods": (("causal_mod", "cache_mod", "causal_padding_mod"), checks.check_mask_mods,
                            probes.mask_mods),
          "ex2_alibi_score_mod": (("alibi_score_mod",), checks.check_alibi_score_mod, probes.alibi_score_mod),
-         "ex6_sink_attention": (("sink_attention",), checks.check_sink_attention, probes.sink_attention)}
+         "ex6_sink_attention": (("sink_attention",), checks.check_sink_attention, probes.sink_attention),
+         "ex0_apply_rope": (("apply_rope",), lesson7_checks.check_apply_rope, lesson7_probes.apply_rope)}
 SEEDS = [11, 22, 33, 44, 55]
 
 
@@ -134,7 +143,7 @@ def test_check_and_grade_agree_with_one_hint(name):
     for old, new in replacements:
         assert old in source, (name, old)
         source = source.replace(old, new, 1)
-    scope = {"torch": torch, "nn": nn, "F": F, "math": math}
+    scope = {"torch": torch, "nn": nn, "F": F, "math": math, "course": attn_course}
     exec(source, scope)   # noqa: S102 - the lesson's own solution, with the replacements
     names, check, probe = CALLS[cell]
     fns = [scope[n] for n in names]

@@ -193,8 +193,8 @@ MESSAGES = {
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
     "hint_stream_is_causal": {
-        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はつないだあとの長さ L'。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
-        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はキャッシュと新しいトークンをつないだあとのキーの数 k.size(2)。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다(L_all은 캐시와 새 토큰을 이은 뒤의 키 개수 k.size(2)). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
@@ -505,8 +505,8 @@ MESSAGES = {
         "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
     },
     "hint_rolling_replaced": {
-        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -last:] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
-        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -last:] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
+        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -min(T_new, window):] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。書き込むトークンの数を last = min(T_new, window) として、k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
+        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -min(T_new, window):] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. 쓸 토큰 수를 last = min(T_new, window)로 두고 k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
     },
     "hint_rolling_ring_order": {
         "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",
