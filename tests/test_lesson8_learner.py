@@ -82,7 +82,8 @@ AGREE = {
     "sink_sinks_detached": ("ex6_sink_attention", [("sinks.view(1, -1, 1, 1)", "sinks.detach().view(1, -1, 1, 1)")],
                             "hint_grad_cut"),
     "sink_scores_no_grad": ("ex6_sink_attention",
-                            [("    scores = q @ k", "    with torch.no_grad():\n        scores = q @ k")], "hint_grad_cut"),
+                            [("    scores = q @ k", "    with torch.no_grad():\n        scores = q @ k")],
+                            "hint_grad_cut"),
     "sink_view_wrong": ("ex6_sink_attention", [("sinks.view(1, -1, 1, 1)", "sinks.view(1, 1, 1, -1)")], False),
     "sink_by_logsumexp": ("ex6_sink_attention", [(
         "    sink = sinks.view(1, -1, 1, 1).expand(*scores.shape[:-1], 1)                 # (B, H, T_q, 1)\n"
