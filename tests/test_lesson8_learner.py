@@ -104,6 +104,7 @@ AGREE = {
         "def score_mod(score, b, h, q_idx, kv_idx):\n        return score - slopes[h] * (q_idx - kv_idx)",
         "def score_mod(b, h, q_idx, kv_idx):\n        return - slopes[h] * (q_idx - kv_idx)")],
         "hint_flex_score_mod_args"),
+    "alibi_slopes_b": ("ex2_alibi_score_mod", [("slopes[h] *", "slopes[b] *")], "hint_alibi_mod_batch"),
     "alibi_slope_0": ("ex2_alibi_score_mod", [("slopes[h] *", "slopes[0] *")], "hint_alibi_mod_one_slope"),
     "decode_sqrt_d_C": ("ex8_mla_decode", [("math.sqrt(d_C + d_R)", "math.sqrt(d_C)")], "hint_mla_scale"),
     "decode_power": ("ex8_mla_decode", [("scores / math.sqrt(d_C + d_R)", "scores * (d_C + d_R) ** -0.5")], None),

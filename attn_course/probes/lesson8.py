@@ -51,7 +51,8 @@ def mask_mods(rec, causal_mod, cache_mod, causal_padding_mod):
 def alibi_setup(draws, case, dtype):
     n, d = draws.sizes(f"{case}.sizes", 2, low=2, high=10)
     h = [2, 4, 8, 3, 6, 12][int(draws.randint(f"{case}.heads", 0, 6, (1,)))]
-    b = 1 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))        # fewer than the heads: slopes[b] is no error
+    # 2 ≤ B ≤ H: slopes[b] is no error, and differs from slopes[0] for every head (one row would make them one)
+    b = 2 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))
     q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype) for x in "qkv")
     return q, k, v, alibi_slopes(h).to(dtype)
 
