@@ -192,6 +192,16 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
     return None
 
 
+def raised_hint(on_error, kind: str, message: str, call: str, dot_T: bool) -> str | None:
+    """The hint key for an error the learner's code raised, as the check and the grader name it: the exercise's own
+    rule (on_error(kind, message, call)) first, else error_hint's. on_error returns False where error_hint's would
+    name a wrong cause (lesson 1's transposed K for a shape error in code whose shapes are another lesson's)."""
+    key = on_error(kind, message, call) if callable(on_error) else on_error
+    if key is False:
+        return None
+    return key or error_hint(kind, message, dot_T)
+
+
 def run(name: str, fn, *args, on_error=None, **kwargs):
     """Run the learner's code; turn its failure into a message with a hint.
 
@@ -223,13 +233,12 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
         except Exception as error:  # noqa: BLE001 - any failure becomes feedback
             kind = "RuntimeError" if isinstance(error, RuntimeError) else type(error).__name__
             warned = any("x.T" in str(w.message) for w in caught)
-            hint = on_error
             if callable(on_error):
-                key = on_error(kind, str(error), name)
+                key = raised_hint(on_error, kind, str(error), name, warned or _uses_dot_T(fn))
                 hint = t(key) if key else None
-            if not hint:
-                key = error_hint(kind, str(error), warned or _uses_dot_T(fn))
-                hint = t(key) if key else None
+            else:
+                key = None if on_error else error_hint(kind, str(error), warned or _uses_dot_T(fn))
+                hint = on_error or (t(key) if key else None)
             failure = CheckFailed(t("raised", name=name, error=f"{type(error).__name__}: {error}"), hint)
             raise _failed(failure, kind, error, warned) from None
     if _has_tensor_subclass(result):

@@ -241,6 +241,8 @@ def rope_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_rope_not_rotation"
     if "device" in message or "meta" in message:           # only the meta-device call puts meta tensors in
         return "hint_rope_device"
+    if "leaf Variable that requires grad" in message:      # q *= cos on the caller's q (no parameter is copied here)
+        return "hint_rope_in_place"
     return None
 
 
@@ -259,7 +261,10 @@ def check_apply_rope(fn) -> None:
     name = "apply_rope"
     q, k = inputs((B, H, T, D), (B, H, T, D), seed=73)
     for base in (10000.0, 100.0):
+        before = q.clone(), k.clone()
         got = _expect_rope_pair(run(name, fn, q, k, POSITIONS, base, on_error=rope_error), name)
+        if not (torch.equal(q, before[0]) and torch.equal(k, before[1])):   # the grader's gradient case raises here
+            raise CheckFailed(t("rope_input_changed", name=name), t("hint_rope_in_place"))
         for part, x, other, y in (("q", q, k, got[0]), ("k", k, q, got[1])):
             expect_shape(y, tuple(x.shape), ("B", "H", "T", "D"), t("what_rotated", part=part))
             variants = rope_variants(x, POSITIONS, base, other)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .flex import FLEX_WARNING, create_mask, flex, quiet_flex  # noqa: F401
 from .lesson8_common import (  # noqa: F401
     all_nan, as_named, attend, cache_pair_swapped, control_flow_error, first_call_hint, grid, hint_text, length_error,
-    matched_so_far, unmerged,
+    matched_so_far, shape_error, unmerged,
 )
 from .lesson8_mods import (  # noqa: F401
     alibi_variants, cache_variants, causal, causal_variants, check_alibi_score_mod, check_mask_mods,
@@ -29,10 +29,11 @@ from .lesson8_mla import (  # noqa: F401
     expands_heads, latent_shape_hint, mla_error, mla_parts, mla_qkv, mla_run, mla_variants,
 )
 from .lesson8_paged import (  # noqa: F401
-    BYTES_BUGS, BYTES_CASES, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, cache_bytes_ref, check_cache_bytes,
+    BYTES_BUGS, BYTES_CASES, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,
+    check_cache_bytes,
     check_paged_cache, paged_error, paged_gather_ref, paged_length_hint, paged_written,
 )
 from .lesson8_packing import (  # noqa: F401
     check_packed, document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
-from .lesson8_sink import check_sink_attention, sink_variants  # noqa: F401
+from .lesson8_sink import check_sink_attention, sink_bug, sink_variants  # noqa: F401

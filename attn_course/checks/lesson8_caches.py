@@ -13,14 +13,16 @@ from .engine import close, expect_shape, inputs, max_error, passed, run
 from .heads import merge_heads, split_heads
 from .lesson8_common import (
     B, CORE_MISTAKES, D, H, UNSCALED, all_nan, attend, cache_none_error, cache_pair_swapped, first_call_hint, grid,
-    hint_text, length_error, matched_so_far, one_or_span, unmerged,
+    hint_text, length_error, matched_so_far, one_or_span, shape_error, unmerged,
 )
 from .lesson8_mods import window_variants
 from .rope import rope
 
 
 def streaming_error(kind: str, message: str, call: str = "") -> str | None:
-    return "hint_cache_none" if cache_none_error(kind, message, call) else length_error(kind, message)
+    if cache_none_error(kind, message, call):
+        return "hint_cache_none"
+    return length_error(kind, message) or shape_error(kind, message, call)
 
 
 # --------------------------------------------------------------------------- exercise 4: a rolling cache

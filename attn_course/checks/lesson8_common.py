@@ -6,11 +6,12 @@ the classic mistake whose outputs equal every output so far, and what a first ca
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
 from ..messages import t
-from .engine import close, scale_variants
+from .engine import close, error_hint, scale_variants
 from .heads import merge_heads
 
 
@@ -46,12 +47,34 @@ def cache_none_error(kind: str, message: str, call: str) -> bool:
 
 
 def control_flow_error(kind: str, message: str, call: str = "") -> str | None:
-    """`and`, `or`, `if` or `min` on the index tensors inside a mod: vmap cannot follow Python's branches."""
+    """What a mod's error says, in the learner's terms: `and`, `or`, `if` or `min` on the index tensors (vmap cannot
+    follow Python's branches); `.item()`, int() or float() on them; a mask function (4 arguments) where a score_mod
+    (5) is called; a factory (cache_mod(T_past) …) written as the mask function itself; lengths indexed past the
+    batch (lengths[h], lengths[q_idx]: the same cause its mask shows where the index stays in range)."""
     if "data-dependent control flow" in message or "Boolean value of Tensor" in message:
         return "hint_flex_control_flow"
     if "must only return Tensors" in message:
         return "hint_flex_python_bool"
+    if ".item()" in message:
+        return "hint_flex_item"
+    if kind == "TypeError" and re.search(r"takes 4 positional arguments but 5 were given", message):
+        return "hint_flex_score_mod_args"
+    if kind == "TypeError" and re.search(r"missing 3 required positional arguments: 'h', 'q_idx', and 'kv_idx'",
+                                         message):
+        return "hint_flex_mod_factory"
+    if "causal_padding_mod" in call and "out of bounds" in message:
+        return "hint_flex_padding_ignored"
     return None
+
+
+def shape_error(kind: str, message: str, call: str = "") -> str | bool | None:
+    """A shape error in code that writes attention out over a cache or a sink column: lesson 1's hint for it (K not
+    transposed) names a cause these shapes rarely have, and which axis went wrong the error's text cannot tell, so
+    no hint (False). A torch.cat's error keeps its own (which axis it joins on), unless it joins on the sequence
+    axis, the right one: then a part's shape is wrong, not the axis, and no hint either."""
+    key = error_hint(kind, message, False)
+    return False if key == "hint_transpose_k" or (key == "hint_cat_dim" and "except in dimension 2" in message) \
+        else None
 
 
 def _masked(q, k, keep, fill=float("-inf"), hide=None):

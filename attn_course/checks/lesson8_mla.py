@@ -232,11 +232,12 @@ def check_mla(cls) -> None:
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
 def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="",
-                 renorm=False) -> list:
+                 renorm=False, nope_scale=False) -> list:
     """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
     into the output side, keys and values never expanded. Right with the defaults, or one classic mistake
     (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's; renorm: the latent
-    normalised again after the join, the cached part once more on every call; "joined": only when there is a cache)."""
+    normalised again after the join, the cached part once more on every call; "joined": only when there is a cache;
+    nope_scale: the scores divided by √d_C, the width of the part W_UK was taken from, not √(d_C + d_R))."""
     b, _, _ = x.shape
     h, r, dn, dr, dv = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
     w_uk, w_uv = m.kv_b_proj.weight.view(h, dn + dv, r).split([dn, dv], 1)        # (H, dn, r), (H, dv, r)
@@ -256,7 +257,8 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
         c = m.kv_a_layernorm(c) if renorm is True or (renorm and cache is not None) else c
         scores = (q_nope @ w_uk) @ c[:, None].transpose(-2, -1) + q_rot @ k_rot[:, None].transpose(-2, -1)
         keep = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past if offset else 0)
-        weights = torch.softmax((scores / math.sqrt(dn + dr)).masked_fill(~keep, float("-inf")), -1)
+        scale = math.sqrt(dn if nope_scale else dn + dr)
+        weights = torch.softmax((scores / scale).masked_fill(~keep, float("-inf")), -1)
         y = ((weights @ c[:, None]) @ w_uv.transpose(-2, -1))                        # (B, H, n, dv)
         results.append((m.o_proj(merge_heads(y)), (c, k_rot)))
         cache = (c, k_rot)
@@ -266,7 +268,8 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
 ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swapped": dict(swap=True),
                  "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True),
                  **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")},
-                 "hint_mla_norm_twice": dict(renorm=True), ("hint_mla_norm_twice", "joined"): dict(renorm="joined")}
+                 "hint_mla_norm_twice": dict(renorm=True), ("hint_mla_norm_twice", "joined"): dict(renorm="joined"),
+                 "hint_mla_scale": dict(nope_scale=True)}
 
 
 # The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,

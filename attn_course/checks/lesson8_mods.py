@@ -89,16 +89,22 @@ def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
     got = run("causal_mod", create_mask, causal_mod, None, T, T, on_error=control_flow_error)
     _expect_mask(got, causal_variants(T), "causal_mod")
     t_new, t_past = 3, 4
-    mod = run("cache_mod", cache_mod, t_past)
+    mod = run("cache_mod", cache_mod, t_past, on_error=control_flow_error)
     got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
     _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})", t_past)
     lengths = torch.tensor([T, 3, 5])
-    mod = run("causal_padding_mod", causal_padding_mod, lengths)
+    mod = run("causal_padding_mod", causal_padding_mod, lengths, on_error=control_flow_error)
     got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
     _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod", rules=padding_rules(T, lengths))
+    # As the grader runs it: flex_attention over every head (H + 2 > B: an index that is not b goes past lengths).
+    q, k, v = inputs((B, H + 2, T, D), (B, H + 2, T, D), (B, H + 2, T, D), seed=80)
+    y = run("flex_attention(…, causal_padding_mod)", flex, q, k, v, mod, None, B, on_error=control_flow_error)
+    want = attend(q, k, v, padding_variants(T, lengths)[None])
+    if not close(y, want, 1e-9):
+        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
     # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
     q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
-    y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past))
+    y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past), on_error=control_flow_error)
     want = attend(q, k, v, cache_variants(t_new, t_past)[None])
     if not close(y, want, 1e-9):
         raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
@@ -119,10 +125,12 @@ def alibi_variants(q, k, v, slopes) -> dict:
     keep = grid(n, n)[0] >= grid(n, n)[1]
     bias = alibi_bias_of(slopes.to(q.dtype), n)                                   # (H, n, n)
     by_batch = alibi_bias_of(slopes[:q.size(0)].to(q.dtype), n)[:, None]          # (B, 1, n, n): slopes[b]
+    # slopes[0] for every head; with one row in the batch slopes[b] is that too, and this names both (its fix).
     return {None: attend(q, k, v, keep, bias),
             "hint_alibi_mod_sign": attend(q, k, v, keep, -bias),
             "hint_alibi_mod_score_dropped": attend(torch.zeros_like(q), k, v, keep, bias),
-            "hint_alibi_mod_batch": attend(q, k, v, keep, by_batch) if q.size(0) <= len(slopes) else None}
+            "hint_alibi_mod_one_slope": attend(q, k, v, keep, bias[:1]),
+            "hint_alibi_mod_batch": attend(q, k, v, keep, by_batch) if 2 <= q.size(0) <= len(slopes) else None}
 
 
 def causal(b, h, q_idx, kv_idx):
@@ -152,7 +160,7 @@ def check_alibi_score_mod(fn) -> None:
     heads = 4
     slopes = alibi_slopes(heads).float()
     q, k, v = inputs((B - 1, heads, T, D), (B - 1, heads, T, D), (B - 1, heads, T, D), seed=82)
-    mod = run(name, fn, slopes.double())
+    mod = run(name, fn, slopes.double(), on_error=control_flow_error)
     y = run("flex_attention(…, score_mod)", flex, q, k, v, causal, mod, on_error=control_flow_error)
     expect_shape(y, tuple(q.shape), ("B", "H", "T", "D"), t("what_output"))
     variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
@@ -181,7 +189,7 @@ WINDOW_CASES = ((3, 6, 0), (3, 1, 8), (4, 3, 5))   # (W, T_new, T_past): a prefi
 def check_sliding_window_mod(fn) -> None:
     name = "sliding_window_mod"
     for window, t_new, t_past in WINDOW_CASES:
-        mod = run(name, fn, window, t_past)
+        mod = run(name, fn, window, t_past, on_error=control_flow_error)
         got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
                   on_error=control_flow_error)
         _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})", t_past,

@@ -127,7 +127,8 @@ def check_paged_cache(paged_write, paged_gather) -> None:
 def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, bug: str | None = None) -> int:
     """Bytes of a KV cache for the config's layers: 2 · B · T_l · G · D per layer (T_l = min(T, W) on a window
     layer), or B · T · latent_dim per layer for MLA's latent cache."""
-    n_layer, size = config["n_layer"], dtype_bytes(dtype)
+    n_layer, size = config["n_layer"], 2 if bug == "hint_bytes_dtype_size" else dtype_bytes(dtype)
+    batch = 1 if bug == "hint_bytes_no_batch" else batch
     if "latent_dim" in config:
         factor = 2 if bug == "hint_bytes_latent_twice" else 1
         return factor * n_layer * batch * T * config["latent_dim"] * size
@@ -141,7 +142,7 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
 
 
 BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once",
-              "hint_bytes_window_uncapped")
+              "hint_bytes_window_uncapped", "hint_bytes_dtype_size", "hint_bytes_no_batch")
 BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
                ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
                ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
@@ -161,8 +162,23 @@ def bytes_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
+def bytes_hint(cases, gots, wrong: int) -> str | None:
+    """The cause of cache_bytes' answers (gots, one per case; cases[wrong] the first wrong one), as the check and
+    the grader name it: the one mistake of BYTES_BUGS that gives every answer of the cases the same formula counts
+    (MLA's latent, or keys and values: a mistake sits in one of the two; one case alone fits several, a forgotten
+    batch of 2 halves the bytes as K without V does, 2 bytes are right for float16), or bits for bytes."""
+    latent = "latent_dim" in cases[wrong][0]
+    same = [(case, got) for case, got in zip(cases, gots) if ("latent_dim" in case[0]) == latent]
+    found = [bug for bug in BYTES_BUGS if all(isinstance(got, int) and got == cache_bytes_ref(*case, bug=bug)
+                                              for case, got in same)]
+    if len(found) == 1:
+        return found[0]
+    return "hint_kv_bits" if not found and gots[wrong] == cache_bytes_ref(*cases[wrong]) * 8 else None
+
+
 def check_cache_bytes(fn) -> None:
     name = "cache_bytes"
+    gots = []
     for config, n, batch, dtype in BYTES_CASES:
         got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
         if isinstance(got, float):
@@ -170,11 +186,11 @@ def check_cache_bytes(fn) -> None:
                         got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int):
             raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
+        gots.append(got)
+    for i, ((config, n, batch, dtype), got) in enumerate(zip(BYTES_CASES, gots)):
         want = cache_bytes_ref(config, n, batch, dtype)
         if got != want:
-            hint = next((t(bug) for bug in BYTES_BUGS if cache_bytes_ref(config, n, batch, dtype, bug) == got), None)
-            if hint is None and got == want * 8:
-                hint = t("hint_kv_bits")
+            hint = bytes_hint(BYTES_CASES, gots, i)
             raise CheckFailed(t("bytes_differs", config=config, T=n, batch=batch, dtype=dtype, got=got, want=want),
-                              hint)
+                              t(hint) if hint else None)
     passed(name)

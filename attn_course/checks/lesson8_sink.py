@@ -9,7 +9,8 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
-from .lesson8_common import B, D, H, T, hint_text
+from .invariants import expect_cases
+from .lesson8_common import B, D, H, T, as_named, hint_text, shape_error
 
 
 # --------------------------------------------------------------------------- exercise 6: gpt-oss's sink
@@ -52,13 +53,28 @@ def sink_variants(q, k, v, sinks, keep) -> dict:
     return out
 
 
+def sink_bug(args, got):
+    """The classic mistake (a key of sink_variants, as_named) whose (output, weights) equal got on the inputs args
+    (q, k, v, sinks, keep), NaN as 0, or None: the check's and the grader's judge's one rule."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)):
+        return None
+    q, k, v, sinks, keep = (a.detach() if isinstance(a, torch.Tensor) else a for a in args)
+    got = [torch.nan_to_num(g.detach().double()) for g in got]
+    with torch.no_grad():
+        variants = sink_variants(q.double(), k.double(), v.double(), sinks.double(), keep)
+    for key, val in variants.items():
+        if key and all(g.shape == w.shape and close(g, torch.nan_to_num(w), 1e-9) for g, w in zip(got, val)):
+            return as_named(key)
+    return None
+
+
 def check_sink_attention(fn) -> None:
     name = "sink_attention"
     q, k, v = inputs((B, H, T, D), (B, H, T + 2, D), (B, H, T + 2, D), seed=85)
     sinks = torch.tensor([1.5, -0.5], dtype=torch.float64)
     keep = torch.ones(T, T + 2, dtype=torch.bool).tril(diagonal=2)
     for mask in (keep, None):
-        result = run(name, fn, q, k, v, sinks, mask)
+        result = run(name, fn, q, k, v, sinks, mask, on_error=shape_error)
         if not (isinstance(result, tuple) and len(result) == 2):
             raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
         if pair_swapped(result, (B, H, T, D)):
@@ -79,4 +95,8 @@ def check_sink_attention(fn) -> None:
                 if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
                     hint = t("hint_sink_rows_sum_to_one")
                 raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)
+    # The grader's cases on this check's seed: float64, float32, and the gradients of q, k, v and the sinks.
+    from ..probes.lesson8 import sink_inputs   # here: the probes' package imports the checks
+    expect_cases(name, fn, lambda *args: sink_variants(*args)[None], sink_inputs, 186, ["q", "k", "v", "sinks"],
+                 on_error=shape_error, name_bug=sink_bug)
     passed(name)

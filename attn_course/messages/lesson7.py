@@ -2,6 +2,14 @@
 own tables, figure labels and code comments are in lesson7_text)."""
 
 MESSAGES = {
+    "rope_input_changed": {
+        "ja": "{name} が、渡した q か k の中身を書き換えています。",
+        "ko": "{name}가 넘겨받은 q나 k의 내용을 바꿨습니다.",
+    },
+    "hint_rope_in_place": {
+        "ja": "q *= cos や q.mul_(cos) のようなインプレースの演算で、呼び出し元の q・k を書き換えていませんか。呼び出し元はそのあとも元の q・k を使い、学習では勾配を記録する入力をインプレースで書き換えることもできません。q * cos + rotate_half(q) * sin のように、新しいテンソルを作って返します。",
+        "ko": "q *= cos나 q.mul_(cos) 같은 제자리 연산으로 호출한 쪽의 q, k를 바꾸지 않았나요? 호출한 쪽은 그 뒤에도 원래 q, k를 쓰고, 학습에서는 기울기를 기록하는 입력을 제자리에서 바꿀 수도 없습니다. q * cos + rotate_half(q) * sin처럼 새 텐서를 만들어 반환합니다.",
+    },
     "bad_even": {
         "ja": "{name} は正の偶数にしてください（指定された値：{value!r}）。位置の角度は2つの次元の組ごとに決まるので、次元の数は偶数です。",
         "ko": "{name}의 값은 양의 짝수여야 합니다(받은 값: {value!r}). 위치의 각도는 두 차원의 쌍마다 정해지므로 차원 수는 짝수입니다.",

@@ -15,6 +15,18 @@ MESSAGES = {
         "ja": "mod の中で and、or、if などの構文や、min のような Python の関数を使っていませんか。FlexAttention は mod を vmap で全位置について一度に呼ぶので、q_idx などは数ではなくテンソルです。条件は &、|、~ でつなぎ、分岐は torch.where で書きます。",
         "ko": "mod 안에서 and, or, if 같은 Python 구문이나 min 같은 Python 함수를 쓰지 않았나요? FlexAttention은 mod를 vmap으로 모든 위치에 대해 한꺼번에 호출하므로 q_idx 등은 숫자가 아니라 텐서입니다. 조건은 &, |, ~로 잇고, 분기는 torch.where로 씁니다.",
     },
+    "hint_flex_item": {
+        "ja": "mod の中で .item()（または int()・float()）を使っていませんか。FlexAttention は mod を vmap で全位置について一度に呼ぶので、b・h・q_idx・kv_idx は数ではなくテンソルで、.item() で数に変えることはできません。slopes[h] * (q_idx - kv_idx) のように、テンソルのまま計算します。",
+        "ko": "mod 안에서 .item()(또는 int(), float())을 쓰지 않았나요? FlexAttention은 mod를 vmap으로 모든 위치에 대해 한꺼번에 호출하므로 b, h, q_idx, kv_idx는 숫자가 아니라 텐서이고, .item()으로 숫자로 바꿀 수 없습니다. slopes[h] * (q_idx - kv_idx)처럼 텐서 그대로 계산합니다.",
+    },
+    "hint_flex_score_mod_args": {
+        "ja": "score_mod の代わりに、引数が4つのマスク関数 mod(b, h, q_idx, kv_idx) を返していませんか。score_mod は最初にスコアを受け取る5引数の関数 score_mod(score, b, h, q_idx, kv_idx) で、変えたスコア（ALiBi なら score - slopes[h] * (q_idx - kv_idx)）を返します。",
+        "ko": "score_mod 대신 인자가 4개인 마스크 함수 mod(b, h, q_idx, kv_idx)를 반환하지 않았나요? score_mod는 먼저 점수를 받는 인자 5개짜리 함수 score_mod(score, b, h, q_idx, kv_idx)이고, 바꾼 점수(ALiBi라면 score - slopes[h] * (q_idx - kv_idx))를 반환합니다.",
+    },
+    "hint_flex_mod_factory": {
+        "ja": "マスク関数そのものを書いていませんか。cache_mod・causal_padding_mod・sliding_window_mod は、T_past・lengths・window を受け取って、マスク関数を作って返す関数です。中で def mod(b, h, q_idx, kv_idx): … を定義し、最後に return mod とします。",
+        "ko": "마스크 함수 자체를 쓰지 않았나요? cache_mod, causal_padding_mod, sliding_window_mod는 T_past, lengths, window를 받아 마스크 함수를 만들어 반환하는 함수입니다. 안에서 def mod(b, h, q_idx, kv_idx): …를 정의하고 마지막에 return mod 합니다.",
+    },
     "hint_flex_python_bool": {
         "ja": "mod が Python の True や False を返しています。q_idx >= kv_idx のように、引数のテンソルから計算した bool のテンソルを返します。",
         "ko": "mod가 Python의 True나 False를 반환했습니다. q_idx >= kv_idx처럼 인자로 받은 텐서로 계산한 bool 텐서를 반환해야 합니다.",
@@ -48,8 +60,8 @@ MESSAGES = {
         "ko": "패딩은 가렸지만 인과 마스크가 없습니다. (q_idx >= kv_idx) & (kv_idx < lengths[b])처럼 둘을 &로 잇습니다.",
     },
     "hint_flex_padding_ignored": {
-        "ja": "因果マスクだけで、lengths を使っていません。kv_idx < lengths[b] も & でつなぎます（b はバッチの何番目かを表すテンソルです）。",
-        "ko": "인과 마스크뿐이고 lengths를 쓰지 않았습니다. kv_idx < lengths[b]도 &로 잇습니다(b는 배치의 몇 번째인지를 나타내는 텐서입니다).",
+        "ja": "どのバッチの行でも、長さが lengths[b] になっていません。lengths を使っていないか、lengths[0] や lengths[h] のように b 以外の番号で引いていませんか。行ごとの長さは lengths[b] です。kv_idx < lengths[b] を因果マスクと & でつなぎます（b はバッチの何番目か、h はヘッドの何番目かを表すテンソルです）。",
+        "ko": "배치의 어느 행에서도 길이가 lengths[b]가 되지 않았습니다. lengths를 쓰지 않았거나, lengths[0]이나 lengths[h]처럼 b가 아닌 번호로 꺼내지 않았나요? 행마다의 길이는 lengths[b]입니다. kv_idx < lengths[b]를 인과 마스크와 &로 잇습니다(b는 배치의 몇 번째인지, h는 헤드의 몇 번째인지를 나타내는 텐서입니다).",
     },
     # ---------------------------------------------------------------- exercise 2: ALiBi as a score_mod
     "hint_alibi_mod_sign": {
@@ -59,6 +71,10 @@ MESSAGES = {
     "hint_alibi_mod_score_dropped": {
         "ja": "バイアスだけを返して、元のスコア score を捨てています。score_mod は新しいスコアを返す関数なので、score - slopes[h] * (q_idx - kv_idx) を返します。",
         "ko": "편향만 반환하고 원래 점수 score를 버렸습니다. score_mod는 새 점수를 반환하는 함수이므로 score − slopes[h] · (q_idx − kv_idx)를 반환합니다.",
+    },
+    "hint_alibi_mod_one_slope": {
+        "ja": "すべてのヘッドに同じ傾き slopes[0] を使っています。傾きはヘッドごとに違うので、ヘッドの番号 h で slopes[h] を選びます。",
+        "ko": "모든 헤드에 같은 기울기 slopes[0]을 썼습니다. 기울기는 헤드마다 다르므로 헤드 번호 h로 slopes[h]를 고릅니다.",
     },
     "hint_alibi_mod_batch": {
         "ja": "傾きをバッチの番号 b で選んでいます。傾きはヘッドごとなので slopes[h] です。",
@@ -177,8 +193,8 @@ MESSAGES = {
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
     "hint_stream_is_causal": {
-        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はつないだあとの長さ L'。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
-        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다. is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はキャッシュと新しいトークンをつないだあとのキーの数 k.size(2)。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다(L_all은 캐시와 새 토큰을 이은 뒤의 키 개수 k.size(2)). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
@@ -381,6 +397,14 @@ MESSAGES = {
         "ja": "すべての層にウィンドウをかけています。ウィンドウを使うのは window_layers 個の層だけで、残りの層は T トークン全部をキャッシュします（gpt-oss では、ウィンドウを使う層と全体を見る層が交互に並びます）。",
         "ko": "모든 층에 윈도를 적용했습니다. 윈도를 쓰는 것은 window_layers개 층뿐이고, 나머지 층은 토큰 T개를 모두 캐시합니다(gpt-oss에서는 윈도를 쓰는 층과 전체를 보는 층이 번갈아 놓입니다).",
     },
+    "hint_bytes_dtype_size": {
+        "ja": "どのデータ型でも1要素を2バイトとして数えていませんか。1要素のバイト数はデータ型で決まります（float32 は 4、float16・bfloat16 は 2、float8 は 1）。関数の最初で求めている size（torch.empty((), dtype=dtype).element_size()）を掛けます。",
+        "ko": "어떤 자료형이든 요소 하나를 2바이트로 세지 않았나요? 요소 하나의 바이트 수는 자료형으로 정해집니다(float32는 4, float16과 bfloat16은 2, float8은 1). 함수 처음에서 구한 size(torch.empty((), dtype=dtype).element_size())를 곱합니다.",
+    },
+    "hint_bytes_no_batch": {
+        "ja": "batch を掛けていません。バッチの系列はそれぞれ自分のキャッシュを持つので、バイト数は batch に比例します。",
+        "ko": "batch를 곱하지 않았습니다. 배치의 시퀀스는 각자 자기 캐시를 가지므로 바이트 수는 batch에 비례합니다.",
+    },
     "hint_bytes_kv_once": {
         "ja": "キーとバリューの2つ分になっていません。1層・1トークンあたり、キーとバリューを n_kv_head × head_dim 個ずつキャッシュするので、2 × n_kv_head × head_dim 個です（2倍しないのは、潜在ベクトルと RoPE のキーを合わせて latent_dim 個をキャッシュする MLA だけです）。",
         "ko": "키와 밸류 두 개 분량이 되지 않았습니다. 층 하나·토큰 하나당 키와 밸류를 n_kv_head × head_dim개씩 캐시하므로 2 × n_kv_head × head_dim개입니다(2배 하지 않는 것은 잠재 벡터와 RoPE 키를 합쳐 latent_dim개를 캐시하는 MLA뿐입니다).",
@@ -481,8 +505,8 @@ MESSAGES = {
         "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
     },
     "hint_rolling_replaced": {
-        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -last:] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
-        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -last:] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
+        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -min(T_new, window):] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。書き込むトークンの数を last = min(T_new, window) として、k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
+        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -min(T_new, window):] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. 쓸 토큰 수를 last = min(T_new, window)로 두고 k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
     },
     "hint_rolling_ring_order": {
         "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",

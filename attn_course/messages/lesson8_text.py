@@ -41,8 +41,8 @@ MESSAGES = {
         "ko": "새 토큰 {T_new}개, 캐시 {T_past}개: transformers의 Mistral 마스크와 같은가 → {same}",
     },
     "rolling_check": {
-        "ja": "1トークンずつ計算した出力と、系列全体を一度に計算した出力の差（最大）: あなたの attend_rolling {right:.1e}（ほぼ 0 になるはずです）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}\n最後のリングの形状 {shape}、各スロットの位置 {pos}",
-        "ko": "토큰을 하나씩 계산한 출력과 시퀀스 전체를 한 번에 계산한 출력의 차이(최대): 여러분의 attend_rolling {right:.1e}(거의 0이어야 합니다), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}\n마지막 링의 모양 {shape}, 각 슬롯의 위치 {pos}",
+        "ja": "あなたの attend_rolling で1トークンずつ計算した出力と、あなたの sliding_window_mod と flex_attention で系列全体を一度に計算した出力の差（最大）: {right:.1e}（ほぼ 0 になるはずです。0 にならないときは、この2つの関数のどちらかが違います。演習 3 と演習 4 のチェックがどちらも ✔ か確かめてください）、位置を毎回 0 から数える RoPE を渡したとき {wrong:.2f}\n最後のリングの形状 {shape}、各スロットの位置 {pos}",
+        "ko": "여러분의 attend_rolling으로 토큰을 하나씩 계산한 출력과, 여러분의 sliding_window_mod와 flex_attention으로 시퀀스 전체를 한 번에 계산한 출력의 차이(최대): {right:.1e}(거의 0이어야 합니다. 0이 아니면 이 두 함수 중 하나가 틀린 것입니다. 연습 3과 연습 4의 체크가 모두 ✔인지 확인하세요), 위치를 매번 0부터 세는 RoPE를 넘겼을 때 {wrong:.2f}\n마지막 링의 모양 {shape}, 각 슬롯의 위치 {pos}",
     },
     "table_step": {"ja": "渡したトークン", "ko": "넘긴 토큰"},
     "table_kept_positions": {"ja": "キャッシュに残っている元の位置", "ko": "캐시에 남아 있는 원래 위치"},

@@ -51,7 +51,8 @@ def mask_mods(rec, causal_mod, cache_mod, causal_padding_mod):
 def alibi_setup(draws, case, dtype):
     n, d = draws.sizes(f"{case}.sizes", 2, low=2, high=10)
     h = [2, 4, 8, 3, 6, 12][int(draws.randint(f"{case}.heads", 0, 6, (1,)))]
-    b = 1 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))        # fewer than the heads: slopes[b] is no error
+    # 2 ≤ B ≤ H: slopes[b] is no error, and differs from slopes[0] for every head (one row would make them one)
+    b = 2 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))
     q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype) for x in "qkv")
     return q, k, v, alibi_slopes(h).to(dtype)
 
@@ -348,6 +349,7 @@ def packed(rec, packed_positions, document_mod):
 
 # --------------------------------------------------------------------------- exercise 12
 DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float8_e4m3fn)
+WIDE_DTYPES = (torch.float32, torch.float8_e4m3fn)
 
 
 def bytes_cases(draws) -> list:
@@ -356,13 +358,18 @@ def bytes_cases(draws) -> list:
     n, batch, latent = draws.sizes("more", 3, low=2, high=12)
     long = w + n                                                      # longer than the window
     dtypes = [DTYPES[int(i)] for i in draws.randint("dtypes", 0, len(DTYPES), (4,))]
+    # One element size other than 2 always, as the check's cases have: 2 bytes for every dtype is then wrong.
+    dtypes[1] = WIDE_DTYPES[int(draws.randint("dtypes.wide", 0, len(WIDE_DTYPES), (1,)))]
+    # The latent never in 1 byte: 2 bytes per element would double it there, as the latent counted twice does.
+    dtypes[3] = dtypes[3] if dtypes[3].itemsize > 1 else torch.float16
     return [({"n_layer": n_layer, "n_kv_head": g, "head_dim": d}, n, batch, dtypes[0]),
             ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w}, long, batch, dtypes[1]),
             ({"n_layer": 2 * n_layer, "n_kv_head": g, "head_dim": d, "window": w, "window_layers": n_layer}, long,
              batch, dtypes[2]),
             ({"n_layer": n_layer, "latent_dim": latent}, long, batch, dtypes[3]),
-            # shorter than the window, as the check's last case: a window layer holds min(T, W) tokens
-            ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w + n}, n, batch, dtypes[0])]
+            # shorter than the window, as the check's last case: a window layer holds min(T, W) tokens; one sequence,
+            # as in the check's second case: batch left out is then right here and K without V is not
+            ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w + n}, n, 1, dtypes[0])]
 
 
 @probe("lesson8.cache_bytes")

@@ -230,14 +230,10 @@ def gpt_oss_attention(q, k, v, sinks, keep=None):
 
 
 def _sink_bug(res):
-    q, k, v, sinks, keep = probe.sink_inputs(res, "float64", torch.float64)
-    got = res["float64"]
-    got = tuple(_no_nan(x) for x in got) if isinstance(got, tuple) else got   # NaN as 0, as the check compares
-    return matching_bug(got, {key: tuple(_no_nan(x) for x in val)
-                              for key, val in checks.sink_variants(q, k, v, sinks, keep).items()}, 1e-9)
+    return checks.sink_bug(probe.sink_inputs(res, "float64", torch.float64), res["float64"])
 
 
-@judge("lesson8.sink_attention")
+@judge("lesson8.sink_attention", on_error=checks.shape_error)
 def judge_sink_attention(res):
     with naming(lambda: _sink_bug(res)):
         got = res["float64"]
@@ -524,14 +520,15 @@ def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
 
 @judge("lesson8.cache_bytes", on_error=checks.bytes_error)
 def judge_cache_bytes(res):
-    for i, (config, n, batch, dtype) in enumerate(probe.bytes_cases(res)):
-        got, want = res[f"bytes.{i}"], static_cache_bytes(config, n, batch, dtype)
+    cases = probe.bytes_cases(res)
+    gots = [res[f"bytes.{i}"] for i in range(len(cases))]
+    for i, (config, n, batch, dtype) in enumerate(cases):
+        got, want = gots[i], static_cache_bytes(config, n, batch, dtype)
         if isinstance(got, float):   # a byte count is a whole number: 4536.0 is no answer, whatever it equals
             raise Mismatch("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
                            got=repr(got))
         if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            hint = next((bug for bug in checks.BYTES_BUGS if checks.cache_bytes_ref(config, n, batch, dtype, bug) == got),
-                        "hint_kv_bits" if got == want * 8 else None)
+            hint = checks.bytes_hint(cases, gots, i) if isinstance(got, int) else None
             raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from attn_course import by_hand
-from attn_course.checks.engine import error_hint, mentions_dot_T
+from attn_course.checks.engine import mentions_dot_T, raised_hint
 from attn_course.findings import GRADIENT_KEYS, SIDE_EFFECT_KEYS, global_finding
 
 from .judge import Mismatch, Results
@@ -93,8 +93,7 @@ def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
                                                                                          "hidden_by_hand")
         return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
                         what=by_hand.refused_what(message)[:120])
-    hint = (on_error(kind, message, call) if callable(on_error) else on_error) or error_hint(
-        kind, message, raised.get("dot_T") is True or mentions_dot_T(source))
+    hint = raised_hint(on_error, kind, message, call, raised.get("dot_T") is True or mentions_dot_T(source))
     error = f"{kind}: {message}" if message else kind
     return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
 
