@@ -5,7 +5,7 @@
 import os
 
 from attn_grader.preprocessors import (
-    DecideHiddenTests, ExplainUnattempted, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts,
+    DecideHiddenTests, ExplainUnattempted, ExplainWidgets, ForgiveWarnings, GuardedExecute, HideHiddenTests, RecordVerdicts,
     SkipDemoCells, StripSkipTags,
 )
 from attn_grader.exports import CourseGradesExport
@@ -89,8 +89,10 @@ c.Autograde.autograde_preprocessors = [
     SaveAutoGrades, RecordVerdicts, AssignLatePenalties, CheckCellMetadata,
 ]
 # Feedback: hidden tests' code hidden; a cell that failed only because an exercise was left undone says so
-# in one line (ExplainUnattempted); feedback.py then puts the page in the learner's language, offline.
+# in one line (ExplainUnattempted); a widget's output, which only its kernel could draw, says so (ExplainWidgets);
+# feedback.py then puts the page in the learner's language, offline.
 c.ExplainUnattempted.source_dir = os.path.join(ROOT, "source")
-c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, ExplainUnattempted, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, ExplainUnattempted, ExplainWidgets,
+                                    CSSHTMLHeaderPreprocessor]
 # HTMLExporter without its BeautifulSoup pass over each page (feedback_exporter.py): the same page, faster.
 c.GenerateFeedback.exporter_class = FeedbackHTMLExporter

@@ -241,3 +241,16 @@ def test_record_verdicts_keeps_score_status_and_mistake_outside_the_learners_fol
     assert cells["ex3_softmax_last_tests"]["status"] == "not_attempted"
     assert cells["ex2_variance_tests"]["status"] == "not_attempted"  # its stub is still there, whatever the score
     assert (tmp_path / "verdicts").stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_a_widget_in_feedback_says_what_stood_there(lang):
+    # The explorer's output is a widget view only its kernel could draw: the feedback page showed an empty Out[…].
+    from attn_grader.preprocessors import ExplainWidgets
+    widget = new_output("display_data", data={"text/plain": "AttentionExplorer(…)",
+                                              "application/vnd.jupyter.widget-view+json": {"model_id": "x"}})
+    printed = new_output("stream", name="stdout", text="weights (1, 6, 6)\n")
+    nb = new_notebook(cells=[new_code_cell("course.AttentionExplorer(w, words)", outputs=[printed, widget])])
+    nb, _ = ExplainWidgets().preprocess(nb, {"nbgrader": {"assignment": f"03-masks-{lang}"}})
+    outputs = nb.cells[0].outputs
+    assert outputs[0] == printed and outputs[1].text == text("feedback_widget", lang) + "\n"

@@ -11,6 +11,10 @@ from attn_course.messages import MESSAGES as COURSE_MESSAGES
 from attn_course.messages import fill
 
 MESSAGES = {
+    "feedback_widget": {
+        "ja": "ここには、動かして確かめるウィジェット（アテンションの探索など）が表示されます。自分のノートブックでこのセルを実行すると現れます。",
+        "ko": "여기에는 직접 움직여 볼 수 있는 위젯(어텐션 탐색기 등)이 표시됩니다. 자신의 노트북에서 이 셀을 실행하면 나타납니다.",
+    },
     "feedback_hidden_tests": {
         "ja": "# 隠しテスト（採点だけに使い、中身は公開しません）",
         "ko": "# 숨겨진 테스트(채점에만 쓰이며 내용은 공개하지 않습니다)",
