@@ -13,7 +13,6 @@ from attn_grader.late_penalty import lateness_text
 from attn_grader.messages import text
 from attn_grader.report import report
 from nbgrader.api import Gradebook
-from conftest import ROOT
 from small_class import grade, make_course, write_sources
 
 T = datetime.datetime(2026, 12, 9, 1, 0, tzinfo=datetime.timezone.utc)
@@ -101,26 +100,3 @@ def test_flags_csv_rows_are_unchanged_by_a_history_record(course):
     history.record(course, [("03-masks-ja", "aiko")], now=T)
     assert (course / "flags.csv").read_text("utf-8") == before
     assert history.read(course)[0]["flags"] == "no_timestamp"
-
-
-def test_a_failure_from_an_earlier_exercise_is_counted_apart(tmp_path):
-    # The learner's ex5 calls their ex4 `attention`, which failed: the verdict says so (verdict.earlier_cause), and
-    # the class report counts it apart, not as ex4's mistake a second time (an instructor's reading, issue 42).
-    import json
-    import shutil
-    from attn_grader.report import FROM_EARLIER, summarize
-    assignment = "01-attention-ja"
-    (tmp_path / "source" / assignment).mkdir(parents=True)
-    shutil.copy(ROOT / "autograder" / "source" / assignment / "01_attention.ipynb", tmp_path / "source" / assignment)
-    wrong = {"points": 3, "score": 0, "status": "mistake", "hint": "hint_no_scale", "hint_fields": {}}
-    for student, cause in (("aiko", None), ("bora", [4, "attention"])):
-        cells = {"ex4_attention_tests": wrong,
-                 "ex5_attention_module_tests": {**wrong, "points": 4, "cause": cause}}
-        folder = tmp_path / "verdicts" / assignment
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{student}.json").write_text(json.dumps(
-            {"student": student, "notebooks": {"01_attention.ipynb": {"cells": cells}}}), encoding="utf-8")
-    summary = summarize(tmp_path, assignment)
-    ex5 = next(ex for ex in summary.exercises if ex.grade_id == "ex5_attention_module_tests")
-    assert ex5.outcomes == {"hint_no_scale": 1, FROM_EARLIER: 1}
-    assert all(key != FROM_EARLIER for key, _, _ in summary.most_common())

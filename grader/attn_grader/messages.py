@@ -232,9 +232,6 @@ MESSAGES = {
     },
     # Of the notebooks graded, before late penalties and overrides: what a lesson's page is about is the work handed in
     # (an instructor read it as the class's grades); the grades are grades.csv's and each learner's page.
-    "report_from_earlier": {"ja": "前の演習の関数がまちがっていたため（この演習の誤りとしては数えません）",
-                            "ko": "앞 연습 문제의 함수가 틀렸기 때문(이 연습 문제의 실수로는 세지 않음)",
-                            "en": "An earlier exercise's function it uses was wrong (not counted as a mistake here)"},
     "report_median": {"ja": "中央値（提出されたノートブックの得点、遅れの減点前）", "ko": "중앙값(제출된 노트북의 점수, 지각 감점 전)",
                       "en": "Median (of the notebooks handed in, before late penalties)"},
     "report_mean": {"ja": "平均", "ko": "평균", "en": "Mean"},

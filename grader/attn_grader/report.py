@@ -47,9 +47,6 @@ def report_dir(course: Path, names: bool) -> Path:
 LANGS = ("ja", "ko")
 # The learners' languages named in the instructor's language.
 LANGUAGE_NAMES = {"ja": "report_language_ja", "ko": "report_language_ko"}
-# A failure whose code calls an earlier exercise's failing function (the learner was told so: verdict.earlier_cause)
-# is counted apart, not as the earlier mistake a second time, nor among the most common mistakes.
-FROM_EARLIER = "from_earlier_exercise"
 COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 SHORT = 18  # characters of a hint in a chart's label; the table beside it has the whole text
@@ -88,7 +85,7 @@ class Summary:
 
     def most_common(self) -> list[tuple[str, int, Exercise]]:
         """The mistakes made most often, all of them when several tie (exercise order), or []."""
-        named = [(n, key, ex) for ex in self.exercises for key, n in ex.mistakes() if key != FROM_EARLIER]
+        named = [(n, key, ex) for ex in self.exercises for key, n in ex.mistakes()]
         top = max((n for n, _, _ in named), default=0)
         return [(key, n, ex) for n, key, ex in named if n == top and top > 0]
 
@@ -191,8 +188,6 @@ def summarize(course: Path, assignment: str, lang: str | None = None) -> Summary
                 if ex is None:
                     continue
                 outcome = verdict.get("hint") if verdict.get("status") == "mistake" else verdict.get("status")
-                if verdict.get("status") == "mistake" and verdict.get("cause"):
-                    outcome = FROM_EARLIER
                 ex.outcomes[outcome] += 1
                 ex.names.setdefault(outcome, []).append(student)
                 if verdict.get("status") == "mistake":
@@ -211,7 +206,7 @@ def summarize(course: Path, assignment: str, lang: str | None = None) -> Summary
 # The by-hand policy's verdicts are counted as a category of their own, named for the instructor, not by the
 # instruction the learner was shown (attn_grader.verdict.INSTRUCTIONS).
 CATEGORIES = {"hint_by_hand_reach": "report_by_hand_reach", "hint_by_hand_tamper": "report_by_hand_tamper",
-              "hint_by_hand_threads": "report_by_hand_threads", FROM_EARLIER: "report_from_earlier"}
+              "hint_by_hand_threads": "report_by_hand_threads"}
 
 
 def hint_text(key: str, lang: str, fields: dict, learners_lang: str | None = None) -> str:

@@ -145,8 +145,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         hint, hint_fields = hint_of(failure)
         self._verdicts[grade_id] = {"tests": tests, "passed": failure is None,
                                     "mismatch": failure.key if failure else None,
-                                    "hint": hint, "hint_fields": hint_fields,
-                                    "cause": list(failure.cause) if failure is not None and failure.cause else None}
+                                    "hint": hint, "hint_fields": hint_fields}
         if any(o.output_type == "error" for o in cell.outputs):
             return cell, resources  # the cell failed already: its outputs and its score stay as they are
         if failure is None:
