@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from build import COURSE_PIP   # the install line every lesson notebook's first cell carries
+
 ROOT = Path(__file__).resolve().parent.parent
-# The install line every notebook's first cell carries (tools/build.py's COURSE_PIP), as the notebook's JSON has it.
-INSTALL = re.compile(r"attn-course @ git\+https://github\.com/[\w.-]+/[\w.-]+")
 
 
 def wheel(out: Path) -> Path:
@@ -41,11 +40,12 @@ def notebooks(out: Path, package: str) -> list[Path]:
     for lang in ("ja", "ko"):
         for source in sorted((ROOT / "notebooks" / lang).glob("0[1-9]_*.ipynb")):   # not the home page
             text = source.read_text(encoding="utf-8")
-            if not INSTALL.search(text):
+            install = json.dumps(COURSE_PIP)[1:-1]   # as the notebook's JSON writes it
+            if install not in text:
                 raise SystemExit(f"{source.relative_to(ROOT)}: no install line to point at {package}")
             target = out / lang / source.name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(INSTALL.sub(lambda _: json.dumps(package)[1:-1], text), encoding="utf-8")
+            target.write_text(text.replace(install, json.dumps(package)[1:-1]), encoding="utf-8")
             json.loads(target.read_text(encoding="utf-8"))   # still a notebook
             written.append(target)
     return written

@@ -9,17 +9,17 @@ who reach one answer independently often share a line, rarely a whole exercise i
 Only cells of some size are compared (SMALLEST nodes of code): `return x.transpose(1, 2)` is everybody's answer, and
 the class's own share of an exercise is no news. A learner is flagged when at least SHARED such cells of one
 notebook are the same as the published solution's (`same_as_solution`) or as one other learner's
-(`same_as_learner`, naming the other); cells left as released are never compared.
+(`same_as_learner`, naming up to NAMED others); cells left as released are never compared.
 """
 from __future__ import annotations
 
 import ast
 import builtins
-import re
 from collections import defaultdict
 from pathlib import Path
 
 import nbformat
+from attn_course.hand_policy import parse
 
 from .scan import learner_cells
 
@@ -27,7 +27,6 @@ RULES = ("same_as_solution", "same_as_learner")
 SMALLEST = 80   # AST nodes in a cell's code: below it (split_heads in two lines), honest answers coincide
 SHARED = 2      # cells of one notebook that must be the same before a learner is flagged
 NAMED = 3       # others named in a learner's row; the rest counted
-_SOLUTION = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)
 _KEEP = set(dir(builtins))
 
 
@@ -57,11 +56,10 @@ def _numbered(statement: ast.AST) -> str:
 
 
 def normalized(source: str) -> tuple[str, int] | None:
-    """(the cell's code as compared, its size in AST nodes), or None when it is no Python."""
-    text = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-    try:
-        tree = ast.parse(_SOLUTION.sub("", text))
-    except SyntaxError:
+    """(the cell's code as compared, its size in AST nodes), or None when it is no Python. The source's
+    `### BEGIN SOLUTION` markers are comments, which the tree leaves out."""
+    tree = parse(source)
+    if tree is None:
         return None
     size = sum(1 for _ in ast.walk(tree))
     return "\n".join(sorted(_numbered(s) for s in tree.body)), size
