@@ -66,3 +66,23 @@ def test_a_field_may_be_named_key_or_lang(lang):
     assert "ex7" in text("why_missing_value", lang, key="ex7")
     assert "ex7" in text("why_not_decodable", lang, key="ex7")
     assert course_text("bad_language", lang, lang="xx")
+
+
+@pytest.mark.parametrize("value, particles", [
+    ("D = 4, H = 2", "를가로는와"), ("split_heads", "를가로는와"), ("W_q", "를가로는와"), ("param", "을이으로은과"),
+    ("cell", "을이로은과"), ("(2, 3)", "을이으로은과"), ("사과", "를가로는와"), ("열", "을이로은과"), ("17", "을이로은과"),
+])
+def test_a_korean_particle_fits_the_value_before_it(value, particles):
+    """「D = 4, H = 2을(를)」 reads as machine-made: the particle after a field is chosen for the value it holds."""
+    from attn_course.messages import fill
+    got = fill("{v}을(를)|{v}이(가)|{v}(으)로|{v}은(는)|{v}와(과)", "ko", v=value).replace(value, "").replace("|", "")
+    assert got == particles
+
+
+@pytest.mark.parametrize("messages", [COURSE, GRADER], ids=["course", "grader"])
+def test_a_korean_fallback_particle_follows_a_field(messages):
+    """fill() resolves 「을(를)」 only right after a field: anywhere else it would reach the learner as written."""
+    from attn_course.messages import PARTICLES
+    for key, texts in messages.items():
+        for both in PARTICLES:
+            assert not re.search(r"(?<![}])" + re.escape(both), texts.get("ko", "")), (key, both)

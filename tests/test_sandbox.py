@@ -34,13 +34,14 @@ if pid == 0:
     attempt("repository", lambda: os.listdir({repo!r}))
     attempt("write_outside", lambda: open("/usr/evil", "w"))
     attempt("write_own", lambda: open("mine.txt", "w").write("ok"))
+    attempt("read_own", lambda: open("mine.txt").read() + open("given.txt").read())
+    attempt("planted_link", lambda: open("link").read())
     attempt("environment", lambda: open({env!r} + "/site.py").read())
     attempt("write_environment", lambda: open({env!r} + "/evil.py", "w"))
     attempt("connection", lambda: open(connection).read())
     seen["siblings"] = sorted(os.listdir(os.path.dirname({own!r})))
     seen["pid"] = os.getpid()
-    with open("seen.json", "w") as f:
-        json.dump(seen, f)
+    print(json.dumps(seen), flush=True)   # the folder the kernel writes is its own copy: nothing lands outside
     os._exit(0)
 os.waitpid(pid, 0)
 '''
@@ -56,6 +57,8 @@ def _run(tmp_path, user=None):
     own.mkdir(parents=True)
     classmate.mkdir(parents=True)
     (classmate / "secret.txt").write_text("classmate's answer")
+    (own / "given.txt").write_text(" given")
+    (own / "link").symlink_to(classmate / "secret.txt")   # a link submitted to reach a classmate's work
     (tmp_path / "kernel.json").write_text('{"key": "k"}')
     # A read-only path under /tmp, as a virtualenv in a checkout under /tmp is: the kernel's own
     # /tmp must not hide it.
@@ -72,17 +75,18 @@ def _run(tmp_path, user=None):
         shutil.chown(own, user=user)
         command = ["su", user, "-s", "/bin/sh", "-c", " ".join(command)]
     try:
-        subprocess.run(command, cwd=own, check=True, timeout=600)  # a hang guard only
-        return json.loads((own / "seen.json").read_text())
+        done = subprocess.run(command, cwd=own, check=True, timeout=600, capture_output=True, text=True)  # a hang guard
+        assert not (own / "mine.txt").exists()
+        return json.loads(done.stdout.strip().splitlines()[-1])
     finally:
         if user:
             shutil.rmtree(tmp_path, ignore_errors=True)
 
 
 def _expect_isolated(seen):
-    for name in ("classmate", "passwd", "repository", "write_outside", "write_environment"):
+    for name in ("classmate", "passwd", "repository", "write_outside", "write_environment", "planted_link"):
         assert seen[name].startswith("DENIED"), (name, seen[name])
-    assert seen["write_own"] == "2" and seen["connection"] == repr('{"key": "k"}')
+    assert seen["write_own"] == "2" and seen["read_own"] == repr("ok given") and seen["connection"] == repr('{"key": "k"}')
     assert seen["environment"] == repr("ok")
     assert seen["siblings"] == ["me"]  # the classmate's folder beside one's own is not there
     assert seen["pid"] == 1

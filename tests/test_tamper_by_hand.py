@@ -262,7 +262,8 @@ OWN_CELLS = ("from pathlib import Path\nimport matplotlib.pyplot as plt\nfig = p
              "copy = Attention(embed_dim=8, key_dim=4)\nfor name in ('W_q', 'W_k', 'W_v', 'W_o'):\n"
              "    getattr(copy, name).load_state_dict(getattr(module, name).state_dict())",
              "!pip --version",
-             "print(torch._C._get_sdp_priority_order())\nfrom torch.nn.attention import sdpa_kernel, SDPBackend\n"
+             "import torch.nn.functional as F\nprint(torch._C._get_sdp_priority_order())\n"
+             "from torch.nn.attention import sdpa_kernel, SDPBackend\n"
              "with sdpa_kernel(SDPBackend.MATH):\n    q = torch.randn(1, 2, 3, 4)\n"
              "    print(F.scaled_dot_product_attention(q, q, q).shape)",
              "import numpy as np\nimport threading\nprint(np.asarray([1, 2]).sum(), threading.active_count())")
@@ -349,6 +350,15 @@ def test_an_honest_notebook_keeps_full_marks(by_hand_graded, case):
     stem = HONEST[case][0]
     assert scores[f"honest{case.split()[0]}"] == {cell: float(p) for cell, p in POINTS[stem].items()}, case
     assert not [rule for _, rule in flags.get(f"honest{case.split()[0]}", []) if rule.startswith(("reach_", "tamper_"))]
+    # and each cell of theirs ran as in JupyterLab: a figure saved, a file written (in the kernel's own copy of its
+    # folder), so the feedback shows no error of the grader's making
+    course = by_hand_graded[0]
+    graded = nbformat.read(course / "autograded" / f"honest{case.split()[0]}" / _assignment(stem) / f"{stem}.ipynb", 4)
+    # (a shell command, `!pip`, is the one cell that fails: IPython runs it on a pseudo-terminal, and the sandbox
+    # gives the kernel no /dev/ptmx)
+    assert not [(cell.source[:60], out.get("ename")) for cell in graded.cells if cell.cell_type == "code"
+                and not cell.source.startswith("!") for out in cell.get("outputs", [])
+                if out.get("output_type") == "error"], case
 
 
 def test_no_secret_reaches_a_kernel(by_hand_graded):

@@ -54,17 +54,56 @@ ASCII_START = re.compile(r"^[A-Za-z_`(\[]")
 _formatter = string.Formatter()
 
 
+# Korean chooses a particle by whether the word before it ends in a final consonant (받침): 「D를」 but 「W_q을」 is
+# wrong; a template cannot know which a field will hold, so it writes both (「{names}을(를)」) and fill() picks one
+# from the filled-in value: a Hangul syllable by its 받침, a digit as it is read (일, 삼, 육, 칠, 팔, 영 end in one),
+# a Latin word by its last letter as Korean readers say it (m, n, l, ng end in one; "mask" is 마스크, no 받침).
+PARTICLES = {"을(를)": ("을", "를"), "이(가)": ("이", "가"), "은(는)": ("은", "는"), "와(과)": ("과", "와"),
+             "(으)로": ("으로", "로"), "(이)라는": ("이라는", "라는")}
+_DIGIT_BATCHIM = {"0": True, "1": True, "3": True, "6": True, "7": True, "8": True}
+_RIEUL = set("178lL")   # 받침 ㄹ takes 로, not 으로
+
+
+def _final_consonant(word: str) -> tuple[bool, bool]:
+    """(whether word, read in Korean, ends in a 받침, whether that 받침 is ㄹ)."""
+    core = re.sub(r"[^0-9A-Za-z\uac00-\ud7a3]+$", "", word)
+    if not core:
+        return False, False
+    last = core[-1]
+    if "\uac00" <= last <= "\ud7a3":
+        jong = (ord(last) - 0xAC00) % 28
+        return jong != 0, jong == 8
+    if last.isdigit():
+        return _DIGIT_BATCHIM.get(last, False), last in _RIEUL
+    if core.lower().endswith("ng"):
+        return True, False
+    return last.lower() in "lmn", last in _RIEUL
+
+
+def _particle(value: str, literal: str) -> str:
+    for both, (after_consonant, after_vowel) in PARTICLES.items():
+        if literal.startswith(both):
+            batchim, rieul = _final_consonant(value)
+            chosen = after_vowel if both == "(으)로" and rieul else (after_consonant if batchim else after_vowel)
+            return chosen + literal[len(both):]
+    return literal
+
+
 def fill(template: str, lang: str, /, **fields) -> str:
     """template with fields filled in, as str.format does; in Japanese, a space where a field's ASCII text touches
-    the template's Japanese."""
-    if lang != "ja":
+    the template's Japanese; in Korean, the particle after a field chosen for its value (PARTICLES)."""
+    if lang not in ("ja", "ko"):
         return template.format(**fields)
     parts = []  # literal text and filled-in fields in turn, each as (text, is_field)
     for literal, name, spec, conversion in _formatter.parse(template):
+        if lang == "ko" and parts and parts[-1][1]:
+            literal = _particle(parts[-1][0], literal)
         parts.append((literal, False))
         if name is not None:
             value = _formatter.convert_field(_formatter.get_field(name, (), fields)[0], conversion)
             parts.append((_formatter.format_field(value, _formatter.vformat(spec, (), fields)), True))
+    if lang == "ko":
+        return "".join(piece for piece, _ in parts)
     out = ""
     for i, (piece, is_field) in enumerate(parts):
         if is_field and piece:

@@ -7,7 +7,9 @@ of only what the kernel may see, pivot_root, and then no way back: privileges an
 capabilities are dropped and no_new_privs is set.
 
 What the kernel sees afterwards:
-- its notebook's folder, read-write, at the same path (so relative paths work);
+- a private copy of its notebook's folder, writable, at the same path (so relative paths work): a figure a
+  cell saves lands there and is gone with the kernel; the grader's own folder is never written by learner code
+  (a kernel dropped to another uid could not write it, and a link planted there would be followed by the grader);
 - the Python environment (interpreter, site-packages, the learner package) and the
   system's /usr, read-only;
 - a private, empty /tmp (its HOME), a few /dev nodes, its own /proc;
@@ -105,7 +107,7 @@ def enter(folder: str, readonly: list[str], sockets: str | None, connection_file
     # PID 1 of the new namespace: build the root, enter it, drop what could undo it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    root = _make_root(folder, readonly, sockets)
+    root = _make_root(folder, readonly, sockets, uid)
     inside = "/tmp/kernel.json"
     with open(root + inside, "wb") as f:
         f.write(connection)
@@ -135,7 +137,7 @@ def _wait_outside(pid: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
-def _make_root(folder: str, readonly: list[str], sockets: str | None) -> str:
+def _make_root(folder: str, readonly: list[str], sockets: str | None, uid: int | None) -> str:
     root = "/tmp/.attn-sandbox-root"
     os.makedirs(root, exist_ok=True)
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
@@ -154,8 +156,22 @@ def _make_root(folder: str, readonly: list[str], sockets: str | None) -> str:
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     if sockets:
         _bind(root, sockets, writable=True)
-    _bind(root, folder, writable=True)
+    _private_copy(root, folder, uid)
     return root
+
+
+def _private_copy(root: str, folder: str, uid: int | None) -> None:
+    """folder's files on a tmpfs of the kernel's own, at folder's path. Links are copied as links: one the learner
+    submitted must not be followed here, where this process still reads as the grader."""
+    import shutil
+    target = root + folder
+    os.makedirs(target, exist_ok=True)
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=256m")
+    shutil.copytree(folder, target, symlinks=True, dirs_exist_ok=True)
+    if uid is not None:
+        for here, dirs, files in os.walk(target):
+            for name in [here, *(os.path.join(here, n) for n in dirs + files)]:
+                os.lchown(name, uid, uid)
 
 
 def _pivot(root: str) -> None:
