@@ -89,6 +89,40 @@ def test_an_override_stands_through_a_regrade_and_a_resubmission_until_removed(c
     assert overrides.current(course) == {}
 
 
+def test_an_override_and_its_removal_are_in_history_csv_at_once(course):
+    """Not only at the next grading: history.csv is the record of every grade a learner had, and when."""
+    from attn_grader import history
+    from attn_grader.report_history import write_pages
+    history.record(course, [("03-masks-ko", "bora")])
+    override(course, "--student", "bora", "--assignment", "03-masks", "--score", "4.5", "--reason", "network down")
+    override(course, "--student", "bora", "--assignment", "03-masks", "--remove", "--reason", "resubmitted")
+    graded, set_, removed = history.read(course)
+    setting, removal = overrides.log(course)
+    assert (graded["event"], graded["score"], graded["override"]) == (history.GRADING, "3", "")
+    assert (set_["event"], set_["graded_at"], set_["assignment"]) == (history.OVERRIDE, setting.time, "03-masks-ko")
+    assert (set_["raw_score"], set_["score"], set_["override"], set_["override_reason"]) == \
+        ("5", "3", "4.5", "network down")
+    assert (removed["event"], removed["graded_at"], removed["override"]) == (history.OVERRIDE, removal.time, "")
+    # The learner's page says the override once, from overrides.csv with its reason, not again as a grading.
+    write_pages(course, course, True, "", "en")
+    page = next(t for p in (course / "learners").glob("learner-*.html") if "(bora)" in (t := p.read_text("utf-8")))
+    assert page.count(f'<td>{text("history_graded", "en")} (03-masks-ko)</td>') == 1
+    assert text("history_regraded", "en") not in page
+    assert text("history_override_set", "en", score="4.5", reason="network down") in page
+
+
+def test_history_csv_from_before_the_event_column_gets_it_for_every_earlier_row(course):
+    from attn_grader import history
+    history.record(course, [("03-masks-ko", "bora")])
+    with open(course / history.FILE, newline="", encoding="utf-8-sig") as f:
+        old = [r[:-1] for r in csv.reader(f)]
+    with open(course / history.FILE, "w", newline="", encoding="utf-8-sig") as f:
+        csv.writer(f).writerows(old)
+    override(course, "--student", "bora", "--assignment", "03-masks-ko", "--score", "4", "--reason", "x")
+    assert [(r["student_id"], r["event"]) for r in history.read(course)] == \
+        [("bora", history.GRADING), ("bora", history.OVERRIDE)]
+
+
 def test_an_override_before_any_grading_is_refused_and_makes_no_gradebook(tmp_path):
     with pytest.raises(SystemExit, match="no gradebook"):
         override(tmp_path, "--student", "aiko", "--assignment", "03-masks", "--score", "1", "--reason", "x")

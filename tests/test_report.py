@@ -5,6 +5,9 @@ NAMED is the mistake each planted bug must be counted under, in every grade cell
 checks' hint key, found by the grader on that learner's results. Each bug's own exercise names it. A
 None would be a mistake no classic bug explains, counted as "unknown"; no planted bug has one now (the last,
 lesson 3's module built on an apply_mask that returns 6-D scores, is named by its unpacking error since issue 29).
+A later exercise that fails under the very hint of the bug's own exercise, through the learner's function from
+there, is that mistake seen again: it is counted once, in the bug's exercise, and in the later one apart, as
+carried over from it (attn_grader.verdict.carried_from). Under another hint it is counted under that hint.
 """
 import csv
 import json
@@ -15,7 +18,7 @@ import warnings
 
 import pytest
 from attn_grader.messages import text
-from attn_grader.report import report
+from attn_grader.report import carried_outcome, report
 import bug_packs
 from conftest import ROOT, class_bugs, class_lessons
 
@@ -381,6 +384,9 @@ def expected_counts(stem: str, lang: str) -> dict:
                 counts["pass"] += 1
                 continue
             key = NAMED[stem][name][exercise] or "unknown"
+            own = BUGS[stem][name].cell.removesuffix("_tests")
+            if exercise != own and key == NAMED[stem][name].get(own):
+                key = carried_outcome(int(re.match(r"ex(\d+)_", own)[1]), key)
             counts[key] = counts.get(key, 0) + 1
     return want
 
@@ -431,6 +437,48 @@ def test_verdicts_stay_on_the_graders_side(graded):
             assert "verdict" not in path.name
             if path.suffix in (".ipynb", ".html"):
                 assert '"hint_fields"' not in path.read_text("utf-8")
+
+
+@pytest.mark.skipif("01_attention" not in LESSONS, reason="lesson 1 is not in this run's class (ATTN_TEST_LESSONS)")
+def test_a_mistake_carried_into_a_later_exercise_is_counted_once_and_a_later_ones_own_still_counts(tmp_path):
+    """One notebook, graded: attention_scores (exercise 1) does not scale, so attention (exercise 4), which calls it,
+    fails with the same hint: counted once, under exercise 1, and in exercise 4 as carried over from it. The module
+    (exercise 5) also calls the failing attention, but its own mistake (no W_o) shows a hint of its own: counted."""
+    import subprocess
+    import sys
+
+    from attn_grader.report import summarize
+    from classroom import course_skeleton, submission, submit
+    assignment, stem = "01-attention-ja", "01_attention"
+    course = course_skeleton(tmp_path / "course")
+    bugs = BUGS[stem]
+    planted = [(bugs[n].cell, bugs[n].old, bugs[n].new) for n in ("missing_scaling", "w_o_missing")]
+    submit(course, "aiko", assignment, stem, submission("01-attention", stem, "ja", planted))
+    subprocess.run([sys.executable, "-m", "attn_grader.grade", "--course", str(course), "--assignment", assignment],
+                   check=True, capture_output=True)
+    carried = carried_outcome(1, "hint_no_scale")
+    outcomes = {ex.grade_id.removesuffix("_tests"): dict(ex.outcomes) for ex in summarize(course, assignment).exercises}
+    assert outcomes["ex1_attention_scores"] == {"hint_no_scale": 1}
+    assert outcomes["ex4_attention"] == {carried: 1}
+    assert outcomes["ex5_attention_module"] == {"hint_w_o_missing": 1}
+    assert {key for key, _, _ in summarize(course, assignment).most_common()} == {"hint_no_scale", "hint_w_o_missing"}
+    counts = read_counts(course / "report" / f"{assignment}.csv", "ja")
+    assert counts["ex4_attention"][carried] == 1 and "hint_no_scale" not in counts["ex4_attention"]
+    # The report says where the later failure came from, on the lesson's page and on the learner's.
+    said = text("report_carried", "ja", n=1)
+    assert said in (course / "report" / f"{assignment}.html").read_text("utf-8")
+    learner = next((course / "report" / assignment).glob("learner-*.html")).read_text("utf-8")
+    assert said in learner and text("report_named_mistake", "ja") in learner
+
+
+def test_a_failure_is_carried_over_only_through_an_earlier_failure_with_the_same_hint():
+    from attn_grader.verdict import carried_from
+    earlier = {1: ("hint_no_scale", 1), 4: ("hint_no_scale", 1), 3: ("hint_softmax_axis", 3)}
+    assert carried_from((4, "attention"), "hint_no_scale", earlier) == 1        # through 4, from 1: counted at 1
+    assert carried_from((3, "softmax_last"), "hint_softmax_axis", earlier) == 3
+    assert carried_from((4, "attention"), "hint_w_o_missing", earlier) is None  # the exercise's own mistake
+    assert carried_from(None, "hint_no_scale", earlier) is None                 # calls no earlier failure
+    assert carried_from((4, "attention"), None, earlier) is None                # no hint: an unknown mistake
 
 
 # --------------------------------------------------------------------------- small classes written here

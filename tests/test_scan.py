@@ -36,7 +36,7 @@ def test_prose_in_strings_is_not_a_name():
     assert rules("print('all checks passed; the probes are fine')") == set()
 
 
-def test_the_policy_findings_are_flagged_where_they_are(tmp_path):
+def test_the_policy_findings_are_flagged_where_they_are():
     stem = "01_attention"
     source = ROOT / "autograder" / "source" / "01-attention-ja" / f"{stem}.ipynb"
     nb = nbformat.read(source, 4)
@@ -44,21 +44,18 @@ def test_the_policy_findings_are_flagged_where_they_are(tmp_path):
     cell.source = "def attention(Q, K, V):\n    return attend(Q, K, V), None\n"
     nb.cells.insert(1, nbformat.v4.new_code_cell("from torch.nn.functional import scaled_dot_product_attention as attend"))
     nb.cells.insert(2, nbformat.v4.new_code_cell("import sys\nsys.setprofile(None)"))
-    path = tmp_path / f"{stem}.ipynb"
-    nbformat.write(nb, path)
-    flags = [f[:3] for f in scan_notebook(path, source)]
+    flags = [f[:3] for f in scan_notebook(nb, nbformat.read(source, 4), stem)]
     assert ("ex4_attention", "reach_attention", 2) in flags, flags   # the alias read where it is called
     assert ("cell 3", "tamper_insides", 2) in flags, flags
 
 
 @pytest.mark.parametrize("stem", sorted(p.stem for p in (ROOT / "solutions" / "ja").glob("0[1-9]_*.ipynb")))
-def test_honest_solutions_raise_no_flag(tmp_path, stem):
+def test_honest_solutions_raise_no_flag(stem):
     # Every solution cell as a learner would write it (its text differs from the source's, so it is read).
     source = next((ROOT / "autograder" / "source").glob(f"*-ja/{stem}.ipynb"))
     nb = nbformat.read(source, 4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source += "\n# mine"
-    nbformat.write(nb, tmp_path / f"{stem}.ipynb")
-    assert scan_notebook(tmp_path / f"{stem}.ipynb", source) == []
+    assert scan_notebook(nb, nbformat.read(source, 4), stem) == []
     assert by_hand_cells(stem)  # every lesson has a by-hand exercise the policy reads

@@ -4,6 +4,7 @@ import ast
 import shutil
 
 import nbformat
+from attn_grader.scan import read_submissions
 from attn_grader.similarity import SHARED, SMALLEST, flags, normalized
 from conftest import ROOT
 
@@ -57,7 +58,7 @@ def test_the_same_code_retyped_is_flagged_and_an_own_answer_is_not(tmp_path):
         "dana": lambda gid, src: _solution(src) if gid == "ex3_mha_module" else stub,
     })
     work = [(ASSIGNMENT, s) for s in ("aiko", "bora", "chen", "dana")]
-    found = {(r[0], r[4]): r[6] for r in flags(course, work)}
+    found = {(r[0], r[4]): r[6] for r in flags(course, read_submissions(course, work))}
     big = {"ex3_mha_module", "ex5_head_as_single", "ex6_to_torch_mha"}   # SMALLEST or more nodes of code
     assert set(found) == {("aiko", "same_as_solution"), ("bora", "same_as_solution"),
                           ("aiko", "same_as_learner"), ("bora", "same_as_learner")}, found
@@ -72,3 +73,17 @@ def test_small_cells_and_different_code_are_not_compared():
     assert one == normalized("def g(x, y):  # mine\n    z = x @ y\n\n    return z.softmax(-1)")[0]
     assert one != normalized("def f(a, b):\n    c = b @ a\n    return c.softmax(-1)")[0]   # another product
     assert one != normalized("def f(a, b):\n    c = a @ b\n    return c.softmax(-2)")[0]   # another constant
+
+
+def test_flags_csv_reads_each_submitted_notebook_once(tmp_path, monkeypatch):
+    """The by-hand scan and the similarity hints share one reading of every notebook handed in (scan.Submission)."""
+    from collections import Counter
+
+    from attn_grader.flags import write_flags
+    course, _ = _class(tmp_path, {s: (lambda gid, src: _solution(src)) for s in ("aiko", "bora")})
+    reads, read = Counter(), nbformat.read
+    monkeypatch.setattr(nbformat, "read", lambda path, *a, **k: reads.update([str(path)]) or read(path, *a, **k))
+    assert write_flags(course, [(ASSIGNMENT, "aiko"), (ASSIGNMENT, "bora")]) == 2   # both flagged, as above
+    handed_in = {str(course / "submitted" / s / ASSIGNMENT / NOTEBOOK) for s in ("aiko", "bora")}
+    assert {p: n for p, n in reads.items() if "submitted" in p} == dict.fromkeys(handed_in, 1)
+    assert reads[str(course / "source" / ASSIGNMENT / NOTEBOOK)] == 1

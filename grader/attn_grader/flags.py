@@ -92,7 +92,7 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
     timestamp.txt (copied by hand) gets a row saying its lateness could not be judged, and one whose timestamp.txt
     names no time zone a row saying it was read as UTC.
     """
-    from .scan import scan_notebook  # here: an export that sets its own rows (set_export_flags) needs no scanner
+    from .scan import read_submissions, scan_notebook  # here: an export's own rows (set_export_flags) need no scan
     rows = [("*", "*", "*", "-", "no_isolation", 0, isolation)] if isolation else []
     for (assignment, student), error in sorted((failed or {}).items()):
         rows.append((student, assignment, "*", "-", "not_graded", 0, " ".join(error.split())[-300:]))
@@ -102,13 +102,12 @@ def write_flags(course: Path, work: list[tuple[str, str]], isolation: str = "", 
     for assignment, student in zoneless:
         rows.append((student, assignment, "*", "-", "timestamp_no_zone", 0,
                      f"submitted/{student}/{assignment}/timestamp.txt names no time zone: read as UTC"))
-    for assignment, student in work:
-        for notebook in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
-            source = course / "source" / assignment / notebook.name
-            if source.exists():
-                rows += [(student, assignment, notebook.name, *flag) for flag in scan_notebook(notebook, source)]
+    handed_in = read_submissions(course, work)
+    for s in handed_in:
+        rows += [(s.student, s.assignment, s.name, *flag)
+                 for flag in scan_notebook(s.notebook, s.source, Path(s.name).stem)]
     from .similarity import flags as similar   # a look across the class: the same code as the solution or another's
-    rows += similar(course, work)
+    rows += similar(course, handed_in)
     rows += [r for r in _read(course) if len(r) > 4 and r[4] in EXPORT_RULES]
     _write(course, rows)
     return len({(r[0], r[1]) for r in rows if r[0] != "*" and r[4] not in EXPORT_RULES})

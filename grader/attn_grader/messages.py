@@ -277,6 +277,11 @@ MESSAGES = {
     "report_learner": {"ja": "受講者 {k}", "ko": "수강생 {k}", "en": "Learner {k}"},
     "report_score": {"ja": "得点", "ko": "점수", "en": "Score"},
     "report_named_mistake": {"ja": "既知の誤り", "ko": "알려진 실수", "en": "Known mistake"},
+    # A failure carried over from an earlier exercise (verdict.carried_from): counted once, where it was made.
+    "report_carried": {"ja": "演習 {n} の誤りから来た失敗（演習 {n} で数えます）",
+                       "ko": "연습 문제 {n}의 실수에서 온 실패(연습 문제 {n}에서 셉니다)",
+                       "en": "Came from exercise {n}'s mistake (counted in exercise {n})"},
+    "report_carried_short": {"ja": "演習 {n} から", "ko": "연습 문제 {n}에서", "en": "From exercise {n}"},
     "report_not_graded_cell": {"ja": "未採点", "ko": "채점되지 않음", "en": "Not graded"},
     # The index's columns in the instructor's language (ClassReport.language): the learners' language, named.
     "report_language_ja": {"ja": "日本語", "ko": "일본어", "en": "Japanese"},

@@ -4,7 +4,8 @@
     python -m attn_grader.override_command --student ID --assignment 03-masks --remove --reason "…"     (remove)
     python -m attn_grader.override_command --list
 
-grades.csv and the class report are redrawn at once; the LMS files at the next `make export LMS=…`.
+history.csv gets the override's row at once (history.record_override); grades.csv and the class report are redrawn
+at once; the LMS files at the next `make export LMS=…`.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .grade import export_grades, write_report
+from .history import record_override
 from .messages import lesson_of
 from .overrides import FILE, current, write
 
@@ -68,6 +70,7 @@ def main(argv: list[str] | None = None) -> None:
         override = write(course, args.student, args.assignment, None if args.remove else args.score, args.reason)
     except ValueError as e:
         sys.exit(f"override: {e}")
+    record_override(course, override)   # the record, not a drawing: --no-redraw leaves it in
     what = "removed" if args.remove else f"{args.score:g}"
     print(f"override {args.student} {args.assignment}: {what} ({override.reason}); {course / FILE}")
     if not args.no_redraw:

@@ -47,7 +47,24 @@ def report_dir(course: Path, names: bool) -> Path:
 LANGS = ("ja", "ko")
 # The learners' languages named in the instructor's language.
 LANGUAGE_NAMES = {"ja": "report_language_ja", "ko": "report_language_ko"}
-COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9"}
+COLORS = {"pass": "#4c9f70", "mistake": "#dd8452", "unknown_mistake": "#8c8c8c", "not_attempted": "#c9c9c9",
+          "carried": "#e8b89a"}
+# A failure carried over from an earlier exercise (verdict.carried_from: the same hint, through the learner's earlier
+# function that failed) is that mistake seen again: it is counted where it was made, and here apart, as
+# "carried:<exercise>:<hint>", never among the most common mistakes.
+CARRIED = "carried"
+
+
+def carried_outcome(n: int, hint: str) -> str:
+    return f"{CARRIED}:{n}:{hint}"
+
+
+def carried_parts(outcome: str) -> tuple[int, str] | None:
+    """(the exercise it came from, the hint) of a carried outcome, else None."""
+    if not outcome.startswith(CARRIED + ":"):
+        return None
+    _, n, hint = outcome.split(":", 2)
+    return int(n), hint
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 SHORT = 18  # characters of a hint in a chart's label; the table beside it has the whole text
 
@@ -62,8 +79,14 @@ class Exercise:
     fields: dict = field(default_factory=dict)            # hint key -> the fields its text was shown with
 
     def mistakes(self) -> list[tuple[str, int]]:
-        """Named mistakes, most common first."""
-        return sorted(((k, n) for k, n in self.outcomes.items() if k not in COLORS), key=lambda kn: (-kn[1], kn[0]))
+        """Named mistakes made in this exercise, most common first."""
+        return sorted(((k, n) for k, n in self.outcomes.items() if k not in COLORS and not carried_parts(k)),
+                      key=lambda kn: (-kn[1], kn[0]))
+
+    def carried(self) -> list[tuple[str, int]]:
+        """Failures carried over from earlier exercises, by exercise, then hint."""
+        return sorted(((k, n) for k, n in self.outcomes.items() if carried_parts(k)),
+                      key=lambda kn: carried_parts(kn[0]))
 
 
 @dataclass
@@ -188,6 +211,8 @@ def summarize(course: Path, assignment: str, lang: str | None = None) -> Summary
                 if ex is None:
                     continue
                 outcome = verdict.get("hint") if verdict.get("status") == "mistake" else verdict.get("status")
+                if verdict.get("status") == "mistake" and verdict.get("carried_from"):
+                    outcome = carried_outcome(verdict["carried_from"], outcome)
                 ex.outcomes[outcome] += 1
                 ex.names.setdefault(outcome, []).append(student)
                 if verdict.get("status") == "mistake":
@@ -212,6 +237,8 @@ CATEGORIES = {"hint_by_hand_reach": "report_by_hand_reach", "hint_by_hand_tamper
 def hint_text(key: str, lang: str, fields: dict, learners_lang: str | None = None) -> str:
     """The hint as learners read it, in lang where it has that language (a ja or ko hint for an instructor of the
     other language), else in learners_lang, said so; a field no verdict recorded shows as its placeholder."""
+    if carried_parts(key):
+        key = carried_parts(key)[1]
     if key in CATEGORIES:
         return text(CATEGORIES[key], lang)
     entry = MESSAGES.get(key) or COURSE_MESSAGES.get(key) or {}
@@ -300,6 +327,12 @@ def _rows(ex: Exercise, lang: str, learners_lang: str | None = None):
         hint = hint_text(key, lang, ex.fields.get(key, {}), learners_lang)
         short = hint if len(hint) <= SHORT else hint[:SHORT - 1] + "…"
         yield key, f"{mark} {short}", f"{mark} {text('report_mistake', lang, n=i + 1)}", hint, COLORS["mistake"]
+    for key, _ in ex.carried():
+        n = carried_parts(key)[0]
+        hint = hint_text(key, lang, ex.fields.get(key, {}), learners_lang)
+        short = hint if len(hint) <= SHORT else hint[:SHORT - 1] + "…"
+        yield key, f"{text('report_carried_short', lang, n=n)}: {short}", text("report_carried", lang, n=n), hint, \
+            COLORS["carried"]
     yield "unknown_mistake", text("report_unknown", lang), text("report_unknown", lang), "", COLORS["unknown_mistake"]
     yield "not_attempted", text("report_not_attempted", lang), text("report_not_attempted", lang), "", \
         COLORS["not_attempted"]

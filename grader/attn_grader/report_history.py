@@ -97,7 +97,8 @@ def _page(label: str, lang: str, rows: list, events: list[dict], changes: list, 
             parts.append(f"<p>{esc(row.assignment)} · {esc(text('history_counts', lang, score=score, status=status))}"
                          "</p>")
         lines, seen = [], set()
-        for h in (h for h in events if lesson_of(h["assignment"]) == lesson):
+        # An override's own rows in history.csv are said below, from overrides.csv, with their reason.
+        for h in (h for h in events if lesson_of(h["assignment"]) == lesson and h.get("event") != history.OVERRIDE):
             if h["status"] != "graded":
                 what = text("history_not_graded", lang)
             elif not seen:

@@ -100,9 +100,9 @@ def _page(summary, student: str, record: dict, k: int, names: bool, style: str, 
         status = verdict.get("status")
         score = verdict.get("score")
         if status == "mistake":
-            outcome, hint = text("report_named_mistake", lang), hint_text(verdict.get("hint"), lang,
-                                                                        verdict.get("hint_fields") or {},
-                                                                        summary.learners_lang)
+            carried = verdict.get("carried_from")
+            outcome = text("report_carried", lang, n=carried) if carried else text("report_named_mistake", lang)
+            hint = hint_text(verdict.get("hint"), lang, verdict.get("hint_fields") or {}, summary.learners_lang)
         else:
             outcome, hint = text(STATUS_KEYS.get(status, "report_not_graded_cell"), lang), ""
         by_hand = summary.manual.get((student, ex.grade_id))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -86,13 +87,40 @@ def exercise_refusals(cells: list, stem: str) -> dict:
     return found
 
 
-def scan_notebook(submitted, source) -> list[tuple[str, str, int, str]]:
-    """(cell, rule, line, text) for every flag of a submission: the by-hand policy's findings, then the rest."""
-    source_nb = nbformat.read(source, 4)
-    nb = nbformat.read(submitted, 4)
+@dataclass(frozen=True)
+class Submission:
+    """One notebook handed in, read once for everything flags.csv says of it (scan_notebook, similarity.py)."""
+    assignment: str
+    student: str
+    name: str           # the notebook's file name, as released
+    notebook: object    # as handed in
+    source: object      # as the course wrote it (autograder/source)
+
+
+def read_submissions(course: Path, work: list[tuple[str, str]]) -> list[Submission]:
+    """Every notebook of the submissions in work that is one of the course's, each read once (and each lesson's
+    source once); a notebook nbformat cannot read is left out: it could not be graded either (flags.csv says so)."""
+    sources, found = {}, []
+    for assignment, student in work:
+        for path in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
+            source = course / "source" / assignment / path.name
+            if not source.exists():
+                continue
+            try:
+                if source not in sources:
+                    sources[source] = nbformat.read(source, 4)
+                found.append(Submission(assignment, student, path.name, nbformat.read(path, 4), sources[source]))
+            except Exception:  # noqa: BLE001 - a file nbformat cannot read: nothing to scan
+                continue
+    return found
+
+
+def scan_notebook(nb, source_nb, stem: str) -> list[tuple[str, str, int, str]]:
+    """(cell, rule, line, text) for every flag of a submitted notebook (its source: as the course wrote the lesson
+    `stem`): the by-hand policy's findings, then the rest."""
     cells = policy_cells(nb, source_nb)
     flags = [(f.label, f.why, f.line, f.code) for f in hand_policy.tampering(cells)]
-    for cell_id, findings in exercise_refusals(cells, Path(source).stem).items():
+    for cell_id, findings in exercise_refusals(cells, stem).items():
         flags += [(f.label, f.why, f.line, f.code) for f in findings]
     for label, _, cell in learner_cells(nb, source_nb):
         flags += [(label, rule, line, text) for rule, line, text in scan_source(cell.source)]

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from attn_course.hand_policy import parse
 
-from .scan import learner_cells
+from .scan import Submission, learner_cells
 
 RULES = ("same_as_solution", "same_as_learner")
 SMALLEST = 80   # AST nodes in a cell's code: below it (split_heads in two lines), honest answers coincide
@@ -71,28 +71,24 @@ def _solution_cells(nb) -> dict[str, str]:
             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
 
 
-def flags(course: Path, work: list[tuple[str, str]]) -> list[tuple]:
-    """flags.csv rows (student, assignment, notebook, cell, rule, line, text) for the class's submissions."""
+def flags(course: Path, handed_in: list[Submission]) -> list[tuple]:
+    """flags.csv rows (student, assignment, notebook, cell, rule, line, text) for the class's submissions, as
+    scan.read_submissions read them."""
     class_code = defaultdict(dict)   # (assignment, notebook) -> {student: {grade id: code}}
     solutions, released = {}, {}     # (assignment, notebook) -> {grade id: code}; the released cells' codes
-    for assignment, student in work:
-        for path in sorted((course / "submitted" / student / assignment).glob("*.ipynb")):
-            key, source_path = (assignment, path.name), course / "source" / assignment / path.name
-            try:
-                submitted, source = nbformat.read(path, 4), nbformat.read(source_path, 4)
-            except Exception:  # noqa: BLE001 - no source (not a course notebook), or one nbformat cannot read
-                continue
-            if key not in solutions:
-                solutions[key] = {gid: normalized(code) for gid, code in _solution_cells(source).items()}
-                release = course / "release" / assignment / path.name
-                released[key] = {normalized(code) for code in
-                                 (_solution_cells(nbformat.read(release, 4)).values() if release.exists() else ())}
-            mine = {}
-            for _, grade_id, cell in learner_cells(submitted, source):
-                code = normalized(cell.source)
-                if grade_id in solutions[key] and code and code[1] >= SMALLEST and code not in released[key]:
-                    mine[grade_id] = code[0]
-            class_code[key][student] = mine
+    for s in handed_in:
+        key = (s.assignment, s.name)
+        if key not in solutions:
+            solutions[key] = {gid: normalized(code) for gid, code in _solution_cells(s.source).items()}
+            release = course / "release" / s.assignment / s.name
+            released[key] = {normalized(code) for code in
+                             (_solution_cells(nbformat.read(release, 4)).values() if release.exists() else ())}
+        mine = {}
+        for _, grade_id, cell in learner_cells(s.notebook, s.source):
+            code = normalized(cell.source)
+            if grade_id in solutions[key] and code and code[1] >= SMALLEST and code not in released[key]:
+                mine[grade_id] = code[0]
+        class_code[key][s.student] = mine
     rows = []
     for (assignment, notebook), students in class_code.items():
         solution = {gid: code[0] for gid, code in solutions[assignment, notebook].items() if code}

@@ -82,6 +82,20 @@ def earlier_cause(source: str, failed: dict):
     return next(((failed[name], name) for name in failed if name in used), None)
 
 
+def carried_from(cause, hint: str | None, earlier: dict) -> int | None:
+    """The exercise a failure was carried over from, or None when the failure is the exercise's own.
+
+    cause: earlier_cause's (number, name); earlier: {number: (hint, origin)} of the earlier exercises that failed in
+    this notebook, origin being the exercise the failure itself was carried over from (or its own number). A failure
+    is carried over when its cause is an earlier failure with the same hint: the same mistake seen again through the
+    learner's earlier function. A later exercise's own mistake calls that function too, but shows a hint of its own.
+    """
+    if not cause or hint is None or cause[0] not in earlier:
+        return None
+    their_hint, origin = earlier[cause[0]]
+    return origin if their_hint == hint else None
+
+
 def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
     """The learner's code raised inside the probe: the cell fails, and the mistake is named by
     the rules the visible checks use for an error (attn_course.checks.engine.error_hint)."""

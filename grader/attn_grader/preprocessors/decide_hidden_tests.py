@@ -11,7 +11,7 @@ from traitlets import Unicode
 from ..judge import Mismatch
 from ..messages import assignment_language, text
 from ..scan import by_hand_cells, exercise_refusals, policy_cells
-from ..verdict import decide, defined_names, earlier_cause, header_key, hint_of, localize
+from ..verdict import carried_from, decide, defined_names, earlier_cause, header_key, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 PROBE_CALL = re.compile(r"course\.probes\.(lesson\d+)\.(\w+)\(")
@@ -81,6 +81,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         self._solutions = {c.metadata["nbgrader"].get("grade_id"): c.source for c in nb.cells
                            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
         self._failed = {}  # name -> exercise number: what earlier exercises that failed defined
+        self._failures = {}  # exercise number -> (hint, the exercise it was carried over from, or its own number)
         info = resources.get("nbgrader", {})
         self._by_hand = by_hand_cells(info.get("notebook", ""))
         self._tampering, self._refused, self._told = [], {}, None
@@ -135,17 +136,22 @@ class DecideHiddenTests(NbGraderPreprocessor):
         # that could undo the kernel's guards makes that refusal worth nothing, and the policy's word stands.
         refused = verdict is not None and verdict.key in REFUSALS
         failure = verdict if refused and not self._tampering else policy or verdict
+        hint, hint_fields = hint_of(failure)
+        carried = None
         if failure is not None:
             # A later exercise calls the learner's earlier functions: say so when one of those failed too
             # (not on the by-hand policy's verdict, which names the line itself).
             if failure is not policy:
                 failure.cause = earlier_cause(source, self._failed)
+            carried = carried_from(failure.cause, hint, self._failures)
             if number:
                 self._failed.update(dict.fromkeys(defined_names(source), int(number[1])))
-        hint, hint_fields = hint_of(failure)
+                self._failures[int(number[1])] = (hint, carried or int(number[1]))
         self._verdicts[grade_id] = {"tests": tests, "passed": failure is None,
                                     "mismatch": failure.key if failure else None,
-                                    "hint": hint, "hint_fields": hint_fields}
+                                    "hint": hint, "hint_fields": hint_fields,
+                                    "cause": list(failure.cause) if failure is not None and failure.cause else None,
+                                    "carried_from": carried}
         if any(o.output_type == "error" for o in cell.outputs):
             return cell, resources  # the cell failed already: its outputs and its score stay as they are
         if failure is None:

@@ -74,7 +74,8 @@ class RecordVerdicts(NbGraderPreprocessor):
             cells[grade_id] = {"points": points, "score": score,
                                "status": status(score, points, attempted, verdict.get("hint")),
                                "hint": verdict.get("hint"), "hint_fields": verdict.get("hint_fields", {}),
-                               "mismatch": verdict.get("mismatch")}
+                               "mismatch": verdict.get("mismatch"), "cause": verdict.get("cause"),
+                               "carried_from": verdict.get("carried_from")}
         try:
             self._write(info["assignment"], info["student"], info["notebook"], cells)
         except OSError:  # the grade stands; only the report will miss this learner
