@@ -223,14 +223,15 @@ def softcap_attention(fn):
 
 
 def softcap_inputs(draws, case, dtype, sliding: bool):
-    """Scores of tens (q and k drawn at scale 4), where a cap of 20 to 50 bends them; T the largest size drawn, and
+    """Scores of tens (q and k drawn at scale 4: q · k / √D has a standard deviation of 16), which a cap of 10 to 30
+    bends and some pass (where none passes, a clamp at ±cap changes nothing); T the largest size drawn, and
     a window shorter than T. Sizes away from the notebook's (attn_course.sizes), an even head width as Gemma 2's
     config takes."""
     *sizes, n = sorted(draws.sizes(f"{case}.sizes", 3, low=3, high=14, avoid=avoided(8)))
     b, h = (sizes[int(i)] for i in torch.randperm(2, generator=draws.gen(f"{case}.roles")))
     d = (6, 14)[int(draws.randint(f"{case}.width", 0, 2, (1,)))]
     q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype, scale=1.0 if x == "v" else 4.0) for x in "qkv")
-    cap = float((20, 30, 50)[int(draws.randint(f"{case}.cap", 0, 3, (1,)))])
+    cap = float((10, 20, 30)[int(draws.randint(f"{case}.cap", 0, 3, (1,)))])
     window = draws.sizes(f"{case}.window", 1, low=3, high=n, avoid=avoided(8))[0] if sliding else None
     return q, k, v, cap, window
 
