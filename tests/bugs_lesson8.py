@@ -214,3 +214,26 @@ BUGS = {
                                    "n_window = config[\"n_layer\"]", {"ex12_cache_bytes_tests"},
                                    "window on every layer (gpt-oss alternates)"),
 }
+
+# --------------------------------------------------------------------------- exercises 15 and 16 (section 8)
+# Kept as their own block: the catalogue above is to be reordered, and these join it then.
+BUGS.update({
+    "flex_sink_sign": Bug("ex15_flex_sink", "torch.sigmoid(aux.lse - sinks.view(1, -1, 1))",
+                          "torch.sigmoid(sinks.view(1, -1, 1) - aux.lse)", {"ex15_flex_sink_tests"},
+                          "σ(s_h − lse): the sink's share, not the keys'"),
+    "flex_sink_log2": Bug("ex15_flex_sink", "torch.sigmoid(aux.lse - ", "torch.sigmoid(aux.lse * math.log(2) - ",
+                          {"ex15_flex_sink_tests"}, "lse taken for a base-2 log and multiplied by ln 2"),
+    "flex_sink_scaled": Bug("ex15_flex_sink", "aux.lse - sinks.view(1, -1, 1))",
+                            "aux.lse - sinks.view(1, -1, 1) / math.sqrt(q.size(-1)))", {"ex15_flex_sink_tests"},
+                            "sink logit divided by √D"),
+    "flex_sink_unsqueeze": Bug("ex15_flex_sink", "return out * kept.unsqueeze(-1)", "return out * kept",
+                               {"ex15_flex_sink_tests"}, "(B, H, T_q) times (B, H, T_q, D) without unsqueeze(-1)"),
+    "softcap_outside": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "cap * torch.tanh(score)",
+                           {"ex16_softcap_tests"}, "cap only outside tanh: tanh(score) · cap"),
+    "softcap_inverted": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "torch.tanh(score * cap) / cap",
+                            {"ex16_softcap_tests"}, "a cap of 1/cap (1/50)"),
+    "softcap_not_rescaled": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "torch.tanh(score / cap)",
+                                {"ex16_softcap_tests"}, "tanh(score / cap) not multiplied back by cap"),
+    "softcap_clamp": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "score.clamp(-cap, cap)",
+                         {"ex16_softcap_tests"}, "a hard clamp at ±cap instead of tanh"),
+})

@@ -48,3 +48,19 @@ def flex(q, k, v, mask_mod=None, score_mod=None, batch=None):
         block = None if mask_mod is None else create_block_mask(mask_mod, batch, None, q.size(-2), k.size(-2),
                                                                 device=q.device)
         return flex_attention(q, k, v, score_mod=score_mod, block_mask=block)
+
+
+def block_mask(mod, batch, n_q: int, n_k: int, device="cpu"):
+    """The BlockMask a learner's function receives: made once from a mask_mod, as a server makes it once per batch."""
+    from torch.nn.attention.flex_attention import create_block_mask
+    with quiet_flex():
+        return create_block_mask(mod, batch, None, n_q, n_k, device=device)
+
+
+def in_eager(fn):
+    """A learner's function that calls flex_attention itself, run as flex() runs it: quiet, without the compile
+    wrapper (the same values; see untraced_flex)."""
+    def call(*args):
+        with quiet_flex(), untraced_flex():
+            return fn(*args)
+    return call

@@ -134,13 +134,14 @@ def _named_case(name: str, got, want, dtype, args, tol: float, name_bug) -> None
             raise failure from None
 
 
-def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=None, name_bug=None) -> None:
+def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=None, name_bug=None,
+                 grads: bool = True) -> None:
     """The grader's cases of a function (attn_course.probes.cases.function_cases) on the check's own seed.
     make_inputs(draws, case, dtype) is the probe's own, so the sizes follow the probe's rule (none the notebook
     binds); right(*args) is the right answer. float64 and float32: the output keeps the input's dtype and is right
     within the case's tolerance; then float64 with gradients, compared with the right answer's (names: the
     differentiable arguments'). name_bug(args, got): the classic mistake a wrong result shows, as the grader's judge
-    names it (a hint key, or (key, fields)), or None."""
+    names it (a hint key, or (key, fields)), or None. grads=False: values alone, as function_cases(grads=False)."""
     from ..probes.cases import DTYPE_CASES, TOLERANCE, differentiable
     from ..probes.draws import Draws
     draws = Draws(seed, f"check.{name}")
@@ -150,6 +151,8 @@ def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=N
         with torch.no_grad():
             want = right(*args)
         _named_case(name, got, want, dtype, args, TOLERANCE[case], name_bug)
+    if not grads:
+        return
     args = differentiable(make_inputs(draws, "grad", torch.float64))
     ref_args = [a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.requires_grad else a
                 for a in args]

@@ -2,9 +2,10 @@
 variants (lesson8.…_variants). Each part lives in the module named for what it checks, all below this one:
 lesson8_mods (FlexAttention's mask_mod and score_mod, exercises 1 to 3), lesson8_caches (a rolling cache,
 StreamingLLM's kept first tokens, a preallocated cache: exercises 4, 5 and 9), lesson8_sink (gpt-oss's learned sink,
-exercise 6), lesson8_mla (multi-head latent attention, exercises 7 and 8), lesson8_paged (a paged cache and what a
-cache costs, exercises 10 and 12), lesson8_packing (packed sequences, exercise 11); what they share is in
-lesson8_common, and FlexAttention as the course runs it in flex.
+exercises 6 and 15), lesson8_mla (multi-head latent attention, exercises 7 and 8), lesson8_paged (a paged cache and
+what a cache costs, exercises 10 and 12), lesson8_packing (packed sequences, exercise 11), lesson8_softcap (Gemma 2's
+softcap as a score_mod, exercise 16); what they share is in lesson8_common, and FlexAttention as the course runs it
+in flex.
 """
 from __future__ import annotations
 
@@ -36,4 +37,8 @@ from .lesson8_paged import (  # noqa: F401
 from .lesson8_packing import (  # noqa: F401
     check_packed, document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
-from .lesson8_sink import check_sink_attention, sink_bug, sink_variants  # noqa: F401
+from .lesson8_softcap import check_softcap_score_mod, softcap_bug, softcap_variants  # noqa: F401
+from .lesson8_sink import (  # noqa: F401
+    check_flex_sink_attention, check_sink_attention, flex_sink_bug, flex_sink_error, flex_sink_variants, mask_of,
+    sink_bug, sink_variants,
+)

@@ -1,5 +1,6 @@
-"""Lesson 8's visible check for exercise 6, gpt-oss's learned sink: one logit per head as an extra column of the
-softmax. Its variants are the grader's too (attn_course.checks.lesson8.sink_variants)."""
+"""Lesson 8's visible checks for gpt-oss's learned sink: one logit per head as an extra column of the softmax (exercise
+6), and the same sink applied to FlexAttention's output through its log-sum-exp, as fused kernels apply it (exercise
+15). Their variants are the grader's too (attn_course.checks.lesson8.sink_variants, flex_sink_variants)."""
 from __future__ import annotations
 
 import math
@@ -9,6 +10,7 @@ import torch
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
+from .flex import create_mask, in_eager
 from .invariants import expect_cases
 from .lesson8_common import B, D, H, T, as_named, hint_text, shape_error
 
@@ -99,4 +101,58 @@ def check_sink_attention(fn) -> None:
     from ..probes.lesson8 import sink_inputs   # here: the probes' package imports the checks
     expect_cases(name, fn, lambda *args: sink_variants(*args)[None], sink_inputs, 186, ["q", "k", "v", "sinks"],
                  on_error=shape_error, name_bug=sink_bug)
+    passed(name)
+
+
+# --------------------------------------------------------------------------- exercise 15: the sink after FlexAttention
+def mask_of(block, n_q: int, n_k: int):
+    """The (n_q, n_k) keys a BlockMask lets each query see (its mask_mod at every position), or None for no mask."""
+    return None if block is None else create_mask(block.mask_mod, None, n_q, n_k)[0, 0]
+
+
+def flex_sink_variants(q, k, v, sinks, block) -> dict:
+    """FlexAttention's output times σ(lse − s_h), the share of each row's weight the sink leaves to the keys (it
+    equals exercise 6's output), and the mistakes; each (B, H, T_q, D)."""
+    d = q.size(-1)
+    keep = mask_of(block, q.size(-2), k.size(-2))
+    s = q @ k.transpose(-2, -1) / math.sqrt(d)
+    s = s if keep is None else s.masked_fill(~keep, float("-inf"))
+    out, lse = torch.softmax(s, -1) @ v, torch.logsumexp(s, -1)
+    sink = sinks.to(s.dtype).view(1, -1, 1)
+
+    def kept(x):
+        return out * torch.sigmoid(x).unsqueeze(-1)
+    return {None: kept(lse - sink), "hint_flex_sink_sign": kept(sink - lse),
+            "hint_flex_sink_log2": kept(lse * math.log(2) - sink),
+            "hint_flex_sink_scaled": kept(lse - sink / math.sqrt(d)), "hint_flex_sink_missing": out}
+
+
+def flex_sink_bug(args, got):
+    """The classic mistake whose output equals got on the inputs args (q, k, v, sinks, block_mask), or None: the
+    check's and the grader's judge's one rule."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    q, k, v, sinks, block = args
+    with torch.no_grad():
+        variants = flex_sink_variants(q.double(), k.double(), v.double(), sinks.double(), block)
+    got = got.detach().double()
+    return next((key for key, val in variants.items() if key and got.shape == val.shape and close(got, val, 1e-4)),
+                None)
+
+
+def flex_sink_error(kind: str, message: str, call: str = "") -> str | bool | None:
+    """lse is (B, H, T_q): multiplied into the (B, H, T_q, D) output without unsqueeze(-1), the sizes clash."""
+    if "must match the size of tensor" in message:
+        return "hint_flex_sink_unsqueeze"
+    return shape_error(kind, message, call)
+
+
+def check_flex_sink_attention(fn) -> None:
+    """The grader's cases on this check's seed: a right-aligned causal BlockMask, then none; values alone
+    (FlexAttention has no backward on the CPU), against exercise 6's formula."""
+    from ..probes.lesson8 import FLEX_SINK_CASES   # here: the probes' package imports the checks
+    name = "flex_sink_attention"
+    for prefix, inputs in FLEX_SINK_CASES:
+        expect_cases(name, in_eager(fn), lambda *args: flex_sink_variants(*args)[None], inputs, 187, [],
+                     on_error=flex_sink_error, name_bug=flex_sink_bug, grads=False)
     passed(name)

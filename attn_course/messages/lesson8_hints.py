@@ -1,5 +1,6 @@
 """Lesson 8's hints for mistakes a learner made that no hint named before (a Korean learner's run of lesson 8): a
-StreamingLLM cache kept with a negative slice, a ring's first position off by one, keys rotated twice, and others.
+StreamingLLM cache kept with a negative slice, a ring's first position off by one, keys rotated twice, and others; and
+the hints of exercises 15 (a sink through FlexAttention's log-sum-exp) and 16 (Gemma 2's softcap as a score_mod).
 Kept apart from lesson8.py, which is near the module-length limit."""
 
 MESSAGES = {
@@ -62,5 +63,47 @@ MESSAGES = {
     "hint_return_not_int": {
         "ja": "{name} の戻り値が整数ではありません（いまは {got}）。バイト数は数を数える答えなので、/ や float(...) を使わずに整数を返してください。",
         "ko": "{name}의 반환값이 정수가 아닙니다(지금은 {got}). 바이트 수는 개수를 세는 답이므로 /나 float(...)를 쓰지 않고 정수를 반환하세요.",
+    },
+    # ---------------------------------------------------------------- exercise 15: a sink after flex_attention
+    "hint_flex_sink_sign": {
+        "ja": "σ(s_h − lse) を掛けています。これはシンクへ行った重みの割合です。トークンに残る割合は σ(lse − s_h) = e^lse / (e^lse + e^s_h) なので、出力には torch.sigmoid(lse − s_h) を掛けます。",
+        "ko": "σ(s_h − lse)를 곱했습니다. 이것은 싱크로 간 가중치의 비율입니다. 토큰에 남는 비율은 σ(lse − s_h) = e^lse / (e^lse + e^s_h)이므로, 출력에는 torch.sigmoid(lse − s_h)를 곱합니다.",
+    },
+    "hint_flex_sink_log2": {
+        "ja": "lse に ln 2 を掛けています（底が 2 の対数だと考えて、自然対数に直したようです）。flex_attention が返す aux.lse は、もう自然対数の log-sum-exp です。カーネルの中では底 2 で計算しますが、torch が返す前に ln 2 を掛けて直しています（torch/nn/attention/flex_attention.py の _finalize_outputs）。lse はそのまま使います。",
+        "ko": "lse에 ln 2를 곱했습니다(밑이 2인 로그라고 보고 자연로그로 바꾼 것 같습니다). flex_attention이 반환하는 aux.lse는 이미 자연로그의 log-sum-exp입니다. 커널 안에서는 밑 2로 계산하지만, torch가 반환하기 전에 ln 2를 곱해 바꿔 둡니다(torch/nn/attention/flex_attention.py의 _finalize_outputs). lse는 그대로 씁니다.",
+    },
+    "hint_flex_sink_scaled": {
+        "ja": "シンクのロジットを √D で割っています。lse は √D で割ったあとのスコアの log-sum-exp で、s_h はそれと同じ目盛りのロジットです（演習 6 でも割りませんでした）。torch.sigmoid(lse − s_h) のまま使います。",
+        "ko": "싱크 로짓을 √D로 나눴습니다. lse는 √D로 나눈 뒤의 점수로 구한 log-sum-exp이고, s_h는 그것과 같은 눈금의 로짓입니다(연습 문제 6에서도 나누지 않았습니다). torch.sigmoid(lse − s_h) 그대로 씁니다.",
+    },
+    "hint_flex_sink_missing": {
+        "ja": "flex_attention の出力をそのまま返しています（シンクのないアテンションです）。return_aux=AuxRequest(lse=True) で lse も受け取り、出力に torch.sigmoid(lse − s_h) を掛けます。",
+        "ko": "flex_attention의 출력을 그대로 반환했습니다(싱크가 없는 어텐션입니다). return_aux=AuxRequest(lse=True)로 lse도 받아서, 출력에 torch.sigmoid(lse − s_h)를 곱합니다.",
+    },
+    "hint_flex_sink_unsqueeze": {
+        "ja": "lse の形状は (B, H, T_q)、出力は (B, H, T_q, D) です。そのまま掛けると最後の軸どうし（T_q と D）を合わせようとして、形状のエラーになります。sinks.view(1, -1, 1) で s_h を (1, H, 1) にし、σ(lse − s_h) に .unsqueeze(-1) をつけて (B, H, T_q, 1) にしてから掛けます。",
+        "ko": "lse의 모양은 (B, H, T_q)이고 출력은 (B, H, T_q, D)입니다. 그대로 곱하면 마지막 축끼리(T_q와 D) 맞추려고 해서 모양 오류가 납니다. sinks.view(1, -1, 1)로 s_h를 (1, H, 1)로 만들고, σ(lse − s_h)에 .unsqueeze(-1)을 붙여 (B, H, T_q, 1)로 만든 다음 곱합니다.",
+    },
+    # ---------------------------------------------------------------- exercise 16: Gemma 2's softcap
+    "hint_softcap_outside": {
+        "ja": "cap を tanh の外で掛けるだけで、中で割っていません（cap * tanh(score)）。これではスコアが ±1 の中でつぶれてから cap 倍されます。Gemma 2 のソフトキャップは cap * tanh(score / cap) です。cap より十分小さいスコアはほぼそのまま残り、大きいスコアだけが ±cap に近づきます。",
+        "ko": "cap을 tanh 밖에서 곱하기만 하고 안에서 나누지 않았습니다(cap * tanh(score)). 이러면 점수가 ±1 안에서 뭉개진 다음 cap배가 됩니다. Gemma 2의 소프트캡은 cap * tanh(score / cap)입니다. cap보다 충분히 작은 점수는 거의 그대로 남고, 큰 점수만 ±cap에 가까워집니다.",
+    },
+    "hint_softcap_inverted": {
+        "ja": "tanh(score * cap) / cap を返しています。cap を 1/cap（50 なら 1/50）として使ったことになり、スコアが ±1/cap の中に押し込まれて、重みはほぼ一様になります。cap はそのまま、cap * tanh(score / cap) と書きます。",
+        "ko": "tanh(score * cap) / cap을 반환했습니다. cap을 1/cap(50이면 1/50)으로 쓴 셈이 되어 점수가 ±1/cap 안으로 밀려 들어가고, 가중치는 거의 균등해집니다. cap은 그대로 두고 cap * tanh(score / cap)으로 씁니다.",
+    },
+    "hint_softcap_not_rescaled": {
+        "ja": "tanh(score / cap) で終わっていて、cap を掛け戻していません。スコアが ±1 の中に縮み、重みは一様に近づきます。cap * tanh(score / cap) です。",
+        "ko": "tanh(score / cap)에서 끝나고 cap을 다시 곱하지 않았습니다. 점수가 ±1 안으로 줄어들어 가중치가 균등에 가까워집니다. cap * tanh(score / cap)입니다.",
+    },
+    "hint_softcap_clamp": {
+        "ja": "スコアを ±cap で切っています（clamp）。Gemma 2 のソフトキャップは tanh でなめらかに曲げるので、cap より小さいスコアも少し小さくなり、勾配も途中で 0 になりません。cap * tanh(score / cap) と書きます。",
+        "ko": "점수를 ±cap에서 잘랐습니다(clamp). Gemma 2의 소프트캡은 tanh로 매끄럽게 구부리므로, cap보다 작은 점수도 조금 작아지고 기울기도 중간에 0이 되지 않습니다. cap * tanh(score / cap)으로 씁니다.",
+    },
+    "hint_softcap_missing": {
+        "ja": "スコアが変わっていません（ソフトキャップのないアテンションと同じ出力です）。score_mod は受け取った score から新しいスコア cap * tanh(score / cap) を作って返します。",
+        "ko": "점수가 바뀌지 않았습니다(소프트캡이 없는 어텐션과 같은 출력입니다). score_mod는 받은 score로 새 점수 cap * tanh(score / cap)을 만들어 반환합니다.",
     },
 }

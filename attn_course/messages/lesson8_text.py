@@ -180,4 +180,29 @@ MESSAGES = {
         "ja": "形は同じで大きさだけ小さくした設定の StaticCache に各層1回ずつ書き込み、確保されたバイト数を合計する",
         "ko": "같은 형태의 작은 설정으로 만든 StaticCache에 층마다 한 번 써 넣고, 확보된 바이트 수를 더함",
     },
+    # ---------------------------------------------------------------- section 8: sinks and softcaps in fused kernels
+    "c8_sink_kept_share": {
+        "ja": "(B, H, T_q)：トークンに残る重みの割合 e^lse / (e^lse + e^s_h)",
+        "ko": "(B, H, T_q): 토큰에 남는 가중치의 비율 e^lse / (e^lse + e^s_h)",
+    },
+    "c8_block_once": {"ja": "BlockMask は一度作り、同じ形の呼び出しで使い回す", "ko": "BlockMask는 한 번 만들고 같은 모양의 호출에서 다시 씀"},
+    "flex_sink_vs": {
+        "ja": "flex_attention と lse で当てたシンク：演習 6 の sink_attention との差（最大）{ex6:.1e}、gpt-oss の eager_attention_forward（transformers）との差（最大）{oss:.1e}",
+        "ko": "flex_attention과 lse로 적용한 싱크: 연습 문제 6의 sink_attention과의 차이(최대) {ex6:.1e}, gpt-oss의 eager_attention_forward(transformers)와의 차이(최대) {oss:.1e}",
+    },
+    "gemma_layers": {
+        "ja": "{name} の既定値：sliding_window = {window}、attn_logit_softcapping = {cap}、層の並び（W：ウィンドウ、G：全体）{layers}",
+        "ko": "{name}의 기본값: sliding_window = {window}, attn_logit_softcapping = {cap}, 층 배치(W: 윈도, G: 전체) {layers}",
+    },
+    "c8_gemma_scale": {
+        "ja": "スケール 1/√query_pre_attn_scalar を 1/√D（head_dim = 16）にそろえる",
+        "ko": "스케일 1/√query_pre_attn_scalar를 1/√D(head_dim = 16)에 맞춤",
+    },
+    "c8_gemma_mask": {"ja": "全体の層では W_g = T なので因果マスクと同じ", "ko": "전체 층에서는 W_g = T이므로 인과 마스크와 같음"},
+    "table_layer": {"ja": "層", "ko": "층"},
+    "table_softcap_err": {
+        "ja": "softcap_score_mod と Gemma 2（eager）の差（最大）",
+        "ko": "softcap_score_mod와 Gemma 2(eager)의 차이(최대)",
+    },
+    "table_no_softcap_err": {"ja": "ソフトキャップの有無による差（最大）", "ko": "소프트캡 유무에 따른 차이(최대)"},
 }

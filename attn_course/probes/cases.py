@@ -41,13 +41,16 @@ def differentiable(args) -> list:
             for a in args]
 
 
-def function_cases(rec, name: str, fn, make_inputs, prefix: str = "") -> None:
+def function_cases(rec, name: str, fn, make_inputs, prefix: str = "", grads: bool = True) -> None:
     """make_inputs(draws, case, dtype) -> the arguments (tensors drawn by names that start with case).
 
-    prefix keeps the keys of several runs in one probe apart (it must also be in make_inputs' names).
+    prefix keeps the keys of several runs in one probe apart (it must also be in make_inputs' names). grads=False:
+    values alone (FlexAttention has no backward on the CPU).
     """
     for case, dtype in DTYPE_CASES:
         rec.put(prefix + case, rec.call(name, fn, *make_inputs(rec, case, dtype)))
+    if not grads:
+        return
     args = differentiable(make_inputs(rec, "grad", torch.float64))
     got = rec.call(name, fn, *args)
     rec.put(prefix + "grad", got)

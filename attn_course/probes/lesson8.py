@@ -11,10 +11,11 @@ import contextlib
 import torch
 
 from ..checks.alibi import alibi_slopes
-from ..checks.flex import create_mask, flex, quiet_flex
+from ..checks.flex import block_mask, create_mask, flex, in_eager, quiet_flex
 from ..checks.lesson8_caches import CacheHost
 from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
 from ..checks.lesson8_mods import causal, score_slope
+from ..sizes import avoided
 from .cases import DTYPE_CASES, function_cases
 from .recorder import _Stopped, probe
 from .rope import BASES, turn_with
@@ -179,6 +180,70 @@ def sink_attention(rec, fn):
     function_cases(rec, "sink_attention", fn, sink_inputs)
     q, k, v, sinks, _ = sink_inputs(rec, "no_mask", torch.float64)
     rec.put("no_mask", rec.call("sink_attention", fn, q, k, v, sinks, None))
+
+
+# --------------------------------------------------------------------------- exercise 15
+def flex_sink_inputs(draws, case, dtype, masked: bool = True):
+    """Exercise 6's inputs, with the mask as flex_attention takes it: a BlockMask, right-aligned (T_k > T_q), or None.
+    Sizes away from the notebook's (attn_course.sizes), an even head width as gpt-oss's config takes."""
+    b, h, t_q, t_k = draws.sizes(f"{case}.sizes", 4, low=3, high=14, avoid=avoided(8))
+    t_q, t_k = sorted((t_q, t_k))
+    d = (6, 14)[int(draws.randint(f"{case}.width", 0, 2, (1,)))]
+    q, k, v = (draws.randn(f"{case}.{x}", b, h, m, d, dtype=dtype) for x, m in (("q", t_q), ("k", t_k), ("v", t_k)))
+    sinks = draws.randn(f"{case}.sinks", h, dtype=dtype, scale=2.0)
+    past = t_k - t_q
+    mod = (lambda b, h, q_idx, kv_idx: q_idx + past >= kv_idx) if masked else None
+    return q, k, v, sinks, mod and block_mask(mod, None, t_q, t_k)
+
+
+FLEX_SINK_CASES = (("", flex_sink_inputs),
+                   ("open.", lambda draws, case, dtype: flex_sink_inputs(draws, f"open.{case}", dtype, masked=False)))   # (prefix, inputs): the check's and ours
+
+
+@probe("lesson8.flex_sink_attention")
+def flex_sink_attention(rec, fn):
+    for prefix, inputs in FLEX_SINK_CASES:   # values alone: FlexAttention has no backward on the CPU
+        function_cases(rec, "flex_sink_attention", in_eager(fn), inputs, prefix, grads=False)
+
+
+# --------------------------------------------------------------------------- exercise 16
+def window_mod(window: int):
+    def mod(b, h, q_idx, kv_idx):
+        return (kv_idx <= q_idx) & (kv_idx > q_idx - window)
+    return mod
+
+
+def softcap_attention(fn):
+    """The learner's softcap_score_mod(cap) in flex_attention, on a Gemma 2 layer of either kind: causal over every
+    key (window None) or within the window (the course's sliding_window_mod rule)."""
+    def attention(q, k, v, cap, window):
+        mod = fn(cap)
+        return flex(q, k, v, causal if window is None else window_mod(window), mod)
+    return attention
+
+
+def softcap_inputs(draws, case, dtype, sliding: bool):
+    """Scores of tens (q and k drawn at scale 4: q · k / √D has a standard deviation of 16), which a cap of 10 to 30
+    bends and some pass (where none passes, a clamp at ±cap changes nothing); T the largest size drawn, and
+    a window shorter than T. Sizes away from the notebook's (attn_course.sizes), an even head width as Gemma 2's
+    config takes."""
+    *sizes, n = sorted(draws.sizes(f"{case}.sizes", 3, low=3, high=14, avoid=avoided(8)))
+    b, h = (sizes[int(i)] for i in torch.randperm(2, generator=draws.gen(f"{case}.roles")))
+    d = (6, 14)[int(draws.randint(f"{case}.width", 0, 2, (1,)))]
+    q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype, scale=1.0 if x == "v" else 4.0) for x in "qkv")
+    cap = float((10, 20, 30)[int(draws.randint(f"{case}.cap", 0, 3, (1,)))])
+    window = draws.sizes(f"{case}.window", 1, low=3, high=n, avoid=avoided(8))[0] if sliding else None
+    return q, k, v, cap, window
+
+
+SOFTCAP_CASES = (("global.", lambda draws, case, dtype: softcap_inputs(draws, f"global.{case}", dtype, False)),
+                 ("sliding.", lambda draws, case, dtype: softcap_inputs(draws, f"sliding.{case}", dtype, True)))
+
+
+@probe("lesson8.softcap_score_mod")
+def softcap_score_mod(rec, fn):
+    for prefix, inputs in SOFTCAP_CASES:     # Gemma 2's two kinds of layer, values alone
+        function_cases(rec, "softcap_score_mod", softcap_attention(fn), inputs, prefix, grads=False)
 
 
 # --------------------------------------------------------------------------- exercise 7

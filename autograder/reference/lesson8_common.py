@@ -1,6 +1,6 @@
-"""Lesson 8's reference, the helpers its judges share: transformers' masks, and what the decoding exercises (a ring,
-a latent cache) use to name a mistake from the calls recorded. Lives only in autograder/, as lesson8.py, which loads
-it (lesson8.py alone would be over 600 lines)."""
+"""Lesson 8's reference, the helpers its judges share: transformers' masks, gpt-oss's attention (exercises 6 and 15),
+and what the decoding exercises (a ring, a latent cache) use to name a mistake from the calls recorded. Lives only in
+autograder/, as lesson8.py, which loads it (lesson8.py alone would be over 600 lines)."""
 import contextlib
 import warnings
 
@@ -49,6 +49,23 @@ def window_mask(window, t_new, t_past):
 def sdpa(q, k, v, keep=None, bias=None):
     mask = keep if bias is None else bias.masked_fill(~keep, float("-inf"))
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+# --------------------------------------------------------------------------- reference: gpt-oss's learned sink
+def gpt_oss_attention(q, k, v, sinks, keep=None):
+    """GptOssAttention's eager path (transformers' gpt_oss eager_attention_forward), on a module built from a tiny
+    config whose sinks are these: (output (B, H, T_q, D), weights (B, H, T_q, T_k))."""
+    from transformers import GptOssConfig
+    from transformers.models.gpt_oss.modeling_gpt_oss import GptOssAttention, eager_attention_forward
+    h, d = q.size(1), q.size(-1)
+    config = GptOssConfig(hidden_size=h * d, num_attention_heads=h, num_key_value_heads=h, head_dim=d,
+                          num_hidden_layers=1, layer_types=["full_attention"])
+    module = GptOssAttention(config, layer_idx=0).to(q.dtype)
+    del module.sinks
+    module.sinks = sinks   # the drawn tensor itself, not a copy in a Parameter: gradients reach the drawn leaf
+    mask = None if keep is None else torch.zeros(keep.shape, dtype=q.dtype).masked_fill(~keep, float("-inf"))
+    out, weights = eager_attention_forward(module, q, k, v, mask, scaling=d ** -0.5)
+    return out.transpose(1, 2), weights
 
 
 def expect_mask(case, got, want, variants, offset=0, rules=()):

@@ -1,0 +1,57 @@
+"""Lesson 8's references and judges for what fused kernels do around FlexAttention: gpt-oss's learned sink applied to
+flex_attention's output through its log-sum-exp (exercise 15), judged against GptOssAttention's eager path, and
+Gemma 2's logit softcap as a score_mod (exercise 16), judged against Gemma2Attention's eager path on a tiny config.
+Lives only in autograder/; lesson8.py loads it, and its judges register then.
+
+FlexAttention has no backward on the CPU in this torch, so both are judged on values alone (float64 and float32).
+Gemma 2's eager path takes its softmax in float32 whatever the input's dtype (1.5e-6 from float64 measured here):
+judged at 1e-5 there, as MLA is; a classic mistake is off by far more.
+"""
+import torch
+from attn_course.checks import lesson8 as checks
+from attn_course.probes import lesson8 as probe
+from attn_grader.judge import judge, judge_function, naming, sibling
+
+_common = sibling(__file__, "lesson8_common")
+HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 softmax (Gemma 2)
+
+
+# --------------------------------------------------------------------------- exercise 15: gpt-oss's sink, after flex
+def gpt_oss_output(q, k, v, sinks, block_mask):
+    """GptOssAttention's output for the keys the BlockMask lets each query see (none hidden when it is None)."""
+    keep = checks.mask_of(block_mask, q.size(-2), k.size(-2))
+    return _common.gpt_oss_attention(q, k, v, sinks, keep)[0]
+
+
+@judge("lesson8.flex_sink_attention", on_error=checks.flex_sink_error)
+def judge_flex_sink_attention(res):
+    for prefix, inputs in probe.FLEX_SINK_CASES:
+        with naming(lambda: checks.flex_sink_bug(inputs(res, "float64", torch.float64), res[prefix + "float64"])):
+            judge_function(res, gpt_oss_output, inputs, prefix, grads=False)
+
+
+# --------------------------------------------------------------------------- exercise 16: Gemma 2's softcap
+def gemma2_attention(q, k, v, cap, window):
+    """Gemma2Attention's eager path (transformers' gemma2 eager_attention_forward) with attn_logit_softcapping = cap,
+    on a module built from a tiny config: a global layer (window None, the causal mask) or a sliding one (masking_utils'
+    sliding-window mask of that window). query_pre_attn_scalar is D here, so its scale is flex_attention's 1/√D."""
+    from transformers import Gemma2Config
+    from transformers.models.gemma2.modeling_gemma2 import Gemma2Attention, eager_attention_forward
+    h, n, d = q.size(1), q.size(2), q.size(-1)
+    kind = "full_attention" if window is None else "sliding_attention"
+    config = Gemma2Config(hidden_size=h * d, num_attention_heads=h, num_key_value_heads=h, head_dim=d,
+                          num_hidden_layers=1, layer_types=[kind], sliding_window=window or n,
+                          query_pre_attn_scalar=d, attn_logit_softcapping=cap)
+    module = Gemma2Attention(config, layer_idx=0).to(q.dtype).eval()
+    keep = (_common.causal_mask(n) if window is None else _common.window_mask(window, n, 0))[0, 0]
+    mask = torch.zeros(keep.shape, dtype=q.dtype).masked_fill(~keep, float("-inf"))
+    out, _ = eager_attention_forward(module, q, k, v, mask, scaling=module.scaling, softcap=module.attn_logit_softcapping)
+    return out.transpose(1, 2)
+
+
+@judge("lesson8.softcap_score_mod", on_error=checks.control_flow_error)
+def judge_softcap_score_mod(res):
+    with _common.quiet():
+        for prefix, inputs in probe.SOFTCAP_CASES:
+            with naming(lambda: checks.softcap_bug(inputs(res, "float64", torch.float64), res[prefix + "float64"])):
+                judge_function(res, gemma2_attention, inputs, prefix, grads=False, tolerance=HF_TOLERANCE)
