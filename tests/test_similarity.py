@@ -87,3 +87,28 @@ def test_flags_csv_reads_each_submitted_notebook_once(tmp_path, monkeypatch):
     handed_in = {str(course / "submitted" / s / ASSIGNMENT / NOTEBOOK) for s in ("aiko", "bora")}
     assert {p: n for p, n in reads.items() if "submitted" in p} == dict.fromkeys(handed_in, 1)
     assert reads[str(course / "source" / ASSIGNMENT / NOTEBOOK)] == 1
+
+
+def test_a_notebook_handed_on_is_flagged_however_short_its_answers(tmp_path):
+    """Lesson 1's answers are short (no cell reaches SMALLEST nodes): two learners whose changed solution cells are
+    the same letter for letter are flagged all the same; one who typed the same answers in her own way is not."""
+    mine = {"ex1_split_heads": "def split_heads(x, n_head):  # mine\n    B, T, E = x.shape\n"
+                               "    return x.view(B, T, n_head, E // n_head).transpose(1, 2)\n",
+            "ex2_merge_heads": "def merge_heads(x):\n    B, H, T, D = x.shape\n"
+                               "    return x.transpose(1, 2).reshape(B, T, H * D)  # back\n"}
+    retyped = {gid: src.replace("  # mine", "").replace("  # back", "") for gid, src in mine.items()}
+    release = ROOT / "notebooks" / "ja" / NOTEBOOK   # what learners get, as nbgrader releases it
+    left = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(release, 4).cells
+            if c.metadata.get("nbgrader", {}).get("solution")}   # the other exercises, left as released
+    course, _ = _class(tmp_path, {
+        "eun": lambda gid, src: mine.get(gid, left[gid]),
+        "fumi": lambda gid, src: mine.get(gid, left[gid]),
+        "gyu": lambda gid, src: retyped.get(gid, left[gid]),
+    })
+    (course / "release" / ASSIGNMENT).mkdir(parents=True)
+    shutil.copy(release, course / "release" / ASSIGNMENT / NOTEBOOK)
+    assert all(normalized(code)[1] < SMALLEST for code in mine.values())
+    work = [(ASSIGNMENT, s) for s in ("eun", "fumi", "gyu")]
+    found = {(r[0], r[4]): r[6] for r in flags(course, read_submissions(course, work))}
+    assert found == {("eun", "same_as_learner"): "fumi (ex1_split_heads, ex2_merge_heads)",
+                     ("fumi", "same_as_learner"): "eun (ex1_split_heads, ex2_merge_heads)"}, found

@@ -9,7 +9,10 @@ who reach one answer independently often share a line, rarely a whole exercise i
 Only cells of some size are compared (SMALLEST nodes of code): `return x.transpose(1, 2)` is everybody's answer, and
 the class's own share of an exercise is no news. A learner is flagged when at least SHARED such cells of one
 notebook are the same as the published solution's (`same_as_solution`) or as one other learner's
-(`same_as_learner`, naming up to NAMED others); cells left as released are never compared.
+(`same_as_learner`, naming up to NAMED others); cells left as released are never compared. Small cells count too
+between two learners whose every solution cell they changed (SHARED or more) is the other's, letter for letter,
+comments and spacing included: a notebook handed on, which in a lesson of short answers (lesson 1) no cell of
+SMALLEST nodes would show.
 """
 from __future__ import annotations
 
@@ -75,6 +78,7 @@ def flags(course: Path, handed_in: list[Submission]) -> list[tuple]:
     """flags.csv rows (student, assignment, notebook, cell, rule, line, text) for the class's submissions, as
     scan.read_submissions read them."""
     class_code = defaultdict(dict)   # (assignment, notebook) -> {student: {grade id: code}}
+    verbatim = defaultdict(dict)     # (assignment, notebook) -> {student: ((grade id, source as typed), …)}
     solutions, released = {}, {}     # (assignment, notebook) -> {grade id: code}; the released cells' codes
     for s in handed_in:
         key = (s.assignment, s.name)
@@ -83,12 +87,15 @@ def flags(course: Path, handed_in: list[Submission]) -> list[tuple]:
             release = course / "release" / s.assignment / s.name
             released[key] = {normalized(code) for code in
                              (_solution_cells(nbformat.read(release, 4)).values() if release.exists() else ())}
-        mine = {}
+        mine, typed = {}, []
         for _, grade_id, cell in learner_cells(s.notebook, s.source):
             code = normalized(cell.source)
-            if grade_id in solutions[key] and code and code[1] >= SMALLEST and code not in released[key]:
-                mine[grade_id] = code[0]
+            if grade_id in solutions[key] and code and code not in released[key]:
+                typed.append((grade_id, cell.source))
+                if code[1] >= SMALLEST:
+                    mine[grade_id] = code[0]
         class_code[key][s.student] = mine
+        verbatim[key][s.student] = tuple(sorted(typed))
     rows = []
     for (assignment, notebook), students in class_code.items():
         solution = {gid: code[0] for gid, code in solutions[assignment, notebook].items() if code}
@@ -96,7 +103,9 @@ def flags(course: Path, handed_in: list[Submission]) -> list[tuple]:
             same = sorted(g for g, code in mine.items() if solution.get(g) == code)
             if len(same) >= SHARED:
                 rows.append((student, assignment, notebook, same[0], "same_as_solution", 0, ", ".join(same)))
-            others = {other: sorted(g for g, code in mine.items() if theirs.get(g) == code)
+            typed = verbatim[assignment, notebook][student]
+            others = {other: sorted({g for g, code in mine.items() if theirs.get(g) == code}
+                                    | ({g for g, _ in typed} if verbatim[assignment, notebook][other] == typed else set()))
                       for other, theirs in sorted(students.items()) if other != student}
             others = {other: cells for other, cells in others.items() if len(cells) >= SHARED}
             if others:   # one row a learner: the first few others by name, the cells each shares
