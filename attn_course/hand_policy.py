@@ -35,10 +35,7 @@ import types
 from collections import namedtuple
 
 Cell = namedtuple("Cell", "label source course")        # course: the course's own cell, restored when grading
-Finding = namedtuple("Finding", "label line code why what")
-# Why, in a Finding (a message key in both languages): what a by-hand exercise reached, or how a cell tampers.
-WHYS = ("reach_attention", "reach_softmax", "reach_concat", "reach_course", "reach_outside", "reach_dynamic",
-        "tamper_patch", "tamper_insides", "tamper_course", "tamper_torch", "tamper_code")
+Finding = namedtuple("Finding", "label line code why what")   # why: a message key, reach_… or tamper_…
 
 # ---------------------------------------------------------------------------------------------- the policy
 FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp"), "concat": ()}
@@ -92,7 +89,6 @@ CODE_READABLE = {"importlib.import_module", "importlib.reload", "importlib.util.
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "hand_policy", "exercises", "score_watch", "course_cells"}
 TORCH_READABLE = {"_get_sdp_priority_order"}   # torch._C's one name a lesson invites learners to read
 MAGICS = re.compile(r"^\s*%%?(run|load|writefile|python\d?|script|macro|store|pycat)\b|^\s*%load_ext\s+(\S+)")
-
 
 
 def family_of(name: str, families) -> str | None:
@@ -376,6 +372,7 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
     """(the global names a reached statement reads, what in it the policy refuses)."""
     free, parents = unit.free, unit.parents
     free_ids = {id(n) for n, _ in free}
+    local = {id(n) for n in ast.walk(unit.stmt) if isinstance(n, ast.Name)} - free_ids   # a parameter, a local
     exempt = _library_path_nodes(unit.stmt, library_path)
     names, found = set(), []
 
@@ -411,7 +408,7 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
                     (called or node.attr in TENSOR_FAMILY):     # a tensor's method: x.softmax(-1), sm = x.softmax
                 judge(node, f"reach_{family}", f"Tensor.{node.attr}")
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in BY_NAME and len(node.args) >= 2 \
-                and fold(node.args[1]) is None and not _local_root(node.args[0], free_ids):
+                and fold(node.args[1]) is None and id(root_of(node.args[0])) not in local:
             judge(node, "reach_dynamic", f"{node.func.id}(…)")
     for name_node, parent in free:
         name = name_node.id
@@ -429,12 +426,6 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
         elif not live and name not in ("self", "cls"):
             judge(name_node, "reach_outside", name)   # bound by no cell: IPython's Out, a name set through globals()
     return names, found
-
-
-def _local_root(node, free_ids) -> bool:
-    """Whether an expression starts from a name of the function's own (a parameter, a local), not a global."""
-    root = root_of(node)
-    return isinstance(root, ast.Name) and id(root) not in free_ids
 
 
 def _outermost(node, parents):
