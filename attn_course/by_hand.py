@@ -127,7 +127,7 @@ _COURSE_ALLOWED = (*hand_policy.COURSE_PUBLIC, "attn_course.by_hand", "attn_cour
 
 
 def _learners(file: str) -> bool:
-    """Code the learner wrote (a notebook cell, a file of theirs), not Python's, torch's, a package's or the course's."""
+    """Code the learner wrote (a notebook cell, a file of theirs): not Python's, torch's, a package's, the course's."""
     return not (file.startswith((_STDLIB_DIR, _COURSE_DIR)) or any(p in file for p in _PACKAGES))
 
 
@@ -291,7 +291,8 @@ def refused_what(recorded: str) -> str:
 
 def message_key(recorded: str, hidden: bool = False) -> str:
     """The message for a refusal recorded as "kind:what": the visible check's, or the grader's (hidden)."""
-    keys = {"concat": ("concat_refused", "hidden_concat_refused"), "threads": ("by_hand_threads", "hidden_by_hand_threads")}
+    keys = {"concat": ("concat_refused", "hidden_concat_refused"),
+            "threads": ("by_hand_threads", "hidden_by_hand_threads")}
     return keys.get(recorded.split(":", 1)[0], ("by_hand_refused", "hidden_by_hand"))[hidden]
 
 
@@ -377,7 +378,7 @@ class Guard:
             verdict = self._codes[code]
             if verdict is not None:
                 kind, what, home = verdict
-                # A package may call itself: the course's helper handed to the learner, transformers inside transformers.
+                # A package may call itself: the course's helper handed to the learner, transformers within.
                 if home is None or not any(h in caller for h in home):
                     self.refuse(kind, what)
             elif code in _INSIDE_CODES and _learners(caller):

@@ -74,7 +74,8 @@ def exercise_refusals(cells: list, stem: str) -> dict:
     for cell_id, rule in by_hand_cells(stem).items():
         if cell_id in labels:
             until = labels.index(cell_id + TESTS_SUFFIX) if cell_id + TESTS_SUFFIX in labels else None
-            findings = hand_policy.refusals(cells, rule.families, rule.keyword, start=labels.index(cell_id), until=until)
+            findings = hand_policy.refusals(cells, rule.families, rule.keyword, start=labels.index(cell_id),
+                                            until=until)
             if findings:
                 found[cell_id] = findings
     return found
