@@ -8,8 +8,9 @@ the learner's code runs inside a by-hand exercise's check or probe, a Guard is u
 - a profile hook, in the kernel's thread and in any thread started under it, sees builtins by their own name (with
   torch functions disabled), torch's Python code of the families (multi_head_attention_forward, the attention
   classes), transformers, the course's checks and probes (they hold right answers), and, called from the learner's
-  code, what the policy counts as the interpreter's insides and torch's private builtins: each by identity or by
-  where its code lives, never by a bare name a tensor operation shares (torch.stack is not inspect.stack);
+  code, what the policy counts as the interpreter's insides and torch's switches of its function modes: each by
+  identity or by where its code lives, never by a bare name a tensor operation shares (torch.stack is not
+  inspect.stack);
 - no thread or child process the learner started may be running, and a lazy result is unpacked while the guard
   is up (take).
 """
