@@ -1,31 +1,30 @@
-"""By hand means by hand, in the learner's kernel: the refusal a learner meets at once, as feedback.
+"""By hand, in the learner's kernel: the refusal a learner meets at once, as feedback.
 
-What a by-hand exercise's code may use is one policy (attn_course/hand_policy.py); the grader decides with
-it from the learner's source, where nothing in the kernel reaches. Here, while the learner's code runs inside
-a by-hand exercise's check or probe, guards are up so that a learner sees a refusal at once:
-- a TorchFunctionMode sees every torch function by its own name, however it was reached (an alias, a default
-  argument, `torch.ops.aten.…`, nn.MultiheadAttention's `multi_head_attention_forward`, cross_entropy);
-- a profile hook sees every Python and builtin call: into the course's checks and probes (they hold right
-  answers), into transformers and torch's attention code, and the calls that take these guards down, each
-  known by identity, never by a bare name a tensor operation shares (torch.stack is not inspect.stack);
-- SDPA's backends are switched off, for a thread started inside the code;
-- no thread or child process the learner started may be running, and a lazy result is unpacked while the
-  guards are up (take).
-Calls below Python (TorchScript, a raw aten handle) are not seen here: the visible check asks the policy about
-the kernel's own history of cells (policy_failure), as the grader does, and says what it would refuse.
+The grader decides with one policy (attn_course/hand_policy.py), from the learner's source, where nothing in the
+kernel reaches; the visible check asks the same policy about the kernel's history of cells (policy_failure). While
+the learner's code runs inside a by-hand exercise's check or probe, a Guard is up:
+- a function mode sees every torch function by its own name, however it was reached (an alias, a default argument,
+  torch.ops, aten's raw handle);
+- a profile hook, in the kernel's thread and in any thread started under it, sees builtins by their own name (with
+  torch functions disabled), torch's Python code of the families (multi_head_attention_forward, the attention
+  classes), transformers, the course's checks and probes (they hold right answers), and, called from the learner's
+  code, what the policy counts as the interpreter's insides and torch's switches of its function modes: each by
+  identity or by where its code lives, never by a bare name a tensor operation shares (torch.stack is not
+  inspect.stack);
+- no thread or child process the learner started may be running, and a lazy result is unpacked while the guard
+  is up (take).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-import gc
+import importlib
 import inspect
 import os
 import sys
 import threading
-import traceback
 import types
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -40,10 +39,13 @@ REFUSED_KIND = "LibraryAttentionRefused"  # what a probe records as the learner 
 
 
 # --------------------------------------------------------------------------- what the lessons declare
-@dataclass(frozen=True)
-class Rule:
-    families: tuple            # ("attention",), ("attention", "softmax") or ("concat",)
+class Rule(NamedTuple):
+    families: tuple             # ("attention",), ("attention", "softmax") or ("concat",)
     library_path: tuple | None  # ("use_sdpa", True): a call with this keyword is the library's path
+
+    @property
+    def keyword(self) -> str | None:
+        return self.library_path[0] if self.library_path else None
 
     def exempts(self, fn, args: tuple, kwargs: dict) -> bool:
         """Whether fn(*args, **kwargs) takes the library's path (the keyword may come by position too)."""
@@ -63,19 +65,17 @@ class Rule:
         return keyword in bound.arguments and bound.arguments[keyword] is value
 
 
-def _rules(kind: str) -> dict:
-    """kind: "probes" or "checks" -> {"lesson1.attention_scores": Rule, …} for every by-hand exercise."""
-    found = {}
-    for cell in (c for cells in EXERCISES.values() for c in cells.values() if c["by_hand"]):
-        path = None
-        if cell["library_path"]:
-            key, value = (p.strip() for p in cell["library_path"].split("=", 1))
-            path = (key, {"True": True, "False": False}.get(value, value))
-        found.update(dict.fromkeys(cell[kind], Rule(tuple(cell["by_hand"]), path)))
-    return found
+def _rule(cell: dict) -> Rule:
+    """A tests cell's declaration (`:by_hand: attention`, `:library_path: use_sdpa=True`) as a Rule."""
+    key, _, value = (p.strip() for p in (cell["library_path"] or "").partition("="))
+    return Rule(tuple(cell["by_hand"]), (key, {"True": True, "False": False}.get(value, value)) if key else None)
 
 
-PROBE_RULES, CHECK_RULES = _rules("probes"), _rules("checks")
+# {lesson stem: {solution cell id: Rule}}, and {probe or check name: Rule}, for every by-hand exercise.
+RULES = {stem: {tests.removesuffix("_tests"): _rule(c) for tests, c in cells.items() if c["by_hand"]}
+         for stem, cells in EXERCISES.items()}
+PROBE_RULES, CHECK_RULES = ({name: _rule(c) for cells in EXERCISES.values() for c in cells.values() if c["by_hand"]
+                             for name in c[kind]} for kind in ("probes", "checks"))
 _current: list = []  # the Exercise whose check or probe is running, innermost last
 
 
@@ -122,42 +122,30 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _COURSE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+# The course's code a by-hand exercise may call: the policy's public modules, and the guards' own (a function mode's
+# handler and lesson 6's score watch run while the learner's code does).
+_COURSE_ALLOWED = (*hand_policy.COURSE_PUBLIC, "attn_course.by_hand", "attn_course.score_watch")
 
 
 def _learners(file: str) -> bool:
-    """Code the learner wrote (a notebook cell, a file of theirs), not Python's, torch's, a package's or the course's."""
+    """Code the learner wrote (a notebook cell, a file of theirs): not Python's, torch's, a package's, the course's."""
     return not (file.startswith((_STDLIB_DIR, _COURSE_DIR)) or any(p in file for p in _PACKAGES))
 
 
-# The course's modules a by-hand exercise may call: errors and checks of its input, messages, the device.
-_COURSE_ALLOWED = {os.path.join(_COURSE_DIR, f) for f in ("__init__.py", "validate.py", "by_hand.py", "exercises.py",
-                                                          "device.py", "data.py", "fonts.py", "score_watch.py")}
-_COURSE_ALLOWED_DIRS = (os.path.join(_COURSE_DIR, "messages") + os.sep,)
-# torch's Python functions that take the guards down, by name in torch's own files; builtins, by identity.
-_GUARD_CALLS = frozenset({"_set_torch_function_mode", "enable_math_sdp", "enable_flash_sdp", "enable_mem_efficient_sdp",
-                          "enable_cudnn_sdp", "sdpa_kernel", "_pop_mode", "_pop_mode_temporarily",
-                          "_disable_current_modes", "_disable_current_modes_on_stack"})
-_GUARD_BUILTINS = {id(f) for f in (sys.setprofile, sys.settrace, *(getattr(torch._C, n, None) for n in (
-    "_pop_torch_function_stack", "_push_on_torch_function_stack", "_set_torch_function_mode", "_set_sdp_use_math",
-    "_set_sdp_use_flash", "_set_sdp_use_mem_efficient", "_set_sdp_use_cudnn", "_set_sdp_use_overrideable",
-    "_set_sdp_priority_order"))) if f is not None}
-# What reaches a guard's own state (a frame, the profiler, the garbage collector's lists), by identity.
-_INTROSPECTION_BUILTINS = {id(f) for f in (sys.getprofile, sys.gettrace, sys._getframe, sys._current_frames,
-                                           gc.get_objects, gc.get_referrers, gc.get_referents)}
-_INTROSPECTION_CODES = {f.__code__ for f in (inspect.currentframe, inspect.stack, inspect.trace, inspect.getouterframes,
-                                             inspect.getinnerframes, traceback.walk_stack, threading.getprofile,
-                                             threading.setprofile, threading.settrace)}
-# Bound now, before any learner code runs: a name the learner rebinds later does not reach these. The function
-# mode's place on torch's stack is read with torch's private accessors: popping it is the case they catch.
+def _insides() -> tuple[set, set]:
+    """What the policy counts as the interpreter's insides (hand_policy.MODULE_INSIDES), and torch's private builtins
+    that pop, push or switch off its function modes (the guard's own), as the kernel meets them: builtins by
+    identity, Python functions by their code. Bound now, before any learner code runs."""
+    found = [getattr(importlib.import_module(module), name, None)
+             for module, names in hand_policy.MODULE_INSIDES.items() for name in names]
+    found += [f for n, f in vars(torch._C).items() if "torch_function" in n and n.startswith(("_pop", "_push", "_set"))]
+    return ({id(f) for f in found if callable(f) and not isinstance(f, types.FunctionType)},
+            {f.__code__ for f in found if isinstance(f, types.FunctionType)})
+
+
+_INSIDE_BUILTINS, _INSIDE_CODES = _insides()
 _setprofile, _getprofile = sys.setprofile, sys.getprofile
 _thread_setprofile, _thread_getprofile = threading.setprofile, threading.getprofile
-_stack_len, _stack_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
-_tf_enabled = torch._C._is_torch_function_enabled
-_SDP = [(torch.backends.cuda.flash_sdp_enabled, torch.backends.cuda.enable_flash_sdp),
-        (torch.backends.cuda.mem_efficient_sdp_enabled, torch.backends.cuda.enable_mem_efficient_sdp),
-        (torch.backends.cuda.math_sdp_enabled, torch.backends.cuda.enable_math_sdp),
-        (torch.backends.cuda.cudnn_sdp_enabled, torch.backends.cuda.enable_cudnn_sdp)]
-
 
 # --------------------------------------------------------------------------- the learner's threads and processes
 def _started_by_learner() -> bool:
@@ -255,8 +243,7 @@ def policy_failure(name: str, rule: Rule, roots: list[str]) -> CheckFailed | Non
         f = found[0]
         return CheckFailed(t("by_hand_tamper", where=_where(f.label), line=f.line, code=f.code, why=t(f.why)),
                            t("hint_by_hand_tamper"))
-    keyword = rule.library_path[0] if rule.library_path else None
-    found = hand_policy.refusals(cells, rule.families, keyword, roots=roots) if cells else []
+    found = hand_policy.refusals(cells, rule.families, rule.keyword, roots=roots) if cells else []
     if not found:
         return None
     f = found[0]
@@ -303,9 +290,11 @@ def refused_what(recorded: str) -> str:
     return recorded.split(":", 1)[-1]
 
 
-def _base(name: str) -> str:
-    """aten::scaled_dot_product_attention.default -> scaled_dot_product_attention."""
-    return name.rsplit("::", 1)[-1].split(".", 1)[0]
+def message_key(recorded: str, hidden: bool = False) -> str:
+    """The message for a refusal recorded as "kind:what": the visible check's, or the grader's (hidden)."""
+    keys = {"concat": ("concat_refused", "hidden_concat_refused"),
+            "threads": ("by_hand_threads", "hidden_by_hand_threads")}
+    return keys.get(recorded.split(":", 1)[0], ("by_hand_refused", "hidden_by_hand"))[hidden]
 
 
 class Refusal(TorchFunctionMode):
@@ -316,8 +305,8 @@ class Refusal(TorchFunctionMode):
         self.guard = guard
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = _base(getattr(func, "__name__", "") or str(func))
-        family = family_of(name, self.guard.rule.families)
+        name = (getattr(func, "__name__", "") or str(func)).rsplit("::", 1)[-1].split(".", 1)[0]   # aten::x.default
+        family = None if self.guard.leaving else family_of(name, self.guard.rule.families)
         if family:
             self.guard.refuse(family, name)
         return func(*args, **(kwargs or {}))
@@ -342,7 +331,7 @@ class Guard:
         self.name, self.rule, self.record = name, rule, record
         self.entries = _entries(handed)
         self.refused: str | None = None     # "kind:what": the first call refused
-        self._leaving, self._codes = False, {}
+        self.leaving, self._codes = False, {}
 
     def refuse(self, kind: str, what: str):
         if self.refused is None:
@@ -351,10 +340,9 @@ class Guard:
 
     def _failure(self) -> CheckFailed:
         """The check's failure for the first refusal; its `raised` is what a probe sends the grader."""
-        kind, what = self.refused.split(":", 1)
-        refused = {"concat": "concat_refused", "threads": "by_hand_threads"}.get(kind, "by_hand_refused")
         key, fields = hint_for(self.refused, self.rule, self.name)
-        failure = CheckFailed(t(refused, name=self.name, what=what), t(key, **fields))
+        failure = CheckFailed(t(message_key(self.refused), name=self.name, what=refused_what(self.refused)),
+                              t(key, **fields))
         failure.raised = {"kind": REFUSED_KIND, "message": self.refused, "dot_T": False}
         return failure
 
@@ -365,15 +353,12 @@ class Guard:
         if not code.co_flags & inspect.CO_NEWLOCALS:
             return None  # a module or class body, run by an import: importing is not calling
         if file.startswith(_COURSE_DIR):
-            if file in _COURSE_ALLOWED or file.startswith(_COURSE_ALLOWED_DIRS) or code in self.entries:
-                return None
-            module = os.path.relpath(file, _COURSE_DIR)[:-3].replace(os.sep, ".")
-            return "course", f"attn_course.{module}.{qualname}", (_COURSE_DIR,)
+            module = "attn_course." + os.path.relpath(file, _COURSE_DIR)[:-3].replace(os.sep, ".")
+            return None if module.startswith(_COURSE_ALLOWED) or code in self.entries else \
+                ("course", f"{module}.{qualname}", (_COURSE_DIR,))
         if f"{os.sep}transformers{os.sep}" in file:
             return "attention", f"transformers.{qualname}", (f"{os.sep}transformers{os.sep}",)
         if file.startswith(_TORCH_DIR):
-            if code.co_name in _GUARD_CALLS:  # torch uses its own machinery (through contextlib); the learner may not
-                return "guard", qualname, (_TORCH_DIR, contextlib.__file__)
             family = family_of(code.co_name, self.rule.families)
             if family:
                 return family, qualname, None
@@ -383,48 +368,38 @@ class Guard:
         return None
 
     def _profile(self, frame, event, arg):
-        if self._leaving:
+        if self.leaving:
             return
+        caller = frame.f_back.f_code.co_filename if event == "call" and frame.f_back is not None else \
+            frame.f_code.co_filename
         if event == "call":
             code = frame.f_code
             if code not in self._codes:
                 self._codes[code] = self._classify(code)
             verdict = self._codes[code]
-            caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
             if verdict is not None:
                 kind, what, home = verdict
-                # A package may call itself: the course's helper handed to the learner, transformers inside transformers.
+                # A package may call itself: the course's helper handed to the learner, transformers within.
                 if home is None or not any(h in caller for h in home):
                     self.refuse(kind, what)
-            elif code in _INTROSPECTION_CODES and _learners(caller):
+            elif code in _INSIDE_CODES and _learners(caller):
                 self.refuse("guard", f"{os.path.basename(code.co_filename)[:-3]}.{code.co_name}")
-            elif code.co_qualname in ("OpOverload.__call__", "OpOverloadPacket.__call__"):
-                name = _base(getattr(frame.f_locals.get("self"), "_name", "") or "")
-                family = family_of(name, self.rule.families)
-                if family:
-                    self.refuse(family, name)
         elif event == "c_call":
-            name, caller = getattr(arg, "__name__", "") or "", frame.f_code.co_filename
-            if id(arg) in _GUARD_BUILTINS and not caller.startswith(_TORCH_DIR) or \
-                    id(arg) in _INTROSPECTION_BUILTINS and _learners(caller):
-                self.refuse("guard", name)
+            name = getattr(arg, "__name__", "") or ""
             family = family_of(name, self.rule.families)
             if family:
                 self.refuse(family, name)
+            if _learners(caller) and (id(arg) in _INSIDE_BUILTINS):
+                self.refuse("guard", name)
 
     # up and down
     def __enter__(self):
         running = workers()   # before any guard goes up: a refusal here leaves nothing to take down
         if running:
             self.refuse("threads", ", ".join(running)[:120])
-        self._sdp = "attention" in self.rule.families   # an exercise that refuses only torch.cat may call SDPA
-        self._saved_sdp = [enabled() for enabled, _ in _SDP]
-        for _, switch in _SDP if self._sdp else ():
-            switch(False)
         self._mode = Refusal(self)
-        self._depth = _stack_len()
         self._mode.__enter__()
-        self._profile_before, self._thread_profile_before = _getprofile(), _thread_getprofile()
+        self._before = _getprofile(), _thread_getprofile()
         _thread_setprofile(self._profile)
         _setprofile(self._profile)
         if self.record is not None:
@@ -432,23 +407,17 @@ class Guard:
         return self
 
     def __exit__(self, kind, error, tb):
-        self._leaving = True
+        self.leaving = True
         up = _getprofile() == self._profile
-        _setprofile(self._profile_before)
-        _thread_setprofile(self._thread_profile_before)
-        mode_up = _stack_len() == self._depth + 1 and _stack_at(self._depth) is self._mode and _tf_enabled()
-        if mode_up:
+        _setprofile(self._before[0])
+        _thread_setprofile(self._before[1])
+        with contextlib.suppress(Exception):   # popped by the learner's code: the policy reads that from the source
             self._mode.__exit__(None, None, None)
-        sdp_down = not self._sdp or not any(enabled() for enabled, _ in _SDP)
-        for (_, switch), saved in zip(_SDP, self._saved_sdp):
-            switch(saved)
         running = workers() if self.refused is None else []
         if running:
             self.refused = f"threads:{', '.join(running)[:120]}"
-        broken = next((what for what, ok in (("sys.setprofile", up), ("TorchFunctionMode", mode_up),
-                                             ("sdp_kernel", sdp_down)) if not ok), None)
-        if self.refused is None and broken:
-            self.refused = f"guard:{broken}"
+        if self.refused is None and not up:
+            self.refused = "guard:sys.setprofile"
         if self.refused is None:
             return False
         if self.record is not None:

@@ -29,15 +29,13 @@ import functools
 import hashlib
 import importlib.util
 import re
+import symtable
 import sys
 import types
 from collections import namedtuple
 
 Cell = namedtuple("Cell", "label source course")        # course: the course's own cell, restored when grading
-Finding = namedtuple("Finding", "label line code why what")
-# Why, in a Finding (a message key in both languages): what a by-hand exercise reached, or how a cell tampers.
-WHYS = ("reach_attention", "reach_softmax", "reach_concat", "reach_course", "reach_outside", "reach_dynamic",
-        "tamper_patch", "tamper_insides", "tamper_course", "tamper_torch", "tamper_code")
+Finding = namedtuple("Finding", "label line code why what")   # why: a message key, reach_… or tamper_…
 
 # ---------------------------------------------------------------------------------------------- the policy
 FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp"), "concat": ()}
@@ -81,6 +79,7 @@ MODULE_INSIDES = {"sys": {"_getframe", "setprofile", "settrace", "getprofile", "
                   "threading": {"setprofile", "settrace", "getprofile", "gettrace", "setprofile_all_threads",
                                 "settrace_all_threads"},
                   "gc": {"get_objects", "get_referrers", "get_referents"},
+                  "traceback": {"walk_stack"},
                   "inspect": {"currentframe", "stack", "trace", "getouterframes", "getinnerframes", "getframeinfo",
                               "getclosurevars"}}
 # What runs code the grader cannot read: from text, from a pickle, from a file, through the kernel's shell.
@@ -90,7 +89,6 @@ CODE_READABLE = {"importlib.import_module", "importlib.reload", "importlib.util.
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "hand_policy", "exercises", "score_watch", "course_cells"}
 TORCH_READABLE = {"_get_sdp_priority_order"}   # torch._C's one name a lesson invites learners to read
 MAGICS = re.compile(r"^\s*%%?(run|load|writefile|python\d?|script|macro|store|pycat)\b|^\s*%load_ext\s+(\S+)")
-
 
 
 def family_of(name: str, families) -> str | None:
@@ -164,104 +162,58 @@ def _chain(node) -> list[str]:
     return [node.id] + parts[::-1] if isinstance(node, ast.Name) else []
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
-           ast.GeneratorExp)
-
-
-def _own(scope) -> list:
-    """The nodes of a scope that belong to it, not to a scope inside it."""
-    found, todo = [], list(ast.iter_child_nodes(scope))
-    while todo:
-        node = todo.pop()
-        found.append(node)
-        if not isinstance(node, _SCOPES):
-            todo.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _locals(scope) -> set:
-    """The names a scope binds. A walrus inside a comprehension binds in the function around it; a class's names
-    are its body's only (see _free_names)."""
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        a = scope.args
-        names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x}
-    else:
-        names = set()
-    declared, comprehension = set(), isinstance(scope, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-    nodes = _own(scope)
-    nodes += [n for c in nodes if isinstance(c, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-              for n in ast.walk(c) if isinstance(n, ast.NamedExpr)] if not comprehension else []
-    walrus = {id(n.target) for n in nodes if isinstance(n, ast.NamedExpr)}
-    for node in nodes:
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared |= set(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if not (comprehension and id(node) in walrus):
-                names.add(node.id)
-        elif isinstance(node, ast.NamedExpr) and not comprehension:
-            names.add(node.target.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-    return names - declared
+_SCOPES = {ast.FunctionDef: None, ast.AsyncFunctionDef: None, ast.ClassDef: None, ast.Lambda: "lambda",
+           ast.ListComp: "listcomp", ast.SetComp: "setcomp", ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
 
 
 def _outside_parts(node) -> list:
-    """The parts of a function or a class that run in the scope around it: decorators, defaults, annotations,
-    bases."""
+    """The parts of a scope that run in the scope around it: decorators, defaults, annotations, bases, a
+    comprehension's first iterable."""
     if isinstance(node, ast.ClassDef):
         return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    if not hasattr(node, "args"):
+        return [node.generators[0].iter]
     a = node.args
     notes = [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x and x.annotation]
     return [*getattr(node, "decorator_list", []), *a.defaults, *(d for d in a.kw_defaults if d), *notes,
             *([node.returns] if getattr(node, "returns", None) else [])]
 
 
-def _free_names(unit) -> tuple[list, dict]:
-    """(Name node, its parent) for every name a top-level statement reads that no scope inside it binds, and
-    every node's parent. Defaults and decorators are read outside their function; methods do not see their
-    class's names."""
-    parents, found = {}, []
-
-    def visit(node, bound, visible):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
-            found.append(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            outside = _outside_parts(node)
-            for part in outside:
-                parents[part] = node
-                visit(part, bound, visible)
-            inner = (bound if isinstance(node, ast.ClassDef) else visible) | _locals(node)
-            skip = {id(p) for p in outside}
-            for child in ast.iter_child_nodes(node):
-                if id(child) not in skip and not isinstance(child, ast.arguments):
-                    parents[child] = node
-                    visit(child, inner, visible if isinstance(node, ast.ClassDef) else inner)
-            return
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            bound, visible = bound | _locals(node), visible | _locals(node)
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-            visit(child, bound, visible)
-
-    visit(unit, frozenset(), frozenset())
-    return [(n, parents.get(n)) for n in found], parents
-
-
 class _Unit:
-    """One top-level statement of one cell: what it binds, and the values of the learner's it may change."""
+    """One top-level statement of one cell: the globals it reads and binds, and the values of the learner's it may
+    change. Names are scoped by Python's own symbol table of the cell (table): defaults and decorators are read
+    outside their function, methods do not see their class's names, a walrus in a comprehension binds around it."""
 
-    def __init__(self, index: int, cell: Cell, stmt):
+    def __init__(self, index: int, cell: Cell, stmt, table):
         self.index, self.cell, self.stmt = index, cell, stmt
-        self.binds = {n.id for n in _own(ast.Module(body=[stmt], type_ignores=[]))
-                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.parents = {child: node for node in ast.walk(stmt) for child in ast.iter_child_nodes(node)}
+        self.free, self.binds, queues = [], set(), {}
+
+        def visit(node, scope, skip):
+            if id(node) in skip:
+                return
+            if isinstance(node, ast.Name):
+                top = scope is table
+                if isinstance(node.ctx, ast.Load) and (top or node.id in scope.get_identifiers()
+                                                       and scope.lookup(node.id).is_global()):
+                    self.free.append((node, self.parents.get(node)))
+                elif isinstance(node.ctx, ast.Store) and top:
+                    self.binds.add(node.id)
+            inner = scope
+            if type(node) in _SCOPES:
+                outside = _outside_parts(node)
+                for part in outside:
+                    visit(part, scope, skip)
+                skip = skip | {id(p) for p in outside}
+                if id(scope) not in queues:   # the scope's own tables, by line and name, in the order they come
+                    queues[id(scope)] = {}
+                    for child in scope.get_children():
+                        queues[id(scope)].setdefault((child.get_lineno(), child.get_name()), []).append(child)
+                inner = queues[id(scope)][(node.lineno, _SCOPES[type(node)] or node.name)].pop(0)
+            for child in ast.iter_child_nodes(node):
+                visit(child, inner, skip)
+
+        visit(stmt, table, frozenset())
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.binds.add(stmt.name)
         self.imports = {}   # name -> dotted path, for every import anywhere in the statement
@@ -298,8 +250,11 @@ class _Unit:
 def _units(cells: tuple) -> list[_Unit]:
     units = []
     for index, cell in enumerate(cells):
-        tree = parse(cell.source)
-        units += [_Unit(index, cell, stmt) for stmt in (tree.body if tree else [])]
+        try:
+            tree, table = ast.parse(python_of(cell.source)), symtable.symtable(python_of(cell.source), "<cell>", "exec")
+        except SyntaxError:   # the cell does not run: it binds nothing
+            continue
+        units += [_Unit(index, cell, stmt, table) for stmt in tree.body]
     return units
 
 
@@ -415,8 +370,9 @@ def _library_path_nodes(stmt, keyword: str | None) -> set:
 
 def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set, list]:
     """(the global names a reached statement reads, what in it the policy refuses)."""
-    free, parents = _free_names(unit.stmt)
+    free, parents = unit.free, unit.parents
     free_ids = {id(n) for n, _ in free}
+    local = {id(n) for n in ast.walk(unit.stmt) if isinstance(n, ast.Name)} - free_ids   # a parameter, a local
     exempt = _library_path_nodes(unit.stmt, library_path)
     names, found = set(), []
 
@@ -452,7 +408,7 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
                     (called or node.attr in TENSOR_FAMILY):     # a tensor's method: x.softmax(-1), sm = x.softmax
                 judge(node, f"reach_{family}", f"Tensor.{node.attr}")
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in BY_NAME and len(node.args) >= 2 \
-                and fold(node.args[1]) is None and not _local_root(node.args[0], free_ids):
+                and fold(node.args[1]) is None and id(root_of(node.args[0])) not in local:
             judge(node, "reach_dynamic", f"{node.func.id}(…)")
     for name_node, parent in free:
         name = name_node.id
@@ -470,12 +426,6 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
         elif not live and name not in ("self", "cls"):
             judge(name_node, "reach_outside", name)   # bound by no cell: IPython's Out, a name set through globals()
     return names, found
-
-
-def _local_root(node, free_ids) -> bool:
-    """Whether an expression starts from a name of the function's own (a parameter, a local), not a global."""
-    root = root_of(node)
-    return isinstance(root, ast.Name) and id(root) not in free_ids
 
 
 def _outermost(node, parents):
@@ -502,7 +452,7 @@ def tampering(cells) -> list[Finding]:
     foreign = set(imports) | aliases | {"__builtins__"}
     found = []
     for unit in (u for u in units if not u.cell.course):
-        _, parents = _free_names(unit.stmt)
+        parents = unit.parents
         for node in ast.walk(unit.stmt):
             why = _tamper_why(node, parents, imports, foreign)
             if why:

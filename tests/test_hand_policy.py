@@ -155,17 +155,19 @@ def test_what_could_undo_the_guards_is_found_in_any_cell(code, why):
 
 
 # ------------------------------------------------------------------------------------------- the course's notebooks
-def _solved(stem):
-    return nbformat.read(next((ROOT / "autograder" / "source").glob(f"*-ja/{stem}.ipynb")), 4)
+def _solved(stem, lang="ja"):
+    return nbformat.read(next((ROOT / "autograder" / "source").glob(f"*-{lang}/{stem}.ipynb")), 4)
 
 
+@pytest.mark.parametrize("lang", ["ja", "ko"])
 @pytest.mark.parametrize("stem", sorted(EXERCISES))
-def test_no_honest_solution_is_refused(stem):
-    nb = _solved(stem)
+def test_no_honest_solution_is_refused(stem, lang):
+    # Every honest solution notebook, in both languages (16): nothing refused, nothing that tampers.
+    nb = _solved(stem, lang)
     for cell in nb.cells:   # every solution cell as a learner would write it: read as theirs
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source += "\n# mine"
-    cells = policy_cells(nb, _solved(stem))
+    cells = policy_cells(nb, _solved(stem, lang))
     assert hp.tampering(cells) == []
     assert exercise_refusals(cells, stem) == {}
 

@@ -372,3 +372,21 @@ def test_no_secret_reaches_a_kernel(by_hand_graded):
         assert secret not in graded and secret not in feedback, secret
     assert scores["honest-env"] == {cell: float(p) for cell, p in POINTS["01_attention"].items()}
     assert any(rule == "environment" for _, rule in flags["honest-env"]), flags.get("honest-env")
+
+
+def test_the_class_report_counts_the_policys_refusals_as_a_category_of_their_own(by_hand_graded):
+    # Not "a mistake no known bug explains": each refusal is counted under the by-hand rule it broke, named for
+    # the instructor, in the exercise it zeroed.
+    from attn_grader.messages import text
+    from attn_grader.report import CATEGORIES, hint_text, summarize
+    course, scores, _ = by_hand_graded
+    exercises = {ex.grade_id: ex for ex in summarize(course, _assignment("01_attention")).exercises}
+    zeroed = {cell: sum(1 for case, (stem, _, zero) in CASES.items() if stem == "01_attention" and cell in zero)
+              for cell in L1_BY_HAND}
+    for cell, n in zeroed.items():
+        assert exercises[cell].outcomes["unknown_mistake"] == 0, (cell, exercises[cell].outcomes)
+        assert sum(k != "pass" and c for k, c in exercises[cell].outcomes.items()) == n, exercises[cell].outcomes
+    policy = {k: sum(ex.outcomes[k] for ex in exercises.values()) for k in CATEGORIES}
+    assert policy["hint_by_hand_reach"] and policy["hint_by_hand_tamper"], policy
+    for key, category in CATEGORIES.items():
+        assert hint_text(key, "ja", {}) == text(category, "ja")

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from attn_course import hand_policy
-from attn_course.exercises import EXERCISES
+from attn_course import by_hand, hand_policy
 
 TESTS_SUFFIX = "_tests"
 NAMES = {
@@ -33,13 +32,8 @@ STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source
 
 
 def by_hand_cells(stem: str) -> dict:
-    """Solution cell id -> (families, library-path keyword or None) for a lesson's by-hand exercises."""
-    cells = {}
-    for tests_id, cell in EXERCISES.get(stem, {}).items():
-        if cell["by_hand"]:
-            path = cell["library_path"].split("=", 1)[0].strip() if cell["library_path"] else None
-            cells[tests_id.removesuffix(TESTS_SUFFIX)] = (tuple(cell["by_hand"]), path)
-    return cells
+    """Solution cell id -> its by-hand Rule (families, library path) for a lesson's by-hand exercises."""
+    return by_hand.RULES.get(stem, {})
 
 
 def learner_cells(submitted, source) -> list[tuple[str, str | None, object]]:
@@ -78,10 +72,11 @@ def exercise_refusals(cells: list, stem: str) -> dict:
     """{solution cell id: the policy's findings} for every by-hand exercise of the notebook that has any."""
     labels = [c.label for c in cells]
     found = {}
-    for cell_id, (families, keyword) in by_hand_cells(stem).items():
+    for cell_id, rule in by_hand_cells(stem).items():
         if cell_id in labels:
             until = labels.index(cell_id + TESTS_SUFFIX) if cell_id + TESTS_SUFFIX in labels else None
-            findings = hand_policy.refusals(cells, families, keyword, start=labels.index(cell_id), until=until)
+            findings = hand_policy.refusals(cells, rule.families, rule.keyword, start=labels.index(cell_id),
+                                            until=until)
             if findings:
                 found[cell_id] = findings
     return found

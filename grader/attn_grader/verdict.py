@@ -103,10 +103,8 @@ def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
     on_error = getattr(judge, "on_error", None)
     call = str(raised.get("call", "?"))[:80]
     if kind == by_hand.REFUSED_KIND:  # the library's attention (or the course's checks) in a by-hand exercise
-        key = {"concat": "hidden_concat_refused", "threads": "hidden_by_hand_threads"}.get(message.split(":", 1)[0],
-                                                                                         "hidden_by_hand")
-        return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
-                        what=by_hand.refused_what(message)[:120])
+        return Mismatch(by_hand.message_key(message, hidden=True), name=call, what=by_hand.refused_what(message)[:120],
+                        hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call))
     hint = raised_hint(on_error, kind, message, call, raised.get("dot_T") is True or mentions_dot_T(source))
     error = f"{kind}: {message}" if message else kind
     return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
