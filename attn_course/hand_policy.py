@@ -39,6 +39,7 @@ Finding = namedtuple("Finding", "label line code why what")   # why: a message k
 
 # ---------------------------------------------------------------------------------------------- the policy
 FAMILIES = {"attention": ("attention", "transformer_encoder"), "softmax": ("softmax", "logsumexp"), "concat": ()}
+REACH = {"attention": "reach_attention", "softmax": "reach_softmax", "concat": "reach_concat"}   # each family's why
 # Named whole: "cat" is also in scatter and truncate; the classes and the loss that do a family's work.
 EXACT = {"attention": frozenset({"MultiheadAttention", "Transformer", "TransformerEncoderLayer",
                                  "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder"}),
@@ -287,7 +288,7 @@ def path_why(path: str, families) -> str | None:
     parts = path.split(".")
     family = family_of(parts[-1], families)
     if family:
-        return f"reach_{family}"
+        return REACH[family]
     if parts[0] == "attn_course":
         if len(parts) > 1 and parts[1] in COURSE_INTERNALS:
             return "reach_course"
@@ -406,7 +407,7 @@ def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set
                 judge(node, "reach_outside", node.attr)
             elif not mine and node.attr not in methods and (family := family_of(node.attr, families)) and \
                     (called or node.attr in TENSOR_FAMILY):     # a tensor's method: x.softmax(-1), sm = x.softmax
-                judge(node, f"reach_{family}", f"Tensor.{node.attr}")
+                judge(node, REACH[family], f"Tensor.{node.attr}")
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in BY_NAME and len(node.args) >= 2 \
                 and fold(node.args[1]) is None and id(root_of(node.args[0])) not in local:
             judge(node, "reach_dynamic", f"{node.func.id}(…)")

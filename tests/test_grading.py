@@ -124,7 +124,7 @@ FLAGGED_BUGS = {("08_deployed", "sink_through_sdpa", "reach_attention"), ("08_de
 
 def test_no_honest_submission_is_flagged(graded):
     course, _ = graded
-    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+    with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     # A class made of the solution notebooks is the same code throughout (attn_grader.similarity): a look, set aside.
     assert {(r["student_id"], r["rule"]) for r in rows if r["rule"] not in SIMILAR} == \
@@ -139,6 +139,6 @@ def test_a_submission_that_could_not_be_graded_is_no_zero(tmp_path):
     remember_not_graded(tmp_path, failed)
     assert not_graded(tmp_path) == failed
     assert write_flags(tmp_path, [("01-attention-ja", "bora")], failed=not_graded(tmp_path)) == 1
-    with open(tmp_path / "flags.csv", newline="", encoding="utf-8") as f:
+    with open(tmp_path / "flags.csv", newline="", encoding="utf-8-sig") as f:
         (row,) = list(csv.DictReader(f))
     assert (row["student_id"], row["rule"]) == ("bora", "not_graded") and "Kernel died" in row["code"]

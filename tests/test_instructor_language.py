@@ -106,7 +106,7 @@ def test_flags_csv_says_what_each_rule_means_in_the_instructors_language(course,
     monkeypatch.setenv("ATTN_REPORT_LANG", lang)
     write_flags(course, [], isolation="no sandbox here", failed={("03-masks-ja", "eri"): "Traceback …"},
                 untimed=[("03-masks-ko", "bora")])
-    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+    with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
         rows = list(csv.reader(f))
     assert rows[0] == HEADER and HEADER[-1] == "note"
     notes = {r[4]: r[-1] for r in rows[1:]}

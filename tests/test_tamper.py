@@ -272,7 +272,7 @@ def tamper_graded(tmp_path_factory):
                 scores[student] = {g.name: g.score for g in nb.grades}
             except Exception:  # noqa: BLE001 - a submission that could not be graded at all
                 scores[student] = {}
-    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+    with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
         flags = {}
         for row in csv.DictReader(f):
             if row["rule"] not in SIMILAR:   # every submission here is the solution's code: set aside

@@ -327,7 +327,7 @@ def by_hand_graded(tmp_path_factory):
             nb = gb.find_submission_notebook(stem, _assignment(stem), student)
             scores[student] = {g.name: g.score for g in nb.grades}
     flags = {}
-    with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+    with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
         for row in csv.DictReader(f):
             if row["rule"] not in SIMILAR:   # every submission here is the solution's code: set aside
                 flags.setdefault(row["student_id"], []).append((row["cell"], row["rule"]))

@@ -46,7 +46,7 @@ EXPORT_RULES = ("lms_left_out",)
 
 def _read(course: Path) -> list[list[str]]:
     try:
-        with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+        with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
             return list(csv.reader(f))[1:]
     except FileNotFoundError:
         return []
@@ -71,7 +71,8 @@ def note(rule: str, lang: str) -> str:
 def _write(course: Path, rows) -> None:
     from .messages import instructor_language
     lang = instructor_language(course) or "en"
-    with open(course / "flags.csv", "w", newline="", encoding="utf-8") as f:
+    # With a BOM, as the exports: opened in a spreadsheet program, Korean and Japanese notes read as written.
+    with open(course / "flags.csv", "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
         writer.writerow(HEADER)
         writer.writerows([*r[:7], note(r[4], lang)] for r in rows)

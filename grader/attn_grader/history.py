@@ -37,7 +37,7 @@ def _flags(course: Path) -> dict[tuple[str, str], list[str]]:
     """(assignment, student) -> the rules flags.csv names for that submission."""
     found: dict[tuple[str, str], set] = {}
     try:
-        with open(course / "flags.csv", newline="", encoding="utf-8") as f:
+        with open(course / "flags.csv", newline="", encoding="utf-8-sig") as f:
             for r in list(csv.reader(f))[1:]:
                 if len(r) > 4:
                     found.setdefault((r[1], r[0]), set()).add(r[4])

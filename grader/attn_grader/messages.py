@@ -369,9 +369,9 @@ MESSAGES = {
         "en": "The solution cells in the code column are the same code as the other learner's named there (names, spacing, comments and the order of functions set aside). The score is unchanged: a hint for a look, not a verdict.",
     },
     "flag_lms_left_out": {
-        "ja": "nbgrader の受講者表にメールアドレス（または LMS の ID）がないため、Moodle 用のファイルに入っていません。",
-        "ko": "Moodle용 파일에 들어 있지 않습니다. nbgrader 수강생 목록에 이메일 주소(또는 LMS ID)가 없습니다.",
-        "en": "Not in the Moodle file: nbgrader's student table has no e-mail (or LMS id) for this learner.",
+        "ja": "Moodle 用のファイルに入っていません。Moodle が受講者を見分ける欄（code 列：email ならメールアドレス、lms_user_id なら LMS の ID）が nbgrader の受講者表にありません。Moodle の取り込みは見つからない受講者で止まるためです。students.csv に書き足し、nbgrader db student import students.csv のあと make export LMS=moodle をもう一度実行してください。",
+        "ko": "Moodle용 파일에 들어 있지 않습니다. Moodle이 수강생을 구별하는 항목(code 열: email이면 이메일 주소, lms_user_id이면 LMS ID)이 nbgrader 수강생 목록에 없습니다. Moodle은 찾을 수 없는 수강생에서 가져오기를 멈추기 때문입니다. students.csv에 추가하고 nbgrader db student import students.csv를 실행한 뒤 make export LMS=moodle을 다시 실행하세요.",
+        "en": "Not in the Moodle file: nbgrader's student table lacks the field Moodle identifies learners by (the code column: email, or lms_user_id), and Moodle's import stops at a user it cannot find. Add it to students.csv, run nbgrader db student import students.csv, then make export LMS=moodle again.",
     },
     "flag_files": {
         "ja": "ファイルや採点用のフォルダに触れるコードです（正しい解答には要りません）。",

@@ -65,11 +65,10 @@ class MoodleExport(CourseExport):
         # Said where the instructor looks after grading too, not in one terminal line only: flags.csv keeps a row
         # per learner left out until the next Moodle export (a grading run keeps them).
         field = "e-mail" if self.identify_by == "email" else "lms_user_id"
+        # The code column names the missing field (email or lms_user_id); the note says what to do, in the
+        # instructor's language.
         set_export_flags(self.course_dir(), "lms_left_out", [
-            (student, "*", dest.name, "-", 0, f"not in the Moodle file: no {field} in nbgrader's student table "
-                                              f"(Moodle's import stops at a user it cannot find): add it to "
-                                              f"students.csv, nbgrader db student import students.csv, then "
-                                              f"make export LMS=moodle")
+            (student, "*", dest.name, "-", 0, self.identify_by)
             for student in sorted(left_out)])
         if left_out:
             print(f"Moodle: left out (no {field} in nbgrader's student table; flags.csv, rule lms_left_out): "
