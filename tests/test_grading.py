@@ -1,7 +1,7 @@
 """nbgrader, run for real through attn_grader.grade (what `make autograde` runs), on fixture submissions
 (conftest's `graded` class).
 
-Each lesson's classic bugs (BUGS in tests/test_lessonN.py) are planted several to a submission where no graded
+Each lesson's classic bugs (tools/planted/lessonN.py) are planted several to a submission where no graded
 cell sees two of them (tests/bug_packs.py). A bug must lose exactly the points of the grade cells that should
 catch it and keep every other point. Points come from the lesson sources (tools/lessons.py), the one place they
 live.

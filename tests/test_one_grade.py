@@ -11,6 +11,7 @@ import hashlib
 import pytest
 from attn_course.sizes import SIZE_RULE
 from conftest import class_bugs, class_lessons
+from planted import named
 
 LESSONS = {stem: lesson for stem, lesson in class_lessons().items() if lesson.number in SIZE_RULE}
 # The grader draws a 63-bit seed per notebook it executes (GuardedExecute): 20 such seeds, one per learner id.
@@ -25,11 +26,10 @@ SWEEP_CANNOT_SEE = {"05_heads": {"zero_grad_after_backward": {"ex4_head_answers"
 
 
 def _named(stem):
-    """tests/test_report.py's NAMED for the lesson, less what the sweep cannot see."""
-    from test_report import NAMED
+    """The hint each planted bug must get per exercise (tools/planted/), less what the sweep cannot see."""
     hidden = SWEEP_CANNOT_SEE.get(stem, {})
     return {bug: {cell: key for cell, key in cells.items() if cell not in hidden.get(bug, ())}
-            for bug, cells in NAMED[stem].items()}
+            for bug, cells in named(class_bugs()[stem]).items()}
 
 
 def _reached(stem):

@@ -3,16 +3,15 @@
 `make autograde` draws a new seed per grading run, and the hidden inputs come from it. A hint that
 depends on the inputs (two mistakes that happen to give the same number) is then named right on most
 seeds and wrong on a few: the class report's tests see it once in a while, an instructor sees a
-wrong count. This script judges every planted bug (tests/test_lessonN.py BUGS) on --seeds seeds and
-compares the hint with tests/test_report.py's NAMED; the solution itself must pass every grade cell on
-every seed.
+wrong count. This script judges every planted bug (tools/planted/) on --seeds seeds and compares the hint
+with the one its entry names; the solution itself must pass every grade cell on every seed.
 
 In process and fast: each lesson's solution notebook runs once; for a bug, only the solution cells
 from the edited one on run again, over a copy of that namespace. Objects a later demo cell built from
 an earlier solution stay the right ones, so a bug seen only through such an object shows as "passed"
 here (the real grader, which runs the whole notebook, is exact). Usage:
 
-    PYTHONPATH=tools:tests .venv/bin/python tools/hint_sweep.py [--seeds 40] [--lesson 07_positions] [--out f.json]
+    PYTHONPATH=tools .venv/bin/python tools/hint_sweep.py [--seeds 40] [--lesson 07_positions] [--out f.json]
 """
 from __future__ import annotations
 
@@ -124,16 +123,14 @@ def main() -> None:
     parser.add_argument("--others", action="store_true",
                         help="also judge every later grade cell a bug should leave passing (slower)")
     args = parser.parse_args()
-    import importlib
-
-    from test_report import NAMED
+    from planted import bugs, named
     results, wrong = {}, 0
     for lesson in lessons():
         if args.lesson and lesson.stem not in args.lesson:
             continue
         start = time.perf_counter()
-        bugs = importlib.import_module(f"test_lesson{lesson.number}").BUGS
-        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, bugs, NAMED[lesson.stem], args.seeds, args.others)
+        planted = bugs(lesson.number)
+        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, planted, named(planted), args.seeds, args.others)
         for key, r in results[lesson.stem].items():
             misses = sum(n for hint, n in r["got"].items() if hint != r["want"])
             wrong += misses
