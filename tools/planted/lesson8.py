@@ -253,4 +253,7 @@ BUGS = {
                                    "n_window = config[\"n_layer\"]",
                                    {"ex12_cache_bytes_tests": "hint_bytes_window_all"},
                                    "window on every layer (gpt-oss alternates)"),
+    "rolling_no_causal": Bug("ex4_rolling_cache", "(key_pos >= 0) & (key_pos <= p) & ", "(key_pos >= 0) & ",
+                             {"ex4_rolling_cache_tests": "hint_rolling_no_causal"},
+                             "ring cache mask without `key_pos <= p`: a chunk's tokens see its later ones"),
 }
