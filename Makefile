@@ -54,7 +54,7 @@ workspace:
 build: $(STAMP)
 	$(BIN)/python tools/build.py
 
-## make readme: regenerate README's lesson table and docs/instructors.md's grade tables (lessons/, the tests' BUGS)
+## make readme: regenerate README's lesson table and docs/instructors.md's grade tables (lessons/, tools/planted/)
 readme: $(STAMP)
 	PYTHONPATH=tools:tests $(BIN)/python tools/readme.py
 
@@ -103,7 +103,7 @@ formgrader: $(STAMP)
 
 ## make classroom LESSON=03-masks STUDENTS=40: generated submissions of a lesson in autograder/submitted/, to try grading
 classroom: $(STAMP)
-	PYTHONPATH=tools:tests $(BIN)/python tools/classroom.py --lesson $(LESSON) --students $(or $(STUDENTS),40)
+	PYTHONPATH=tools $(BIN)/python tools/classroom.py --lesson $(LESSON) --students $(or $(STUDENTS),40)
 
 ## make bench: time every solution notebook, the explorer in Python and in the browser; STRICT=1 fails over budget
 # Speed is measured here, on a quiet machine, and never asserted by a test (a busy CI machine is no bug).
@@ -117,7 +117,7 @@ bench-grading: $(STAMP)
 
 ## make hint-sweep: does the grader name each planted bug's mistake right on every grading seed?
 hint-sweep: $(STAMP)
-	PYTHONPATH=tools:tests $(BIN)/python tools/hint_sweep.py --seeds 40 --out hint-sweep.json
+	PYTHONPATH=tools $(BIN)/python tools/hint_sweep.py --seeds 40 --out hint-sweep.json
 
 clean-venv:
 	rm -rf $(VENV)

@@ -3,7 +3,6 @@ import os
 import shutil
 import subprocess
 import time
-from collections import namedtuple
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,6 @@ REFERENCE = ROOT / "autograder" / "reference"
 EXECUTED = ROOT / "test-artifacts" / "executed"
 SESSION_START = time.time()
 
-# One graded submission per classic bug: the solution cell it edits, the text replaced and its
-# replacement, the grade cells that must then score 0 (every other keeps its points), and a title
-# for the grade tables of docs/instructors.md.
-Bug = namedtuple("Bug", "cell old new fails title")
 
 
 # ---------------------------------------------------------------------------- Scheduling
@@ -68,9 +63,9 @@ def class_lessons() -> dict:
 
 
 def class_bugs() -> dict:
-    """stem -> BUGS of tests/test_lessonN.py."""
-    import importlib
-    return {stem: importlib.import_module(f"test_lesson{lesson.number}").BUGS for stem, lesson in class_lessons().items()}
+    """stem -> the lesson's planted bugs (tools/planted/lessonN.py)."""
+    from planted import bugs
+    return {stem: bugs(lesson.number) for stem, lesson in class_lessons().items()}
 
 
 @pytest.fixture(scope="session")

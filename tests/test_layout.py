@@ -6,7 +6,7 @@ from conftest import ROOT
 from lessons import lessons
 
 LAYERS = ("attn_course/checks/lesson{n}.py", "attn_course/messages/lesson{n}.py", "attn_course/probes/lesson{n}.py",
-          "autograder/reference/lesson{n}.py", "tests/test_lesson{n}.py")
+          "autograder/reference/lesson{n}.py", "tests/test_lesson{n}.py", "tools/planted/lesson{n}.py")
 
 
 @pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.stem)

@@ -1,9 +1,9 @@
 """Lesson 1: single-head attention, the Attention module, two numeric answers.
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
-hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail).
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson1.py.
 """
 import math
 import re
@@ -17,7 +17,7 @@ from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
 from attn_grader.verdict import hint_of
-from conftest import Bug, fails, fails_with, passes, reference
+from conftest import fails, fails_with, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
 def scores_ok(Q, K):
@@ -167,7 +167,6 @@ def test_numeric_answer_checks(lang):
                name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)
     # A broken module does not cost the point of a right answer.
     checks.check_param_answer(196608, NoWoAtAll)
-
 
 
 def test_check_failure_renders_without_a_stack(lang):
@@ -363,49 +362,6 @@ def test_a_module_whose_weighted_average_is_the_wrong_way_round_is_named_on_both
         fails_with(checks.check_attention_module, cls, hint)
         for seed in (20261123, 1, 2):
             assert hint_of(fails(probes.attention_module, cls, key="hidden_raised", seed=seed))[0] == hint, seed
-
-
-# --------------------------------------------------------------------------- graded submissions
-SCORES_THEN_ATTENTION = {"ex1_attention_scores_tests", "ex4_attention_tests", "ex5_attention_module_tests"}
-BUGS = {
-    "wrong_shape_kq": Bug("ex1_attention_scores", "return Q @ K.transpose(-2, -1)", "return K @ Q.transpose(-2, -1)",
-                          SCORES_THEN_ATTENTION, "scores as K Qᵀ (wrong shape)"),
-    "missing_scaling": Bug("ex1_attention_scores", " / math.sqrt(d_k)", "", SCORES_THEN_ATTENTION, "no scaling"),
-    "scale_by_dk": Bug("ex1_attention_scores", "/ math.sqrt(d_k)", "/ d_k", SCORES_THEN_ATTENTION, "divided by d_k"),
-    "k_not_transposed": Bug("ex1_attention_scores", "K.transpose(-2, -1)", "K.T", SCORES_THEN_ATTENTION,
-                            "`K.T` instead of `K.transpose(-2, -1)`"),
-    "softmax_wrong_axis": Bug("ex3_softmax_last", "dim=-1", "dim=-2",
-                              {"ex3_softmax_last_tests", "ex4_attention_tests", "ex5_attention_module_tests"},
-                              "softmax over dim=-2"),
-    "w_o_missing": Bug("ex5_attention_module", "return self.W_o(y), weights", "return y, weights",
-                       {"ex5_attention_module_tests"}, "W_o not applied"),
-    # found by make mutants (issue 29): the course's own error said the widths differ, and nothing said why
-    "k_not_projected": Bug("ex5_attention_module", "self.W_q(x), self.W_k(x), self.W_v(x)", "self.W_q(x), x, self.W_v(x)",
-                           {"ex5_attention_module_tests"}, "K = x: W_k not applied"),
-    # make mutants' kin (issue 29): both raised in a matrix product, and were told "transpose K"
-    "values_before_weights": Bug("ex4_attention", "return weights @ V, weights", "return V @ weights, weights",
-                                 {"ex4_attention_tests", "ex5_attention_module_tests"}, "`V @ weights` for the output"),
-    "keys_before_queries": Bug("ex1_attention_scores", "return Q @ K.transpose(-2, -1)",
-                               "return K.transpose(-2, -1) @ Q", SCORES_THEN_ATTENTION, "scores as `Kᵀ @ Q`"),
-    "variance_as_std": Bug("ex2_variance", "answer_var_raw = 512", "answer_var_raw = 22.6", {"ex2_variance_tests"},
-                           "variance answered as the standard deviation"),
-    # ✔ in the notebook before its checks ran the grader's cases: a size the notebook binds, a cut gradient.
-    "attention_reads_global_dk": Bug("ex4_attention", "weights = softmax_last(attention_scores(Q, K))",
-                                     "weights = softmax_last(Q @ K.transpose(-2, -1) / math.sqrt(d_k))",
-                                     {"ex4_attention_tests", "ex5_attention_module_tests"},
-                                     "attention reads the table's global `d_k` instead of `Q.size(-1)`"),
-    "module_detaches_x": Bug("ex5_attention_module", "Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)",
-                             "x = x.detach()\n        Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)",
-                             {"ex5_attention_module_tests"}, "forward works on `x.detach()`: no gradient reaches x"),
-    "weights_under_no_grad": Bug("ex4_attention", "    weights = softmax_last(attention_scores(Q, K))",
-                                 "    with torch.no_grad():\n        weights = softmax_last(attention_scores(Q, K))",
-                                 {"ex4_attention_tests", "ex5_attention_module_tests"},
-                                 "weights computed under `torch.no_grad()`"),
-    # Not a bug: a harmless warning on stderr inside a graded call keeps full marks.
-    "warns_but_right": Bug("ex1_attention_scores", "    d_k = Q.size(-1)\n",
-                           "    d_k = Q.size(-1)\n    import warnings; warnings.warn('harmless')\n", set(),
-                           "solution that prints a warning on stderr"),
-}
 
 
 def test_what_the_visible_check_tries_the_grader_tries_too(ref, lang):

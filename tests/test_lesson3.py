@@ -1,9 +1,9 @@
 """Lesson 3: causal and padding masks, the two conventions, NaN rows, dropout, the module.
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
-hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail).
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson3.py.
 """
 import math
 import re
@@ -17,7 +17,8 @@ from attn_course.checks import lesson3 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson3 as probes
 from attn_grader.verdict import hint_of
-from conftest import Bug, fails, fails_with, passes, reference
+from conftest import fails, fails_with, passes, reference
+from planted.lesson3 import SDPA_LINE
 from test_lesson2 import merge_ok, split_ok
 
 # --------------------------------------------------------------------------- lesson 3
@@ -220,7 +221,6 @@ def test_a_causal_buffer_used_whole_is_named_not_a_transpose(lang):
     assert t("hint_transpose_k") not in str(failure)
 
 
-
 def _module_variant(old: str, new: str, cell: str = "forward"):
     """MODULE_SOURCE's module with one line changed: a learner's own mistake in the module."""
     assert MODULE_SOURCE.count(old) == 1, old
@@ -233,7 +233,6 @@ def _module_variant(old: str, new: str, cell: str = "forward"):
     return ns["CausalSelfAttention"]
 
 
-SDPA_LINE = "return self.W_o(merge_heads(y.nan_to_num(0.0))), None"
 # Issue 29, a simulated learner: each module mistake and the cause both sides must name (none named the bool mask).
 MODULE_MISTAKES = {
     "sdpa_no_w_o": (SDPA_LINE, "return merge_heads(y.nan_to_num(0.0)), None", "hint_w_o_missing"),
@@ -380,122 +379,6 @@ def test_hidden_catches_weights_returned_after_dropout(ref):
             y, w = super().forward(x, lengths, use_sdpa)
             return y, (w if w is None else torch.nn.functional.dropout(w, self.dropout.p, self.training))
     fails(probes.module, AfterDropout, key="hidden_dropout_train")
-
-
-# --------------------------------------------------------------------------- graded submissions
-MODULE_3 = "ex6_causal_module_tests"
-SCORES_3 = ("scores = apply_mask(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), keep)  # (B, H, T, T)\n"
-            "        weights = safe_softmax(scores)")
-BUGS = {
-    "mask_after_softmax": Bug("ex6_causal_module", SCORES_3,
-                              "scores = Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim)\n"
-                              "        weights = safe_softmax(scores).masked_fill(~keep, 0.0)", {MODULE_3},
-                              "mask applied after the softmax"),
-    "inverted_mask": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(keep,",
-                         {"ex2_apply_mask_tests", MODULE_3}, "inverted mask, `masked_fill(keep, …)`"),
-    "upper_triangle": Bug("ex1_causal_mask", ".tril()", ".triu()", {"ex1_causal_mask_tests", MODULE_3},
-                          "upper triangle, `triu`"),
-    "mask_left_on_cpu": Bug("ex1_causal_mask", ", device=device)", ")", {"ex1_causal_mask_tests"},
-                            "causal_mask ignores `device=` (left on the CPU)"),
-    "mask_built_on_cpu_in_forward": Bug("ex6_causal_module", "keep = self.causal[:T, :T]",
-                                        "keep = torch.ones(T, T, dtype=torch.bool).tril()", {MODULE_3},
-                                        "mask built on the CPU inside forward"),
-    "nan_on_fully_masked_row": Bug("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
-                                   "torch.softmax(scores, dim=-1)", {"ex5_safe_softmax_tests", MODULE_3},
-                                   "-inf gives NaN on a fully masked row"),
-    "dropout_active_in_eval": Bug("ex6_causal_module", "self.dropout(weights)", "F.dropout(weights, self.dropout.p)",
-                                  {MODULE_3}, "dropout still active in eval (`F.dropout` without `training=`)"),
-    "same_mask_convention": Bug("ex3_mha_mask_to_sdpa", "return ~mask if", "return mask if",
-                                {"ex3_mha_mask_to_sdpa_tests"}, "nn.MultiheadAttention mask passed to SDPA unchanged"),
-    "padding_off_by_one": Bug("ex4_padding_keep", "< lengths[:, None]", "<= lengths[:, None]",
-                              {"ex4_padding_keep_tests", MODULE_3}, "padding off by one, `<=`"),
-    "sdpa_dropout_in_eval": Bug("ex6_causal_module", "p = self.dropout.p if self.training else 0.0",
-                                "p = self.dropout.p", {MODULE_3}, "SDPA path: `dropout_p=self.dropout.p` in eval too"),
-    "weights_after_dropout": Bug("ex6_causal_module", "y = merge_heads(self.dropout(weights) @ V)",
-                                 "weights = self.dropout(weights)\n        y = merge_heads(weights @ V)", {MODULE_3},
-                                 "weights returned after dropout"),
-    # Found by a learner working through the lesson, and by make mutants (issue 29).
-    "keep_with_extra_axes": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(~keep[None, None],",
-                                {"ex2_apply_mask_tests", MODULE_3}, "`~keep[None, None]`: a (B, 1, T, T) keep becomes 6-D"),
-    "dropout_on_scores": Bug("ex6_causal_module", "safe_softmax(scores)" + " " * 49 + "# (B, H, T, T)\n"
-                             "        y = merge_heads(self.dropout(weights) @ V)",
-                             "safe_softmax(self.dropout(scores))\n        y = merge_heads(weights @ V)", {MODULE_3},
-                             "dropout on the scores, before the softmax"),
-    "mask_diagonal_below": Bug("ex1_causal_mask", ".tril()", ".tril(diagonal=-1)", {"ex1_causal_mask_tests", MODULE_3},
-                               "`tril(diagonal=-1)`: a query cannot see itself"),
-    "fill_minus_1e9": Bug("ex2_apply_mask", 'float("-inf"))', "-1e9)", {"ex2_apply_mask_tests", MODULE_3},
-                          "filled with -1e9 instead of -inf"),
-    "fill_finfo_min": Bug("ex2_apply_mask", 'float("-inf"))', "torch.finfo(scores.dtype).min)",
-                          {"ex2_apply_mask_tests", MODULE_3}, "filled with `torch.finfo(dtype).min` instead of -inf"),
-    "additive_mask_nan": Bug("ex2_apply_mask", 'scores.masked_fill(~keep, float("-inf"))',
-                             'scores + (~keep) * float("-inf")', {"ex2_apply_mask_tests", MODULE_3},
-                             '`scores + (~keep) * float("-inf")` (0 × −∞ = NaN)'),
-    "fill_zero": Bug("ex2_apply_mask", 'float("-inf"))', "0.0)", {"ex2_apply_mask_tests", MODULE_3},
-                     "`masked_fill(~keep, 0)`"),
-    "scale_sqrt_e": Bug("ex6_causal_module", "math.sqrt(self.head_dim)", "math.sqrt(self.embed_dim)", {MODULE_3},
-                        "scores divided by √E instead of √D"),
-    "padding_mask_b1t": Bug("ex6_causal_module", "[:, None, None, :]", "[:, None, :]", {MODULE_3},
-                            "padding mask (B, 1, T): not broadcast over the heads"),
-    "buffer_persistent": Bug("ex6_causal_module", ", persistent=False)", ")", {MODULE_3},
-                             "causal buffer saved in the state_dict (no `persistent=False`)"),
-    "sdpa_without_nan_to_num": Bug("ex6_causal_module", "merge_heads(y.nan_to_num(0.0))", "merge_heads(y)", {MODULE_3},
-                                   "SDPA path without `nan_to_num` (NaN rows on a GPU)"),
-    # found by make mutants (issue 29): no hint named it
-    "padding_joined_with_or": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep = keep | padding_keep",
-                                  {MODULE_3}, "causal and padding masks joined by or, not by `&`"),
-    "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
-                             "return ~mask", {"ex3_mha_mask_to_sdpa_tests"}, "`~mask` on a float (additive) mask too"),
-    # Found by a simulated learner (issue 29): a rubric hole, causes named wrong, PyTorch's English untranslated.
-    "causal_slice_off_corner": Bug("ex6_causal_module", "keep = self.causal[:T, :T]",
-                                   "keep = self.causal[1:T + 1, 1:T + 1]", {MODULE_3},
-                                   "`self.causal[1:T+1, 1:T+1]`: right below max_len, fails at T == max_len"),
-    # the SDPA path's own mistakes (each was told the bool mask's convention)
-    **{name: Bug("ex6_causal_module", SDPA_LINE, new, {MODULE_3}, title) for name, new, title in (
-        ("sdpa_without_w_o", "return merge_heads(y.nan_to_num(0.0)), None", "SDPA path without `W_o`"),
-        ("sdpa_heads_not_merged", "return self.W_o(y.nan_to_num(0.0)), None",
-         "SDPA path: `W_o` on (B, H, T, D), the heads not merged"))},
-    "sdpa_scale_sqrt_e": Bug("ex6_causal_module", "dropout_p=p)", "dropout_p=p, scale=1 / math.sqrt(self.embed_dim))",
-                             {MODULE_3}, "SDPA path: `scale=1/√E`"),
-    "padding_keep_max_len": Bug("ex6_causal_module", "padding_keep(lengths, T)",
-                                "padding_keep(lengths, self.causal.size(0))", {MODULE_3},
-                                "`padding_keep(lengths, max_len)` in forward"),
-    "padding_on_query_axis": Bug("ex6_causal_module", "[:, None, None, :]", "[:, None, :, None]", {MODULE_3},
-                                 "padding mask on the query axis, `[:, None, :, None]`"),
-    "keep_and_in_place": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep &= padding_keep", {MODULE_3},
-                             "`keep &= …` in place on the buffer's slice"),
-    "keep_transposed": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(~keep.mT,",
-                           {"ex2_apply_mask_tests", MODULE_3}, "keep transposed in apply_mask, `~keep.mT`"),
-    "keep_one_minus": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill((1 - keep).bool(),",
-                          {"ex2_apply_mask_tests", MODULE_3}, "`(1 - keep)` on a bool keep"),
-    "scores_to_float": Bug("ex2_apply_mask", "return scores.masked_fill(", "return scores.float().masked_fill(",
-                           {"ex2_apply_mask_tests", MODULE_3}, "apply_mask changes the dtype, `scores.float()`"),
-    "padding_from_one": Bug("ex4_padding_keep", "torch.arange(T, device=lengths.device) <",
-                            "torch.arange(1, T + 1, device=lengths.device) <", {"ex4_padding_keep_tests", MODULE_3},
-                            "positions from 1, `arange(1, T + 1) < lengths`"),
-    "padding_values_read": Bug("ex4_padding_keep", "return torch.arange(T, device=lengths.device) < lengths[:, None]",
-                               "return torch.tensor([[t < n for t in range(T)] for n in lengths.tolist()], "
-                               "device=lengths.device)", {"ex4_padding_keep_tests"},
-                               "lengths read with `.tolist()` (fails on a GPU's stand-in, the meta device)"),
-    "scale_written_as_number": Bug("ex6_causal_module", "math.sqrt(self.head_dim)", "math.sqrt(4)", {MODULE_3},
-                                   "`math.sqrt(4)`: √D written for the check's D = 4"),
-    "dead_rows_to_one": Bug("ex5_safe_softmax", "nan_to_num(0.0)", "nan_to_num(1.0)", {"ex5_safe_softmax_tests", MODULE_3},
-                            "`nan_to_num(1.0)`: fully masked rows of ones"),
-    "softmax_over_queries": Bug("ex5_safe_softmax", "dim=-1", "dim=-2", {"ex5_safe_softmax_tests", MODULE_3},
-                                "softmax over the queries, `dim=-2`"),
-    # ✔ in the notebook and full marks before both sides tested the module's gradients.
-    "module_detaches_x": Bug("ex6_causal_module", "B, T, _ = x.shape", "x = x.detach()\n        B, T, _ = x.shape",
-                             {MODULE_3}, "forward works on `x.detach()`: no gradient reaches x"),
-    "scores_under_no_grad": Bug("ex6_causal_module", SCORES_3, "with torch.no_grad():\n            "
-                                + SCORES_3.replace("\n        ", "\n            "), {MODULE_3},
-                                "scores and weights computed under `torch.no_grad()`"),
-    # ✔ in the notebook and full marks until both sides tried rows of large scores, and a max_len above 32.
-    "softmax_without_row_max": Bug("ex5_safe_softmax", "torch.softmax(scores, dim=-1).nan_to_num(0.0)",
-                                   "(scores.exp() / scores.exp().sum(dim=-1, keepdim=True)).nan_to_num(0.0)",
-                                   {"ex5_safe_softmax_tests"}, "softmax by hand without the row max: NaN, then 0, "
-                                   "on large scores"),
-    "causal_buffer_of_32": Bug("ex6_causal_module", "causal_mask(max_len), persistent", "causal_mask(32), persistent",
-                               {MODULE_3}, "causal buffer `causal_mask(32)`, not sized by max_len"),
-}
 
 
 def test_padding_keep_on_the_inputs_device_is_graded(ref, lang):

@@ -1,9 +1,9 @@
 """Lesson 4: GPT-2's fused QKV, the module, its initialisation, loading from and exporting to HF.
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
-hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail).
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson4.py.
 """
 import math
 import re
@@ -17,7 +17,7 @@ import attn_course as course
 from attn_course.checks import lesson4 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson4 as probes
-from conftest import Bug, fails, fails_with, passes, reference
+from conftest import fails, fails_with, passes, reference
 from test_lesson2 import merge_ok, split_ok
 
 # --------------------------------------------------------------------------- lesson 4
@@ -143,7 +143,6 @@ def test_gpt2_init_checks(lang):
         checks.check_gpt2_init(lambda m, n: init(m, n, proj_std=0.02), ok)
     with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
         checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
-
 
 
 GPT2_SMALL_PARAMS = 4 * 768 * 768 + 4 * 768
@@ -355,82 +354,3 @@ def test_a_tensor_made_on_the_cpu_in_forward_is_named_alike_on_meta(lang, ref):
     for cls in (MaskedOnCpu, SdpaMaskOnCpu, OutputToCpu):
         fails_with(checks.check_gpt2_module, cls, "hint_module_device")
         assert fails(probes.module, cls).hint == "hint_module_device", cls.__name__
-
-
-# --------------------------------------------------------------------------- graded submissions
-SPLIT_4 = ("    q, k, v = qkv.split(three_e // 3, dim=2)                                     # (B, T, E) each\n"
-           "    return tuple(z.view(B, T, n_head, -1).transpose(1, 2) for z in (q, k, v))   # (B, H, T, D) each")
-# A wrong split breaks everything built on the learner's module, loading and exporting included.
-USES_MODULE_4 = {"ex2_gpt2_module_tests", "ex5_load_from_hf_tests", "ex6_export_to_hf_tests"}
-SCORES = ('scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)               # (B, H, T, T)\n'
-          '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n'
-          '            weights = torch.softmax(scores, dim=-1)                                   # (B, H, T, T)')
-EXPORT = ("hf.c_attn.weight.copy_(mine.c_attn.weight.T)      # Linear (3E, E) -> Conv1D (E, 3E)\n"
-          "        hf.c_attn.bias.copy_(mine.c_attn.bias)\n"
-          "        hf.c_proj.weight.copy_(mine.c_proj.weight.T)\n"
-          "        hf.c_proj.bias.copy_(mine.c_proj.bias)")
-EXPORT_BACKWARDS = ("mine.c_attn.weight.copy_(hf.c_attn.weight.T)\n"
-                    "        mine.c_attn.bias.copy_(hf.c_attn.bias)\n"
-                    "        mine.c_proj.weight.copy_(hf.c_proj.weight.T)\n"
-                    "        mine.c_proj.bias.copy_(hf.c_proj.bias)")
-BUGS = {
-    "conv1d_not_transposed": Bug("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
-                                 "mine.c_proj.weight.copy_(hf.c_proj.weight)", {"ex5_load_from_hf_tests"},
-                                 "Conv1D weight not transposed (square c_proj, no error)"),
-    "interleaved_heads": Bug("ex1_split_qkv", SPLIT_4,
-                             "    return tuple(z.transpose(1, 2) for z in qkv.view(B, T, n_head, -1).chunk(3, dim=-1))",
-                             {"ex1_split_qkv_tests"} | USES_MODULE_4, "interleaved heads, `view(B, T, H, 3D).chunk(3)`"),
-    "qkv_wrong_order": Bug("ex1_split_qkv", "for z in (q, k, v)", "for z in (k, q, v)",
-                           {"ex1_split_qkv_tests"} | USES_MODULE_4, "Q, K, V in the wrong order"),
-    "bias_not_loaded": Bug("ex5_load_from_hf", "        mine.c_attn.bias.copy_(hf.c_attn.bias)            # (3E,)\n", "",
-                           {"ex5_load_from_hf_tests"}, "bias not copied when loading"),
-    "module_without_bias": Bug("ex2_gpt2_module", "nn.Linear(embed_dim, 3 * embed_dim)",
-                               "nn.Linear(embed_dim, 3 * embed_dim, bias=False)", USES_MODULE_4,
-                               "module built without bias"),
-    "missing_mask": Bug("ex2_gpt2_module",
-                        '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n', "",
-                        USES_MODULE_4, "causal mask missing"),
-    "scale_by_embed_dim": Bug("ex2_gpt2_module", "/ math.sqrt(self.head_dim)", "/ math.sqrt(E)", USES_MODULE_4,
-                              "scores divided by √E instead of √D"),
-    "causal_buffer_unsliced": Bug("ex2_gpt2_module", "~self.causal[:T, :T]", "~self.causal", USES_MODULE_4,
-                                  "causal buffer used whole, without `[:T, :T]`"),
-    "sdpa_dropout_in_eval": Bug("ex2_gpt2_module", "p = self.dropout.p if self.training else 0.0",
-                                "p = self.dropout.p", {"ex2_gpt2_module_tests"},
-                                "SDPA path: `dropout_p=self.dropout.p` in eval too"),
-    "weights_after_dropout": Bug("ex2_gpt2_module", "y = self.dropout(weights) @ v",
-                                 "weights = self.dropout(weights)\n            y = weights @ v", {"ex2_gpt2_module_tests"},
-                                 "weights returned after dropout"),
-    "output_dropout": Bug("ex2_gpt2_module", "        return self.c_proj(y), weights",
-                          "        return self.dropout(self.c_proj(y)), weights", {"ex2_gpt2_module_tests"},
-                          "dropout on the output too, after c_proj (Hugging Face's resid_dropout)"),
-    # Each was ✔ in the check and the grader (built with the default, or max_len=32, and run short), and failed in
-    # lessons 5 to 7, which build the module with max_len=: both now build it with max_len=80 (70 to 90), run past 64.
-    "buffer_fixed_64": Bug("ex2_gpt2_module", "torch.ones(max_len, max_len, dtype=torch.bool)",
-                           "torch.ones(64, 64, dtype=torch.bool)", {"ex2_gpt2_module_tests"},
-                           "causal buffer of a fixed 64, whatever max_len"),
-    "block_size_keyword": Bug("ex2_gpt2_module",
-                              "def __init__(self, embed_dim: int, n_head: int, max_len: int = 64, dropout: float = 0.0):",
-                              "def __init__(self, embed_dim: int, n_head: int, block_size: int = 64, dropout: float = 0.0):\n"
-                              "        max_len = block_size", {"ex2_gpt2_module_tests"},
-                              "constructor keyword named block_size, not max_len"),
-    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
-    # nowhere, tested gradients and a copy's invariants by the grader's rule.
-    "split_reads_global_sizes": Bug("ex1_split_qkv", "z.view(B, T, n_head, -1)", "z.view(B, T, H, D)",
-                                    {"ex1_split_qkv_tests"} | USES_MODULE_4,
-                                    "split_qkv reads the demo's globals `H` and `D`"),
-    "module_detaches_x": Bug("ex2_gpt2_module", "split_qkv(self.c_attn(x), self.n_head)",
-                             "split_qkv(self.c_attn(x.detach()), self.n_head)", {"ex2_gpt2_module_tests"},
-                             "forward works on `x.detach()`: no gradient reaches x"),
-    "scores_under_no_grad": Bug("ex2_gpt2_module", SCORES, "with torch.no_grad():\n                "
-                                + SCORES.replace("\n            ", "\n                "), {"ex2_gpt2_module_tests"},
-                                "scores and weights computed under `torch.no_grad()`"),
-    "load_shares_memory": Bug("ex5_load_from_hf", "mine.c_attn.bias.copy_(hf.c_attn.bias)",
-                              "mine.c_attn.bias = hf.c_attn.bias", {"ex5_load_from_hf_tests"},
-                              "bias assigned as hf's own Parameter: memory shared with hf"),
-    # ✔ and full marks before the check and the grader tried the meta device (a crash on a Colab GPU).
-    "mask_made_on_cpu": Bug("ex2_gpt2_module", "scores.masked_fill(~self.causal[:T, :T]",
-                            "scores.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril()", {"ex2_gpt2_module_tests"},
-                            "forward makes its causal mask on the CPU (no device=x.device), not from the buffer"),
-    "export_copies_backwards": Bug("ex6_export_to_hf", EXPORT, EXPORT_BACKWARDS, {"ex6_export_to_hf_tests"},
-                                   "export copied the wrong way: `mine.….copy_(hf.…)` overwrites mine"),
-}

@@ -1,9 +1,9 @@
 """Lesson 6: FLOPs, KV-cache bytes, tiled attention, grouped-query attention, the KV cache.
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
-hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
-`make autograde`'s own code and README's grade table shows.
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail).
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson6.py.
 """
 import math
 import re
@@ -16,8 +16,7 @@ import attn_course as course
 from attn_course.checks import lesson6 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson6 as probes
-from bugs_pasted import PASTED_MAX_LEN
-from conftest import Bug, fails, fails_with, passes, reference
+from conftest import fails, fails_with, passes, reference
 
 @pytest.fixture(scope="module")
 def ref():
@@ -372,116 +371,6 @@ def test_hidden_catches_a_cache_that_forgets_the_offset(ref):
     fails(probes.gqa, _gqa(ref, repeat="repeat"))
 
 
-# --------------------------------------------------------------------------- graded submissions
-BUGS = {
-    "module_missing_mask": Bug("ex0_gpt2_attention",
-                               'torch.softmax(scores.masked_fill(~self.causal[:T, :T], float("-inf")), dim=-1)',
-                               "torch.softmax(scores, dim=-1)", {"ex0_gpt2_attention_tests"},
-                               "pasted module without the causal mask"),
-    "pasted_sdpa_dropout_in_eval": Bug("ex0_gpt2_attention", "p = self.dropout.p if self.training else 0.0",
-                                       "p = self.dropout.p", {"ex0_gpt2_attention_tests"},
-                                       "pasted module, SDPA path: `dropout_p=self.dropout.p` in eval too"),
-    "pasted_weights_after_dropout": Bug("ex0_gpt2_attention", "y = (self.dropout(weights) @ v)",
-                                        "weights = self.dropout(weights)\n        y = (weights @ v)",
-                                        {"ex0_gpt2_attention_tests"}, "pasted module returns the weights after dropout"),
-    "flops_multiply_adds": Bug("ex1_attention_flops", '"scores": 2 * B * H * T * T * D,', '"scores": B * H * T * T * D,',
-                               {"ex1_attention_flops_tests"}, "FLOPs as multiply-adds"),
-    "flops_one_head": Bug("ex1_attention_flops", '"weighted_sum": 2 * B * H * T * T * D,',
-                          '"weighted_sum": 2 * B * T * T * D,', {"ex1_attention_flops_tests"}, "FLOPs for one head only"),
-    "tiled_no_rescale": Bug("ex2_tiled_attention", "acc = acc * scale + p @ vb", "acc = acc + p @ vb",
-                            {"ex2_tiled_attention_tests"}, "tiling without rescaling `acc`"),
-    "tiled_no_normalize": Bug("ex2_tiled_attention", "return acc / l", "return acc", {"ex2_tiled_attention_tests"},
-                              "tiling without the final `/ ℓ`"),
-    "tiled_drops_tail": Bug("ex2_tiled_attention", "range(0, k.size(2), block_size)",
-                            "range(0, k.size(2) - block_size + 1, block_size)", {"ex2_tiled_attention_tests"},
-                            "tiling that drops the last short block"),
-    "tiled_no_causal": Bug("ex2_tiled_attention", 's = s.masked_fill(cols > rows, float("-inf"))', "s = s",
-                           {"ex2_tiled_attention_tests"}, "tiling without the causal mask"),
-    "gqa_repeat": Bug("ex3_gqa", "k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)",
-                      "k.repeat(1, H // G, 1, 1), v.repeat(1, H // G, 1, 1)", {"ex3_gqa_tests"},
-                      "GQA with `repeat` instead of `repeat_interleave`"),
-    "gqa_no_mask": Bug("ex3_gqa", '.masked_fill(~keep, float("-inf"))', "", {"ex3_gqa_tests"}, "GQA without the mask"),
-    "kv_forgets_values": Bug("ex4_kv_cache_bytes", "return 2 * n_layer", "return n_layer", {"ex4_kv_cache_bytes_tests"},
-                             "KV bytes without the factor 2"),
-    "kv_bits": Bug("ex4_kv_cache_bytes", ".element_size()", ".element_size() * 8", {"ex4_kv_cache_bytes_tests"},
-                   "KV bytes in bits"),
-    "cache_no_offset": Bug("ex5_attend_with_cache", ".tril(diagonal=T_past)", ".tril()", {"ex5_attend_with_cache_tests"},
-                           "cache mask `tril()` without the `T_past` offset"),
-    "cache_sdpa_is_causal": Bug("ex5_attend_with_cache", "(torch.softmax(scores, dim=-1) @ v)",
-                                "F.scaled_dot_product_attention(q, k, v, is_causal=True)", {"ex5_attend_with_cache_tests"},
-                                "cache through SDPA with `is_causal=True` (top-left mask)"),
-    "cache_not_used": Bug("ex5_attend_with_cache",
-                          "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
-                          {"ex5_attend_with_cache_tests"}, "cache never concatenated"),
-    # Each was ✔ in the notebook and NaN in grading (issue 29): the check compared NaN as "not above the tolerance".
-    "cache_past_sign": Bug("ex5_attend_with_cache", "T_past = k.size(2) - T_new", "T_past = T_new - k.size(2)",
-                           {"ex5_attend_with_cache_tests"}, "cache mask shifted left (`diagonal=-T_past`): NaN rows"),
-    "cache_keep_not_inverted": Bug("ex5_attend_with_cache", ".masked_fill(~keep,", ".masked_fill(keep,",
-                                   {"ex5_attend_with_cache_tests"}, "cache mask fills the kept keys"),
-    "cache_additive_nan": Bug("ex5_attend_with_cache", '.masked_fill(~keep, float("-inf"))', ' + (~keep) * float("-inf")',
-                              {"ex5_attend_with_cache_tests"}, "cache mask added as `(~keep) * -inf`: 0 × −∞ = NaN"),
-    "flops_float_head_dim": Bug("ex1_attention_flops", "D = E // H", "D = E / H", {"ex1_attention_flops_tests"},
-                                "D = E / H: every count right, but a float"),
-    "kv_tensor_element": Bug("ex4_kv_cache_bytes", ".element_size()", "", {"ex4_kv_cache_bytes_tests"},
-                             "KV bytes times the tensor torch.empty((), dtype) itself, not its element_size()"),
-    # Issue 29's second round on lesson 6 (make mutants): one per new kind of mistake the check and the grader name.
-    "tiled_kv_swapped": Bug("ex2_tiled_attention",
-                            "kb, vb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
-                            "vb, kb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
-                            {"ex2_tiled_attention_tests"}, "tiling with the key and value blocks swapped"),
-    "tiled_scale_d": Bug("ex2_tiled_attention", "s = q @ kb.transpose(-2, -1) / math.sqrt(D)",
-                         "s = q @ kb.transpose(-2, -1) / D", {"ex2_tiled_attention_tests"}, "tiling with scores over D, not √D"),
-    "gqa_q_not_projected": Bug("ex3_gqa", "q = self.q_proj(x).view(B, T, H, D).transpose(1, 2)",
-                               "q = x.view(B, T, H, D).transpose(1, 2)", {"ex3_gqa_tests"}, "GQA with q from x, not q_proj(x)"),
-    "cache_returns_swapped": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)", "return (k, v), attn.c_proj(y)",
-                                 {"ex5_attend_with_cache_tests"}, "cache returned as (cache, output)"),
-    "flops_float_formula": Bug("ex1_attention_flops", '"out_proj": 2 * B * T * E * E,', '"out_proj": 2 * B * T * E / E,',
-                               {"ex1_attention_flops_tests"}, "a FLOPs step divided by E: a float, and not the count"),
-    # A Japanese learner's reading: each was ✔ and full marks; the check and the grader now fail it for one cause.
-    **PASTED_MAX_LEN,   # a fixed 64, block_size=: section 3 builds the module with max_len=1024
-    "pasted_sdpa_weights": Bug("ex0_gpt2_attention", "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), None",
-                               "return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, E)), q @ k.transpose(-2, -1)",
-                               {"ex0_gpt2_attention_tests"}, "pasted module returns a tensor, not None, on the SDPA path"),
-    "tiled_whole_scores": Bug("ex2_tiled_attention", "s = q @ kb.transpose(-2, -1) / math.sqrt(D)",
-                              "s = (q @ k.transpose(-2, -1) / math.sqrt(D))[..., start:start + block_size]",
-                              {"ex2_tiled_attention_tests"}, "tiling that makes the whole (T, T) scores and slices them"),
-    "tiled_sum_no_device": Bug("ex2_tiled_attention", "l = torch.zeros((B, H, T, 1), dtype=q.dtype, device=q.device)",
-                               "l = torch.zeros((B, H, T, 1), dtype=q.dtype)", {"ex2_tiled_attention_tests"},
-                               "tiling with ℓ made on the CPU (no device=)"),
-    "tiled_sum_no_dtype": Bug("ex2_tiled_attention", "l = torch.zeros((B, H, T, 1), dtype=q.dtype, device=q.device)",
-                              "l = torch.zeros((B, H, T, 1), device=q.device)", {"ex2_tiled_attention_tests"},
-                              "tiling with ℓ made in float32 (no dtype=)"),
-    "gqa_mask_cpu": Bug("ex3_gqa", "keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
-                        "keep = torch.ones(T, T, dtype=torch.bool).tril()", {"ex3_gqa_tests"},
-                        "GQA with its mask made on the CPU (no device=x.device)"),
-    # Issue 29: each was ✔ and full marks, or failed with no cause named.
-    "tiled_query_blocks": Bug("ex2_tiled_attention", "    B, H, T, D = q.shape\n",
-                              "    B, H, T, D = q.shape\n"
-                              "    out = torch.empty_like(q)\n"
-                              "    for i in range(0, T, block_size):\n"
-                              "        s = q[:, :, i:i + block_size] @ k.transpose(-2, -1) / math.sqrt(D)\n"
-                              "        if causal:\n"
-                              "            qpos = torch.arange(i, i + s.size(2), device=q.device).unsqueeze(1)\n"
-                              "            s = s.masked_fill(torch.arange(T, device=q.device) > qpos, float(\"-inf\"))\n"
-                              "        out[:, :, i:i + block_size] = torch.softmax(s, dim=-1) @ v\n"
-                              "    return out\n", {"ex2_tiled_attention_tests"},
-                              "tiling the queries against every key at once (no key blocks, no online softmax)"),
-    "cache_last_token_only": Bug("ex5_attend_with_cache", "return attn.c_proj(y), (k, v)",
-                                 "return attn.c_proj(y)[:, -1:], (k, v)", {"ex5_attend_with_cache_tests"},
-                                 "cache returns the last new token's output only (a prefill drops the others)"),
-    # Issue 40: each got ✔ in the notebook and lost points in grading; the check now runs the grader's cases.
-    "tiled_no_grad": Bug("ex2_tiled_attention", "def tiled_attention(q, k, v, block_size, causal=False):",
-                         "@torch.no_grad()\ndef tiled_attention(q, k, v, block_size, causal=False):",
-                         {"ex2_tiled_attention_tests"}, "tiling under torch.no_grad(): no gradient reaches q, k, v"),
-    "kv_finfo": Bug("ex4_kv_cache_bytes", "element = torch.empty((), dtype=dtype).element_size()",
-                    "element = torch.finfo(dtype).bits // 8", {"ex4_kv_cache_bytes_tests"},
-                    "element bytes from torch.finfo (floating dtypes only: int8 raises)"),
-    "cache_mask_cpu": Bug("ex5_attend_with_cache", "dtype=torch.bool, device=x_new.device).tril(diagonal=T_past)",
-                          "dtype=torch.bool).tril(diagonal=T_past)", {"ex5_attend_with_cache_tests"},
-                          "cache with its mask made on the CPU (no device=x_new.device)"),
-}
-
-
 # --------------------------------------------------------------------------- dtype and SDPA backends (no GPU here)
 def _fake_gpu(monkeypatch, capability, bf16_supported=True):
     """A CUDA device of the given compute capability; is_bf16_supported answers as torch >= 2.3 does on a T4."""
@@ -581,4 +470,3 @@ def test_sdpa_backend_table_on_the_cpu(lang, capfd):
                                      ["CUDNN_ATTENTION", "✘"], ["MATH", "✔"]]
     assert rows[1][3] == rows[2][3] == t("sdpa_gpu_only")
     assert capfd.readouterr().err == ""
-

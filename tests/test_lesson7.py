@@ -1,9 +1,9 @@
 """Lesson 7: order-blindness, sinusoidal positions, RoPE, ALiBi and cross-attention.
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages),
-hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail),
-and BUGS (kept in tests/bugs_lesson7.py, for length): one graded submission per classic bug, which
-tests/test_grading.py grades with `make autograde`'s own code and README's grade table shows.
+hidden tests (probe in the kernel, judge in the grader: the reference passes, bugs fail).
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson7.py.
 """
 import math
 
@@ -16,7 +16,6 @@ from attn_course.checks import lesson7 as checks
 from attn_course.hf import llama_rotary
 from attn_course.probes import lesson4 as probes4
 from attn_course.probes import lesson7 as probes
-from bugs_lesson7 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
 from conftest import fails, fails_with, judged, passes, reference
 from test_lesson4 import max_len_module
 

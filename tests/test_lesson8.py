@@ -3,8 +3,9 @@ absorbed form, a preallocated cache (a paged cache, packed sequences and cache s
 
 Visible checks (right code passes, each classic bug gets its own hint, in both languages), hidden tests (probe in the
 kernel, judge in the grader: right code passes, each bug fails and is named), the references against the libraries
-they stand for, and BUGS (kept in tests/bugs_lesson8.py, for length): one graded submission per classic bug, which
-tests/test_grading.py grades with `make autograde`'s own code and README's grade table shows.
+they stand for.
+Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
+tools/planted/lesson8.py.
 """
 import math
 
@@ -15,7 +16,6 @@ import attn_course as course
 from attn_course.checks import lesson8 as checks
 from attn_course.checks.lesson7 import rope
 from attn_course.probes import lesson8 as probes
-from bugs_lesson8 import BUGS  # noqa: F401 - conftest.class_bugs reads every lesson's BUGS here
 from conftest import fails, fails_with, passes, reference
 
 

@@ -16,8 +16,8 @@ from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson7 as lesson7_probes
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
-from bugs_lesson8 import BUGS
 from conftest import ROOT, fails, judged
+from planted.lesson8 import BUGS
 
 CELLS = {c.metadata.get("id"): c.source for c in jupytext.read(ROOT / "lessons" / "08_deployed.md").cells}
 EXERCISES = {"ex4_rolling_cache": ("attend_rolling", checks.check_attend_rolling, probes.attend_rolling),

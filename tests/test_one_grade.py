@@ -17,26 +17,12 @@ LESSONS = {stem: lesson for stem, lesson in class_lessons().items() if lesson.nu
 SEEDS = [int.from_bytes(hashlib.sha256(f"learner-{i:02d}".encode()).digest()[:8], "little") >> 1 for i in range(20)]
 
 
-# What the in-process sweep cannot see (tools/hint_sweep.py): lesson 5's interpretation answer after a step that
-# never trains reads the model the lesson's training cell trained, which the sweep does not run again, so it judges
-# the solution's model there. tests/test_grading.py grades it in a real run (0, hint_prev_untrained): no drawn size
-# is in that verdict, the learner's own model is.
-SWEEP_CANNOT_SEE = {"05_heads": {"zero_grad_after_backward": {"ex4_head_answers"}}}
-
-
-def _named(stem):
-    """tests/test_report.py's NAMED for the lesson, less what the sweep cannot see."""
-    from test_report import NAMED
-    hidden = SWEEP_CANNOT_SEE.get(stem, {})
-    return {bug: {cell: key for cell, key in cells.items() if cell not in hidden.get(bug, ())}
-            for bug, cells in NAMED[stem].items()}
-
-
 def _reached(stem):
     """Whether a later grade cell can depend on the bug's cell (tests/bug_packs.py reads it from the code): one
     that cannot runs as in the solution, whose every cell the sweep judges on every seed too. What the sweep cannot
     see is not judged here either."""
     import bug_packs
+    from hint_sweep import SWEEP_CANNOT_SEE
     index = {gid: i for i, (gid, _, _) in enumerate(bug_packs.code_cells(stem)) if gid}
     hidden = SWEEP_CANNOT_SEE.get(stem, {})
     return lambda bug, grade_id: grade_id.removesuffix("_tests") not in hidden.get(bug, ()) and \
@@ -45,12 +31,13 @@ def _reached(stem):
 
 @pytest.mark.parametrize("stem", sorted(LESSONS))
 def test_every_planted_bug_gets_one_grade_whoever_submits_it(stem):
-    from hint_sweep import sweep
-    results = sweep(stem, LESSONS[stem].assignment, class_bugs()[stem], _named(stem), SEEDS, others=_reached(stem))
+    from hint_sweep import SWEEP_CANNOT_SEE, seen_hints, sweep   # here: it sets matplotlib's backend
+    bugs = class_bugs()[stem]
+    results = sweep(stem, LESSONS[stem].assignment, bugs, seen_hints(stem, bugs), SEEDS, others=_reached(stem))
     differ = {key: r for key, r in results.items() if r["got"] != {r["want"]: len(SEEDS)}}
     assert not differ, differ
     # Every planted bug was judged: each cell it fails, and the solution's every cell.
-    for name, bug in class_bugs()[stem].items():
+    for name, bug in bugs.items():
         for cell in bug.fails:
             if cell.removesuffix("_tests") not in SWEEP_CANNOT_SEE.get(stem, {}).get(name, ()):
                 assert f"{name} / {cell.removesuffix('_tests')}" in results, (name, cell)

@@ -1,6 +1,6 @@
 """Make a throwaway nbgrader course and fake learners' submissions, for tests, benchmarks and trying the grader.
 
-    make classroom LESSON=03-masks STUDENTS=40     # into autograder/submitted/ (PYTHONPATH=tools:tests)
+    make classroom LESSON=03-masks STUDENTS=40     # into autograder/submitted/ (PYTHONPATH=tools)
 """
 from __future__ import annotations
 
@@ -56,14 +56,11 @@ def submit(course: Path, student: str, assignment: str, stem: str, nb) -> None:
 
 def make_class(course: Path, lesson: str, students: int, start: int = 0, prefix: str = "student") -> list[str]:
     """students generated learners of one lesson ("03-masks") under course/submitted/: ja and ko in turn, each
-    fifth one's notebook untouched, every other one with a classic bug of the lesson (BUGS of
-    tests/test_lessonN.py, in turn), the rest right. Returns their ids."""
-    import importlib
+    fifth one's notebook untouched, every other one with a classic bug of the lesson (tools/planted/, in turn), the
+    rest right. Returns their ids."""
+    from planted import bugs as planted
     stem = next(p.stem for p in (ROOT / "autograder" / "source" / f"{lesson}-ja").glob("*.ipynb"))
-    try:  # tests/ is on the path under pytest, and in `make classroom` (PYTHONPATH=tools:tests)
-        bugs = list(importlib.import_module(f"test_lesson{int(stem[:2])}").BUGS.values())
-    except ModuleNotFoundError as error:
-        raise SystemExit(f"{error}: run `make classroom LESSON={lesson}`, or with PYTHONPATH=tools:tests") from None
+    bugs = list(planted(int(stem[:2])).values())
     ids = []
     for i in range(start, start + students):
         lang = ("ja", "ko")[i % 2]

@@ -3,16 +3,15 @@
 `make autograde` draws a new seed per grading run, and the hidden inputs come from it. A hint that
 depends on the inputs (two mistakes that happen to give the same number) is then named right on most
 seeds and wrong on a few: the class report's tests see it once in a while, an instructor sees a
-wrong count. This script judges every planted bug (tests/test_lessonN.py BUGS) on --seeds seeds and
-compares the hint with tests/test_report.py's NAMED; the solution itself must pass every grade cell on
-every seed.
+wrong count. This script judges every planted bug (tools/planted/) on --seeds seeds and compares the hint
+with the one its entry names; the solution itself must pass every grade cell on every seed.
 
 In process and fast: each lesson's solution notebook runs once; for a bug, only the solution cells
 from the edited one on run again, over a copy of that namespace. Objects a later demo cell built from
 an earlier solution stay the right ones, so a bug seen only through such an object shows as "passed"
 here (the real grader, which runs the whole notebook, is exact). Usage:
 
-    PYTHONPATH=tools:tests .venv/bin/python tools/hint_sweep.py [--seeds 40] [--lesson 07_positions] [--out f.json]
+    PYTHONPATH=tools .venv/bin/python tools/hint_sweep.py [--seeds 40] [--lesson 07_positions] [--out f.json]
 """
 from __future__ import annotations
 
@@ -34,6 +33,11 @@ from classroom import ROOT, submission  # noqa: E402
 from lessons import lessons  # noqa: E402
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+# What the in-process sweep cannot see: lesson 5's interpretation answer after a step that never trains reads the
+# model the lesson's training cell trained, which the sweep does not run again, so it judges the solution's model
+# there. tests/test_grading.py grades it in a real run (0, hint_prev_untrained): no drawn size is in that verdict,
+# the learner's own model is.
+SWEEP_CANNOT_SEE = {"05_heads": {"zero_grad_after_backward": {"ex4_head_answers"}}}
 
 
 def notebook_cells(nb):
@@ -73,6 +77,14 @@ def judge_cell(grade_source: str, ns: dict, solution: str, seed: int):
         if failure is not None:
             return hint_of(failure)[0] or "unknown"
     return "passed"
+
+
+def seen_hints(stem: str, planted: dict) -> dict:
+    """The hint each planted bug must get per exercise (tools/planted/), less what the sweep cannot see."""
+    from planted import named
+    hidden = SWEEP_CANNOT_SEE.get(stem, {})
+    return {bug: {cell: key for cell, key in cells.items() if cell not in hidden.get(bug, ())}
+            for bug, cells in named(planted).items()}
 
 
 def sweep(stem: str, assignment: str, bugs: dict, named: dict, seeds, others: bool = False) -> dict:
@@ -124,16 +136,15 @@ def main() -> None:
     parser.add_argument("--others", action="store_true",
                         help="also judge every later grade cell a bug should leave passing (slower)")
     args = parser.parse_args()
-    import importlib
-
-    from test_report import NAMED
+    from planted import bugs
     results, wrong = {}, 0
     for lesson in lessons():
         if args.lesson and lesson.stem not in args.lesson:
             continue
         start = time.perf_counter()
-        bugs = importlib.import_module(f"test_lesson{lesson.number}").BUGS
-        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, bugs, NAMED[lesson.stem], args.seeds, args.others)
+        planted = bugs(lesson.number)
+        results[lesson.stem] = sweep(lesson.stem, lesson.assignment, planted, seen_hints(lesson.stem, planted),
+                                     args.seeds, args.others)
         for key, r in results[lesson.stem].items():
             misses = sum(n for hint, n in r["got"].items() if hint != r["want"])
             wrong += misses
@@ -141,7 +152,7 @@ def main() -> None:
                 print(f"  {lesson.stem} {key}: want {r['want']}, got {r['got']}")
         print(f"{lesson.stem}: {len(results[lesson.stem])} cells x {args.seeds} seeds "
               f"in {time.perf_counter() - start:.0f} s")
-    print(f"hints named wrong: {wrong}")
+    print(f"hints named wrong: {wrong}; not judged, as the sweep cannot see them: {SWEEP_CANNOT_SEE}")
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 

@@ -4,17 +4,17 @@ sources and the tests.
     make readme                     # rewrite the generated parts of both files (tests/ and tools/ on the path)
     python tools/readme.py --check  # the same, only checking: exit 1 when one of them is out of date
 
-Points and titles come from lessons/*.md (tools/lessons.py), the classic bugs from BUGS in
-tests/test_lessonN.py, so no number is written twice. tests/test_grading.py asserts every row
+Points and titles come from lessons/*.md (tools/lessons.py), the classic bugs from tools/planted/, so no number
+is written twice. tests/test_grading.py asserts every row
 against a real `make autograde` run: a bug's row is the lesson's points with its failing cells at 0.
 """
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from pathlib import Path
 
+import planted
 from lessons import lessons
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ def lessons_table() -> str:
 def grade_tables() -> str:
     out = []
     for lesson in lessons():
-        bugs = importlib.import_module(f"test_lesson{lesson.number}").BUGS
+        bugs = planted.bugs(lesson.number)
         points = lesson.points
         out.append(f"Lesson {lesson.number}, ja:\n")
         out.append("| submission | " + " | ".join(_cell_title(c, p) for c, p in points.items())

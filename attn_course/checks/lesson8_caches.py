@@ -36,7 +36,7 @@ def sliding_reference(q, k, v, window, turn):
 
 def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, empty=True, write_first=False,
                 grow=False, turn_at=None, core=None, swap_qk=False, swap_kv=False, swap_ring=False, new_first="",
-                strict=False, seen_off=False, write_join=False) -> tuple[list, list]:
+                strict=False, seen_off=False, write_join=False, causal=True) -> tuple[list, list]:
     """What a rolling cache returns for each chunk (outputs, and the ring's (k, v, pos) after each call):
     right with the defaults, or one classic mistake. turn_at: RoPE alone at the wrong positions ("restart": from 0
     on every call; "slots": at p % window), the ring and the mask at the right ones. core: one of CORE_MISTAKES in
@@ -44,7 +44,8 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
     where the ring and the new tokens are joined; swap_ring: the ring unpacked or returned as (v_ring, k_ring, pos);
     new_first: some of "k", "v", "p", the new keys, values or positions joined before the ring's, the others
     after; strict: key_pos < p, a token not seeing itself; seen_off: T_seen = pos.max() without + 1; write_join: the
-    new tokens written into the ring first, then the ring and the new tokens joined."""
+    new tokens written into the ring first, then the ring and the new tokens joined; causal=False: no key_pos <= p,
+    a new token seeing the later ones of its call."""
     b, h, _, d = q.shape
     ring_k, ring_v = q.new_zeros(b, h, window, d), v.new_zeros(b, h, window, v.size(-1))
     pos = torch.full((window,), -1, dtype=torch.long)
@@ -78,8 +79,10 @@ def rolling_run(q, k, v, chunks, window, turn, restart=False, plus_one=False, em
             key_pos = join("p", pos, positions, 0)
             if swap_kv:
                 keys, values = values, keys
-        keep = (key_pos < positions[:, None] if strict else key_pos <= positions[:, None]) & (key_pos >= positions[:, None] - window if plus_one
-                                                  else key_pos > positions[:, None] - window)
+        p = positions[:, None]
+        keep = key_pos >= p - window if plus_one else key_pos > p - window
+        if causal:
+            keep = keep & (key_pos < p if strict else key_pos <= p)
         if empty:
             keep = keep & (key_pos >= 0)
         outputs.append(attend(qq, keys, values, keep) if core is None else
@@ -108,7 +111,8 @@ ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_wind
                 "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
                 **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
                 **{key: dict(core=key) for key in {**CORE_MISTAKES, **UNSCALED}},
-                "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True)}
+                "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True),
+                "hint_rolling_no_causal": dict(causal=False)}
 
 
 def rolling_error(kind: str, message: str, call: str = "") -> str | None:

@@ -17,6 +17,10 @@ MESSAGES = {
         "ja": "pos の dtype が整数ではありません。torch.full((window,), -1.0) のように小数で作ると float32 になり、整数の位置 positions を書き込めません。pos は torch.full((window,), -1, dtype=torch.long, device=q.device) で作ります。",
         "ko": "pos의 dtype이 정수가 아닙니다. torch.full((window,), -1.0)처럼 소수로 만들면 float32가 되어 정수 위치 positions를 쓸 수 없습니다. pos는 torch.full((window,), -1, dtype=torch.long, device=q.device)로 만듭니다.",
     },
+    "hint_rolling_no_causal": {
+        "ja": "新しいトークンどうしの因果マスクがありません。一度に2つ以上渡すと、前のトークンが同じ呼び出しの後ろのトークン、つまり未来のキーまで見てしまいます（1つずつ渡すときは正しく見えます）。keep には (key_pos <= p) も & でつなぎます。",
+        "ko": "새 토큰끼리의 인과 마스크가 없습니다. 한 번에 2개 이상 넘기면 앞쪽 토큰이 같은 호출의 뒤쪽 토큰, 즉 미래의 키까지 봅니다(하나씩 넘길 때는 맞아 보입니다). keep에는 (key_pos <= p)도 &로 잇습니다.",
+    },
     "hint_weights_times_keys": {
         "ja": "重みにキーを掛けています（softmax(...) @ keys）。出力は重みとバリューの積です：torch.softmax(scores, dim=-1) @ values。",
         "ko": "가중치에 키를 곱했습니다(softmax(...) @ keys). 출력은 가중치와 밸류의 곱입니다: torch.softmax(scores, dim=-1) @ values.",
