@@ -214,3 +214,27 @@ BUGS = {
                                    "n_window = config[\"n_layer\"]", {"ex12_cache_bytes_tests"},
                                    "window on every layer (gpt-oss alternates)"),
 }
+
+# ---- exercises 13 and 14 (attention over pages, rows of different lengths): one block, kept apart so that it can
+# move with the rest of the catalogue.
+BUGS.update({
+    "pdec_no_table": Bug("ex13_paged_attention", "page, n = int(block_tables[i, j]), min(P, L - j * P)",
+                         "page, n = j, min(P, L - j * P)", {"ex13_paged_attention_tests"},
+                         "pages read by their logical number, the block table skipped"),
+    "pdec_tail": Bug("ex13_paged_attention", "page, n = int(block_tables[i, j]), min(P, L - j * P)",
+                     "page, n = int(block_tables[i, j]), P", {"ex13_paged_attention_tests"},
+                     "the last page read whole, its unused slots too"),
+    "pdec_floor": Bug("ex13_paged_attention", "for j in range((L + P - 1) // P):", "for j in range(L // P):",
+                      {"ex13_paged_attention_tests"}, "pages counted with `L // P`: the partial last page left out"),
+    "pdec_no_rescale": Bug("ex13_paged_attention", "scale = torch.exp(m - m_new)", "scale = torch.ones_like(m)",
+                           {"ex13_paged_attention_tests"}, "l and acc never rescaled by exp(m − m')"),
+    "pdec_max_kept": Bug("ex13_paged_attention", "            m = m_new\n", "", {"ex13_paged_attention_tests"},
+                         "running max never updated (`m = m_new` forgotten)"),
+    "batch_shared_slot": Bug("ex14_batched_lengths", "[rows, :, lengths] = ", "[rows, :, lengths[0]] = ",
+                             {"ex14_batched_lengths_tests"}, "every row's new token written at the first row's slot"),
+    "batch_before_write": Bug("ex14_batched_lengths", "<= lengths[:, None]", "< lengths[:, None]",
+                              {"ex14_batched_lengths_tests"}, "mask from the length before the write: new key hidden"),
+    "batch_no_mask": Bug("ex14_batched_lengths",
+                         "    scores = scores.masked_fill(~keep[:, None, None, :], float(\"-inf\"))\n", "",
+                         {"ex14_batched_lengths_tests"}, "no mask: stale slots past each row's length attended"),
+})

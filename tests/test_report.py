@@ -351,6 +351,14 @@ NAMED = {
         "bytes_kv_once": {"ex12_cache_bytes": "hint_bytes_kv_once"},
         "bytes_window_ignored": {"ex12_cache_bytes": "hint_bytes_window_ignored"},
         "bytes_window_all_layers": {"ex12_cache_bytes": "hint_bytes_window_all"},
+        "pdec_no_table": {"ex13_paged_attention": "hint_pdec_table"},
+        "pdec_tail": {"ex13_paged_attention": "hint_pdec_tail"},
+        "pdec_floor": {"ex13_paged_attention": "hint_pdec_floor"},
+        "pdec_no_rescale": {"ex13_paged_attention": "hint_pdec_rescale"},
+        "pdec_max_kept": {"ex13_paged_attention": "hint_pdec_max"},
+        "batch_shared_slot": {"ex14_batched_lengths": "hint_batch_shared_slot"},
+        "batch_before_write": {"ex14_batched_lengths": "hint_batch_before_write"},
+        "batch_no_mask": {"ex14_batched_lengths": "hint_batch_no_mask"},
     },
 }
 CATEGORIES = ("report_full_marks", "report_unknown", "report_not_attempted")

@@ -32,6 +32,8 @@ quiet, hf_mask, causal_mask, cache_mask, padding_mask, window_mask, sdpa = (
     _common.sdpa)
 _expect_mask, _decoding_bug, _first_call, _no_nan, _partial_end = (
     _common.expect_mask, _common.decoding_bug, _common.first_call, _common.no_nan, _common.partial_end)
+# Exercises 13 and 14 (attention over pages, rows of different lengths): their judges register when it loads.
+sibling(__file__, "lesson8_paging")
 
 
 @judge("lesson8.mask_mods", on_error=checks.control_flow_error)
