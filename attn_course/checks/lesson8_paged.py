@@ -9,6 +9,7 @@ import torch
 
 from ..messages import t
 from ..score_watch import CopyWatch
+from ..sizes import avoided
 from ..validate import CheckFailed, dtype_bytes
 from .engine import close, expect_shape, inputs, max_error, named, passed, run
 from .invariants import expect_cases
@@ -191,6 +192,26 @@ def paged_decode_variants(*args) -> dict:
             "hint_no_scale": paged_decode_run(*args, scale=math.sqrt(d))}
 
 
+def paged_decode_inputs(draws, case, dtype):
+    """q (N, H, D), one query per sequence; k_pages, v_pages (N_pages, P, H, D); block_tables (N, max pages), each
+    row's unused entries other sequences' pages (as a server's table holds whatever was there); seq_lens (N,). The
+    first sequence spans more than two pages, its last one partly filled; the others any length."""
+    size, h, d, n = draws.sizes(f"{case}.sizes", 4, low=3, high=8, avoid=avoided(8))
+    first = 2 * size + int(draws.randint(f"{case}.first", 1, size, (1,)))
+    lens = torch.cat([torch.tensor([first]), draws.randint(f"{case}.lens", 1, 3 * size + 1, (n - 1,))])
+    used = [-(-int(m) // size) for m in lens]
+    n_pages = sum(used) + 2
+    order = torch.randperm(n_pages, generator=draws.gen(f"{case}.order"))
+    tables = order[torch.randint(0, n_pages, (n, max(used)), generator=draws.gen(f"{case}.filler"))]
+    start = 0
+    for i, m in enumerate(used):
+        tables[i, :m] = order[start:start + m]
+        start += m
+    q = draws.randn(f"{case}.q", n, h, d, dtype=dtype)
+    k_pages, v_pages = (draws.randn(f"{case}.{x}", n_pages, size, h, d, dtype=dtype) for x in ("k", "v"))
+    return q, k_pages, v_pages, tables, lens
+
+
 def paged_decode_bug(args, got):
     """The classic mistake (a key of paged_decode_variants) whose output equals got on the inputs args, NaN as 0
     (a sequence left with no page), or None: the check's and the grader's judge's one rule."""
@@ -264,8 +285,7 @@ def watch_finding(largest, meta):
 
 
 def check_paged_decode(fn) -> None:
-    from ..probes.draws import Draws
-    from ..probes.lesson8 import paged_decode_inputs   # here: the probes' package imports the checks
+    from ..probes.draws import Draws   # here: the probes' package imports the checks
     name = "paged_decode"
     expect_cases(name, fn, paged_decode_run, paged_decode_inputs, 313,
                  ["q", "k_pages", "v_pages"], on_error=paged_decode_error, name_bug=paged_decode_bug)

@@ -16,8 +16,7 @@ from ..checks.lesson8_caches import CacheHost
 from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
 from ..checks.lesson8_mods import causal, score_slope
 from ..checks.lesson8_lengths import batched_run, grad_run, meta_run
-from ..checks.lesson8_paged import watched_decode
-from ..sizes import avoided
+from ..checks.lesson8_paged import paged_decode_inputs, watched_decode
 from .cases import DTYPE_CASES, backward_with_probe, function_cases
 from .recorder import _Stopped, probe
 from .rope import BASES, turn_with
@@ -322,26 +321,6 @@ def paged_cache(rec, paged_write, paged_gather):
 
 
 # --------------------------------------------------------------------------- exercise 13
-def paged_decode_inputs(draws, case, dtype):
-    """q (N, H, D), one query per sequence; k_pages, v_pages (N_pages, P, H, D); block_tables (N, max pages), each
-    row's unused entries other sequences' pages (as a server's table holds whatever was there); seq_lens (N,). The
-    first sequence spans more than two pages, its last one partly filled; the others any length."""
-    size, h, d, n = draws.sizes(f"{case}.sizes", 4, low=3, high=8, avoid=avoided(8))
-    first = 2 * size + int(draws.randint(f"{case}.first", 1, size, (1,)))
-    lens = torch.cat([torch.tensor([first]), draws.randint(f"{case}.lens", 1, 3 * size + 1, (n - 1,))])
-    used = [-(-int(m) // size) for m in lens]
-    n_pages = sum(used) + 2
-    order = torch.randperm(n_pages, generator=draws.gen(f"{case}.order"))
-    tables = order[torch.randint(0, n_pages, (n, max(used)), generator=draws.gen(f"{case}.filler"))]
-    start = 0
-    for i, m in enumerate(used):
-        tables[i, :m] = order[start:start + m]
-        start += m
-    q = draws.randn(f"{case}.q", n, h, d, dtype=dtype)
-    k_pages, v_pages = (draws.randn(f"{case}.{x}", n_pages, size, h, d, dtype=dtype) for x in ("k", "v"))
-    return q, k_pages, v_pages, tables, lens
-
-
 @probe("lesson8.paged_decode")
 def paged_decode(rec, fn):
     function_cases(rec, "paged_decode", fn, paged_decode_inputs)
