@@ -91,3 +91,35 @@ class MatmulWatch(TorchFunctionMode):
                 a, b = args[:2] if name != "__rmatmul__" else args[1::-1]
                 self.failed = (tuple(a.shape), tuple(b.shape))
             raise
+
+
+class CopyWatch(TorchDispatchMode):
+    """with CopyWatch(limit, pages…) as watch: watch.largest is the shape of the first tensor made from the pages
+    (followed through every op) into new memory with more than limit elements, else None.
+
+    A paged kernel reads one page of a sequence at a time, in place: a page (P, H, D), or one page of each
+    sequence at once. Pages gathered into one tensor (pages[block_table[:n]], torch.cat or torch.stack of them,
+    a copy of the whole pool) hold more. Views (a page, pages.view(-1, H, D) read through slot numbers) share the
+    pool's memory and are never counted."""
+
+    def __init__(self, limit: int, *pages: torch.Tensor):
+        super().__init__()
+        self.limit = limit
+        self.largest: tuple | None = None
+        self._from_pages = WeakIdKeyDictionary()
+        for p in pages:
+            self._from_pages[p] = True
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        sources = [x for x in tree_leaves((args, kwargs or {}))
+                   if isinstance(x, torch.Tensor) and x in self._from_pages]
+        if sources:
+            shared = {x.untyped_storage().data_ptr() for x in sources if x.device.type != "meta"}
+            for x in tree_leaves(out):
+                if isinstance(x, torch.Tensor):
+                    self._from_pages[x] = True
+                    if self.largest is None and x.is_floating_point() and x.numel() > self.limit and \
+                            x.device.type != "meta" and x.untyped_storage().data_ptr() not in shared:
+                        self.largest = tuple(x.shape)
+        return out

@@ -2,10 +2,10 @@
 variants (lesson8.…_variants). Each part lives in the module named for what it checks, all below this one:
 lesson8_mods (FlexAttention's mask_mod and score_mod, exercises 1 to 3), lesson8_caches (a rolling cache,
 StreamingLLM's kept first tokens, a preallocated cache: exercises 4, 5 and 9), lesson8_sink (gpt-oss's learned sink,
-exercises 6 and 15), lesson8_mla (multi-head latent attention, exercises 7 and 8), lesson8_paged (a paged cache and
-what a cache costs, exercises 10 and 12), lesson8_packing (packed sequences, exercise 11), lesson8_softcap (Gemma 2's
-softcap as a score_mod, exercise 16); what they share is in lesson8_common, and FlexAttention as the course runs it
-in flex.
+exercises 6 and 15), lesson8_mla (multi-head latent attention, exercises 7 and 8), lesson8_paged (a paged cache,
+attention read page by page, what a cache costs: exercises 10, 13 and 12), lesson8_lengths (rows of different lengths
+in one cache, exercise 14), lesson8_packing (packed sequences, exercise 11), lesson8_softcap (Gemma 2's softcap as a
+score_mod, exercise 16); what they share is in lesson8_common, and FlexAttention as the course runs it in flex.
 """
 from __future__ import annotations
 
@@ -32,7 +32,12 @@ from .lesson8_mla import (  # noqa: F401
 from .lesson8_paged import (  # noqa: F401
     BYTES_BUGS, BYTES_CASES, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,
     check_cache_bytes,
-    check_paged_cache, paged_error, paged_gather_ref, paged_length_hint, paged_written,
+    check_paged_cache, check_paged_decode, paged_decode_bug, paged_decode_error, paged_decode_variants, paged_error,
+    paged_gather_ref, paged_length_hint, paged_written, watch_finding, watched_decode,
+)
+from .lesson8_lengths import (  # noqa: F401
+    batched_bug, batched_error, batched_inputs, batched_run, batched_variants, cache_bug, check_decode_batched, grad_run,
+    meta_finding, meta_run, right_step, step_finding, write_rows,
 )
 from .lesson8_packing import (  # noqa: F401
     check_packed, document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,

@@ -11,12 +11,13 @@ import re
 import string
 
 from . import (common, findings, lesson1, lesson2, lesson3, lesson4, lesson5, lesson6, lesson7, lesson7_text, lesson8,
-               lesson8_hints, lesson8_text)
+               lesson8_hints, lesson8_paging, lesson8_text)
 
 LANGUAGES = ("ja", "ko")
 MODULES = {"common": common, "findings": findings, "lesson1": lesson1, "lesson2": lesson2, "lesson3": lesson3,
            "lesson4": lesson4, "lesson5": lesson5, "lesson6": lesson6, "lesson7": lesson7, "lesson7_text": lesson7_text,
-           "lesson8": lesson8, "lesson8_hints": lesson8_hints, "lesson8_text": lesson8_text}
+           "lesson8": lesson8, "lesson8_hints": lesson8_hints, "lesson8_paging": lesson8_paging,
+           "lesson8_text": lesson8_text}
 
 
 def _merge(modules) -> dict:

@@ -15,8 +15,10 @@ from ..checks.flex import block_mask, create_mask, flex, in_eager, quiet_flex
 from ..checks.lesson8_caches import CacheHost
 from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
 from ..checks.lesson8_mods import causal, score_slope
+from ..checks.lesson8_lengths import batched_run, grad_run, meta_run
+from ..checks.lesson8_paged import paged_decode_inputs, watched_decode
 from ..sizes import avoided
-from .cases import DTYPE_CASES, function_cases
+from .cases import DTYPE_CASES, backward_with_probe, function_cases
 from .recorder import _Stopped, probe
 from .rope import BASES, turn_with
 
@@ -381,6 +383,30 @@ def paged_cache(rec, paged_write, paged_gather):
     for length in gather_lengths(new.size(0), size):
         rec.put(f"gather.{length}", rec.call(f"paged_gather(pages, block_table, {length})", paged_gather,
                                              filled.clone(), table.clone(), length))
+
+
+# --------------------------------------------------------------------------- exercise 13
+@probe("lesson8.paged_decode")
+def paged_decode(rec, fn):
+    function_cases(rec, "paged_decode", fn, paged_decode_inputs)
+    largest, meta = watched_decode(rec.call, fn, rec)
+    rec.put("watch", largest)
+    rec.put("meta", meta)
+
+
+# --------------------------------------------------------------------------- exercise 14
+@probe("lesson8.decode_batched")
+def decode_batched(rec, fn):
+    """The visible check's procedure (attn_course.checks.lesson8_lengths), on the grader's draws: each step's
+    output and the key cache after it, one step's gradients, the meta device's output."""
+    for case, dtype in DTYPE_CASES:
+        for i, (_, y, k_after, _) in enumerate(batched_run(rec.call, fn, rec, case, dtype)):
+            rec.put(f"{case}.{i}", y)
+            rec.put(f"{case}.{i}.k", k_after)
+    leaves, got = grad_run(rec.call, fn, rec)
+    rec.put("grad", got)
+    rec.put("grad.inputs", backward_with_probe(rec, got, leaves))
+    rec.put("meta", meta_run(rec.call, fn, rec))
 
 
 # --------------------------------------------------------------------------- exercise 11

@@ -33,7 +33,9 @@ quiet, hf_mask, causal_mask, cache_mask, padding_mask, window_mask, sdpa = (
 _expect_mask, _decoding_bug, _first_call, _no_nan, _partial_end = (
     _common.expect_mask, _common.decoding_bug, _common.first_call, _common.no_nan, _common.partial_end)
 gpt_oss_attention = _common.gpt_oss_attention
-# Exercises 15 and 16 (a sink after FlexAttention, Gemma 2's softcap): their judges register as the module loads.
+# Exercises 13 to 16 (attention over pages, rows of different lengths, a sink after FlexAttention, Gemma 2's
+# softcap): their judges register as the module loads.
+sibling(__file__, "lesson8_paging")
 sibling(__file__, "lesson8_fused")
 
 

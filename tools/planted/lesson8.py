@@ -259,7 +259,36 @@ BUGS = {
 }
 
 
-# --------------------------------------------------------------------------- exercises 15 and 16 (section 8)
+# --------------------------------------------------------------------------- exercises 13 and 14 (section 8)
+BUGS.update({
+    "pdec_no_table": Bug("ex13_paged_attention", "page, n = int(block_tables[i, j]), min(P, L - j * P)",
+                         "page, n = j, min(P, L - j * P)", {"ex13_paged_attention_tests": "hint_pdec_table"},
+                         "pages read by their logical number, the block table skipped"),
+    "pdec_tail": Bug("ex13_paged_attention", "page, n = int(block_tables[i, j]), min(P, L - j * P)",
+                     "page, n = int(block_tables[i, j]), P", {"ex13_paged_attention_tests": "hint_pdec_tail"},
+                     "the last page read whole, its unused slots too"),
+    "pdec_floor": Bug("ex13_paged_attention", "for j in range((L + P - 1) // P):", "for j in range(L // P):",
+                      {"ex13_paged_attention_tests": "hint_pdec_floor"},
+                      "pages counted with `L // P`: the partial last page left out"),
+    "pdec_no_rescale": Bug("ex13_paged_attention", "scale = torch.exp(m - m_new)", "scale = torch.ones_like(m)",
+                           {"ex13_paged_attention_tests": "hint_pdec_rescale"}, "l and acc never rescaled by exp(m − m')"),
+    "pdec_max_kept": Bug("ex13_paged_attention", "            m = m_new\n", "",
+                         {"ex13_paged_attention_tests": "hint_pdec_max"},
+                         "running max never updated (`m = m_new` forgotten)"),
+    "batch_shared_slot": Bug("ex14_batched_lengths", "[rows, :, lengths] = ", "[rows, :, lengths[0]] = ",
+                             {"ex14_batched_lengths_tests": "hint_batch_shared_slot"},
+                             "every row's new token written at the first row's slot"),
+    "batch_before_write": Bug("ex14_batched_lengths", "<= lengths[:, None]", "< lengths[:, None]",
+                              {"ex14_batched_lengths_tests": "hint_batch_before_write"},
+                              "mask from the length before the write: new key hidden"),
+    "batch_no_mask": Bug("ex14_batched_lengths",
+                         "    scores = scores.masked_fill(~keep[:, None, None, :], float(\"-inf\"))\n", "",
+                         {"ex14_batched_lengths_tests": "hint_batch_no_mask"},
+                         "no mask: stale slots past each row's length attended"),
+})
+
+
+# --------------------------------------------------------------------------- exercises 15 and 16 (section 9)
 BUGS.update({
     "flex_sink_sign": Bug("ex15_flex_sink", "torch.sigmoid(aux.lse - sinks.view(1, -1, 1))",
                           "torch.sigmoid(sinks.view(1, -1, 1) - aux.lse)", {"ex15_flex_sink_tests": "hint_flex_sink_sign"},

@@ -1,0 +1,83 @@
+"""Lesson 8's references and judges for attention read page by page through a block table (exercise 13) and for rows
+of different lengths decoded from one cache (exercise 14). Lives only in autograder/, loaded by lesson8.py.
+
+Exercise 13 is judged against vLLM's own reference for its paged decode kernels, as its kernel tests state it
+(tests/kernels/attention/test_attention.py, ref_single_query_cached_kv_attention): each sequence's one query, its
+keys found token by token at block_table[j // block_size], slot j % block_size, up to its seq_len, then a softmax
+of scale · q·k. The pages are in the layout of vLLM's FlashAttention backend's cache ([num_blocks, block_size,
+num_kv_heads, head_size], as ref_paged_attn in test_flash_attn.py reads it); vLLM's tests draw their block tables at
+random, as the probe does. vLLM itself cannot be installed here (its wheels are CUDA builds), so the reference is
+written from those tests; tests/test_lesson8_paging.py checks it against attention over each sequence's own keys.
+
+Both judges are partial, as the checks run in order: an error in a later call (the meta device's) comes after the
+values recorded before it, whose mismatch is the verdict when there is one.
+
+Exercise 14 is judged against transformers' masking_utils: the padding mask a model builds from a 2-D attention mask
+(1 where a slot holds a token of that row) with its causal mask, for one query after every slot, applied by SDPA.
+"""
+import torch
+import torch.nn.functional as F
+from attn_course.checks import lesson8 as checks
+from attn_course.probes import lesson8 as probe
+from attn_course.probes.cases import DTYPE_CASES, backward_with_probe
+from attn_grader.judge import Mismatch, expect_finding, expect_grads, judge, judge_function, naming, sibling
+
+_common = sibling(__file__, "lesson8_common")
+
+
+# --------------------------------------------------------------------------- exercise 13: vLLM's paged decode
+def paged_decode(q, k_pages, v_pages, block_tables, seq_lens):
+    """vLLM's single-query reference over the flash layout: (N, H, D)."""
+    size = k_pages.size(1)
+    outs = []
+    for i, seq_len in enumerate(seq_lens.tolist()):
+        table = block_tables[i].tolist()
+        slots = [(table[j // size], j % size) for j in range(seq_len)]        # block number, block offset
+        keys = torch.stack([k_pages[block, offset] for block, offset in slots])       # (seq_len, H, D)
+        values = torch.stack([v_pages[block, offset] for block, offset in slots])
+        weights = torch.softmax(torch.einsum("hd,khd->hk", q[i], keys) * q.size(-1) ** -0.5, dim=-1)
+        outs.append(torch.einsum("hk,khd->hd", weights, values))
+    return torch.stack(outs)
+
+
+@judge("lesson8.paged_decode", on_error=checks.paged_decode_error, partial=True)
+def judge_paged_decode(res):
+    with naming(lambda: checks.paged_decode_bug(probe.paged_decode_inputs(res, "float64", torch.float64),
+                                                res["float64"])):
+        judge_function(res, paged_decode, probe.paged_decode_inputs)
+    # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
+    largest = res["watch"]
+    finding = checks.watch_finding(tuple(largest) if isinstance(largest, (list, tuple)) else largest, res["meta"])
+    if finding:
+        raise Mismatch(finding[0], hint=finding[2], **finding[1])
+
+
+# --------------------------------------------------------------------------- exercise 14: transformers' padding mask
+def batched_step(q, k_new, v_new, k_cache, v_cache, lengths):
+    """One step: each row's new key and value at its own length, then SDPA with the mask transformers builds from a
+    2-D attention mask marking each row's filled slots, for one query after every slot (q_offset = T_max − 1)."""
+    from transformers.masking_utils import causal_mask_function
+    b, t_max = k_cache.size(0), k_cache.size(2)
+    k_all, v_all = checks.write_rows(k_cache, v_cache, k_new, v_new, lengths)
+    filled = torch.arange(t_max)[None, :] < (lengths + 1)[:, None]
+    with _common.quiet():
+        mask = _common.hf_mask(causal_mask_function, 1, t_max, q_offset=t_max - 1, batch=b, attention_mask=filled)
+    return F.scaled_dot_product_attention(q, k_all, v_all, attn_mask=mask)
+
+
+@judge("lesson8.decode_batched", on_error=checks.batched_error, partial=True)
+def judge_decode_batched(res):
+    name = "decode_batched"
+    for case, dtype in DTYPE_CASES:
+        lengths, k_cache, v_cache, steps = checks.batched_inputs(res, case, dtype)
+        for i, (q, k_new, v_new) in enumerate(steps):
+            before = (q, k_new, v_new, k_cache, v_cache, lengths)
+            expect_finding(checks.step_finding(name, i + 1, before, res[f"{case}.{i}"], res[f"{case}.{i}.k"], dtype,
+                                               batched_step))
+            k_cache, v_cache = checks.write_rows(*before[3:5], k_new, v_new, lengths)
+            lengths = lengths + 1
+    lengths, k_cache, v_cache, steps = checks.batched_inputs(res, "grad", torch.float64)
+    leaves = [x.clone().requires_grad_(True) for x in steps[0]]
+    want = batched_step(*leaves, k_cache, v_cache, lengths)
+    expect_grads(name, res["grad.inputs"], backward_with_probe(res, want, leaves), ["q", "k_new", "v_new"])
+    expect_finding(checks.meta_finding(res["meta"]))
