@@ -39,7 +39,7 @@ SPLIT_BUGS = {
 MERGE_BUGS = {
     "hint_merge_without_transpose": lambda x: x.reshape(x.size(0), x.size(2), -1),
     "hint_contiguous": lambda x: x.transpose(1, 2).view(x.size(0), x.size(2), -1),
-    "hint_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
+    "hint_merge_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
     "hint_heads_order": lambda x: merge_ok(x.flip(1)),
 }
 
@@ -176,7 +176,7 @@ def _heads4(x, H):
     (lambda x, H: _heads4(x, H).transpose(0, 2), "hint_split_transpose_axes"),
     (lambda x, H: x.transpose(1, 2), "hint_split_no_view"),
     (lambda x, H: x.view(x.size(0), H, x.size(1), -1).transpose(1, 2), "hint_view_without_transpose"),
-    (lambda x, H: x.view(x.size(0), x.size(1), -1, H).transpose(1, 2), "hint_interleaved"),
+    (lambda x, H: x.view(x.size(0), x.size(1), -1, H).transpose(1, 2), "hint_split_size"),
     (lambda x, H: x.view(x.size(1), x.size(0), H, -1).transpose(1, 2), "hint_view_order"),
 ])
 def test_split_mistakes_found_by_mutants_are_named_by_both(ref, lang, split, hint):
@@ -515,4 +515,42 @@ BUGS = {
     "out_proj_copied_backwards": Bug("ex6_to_torch_mha", "torch_mha.out_proj.weight.copy_(mha.W_o.weight)",
                                      "mha.W_o.weight.copy_(torch_mha.out_proj.weight)", {"ex6_to_torch_mha_tests"},
                                      "out_proj copied the wrong way: `mha.W_o.weight.copy_(...)` overwrites mha"),
+    # ---- learner ko (issue 40: lesson 2 worked through in Korean): ✔ in the notebook and full marks before; the
+    # check and the grader now run B = 1 and T = 1, and a copy's parameters must be trainable (findings.untrainable).
+    "module_squeezes_results": Bug("ex3_mha_module", "return self.W_o(y), weights",
+                                   "return self.W_o(y).squeeze(), weights.squeeze()", {"ex3_mha_module_tests"},
+                                   "forward's results squeezed: B = 1 or T = 1 loses its axis"),
+    "head_copy_frozen": Bug("ex5_head_as_single", COPIES, "    single.requires_grad_(False)\n" + "\n".join(
+        line[4:] for line in COPIES.splitlines()[1:]), {"ex5_head_as_single_tests"},
+        "head's module frozen (`requires_grad_(False)`), then copied with gradients on"),
+    "torch_mha_frozen": Bug("ex6_to_torch_mha", "torch_mha = torch_mha.to(mha.W_q.weight)\n    with torch.no_grad():",
+                            "torch_mha = torch_mha.to(mha.W_q.weight)\n    torch_mha.requires_grad_(False)\n"
+                            "    if True:",
+                            {"ex6_to_torch_mha_tests"},
+                            "nn.MultiheadAttention frozen (`requires_grad_(False)`), then copied with gradients on"),
+    # hints that named another cause or none (issue 43 point 3)
+    "split_by_size": Bug("ex1_split_heads", SPLIT, "return torch.stack(x.split(n_head, dim=-1), dim=1)",
+                         {"ex1_split_heads_tests", "ex3_mha_module_tests"},
+                         "`x.split(n_head, -1)`: pieces of size n_head, not n_head pieces"),
+    "split_to_float": Bug("ex1_split_heads", SPLIT, SPLIT + ".float()",
+                          {"ex1_split_heads_tests", "ex3_mha_module_tests"},
+                          "split_heads' result turned to float32 with `.float()`"),
+    "merge_transpose_in_place": Bug("ex2_merge_heads", MERGE, "return x.transpose_(1, 2).reshape(B, T, H * D)",
+                                    {"ex2_merge_heads_tests"}, "`x.transpose_(1, 2)`: the caller's tensor changed"),
+    "merge_permute_d_before_h": Bug("ex2_merge_heads", MERGE, "return x.permute(0, 2, 3, 1).reshape(B, T, H * D)",
+                                    {"ex2_merge_heads_tests", "ex3_mha_module_tests"},
+                                    "`permute(0, 2, 3, 1)` before the merge: each head's components H apart"),
+    "scores_in_float32": Bug("ex3_mha_module", WEIGHTS, WEIGHTS.replace("Q @ K", "Q.float() @ K.float()").replace(
+        "dim=-1)  ", "dim=-1).to(x.dtype)"), {"ex3_mha_module_tests"}, "scores and softmax computed in float32"),
+    "k_projected_by_w_q": Bug("ex3_mha_module", "K = split_heads(self.W_k(x), H)", "K = split_heads(self.W_q(x), H)",
+                              {"ex3_mha_module_tests"}, "K projected with W_q (a line copied, left unchanged)"),
+    "out_proj_transposed": Bug("ex6_to_torch_mha", "torch_mha.out_proj.weight.copy_(mha.W_o.weight)",
+                               "torch_mha.out_proj.weight.copy_(mha.W_o.weight.T)", {"ex6_to_torch_mha_tests"},
+                               "out_proj.weight copied from `W_o.weight.T`"),
+    "torch_mha_default_args": Bug("ex6_to_torch_mha", "nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, "
+                                  "batch_first=True)", "nn.MultiheadAttention(mha.embed_dim, mha.n_head)",
+                                  {"ex6_to_torch_mha_tests"},
+                                  "nn.MultiheadAttention without bias=False nor batch_first"),
+    # ---- end learner ko
 }
+

@@ -80,6 +80,18 @@ NAMED = {
         "weights_under_no_grad": {"ex3_mha_module": "hint_grad_cut"},
         "head_shares_memory": {"ex5_head_as_single": "hint_copy_shares_memory"},
         "out_proj_copied_backwards": {"ex6_to_torch_mha": "hint_copy_direction"},
+        # learner ko (issue 40): tests/test_lesson2.py's block of that name
+        "module_squeezes_results": {"ex3_mha_module": "hint_squeeze"},
+        "head_copy_frozen": {"ex5_head_as_single": "hint_copy_trainable"},
+        "torch_mha_frozen": {"ex6_to_torch_mha": "hint_copy_trainable"},
+        "split_by_size": {"ex1_split_heads": "hint_split_size", "ex3_mha_module": "hint_head_count"},
+        "split_to_float": dict.fromkeys(("ex1_split_heads", "ex3_mha_module"), "hint_keep_dtype"),
+        "merge_transpose_in_place": {"ex2_merge_heads": "hint_input_in_place"},
+        "merge_permute_d_before_h": dict.fromkeys(("ex2_merge_heads", "ex3_mha_module"), "hint_merge_interleaved"),
+        "scores_in_float32": {"ex3_mha_module": "hint_float32_inside"},
+        "k_projected_by_w_q": {"ex3_mha_module": "hint_projection_layer"},
+        "out_proj_transposed": {"ex6_to_torch_mha": "hint_out_proj_transposed"},
+        "torch_mha_default_args": {"ex6_to_torch_mha": "hint_torch_mha_setup"},
     },
     "03_masks": {
         "mask_after_softmax": {"ex6_causal_module": "hint_mask_after_softmax"},
