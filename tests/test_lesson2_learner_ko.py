@@ -123,7 +123,7 @@ def test_the_learners_right_answers_written_another_way_pass(answer, lang):
 def test_the_learners_wrong_answers_fail_on_both_sides_with_their_cause(answer, lang):
     import warnings
 
-    from attn_grader.verdict import hint_of
+    from attn_grader.verdict import header_key, hint_of
     name, source, hint, fields, key = LEARNER_WRONG[answer]
     fn = _learner(source)[name]
     check, probe, rest = _exercise(name)
@@ -133,6 +133,8 @@ def test_the_learners_wrong_answers_fail_on_both_sides_with_their_cause(answer, 
     for seed in (20261123, 1, 2, 3, 4, 5):
         failure = fails(probe, fn, *rest, key=key, seed=seed)
         assert hint_of(failure) == (hint, fields), (seed, failure.key, failure.hint)
+    if key == "copy_not_trainable":   # the grader's header says what differed: the parameters, not other inputs
+        assert header_key(failure) == "hidden_failed_after_visible_trainable"
 
 
 def test_every_argument_nn_multiheadattention_was_built_with_otherwise_is_named(lang):
