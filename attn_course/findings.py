@@ -42,11 +42,12 @@ def grad_finding(name: str, got, want, names, tol: float = 1e-8):
     return None
 
 
-def copy_finding(name: str, source_want: dict, source_after: dict, shared: list):
+def copy_finding(name: str, source_want: dict, source_after: dict, shared: list, untrainable=()):
     """A copy's invariants: the source module is unchanged (source_after equals source_want, its parameters before
-    the call, by name), and no parameter of the copy shares memory with the source (shared: the copy's parameter
-    names that do, as the kernel found them). A copy_ the wrong way round overwrites the source, so the two agree
-    and a comparison of the copy with the source alone passes."""
+    the call, by name), no parameter of the copy shares memory with the source (shared: the copy's parameter
+    names that do, as the kernel found them), and, where the exercise's copy is a module to train, every parameter
+    of it is one (untrainable: those that are not, findings.untrainable). A copy_ the wrong way round overwrites the
+    source, so the two agree and a comparison of the copy with the source alone passes."""
     for key, want in source_want.items():
         got = source_after.get(key) if isinstance(source_after, dict) else None
         if not (isinstance(got, torch.Tensor) and got.shape == want.shape
@@ -54,7 +55,16 @@ def copy_finding(name: str, source_want: dict, source_after: dict, shared: list)
             return "copy_source_changed", {"name": name, "param": key}, "hint_copy_direction"
     if shared:
         return "copy_shares_memory", {"name": name, "param": ", ".join(map(str, shared))}, "hint_copy_shares_memory"
+    if untrainable:
+        return "copy_not_trainable", {"name": name, "param": ", ".join(map(str, untrainable))}, "hint_copy_trainable"
     return None
+
+
+def untrainable(copy: torch.nn.Module) -> list[str]:
+    """The copy's parameters an optimizer cannot train: gradients turned off (requires_grad_(False)), or no longer a
+    leaf (a copy_ with gradients on into a parameter whose gradients were off makes it a computation on the source's
+    weights, through which a backward pass reaches the source)."""
+    return [n for n, p in copy.named_parameters() if not (p.is_leaf and p.requires_grad)]
 
 
 def shared_memory(copy: torch.nn.Module, source: torch.nn.Module) -> list[str]:
@@ -86,6 +96,17 @@ def dtype_finding(name: str, got, want_dtype):
         if isinstance(g, torch.Tensor) and g.is_floating_point() and g.dtype != want_dtype:
             return "case_dtype", {"name": name, "want": str(want_dtype), "got": str(g.dtype)}, "hint_keep_dtype"
     return None
+
+
+def float32_rounded(got, want) -> bool:
+    """A float64 result that equals the right one only to float32's precision (about 1e-7 of its size): computed in
+    float32 on the way (.float(), a tensor made without dtype=), then turned back. Any larger difference has another
+    cause."""
+    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor) and got.shape == want.shape
+            and got.dtype == want.dtype == torch.float64 and want.numel()):
+        return False
+    err = _max_error(got, want)
+    return 1e-10 < err <= 1e-5 * max(1.0, float(want.detach().abs().max()))
 
 
 def global_finding(reads: list):

@@ -39,7 +39,7 @@ SPLIT_BUGS = {
 MERGE_BUGS = {
     "hint_merge_without_transpose": lambda x: x.reshape(x.size(0), x.size(2), -1),
     "hint_contiguous": lambda x: x.transpose(1, 2).view(x.size(0), x.size(2), -1),
-    "hint_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
+    "hint_merge_interleaved": lambda x: x.permute(0, 2, 3, 1).reshape(x.size(0), x.size(2), -1),
     "hint_heads_order": lambda x: merge_ok(x.flip(1)),
 }
 
@@ -176,7 +176,7 @@ def _heads4(x, H):
     (lambda x, H: _heads4(x, H).transpose(0, 2), "hint_split_transpose_axes"),
     (lambda x, H: x.transpose(1, 2), "hint_split_no_view"),
     (lambda x, H: x.view(x.size(0), H, x.size(1), -1).transpose(1, 2), "hint_view_without_transpose"),
-    (lambda x, H: x.view(x.size(0), x.size(1), -1, H).transpose(1, 2), "hint_interleaved"),
+    (lambda x, H: x.view(x.size(0), x.size(1), -1, H).transpose(1, 2), "hint_split_size"),
     (lambda x, H: x.view(x.size(1), x.size(0), H, -1).transpose(1, 2), "hint_view_order"),
 ])
 def test_split_mistakes_found_by_mutants_are_named_by_both(ref, lang, split, hint):
@@ -334,6 +334,7 @@ def test_mha_param_answer(lang):
         checks.check_mha_param_answer(4 * 768 * 768 + 4 * 768, MHAOK)
 
 
+
 # --------------------------------------------------------------------------- hidden tests
 @pytest.fixture(scope="module")
 def ref():
@@ -428,3 +429,4 @@ def test_code_reading_the_notebooks_size_fails_on_every_seed_with_its_hint(lang)
     for seed in range(8):
         assert fails(probes.split_heads, namespace["split_heads"], seed=seed).hint == \
             ("hint_global_size", {"names": "D = 4"}), seed
+

@@ -2,7 +2,7 @@
 Gemma 2's logit softcap as a score_mod (exercise 16). Visible checks (right code passes, each classic bug gets its
 hint, in both languages), hidden tests (right code passes on several seeds, each bug fails and is named as the check
 names it), and the references (transformers' gpt-oss and Gemma 2 eager paths) against the formulas the checks use.
-The planted bugs are in tests/bugs_lesson8.py.
+The planted bugs are in tools/planted/lesson8.py.
 """
 import math
 

@@ -15,7 +15,7 @@ from attn_course.checks.lesson8_lengths import batched_inputs
 from attn_course.probes import lesson8 as probes
 from attn_course.probes.draws import Draws
 from attn_course.validate import CheckFailed
-from bugs_lesson8 import BUGS
+from planted.lesson8 import BUGS
 from conftest import ROOT, fails, fails_with, passes, reference
 
 

@@ -322,8 +322,10 @@ def diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
         return
     for key, value in variants.items():
         if key is not None and close(got, value, tol):
-            key = key[0] if isinstance(key, tuple) else key  # (hint, detail) when one hint has several variants
-            hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key)
+            # (hint, detail) when one hint has several variants; (hint, (("field", value), …)) when its text has fields
+            fields = dict(key[1]) if isinstance(key, tuple) and isinstance(key[1], tuple) else {}
+            key = key[0] if isinstance(key, tuple) else key
+            hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key, **fields)
             raise CheckFailed(t("values_differ", what=what, err=max_error(got, right)), hint)
     sums = got.sum(dim=-1)
     hint = None

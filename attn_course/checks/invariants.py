@@ -93,10 +93,13 @@ def expect_module_grads(call: str, module, x, forward, right, seed: int, pick=la
                  [ref_leaf, *(refs[n] for n in names)], ["x", *names], seed)
 
 
-def expect_copy(name: str, before: dict, source: torch.nn.Module, copy) -> None:
-    """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it."""
-    shared = findings.shared_memory(copy, source) if isinstance(copy, torch.nn.Module) else []
-    finding = findings.copy_finding(name, before, findings.snapshot(source), shared)
+def expect_copy(name: str, before: dict, source: torch.nn.Module, copy, trainable: bool = False) -> None:
+    """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it, and, when
+    trainable (the exercise's copy is a module to train, as its probe records), every parameter trainable."""
+    module = isinstance(copy, torch.nn.Module)
+    shared = findings.shared_memory(copy, source) if module else []
+    frozen = findings.untrainable(copy) if module and trainable else []
+    finding = findings.copy_finding(name, before, findings.snapshot(source), shared, frozen)
     if finding:
         raise failed(finding)
 

@@ -10,17 +10,22 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
-from ..findings import snapshot
+from ..findings import dtype_finding, float32_rounded, snapshot
 from ..score_watch import MatmulWatch
 from ..sizes import free_sizes
 from ..validate import CheckFailed
 from .engine import (
-    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, expect_shape,
+    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors,
+    expect_returned_pair, expect_shape,
     inputs, max_error, named, passed, run, scale_variants,
 )
 from .heads import merge_heads, split_heads
+from .lesson2_copies import (
+    HEAD_LAYERS, head_error, head_weights_hint, in_proj_hint, out_proj_hint, torch_mha_dropout, torch_mha_error,
+    torch_mha_setup,
+)
 from .invariants import (
-    expect_copy, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
+    expect_copy, expect_dtype, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
 )
 
 # Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
@@ -62,7 +67,8 @@ def split_variants(x, H) -> dict:
                      for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
     variants["hint_split_no_view"] = x.transpose(1, 2)
     variants[("hint_view_without_transpose", "then transposed")] = x.reshape(B, H, T, D).transpose(1, 2)
-    variants[("hint_interleaved", "then transposed")] = x.reshape(B, T, D, H).transpose(1, 2)
+    # (B, D, T, H): D heads of H components, as x.split(H, -1) stacked on axis 1 or view(B, T, D, H) transposed.
+    variants["hint_split_size"] = x.reshape(B, T, D, H).transpose(1, 2)
     variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
     return variants
 
@@ -71,7 +77,7 @@ def merge_variants(x) -> dict:
     """(B, T, H·D) only: the module check and the grader apply W_o to each."""
     B, H, T, D = x.shape
     variants = {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
-                "hint_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
+                "hint_merge_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
                 "hint_heads_order": merge_heads(x.flip(1))}
     variants.update({("hint_merge_transpose_axes", f"transpose({a}, {b})"): x.transpose(a, b).reshape(B, T, H * D)
                      for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
@@ -160,18 +166,62 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
     Q, K = (z.reshape(B, T, D, H).transpose(1, 2) for z in (q, k))   # split_heads(z, self.head_dim): D heads of H
     variants["hint_head_count"] = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(D), -1)
+    # Q or K projected by another layer (a line copied and left unchanged: K = split_heads(self.W_q(x), H))
+    for what, right_layer, others in (("Q", "W_q", ("W_k", "W_v")), ("K", "W_k", ("W_q", "W_v"))):
+        for layer in others:
+            z = {"Q": q, "K": k} | {what: getattr(module, layer)(x)}
+            Q, K = split_heads(z["Q"], H), split_heads(z["K"], H)
+            variants[_layer_key(what, layer, right_layer)] = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(D), -1)
     return variants
+
+
+def _layer_key(what: str, layer: str, right_layer: str) -> tuple:
+    return "hint_projection_layer", (("what", what), ("layer", layer), ("want", right_layer))
+
+
+def output_variants(module, x, weights, H: int) -> dict:
+    """forward's output from the right weights, merged the classic wrong ways, or with V projected by another layer."""
+    heads = weights @ split_heads(module.W_v(x), H)
+    variants = {key: module.W_o(value) for key, value in merge_variants(heads).items()}
+    for layer in ("W_q", "W_k"):
+        wrong = weights @ split_heads(getattr(module, layer)(x), H)
+        variants[_layer_key("V", layer, "W_v")] = module.W_o(merge_heads(wrong))
+    return variants
+
+
+def heads_error(kind: str, message: str, call: str) -> str | None:
+    """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
+    gradients, as the grader's gradient case and the checks' pass it. Any other error: as error_hint names it."""
+    if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
+        return "hint_input_in_place"
+    return None
+
+
+def _run_keeping_input(name, fn, x, *rest):
+    """fn(x, *rest), which must leave x as it was: an in-place method (transpose_) changes the caller's tensor."""
+    before = x.clone()
+    got = run(name, fn, x, *rest, on_error=heads_error)
+    if x.shape != before.shape or x.stride() != before.stride() or not torch.equal(x, before):
+        raise CheckFailed(t("input_changed", name=name), t("hint_input_in_place"))
+    return got
+
+
+def dtype_hint(got, dtype) -> str | None:
+    """The hint for a result of another dtype than the input's (findings.dtype_finding, the grader's rule)."""
+    finding = dtype_finding("", got, dtype)
+    return finding[2] if finding else None
 
 
 @reads_globals(LESSON)
 def check_split_heads(fn) -> None:
     name = "split_heads"
     (x,) = inputs((B, T, H * D), seed=5)
-    got = run(name, fn, x, H)
+    got = _run_keeping_input(name, fn, x, H)
     variants = split_variants(x, H)
     missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, H, D)
     expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
                  _shape_hint(got, variants, 1e-12) or (t("hint_missing_transpose") if missing else None))
+    expect_dtype(name, got, x.dtype)
     diagnose(got, variants, "what_output", 1e-12)
     _function_free_case(name, fn, split_heads, ("B", "T", "H", "D"), lambda b, t_, h, d: ((b, t_, h * d), h), 25)
     passed(name)
@@ -182,21 +232,24 @@ def _function_free_case(name, fn, right, names, make, seed: int) -> None:
     sizes = free_sizes(LESSON, len(names), seed=seed)
     shape, *rest = make(*sizes)
     (x,) = inputs(shape, seed=seed + 1)
-    expect_same(name, run(name, fn, x, *rest), right(x, *rest), sizes_text(**dict(zip(names, sizes))), 1e-12)
+    expect_same(name, _run_keeping_input(name, fn, x, *rest), right(x, *rest), sizes_text(**dict(zip(names, sizes))),
+                1e-12)
     leaf, ref_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
-    expect_grads(name, run(name, fn, leaf, *rest), [leaf], right(ref_leaf, *rest), [ref_leaf], ["x"], seed + 2)
+    expect_grads(name, run(name, fn, leaf, *rest, on_error=heads_error), [leaf], right(ref_leaf, *rest), [ref_leaf],
+                 ["x"], seed + 2)
 
 
 @reads_globals(LESSON)
 def check_merge_heads(fn) -> None:
     name = "merge_heads"
     (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
-    got = run(name, fn, x)
+    got = _run_keeping_input(name, fn, x)
     variants = merge_variants(x) | merge_shape_variants(x)
     expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name, _shape_hint(got, variants, 1e-12))
+    expect_dtype(name, got, x.dtype)
     diagnose(got, variants, "what_output", 1e-12)
     (y,) = inputs((B, T, H * D), seed=7)
-    back = run(name, fn, split_heads(y, H))
+    back = run(name, fn, split_heads(y, H), on_error=heads_error)
     diagnose(back, {None: y}, "what_output", 1e-12)
     _function_free_case(name, fn, merge_heads, ("B", "H", "T", "D"), lambda b, h, t_, d: ((b, h, t_, d),), 35)
     passed(name)
@@ -216,6 +269,8 @@ def module_error(kind: str, message: str, call: str) -> str | None:
         return "hint_w_o_input"
     if kind == "RuntimeError" and re.search(r"must match the size of tensor b \(\d+\) at non-singleton", message):
         return "hint_heads_axes"
+    if kind == "RuntimeError" and re.search(r"(mat1 and mat2|m1 and m2) (must )?(to )?have the same dtype", message):
+        return "hint_keep_dtype"   # a float32 tensor (.float(), one made without dtype=) meets a float64 layer
     return None
 
 
@@ -267,7 +322,6 @@ def check_mha_module(cls) -> None:
         expect_shape(weights, (B, H, T, T), ("B", "H", "T", "T"), t("what_weights"),
                      t(wide_key) if wide_key else _shape_hint(weights, variants, 1e-4))
         _expect_dtype(weights, x, "what_weights")
-        v = module.W_v(x)
         if dropped_weights(weights, variants[None]):
             raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(weights, variants[None])),
                               t("hint_weights_dropout"))
@@ -275,12 +329,52 @@ def check_mha_module(cls) -> None:
         expect_shape(y, (B, T, E), ("B", "T", "E"), t("what_output"),
                      t("hint_w_o_missing") if isinstance(y, torch.Tensor) and y.shape[-1] == inner else None)
         _expect_dtype(y, x, "what_output")
-        heads = weights @ split_heads(v, H)
-        diagnose(y, {key: module.W_o(value) for key, value in merge_variants(heads).items()}, "what_output")
+        diagnose(y, output_variants(module, x, weights, H), "what_output")
     for other in others:
         other()
     _module_free_case(name, cls)
+    _size_one_cases(name, cls)
     passed(name)
+
+
+def precision_hint(got, want) -> str | None:
+    """The hint for float64 results (got, as returned) right only to float32's precision: computed in float32."""
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    return "hint_float32_inside" if any(float32_rounded(g, w) for g, w in zip(gots, want)) else None
+
+
+def squeezed(got, want) -> bool:
+    """got is want with axes of size 1 dropped (a squeeze() on forward's results): what B = 1 or T = 1 shows."""
+    return isinstance(got, torch.Tensor) and got.dim() < want.dim() and got.numel() == want.numel() and \
+        [s for s in got.shape if s != 1] == [s for s in want.shape if s != 1]
+
+
+def size_one_hint(got, want) -> str | None:
+    """The hint for forward's results (got, as returned) on an input with B = 1 or T = 1 whose shapes lost axes."""
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    return "hint_squeeze" if any(squeezed(g, w) for g, w in zip(gots, want)) else None
+
+
+def _size_one_cases(name, cls) -> None:
+    """The grader's cases with B = 1 and T = 1 (attn_course.probes.lesson2.size_one_input) on the check's own draws."""
+    from ..probes import lesson2 as probe   # here: the probes' package imports the checks
+    from ..probes.draws import Draws
+    draws = Draws(49, f"check.{name}")
+    args = probe.module_args(draws)
+    module = run(name, cls, *args).double()
+    draws.fill_parameters(module)
+    for case in probe.SIZE_ONE_CASES:
+        x = probe.size_one_input(draws, args, case)
+        with torch.no_grad():
+            got = expect_returned_pair(run(f"{name}.forward", module, x, on_error=module_error), f"{name}.forward")
+            want = right_mha(module, x, args[1], args[2])
+        for g, w in zip(got, want):
+            if not isinstance(g, torch.Tensor) or g.shape != w.shape:
+                hint = size_one_hint(got, want)
+                shape = tuple(g.shape) if isinstance(g, torch.Tensor) else type(g).__name__
+                raise CheckFailed(t("size_one_shape", name=f"{name}.forward", sizes=tuple(x.shape),
+                                    want=tuple(w.shape), got=shape), t(hint) if hint else None)
+        expect_same(f"{name}.forward", got, want, str(tuple(x.shape)), differs="case_differs")
 
 
 def _expect_dtype(got, x, what: str) -> None:
@@ -302,7 +396,11 @@ def _module_free_case(name, cls) -> None:
     sizes = sizes_text(B=b, T=t_, E=e, H=h, D=d)
     module, x, y, weights = build_and_run(name, cls, (e, h, d), h * d, (b, t_, e), seed=46, on_error=module_error)
     with torch.no_grad():
-        expect_same(f"{name}.forward", (y, weights), right_mha(module, x, h, d), sizes)
+        want = right_mha(module, x, h, d)
+        if precision_hint((y, weights), want):
+            raise CheckFailed(t("case_differs", name=f"{name}.forward", sizes=(b, t_, e),
+                                err=max(max_error(g, w) for g, w in zip((y, weights), want))), t("hint_float32_inside"))
+        expect_same(f"{name}.forward", (y, weights), want, sizes)
     expect_module_grads(name, module, x, lambda m, z: run(f"{name}.forward", m, z, on_error=module_error),
                         lambda m, z: right_mha(m, z, h, d), 47)
 
@@ -317,71 +415,6 @@ def _expect_head_dim_rules(name, cls) -> None:
         pass
     else:
         raise named("hint_no_divisibility_error", e=10, h=3)
-
-
-def head_error(kind: str, message: str, call: str) -> str | None:
-    """An error in head_as_single: a copy_ into a parameter outside torch.no_grad(), or a copy_ between two shapes
-    (a slice of the wrong size; hint_head_slice gives the new Attention's shapes too). Any other error: no hint."""
-    if "leaf Variable" in message:
-        return "hint_copy_no_grad"
-    if kind == "RuntimeError" and "must match the size of tensor" in message:
-        return "hint_head_slice"
-    return None
-
-
-HEAD_LAYERS = ("W_q", "W_k", "W_v", "W_o")
-
-
-def head_slices(mha, i: int) -> dict:
-    """Head i's part of each of mha's weight matrices: rows of W_q, W_k, W_v, columns of W_o."""
-    rows = slice(i * mha.head_dim, (i + 1) * mha.head_dim)
-    return {name: getattr(mha, name).weight.detach()[(slice(None), rows) if name == "W_o" else rows]
-            for name in HEAD_LAYERS}
-
-
-def head_weights_hint(layers: dict, mha, i: int) -> tuple | None:
-    """(hint, fields) naming why head i's copied weights (layers: {"W_q": tensor, …}, as the new Attention holds
-    them) are not mha's slices, or None when they are. The first layer that differs is named: of another dtype
-    or device than mha (the template's .to(mha.W_q.weight) left out), interleaved rows, another layer's slice,
-    no row of mha's at all (never copied), or another slice."""
-    want = head_slices(mha, i)
-    W = {name: getattr(mha, name).weight.detach() for name in HEAD_LAYERS}
-    for name in HEAD_LAYERS:
-        got, right = layers.get(name), want[name]
-        if isinstance(got, torch.Tensor) and got.is_floating_point() and got.shape == right.shape and \
-                (got.dtype, got.device.type) != (right.dtype, right.device.type) and close(got.to(right), right, 1e-6):
-            return "hint_head_dtype", {"got": f"{got.dtype} / {got.device.type}",
-                                       "want": f"{right.dtype} / {right.device.type}"}
-    if all(_holds_none_of(layers.get(name), W[name], name == "W_o") for name in HEAD_LAYERS):
-        return "hint_head_not_copied", {}
-    for name in HEAD_LAYERS:
-        got = layers.get(name)
-        right = want[name]
-        if isinstance(got, torch.Tensor) and got.shape == right.shape and got.dtype == right.dtype \
-                and got.device.type == right.device.type and torch.equal(got.detach(), right):
-            continue
-        if not isinstance(got, torch.Tensor) or not got.is_floating_point():
-            return "hint_head_layer_not_copied", {"layer": name}
-        got = got.detach().to(right)
-        if name != "W_o" and got.shape == W[name][i::mha.n_head].shape and torch.equal(got, W[name][i::mha.n_head]):
-            return "hint_interleaved", {}
-        other = next((o for o in HEAD_LAYERS if o != name and want[o].shape == got.shape
-                      and torch.equal(got, want[o])), None)
-        if other is not None:
-            return "hint_head_layer_other", {"layer": name, "other": other}
-        if _holds_none_of(got, W[name], name == "W_o"):
-            return "hint_head_layer_not_copied", {"layer": name}
-        return "hint_head_slice", {}
-    return None
-
-
-def _holds_none_of(got, weight, by_columns: bool) -> bool:
-    """Whether got (a copied weight) holds no row of mha's weight (no column, for W_o): its own random weights."""
-    if not isinstance(got, torch.Tensor) or not got.is_floating_point() or got.dim() != 2:
-        return True
-    got = got.detach().to(weight)
-    mine, lines = (got.T, weight.T) if by_columns else (got, weight)
-    return mine.shape[-1] != lines.shape[-1] or not any(torch.equal(row, line) for row in mine for line in lines)
 
 
 @reads_globals(LESSON)
@@ -406,7 +439,7 @@ def _head_as_single_case(fn, attention_cls, sizes, seed: int) -> None:
         single = run(name, fn, heads, i, on_error=head_error)
         if not isinstance(single, attention_cls):
             raise CheckFailed(t("hint_head_returns_attention"))
-        expect_copy(name, before, heads, single)
+        expect_copy(name, before, heads, single, trainable=True)
         layers = {name: getattr(getattr(single, name, None), "weight", None) for name in HEAD_LAYERS}
         wrong = head_weights_hint(layers, heads, i)
         if wrong is not None:
@@ -417,40 +450,6 @@ def _head_as_single_case(fn, attention_cls, sizes, seed: int) -> None:
             total = total + run(name, single, x)[0]
     if not close(total, want, 1e-10):   # every weight is mha's: the new Attention's forward differs from lesson 1's
         raise CheckFailed(t("hint_sum_of_heads", err=max_error(total, want)))
-
-
-def torch_mha_error(kind: str, message: str, call: str) -> str | None:
-    """nn.MultiheadAttention's own assertion that num_heads divides embed_dim: mha's sizes pass
-    expect_torch_compatible first, so only its two arguments the other way round meet it. A "must match" is a
-    copy_ between two shapes (torch.cat on another axis, or a module of another size), not "transpose K"."""
-    if "embed_dim must be divisible by num_heads" in message:
-        return "hint_torch_mha_args"
-    if kind == "RuntimeError" and "must match the size of tensor b" in message:
-        return "hint_torch_mha_copy_shape"
-    return None
-
-
-def in_proj_hint(got, mha) -> tuple:
-    """(hint, fields) naming why in_proj_weight is not W_q, W_k, W_v's weights stacked in this order: transposed,
-    in another order, or one block that holds none of them (not copied: the module's own random weights)."""
-    w = [mha.W_q.weight.detach(), mha.W_k.weight.detach(), mha.W_v.weight.detach()]
-    got = got.detach().to(w[0])
-    if close(got, torch.cat([m.T for m in w]), 1e-6):
-        return "hint_in_proj_transposed", {}
-    blocks = got.chunk(3) if got.shape == torch.cat(w).shape else ()
-    for name, block, right in zip(("W_q", "W_k", "W_v"), blocks, w):
-        if not close(block, right, 1e-6) and not any(close(block, other, 1e-6) for other in w):
-            e = right.shape[0]
-            start = ("W_q", "W_k", "W_v").index(name) * e
-            return "hint_in_proj_block", {"layer": name, "lo": start, "hi": start + e - 1}
-    return "hint_in_proj_order", {}
-
-
-def torch_mha_dropout(p, training) -> tuple | None:
-    """(hint, fields) for an nn.MultiheadAttention returned with dropout on: in training mode (a new module's) its
-    weights and output differ from mha's on every call. The text builds it without (dropout=0, the default); one
-    with dropout put in eval mode computes what mha does."""
-    return ("hint_torch_mha_dropout", {"p": p}) if isinstance(p, (int, float)) and p and training else None
 
 
 def _expect_like_mha(theirs, mha) -> None:
@@ -488,13 +487,13 @@ def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
     heads = _Heads(H * D, H, D, seed=seed)
     before = snapshot(heads)
     theirs = run(name, fn, heads, on_error=torch_mha_error)
-    expect_copy(name, before, heads, theirs)
+    expect_copy(name, before, heads, theirs, trainable=True)
     if not isinstance(theirs, nn.MultiheadAttention):
         raise CheckFailed(t("hint_returns_torch_mha", kind=type(theirs).__name__))
-    for what, ok in (("batch_first", theirs.batch_first), ("bias", theirs.in_proj_bias is None),
-                     ("embed_dim", theirs.embed_dim == heads.embed_dim), ("num_heads", theirs.num_heads == H)):
-        if not ok:
-            raise CheckFailed(t("hint_torch_mha_setup", what=what))
+    what = torch_mha_setup(theirs.embed_dim, theirs.num_heads, theirs.in_proj_bias is not None, theirs.batch_first,
+                           heads)
+    if what:
+        raise CheckFailed(t("hint_torch_mha_setup", what=what))
     dropout = torch_mha_dropout(theirs.dropout, theirs.training)
     if dropout:
         raise named(dropout[0], **dropout[1])
@@ -509,7 +508,8 @@ def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
         raise CheckFailed(t("values_differ", what="in_proj_weight", err=max_error(got, torch.cat(w))), t(key, **fields))
     if not close(theirs.out_proj.weight.detach(), heads.W_o.weight, 1e-6):
         raise CheckFailed(t("values_differ", what="out_proj.weight",
-                            err=max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)), t("hint_out_proj"))
+                            err=max_error(theirs.out_proj.weight.detach(), heads.W_o.weight)),
+                          t(out_proj_hint(theirs.out_proj.weight, heads)))
     (x,) = inputs((B, T, H * D), seed=seed + 1)
     with torch.no_grad():
         y, weights = theirs(x, x, x, need_weights=True, average_attn_weights=False)

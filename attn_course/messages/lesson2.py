@@ -29,6 +29,43 @@ MESSAGES = {
         "ja": "MultiHeadAttention({e}, {h}) がエラーになりませんでした。割り切れないときは course.resolve_head_dim が ValueError を出します。__init__ に最初からある self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim) の行を消したり変えたりしていないか確認してください。",
         "ko": "MultiHeadAttention({e}, {h})에서 오류가 나지 않았습니다. 나누어떨어지지 않으면 course.resolve_head_dim이 ValueError를 냅니다. __init__에 처음부터 들어 있던 self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim) 줄을 지우거나 바꾸지 않았는지 확인하세요.",
     },
+    "hint_split_size": {
+        "ja": "H 成分ずつのかたまりが D 個できています（形状 (B, D, T, H)）。x.split(n_head, dim=-1) は、大きさ n_head のかたまりに切り分けます（n_head 個ではありません）。view(B, T, D, H) も同じ切り方です。n_head 個に分けるには x.chunk(n_head, dim=-1) か x.split(HD // n_head, dim=-1) を使うか、view(B, T, H, D) にしてから transpose(1, 2) します。",
+        "ko": "H개 성분씩 묶인 덩어리가 D개 생겼습니다(모양 (B, D, T, H)). x.split(n_head, dim=-1)은 크기가 n_head인 덩어리로 자릅니다(n_head개가 아닙니다). view(B, T, D, H)도 같은 방식으로 자릅니다. n_head개로 나누려면 x.chunk(n_head, dim=-1)이나 x.split(HD // n_head, dim=-1)을 쓰거나, view(B, T, H, D)로 만든 다음 transpose(1, 2)를 하세요.",
+    },
+    "hint_merge_interleaved": {
+        "ja": "(B, T, D, H) の順に並べてからつないでいます（permute(0, 2, 3, 1) など）。これでは、つないだベクトルの中で各ヘッドの成分が H 個おきに飛び飛びに並びます。transpose(1, 2) で (B, T, H, D) にしてからつなぐと、ヘッド h の出力が成分 h·D 〜 (h+1)·D − 1 にひと続きで入ります。",
+        "ko": "(B, T, D, H) 순서로 놓은 다음 이어 붙이고 있습니다(permute(0, 2, 3, 1) 등). 이렇게 하면 이어 붙인 벡터 안에서 각 헤드의 성분이 H칸씩 건너뛰며 흩어집니다. transpose(1, 2)로 (B, T, H, D)를 만든 다음 이어 붙이면 헤드 h의 출력이 h·D번째부터 (h+1)·D − 1번째 성분에 이어서 들어갑니다.",
+    },
+    "input_changed": {
+        "ja": "{name} を呼んだら、渡した入力 x そのものが書き換わりました。",
+        "ko": "{name}을(를) 호출하자 넘긴 입력 x 자체가 바뀌었습니다.",
+    },
+    "hint_input_in_place": {
+        "ja": "名前が _ で終わるメソッド（transpose_ など）は、テンソルをその場で書き換えます。呼び出し元の x まで変わり、勾配を記録する入力ではエラーになります。transpose(1, 2) のように _ のないほうを使うと、新しいテンソルが返り、入力はそのまま残ります。",
+        "ko": "이름이 _로 끝나는 메서드(transpose_ 등)는 텐서를 그 자리에서 바꿉니다. 호출한 쪽의 x까지 바뀌고, 기울기를 기록하는 입력에서는 오류가 납니다. transpose(1, 2)처럼 _가 없는 쪽을 쓰면 새 텐서가 반환되고 입력은 그대로 남습니다.",
+    },
+    "hint_float32_inside": {
+        "ja": "float64 の入力なのに、結果が float32 の精度（7 桁ほど）でしか合っていません。途中で .float() を呼んだり、dtype= を指定せずに新しいテンソルを作ったりして、float32 で計算した部分があるようです。最後に .to(x.dtype) で戻しても、失われた桁は戻りません。計算はすべて入力と同じデータ型で行ってください。",
+        "ko": "float64 입력인데 결과가 float32의 정밀도(7자리 정도)로만 맞습니다. 도중에 .float()를 호출하거나 dtype=을 지정하지 않고 새 텐서를 만들어서, float32로 계산한 부분이 있는 것 같습니다. 마지막에 .to(x.dtype)로 되돌려도 잃은 자릿수는 돌아오지 않습니다. 계산은 모두 입력과 같은 자료형으로 하세요.",
+    },
+    "hint_projection_layer": {
+        "ja": "{what} を {layer} で射影しています。{what} は {want} で射影します（{what} = split_heads(self.{want}(x), H)）。行をコピーして書き換え忘れていないか確認してください。",
+        "ko": "{what}를 {layer}로 투영하고 있습니다. {what}는 {want}로 투영해야 합니다({what} = split_heads(self.{want}(x), H)). 줄을 복사한 뒤 바꾸는 것을 잊지 않았는지 확인하세요.",
+    },
+    "hint_out_proj_transposed": {
+        "ja": "out_proj.weight に W_o.weight を転置してコピーしています。どちらも nn.Linear の weight で、形状は (出力, 入力) なので、.T をつけずにそのままコピーします。",
+        "ko": "out_proj.weight에 W_o.weight를 전치해서 복사하고 있습니다. 둘 다 nn.Linear의 weight이고 모양이 (출력, 입력)이므로 .T 없이 그대로 복사합니다.",
+    },
+    "case_size_one": {"ja": "形状 {sizes} の入力", "ko": "모양이 {sizes}인 입력"},
+    "size_one_shape": {
+        "ja": "{name}: 形状 {sizes} の入力で、結果の形状が {got} になりました（正しくは {want}）。",
+        "ko": "{name}: 모양이 {sizes}인 입력에서 결과의 모양이 {got}이(가) 되었습니다(올바른 모양은 {want}).",
+    },
+    "hint_squeeze": {
+        "ja": "squeeze() は大きさ 1 の軸をすべて消します。B = 1（1文だけ）や T = 1（1トークンだけ）の入力でも、出力は (B, T, E)、重みは (B, H, T, T) のまま返してください。ここでは squeeze() は要りません。",
+        "ko": "squeeze()는 크기가 1인 축을 모두 없앱니다. B = 1(문장 하나)이나 T = 1(토큰 하나)인 입력에서도 출력은 (B, T, E), 가중치는 (B, H, T, T) 모양 그대로 반환하세요. 여기서는 squeeze()가 필요 없습니다.",
+    },
     "hint_returns_torch_mha": {
         "ja": "nn.MultiheadAttention を返してください（いまは {kind}）。",
         "ko": "nn.MultiheadAttention을 반환하세요(지금은 {kind}).",
@@ -127,8 +164,8 @@ MESSAGES = {
         "ko": "view에 넘기는 크기의 순서가 다릅니다. view는 메모리에 놓인 순서는 그대로 두고 모양만 다시 읽으므로, 크기는 원래 텐서의 축 순서(B, T, … 순)대로 넘깁니다. 축을 서로 바꾸는 것은 transpose가 할 일입니다.",
     },
     "hint_head_count": {
-        "ja": "ヘッドの数が違います。split_heads の2つめの引数には、ヘッドの数 self.n_head（H）を渡します。self.head_dim は1つのヘッドの幅 D です。",
-        "ko": "헤드 수가 다릅니다. split_heads의 두 번째 인자에는 헤드 수 self.n_head(H)를 넘깁니다. self.head_dim은 헤드 하나의 폭 D입니다.",
+        "ja": "ヘッドの数が違います（H 個ではなく、幅 H のヘッドが D 個あります）。split_heads の2つめの引数には、ヘッドの数 self.n_head（H）を渡します。self.head_dim は1つのヘッドの幅 D です。そう渡しているなら、split_heads（演習 1）が x を n_head 個に分けているか確かめてください。",
+        "ko": "헤드 수가 다릅니다(헤드 H개가 아니라 폭이 H인 헤드가 D개 있습니다). split_heads의 두 번째 인자에는 헤드 수 self.n_head(H)를 넘깁니다. self.head_dim은 헤드 하나의 폭 D입니다. 그렇게 넘기고 있다면 split_heads(연습 문제 1)가 x를 n_head개로 나누는지 확인하세요.",
     },
     "hint_torch_mha_args": {
         "ja": "nn.MultiheadAttention の引数は (embed_dim, num_heads) の順です。nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True) のように、埋め込み次元を先に渡してください。",

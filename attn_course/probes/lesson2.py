@@ -1,9 +1,11 @@
 """Lesson 2's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+import warnings
+
 import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..findings import shared_memory
+from ..findings import shared_memory, untrainable
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
 from .cases import function_cases, module_cases, scalar
@@ -48,6 +50,17 @@ def module_input(draws, args, case, dtype):
     return draws.randn(f"{case}.x", b, t, args[0], dtype=dtype)
 
 
+# Sizes of 1 that a squeeze() on the results would drop: the batch, and the length (one token).
+SIZE_ONE_CASES = ("batch_one", "length_one")
+
+
+def size_one_input(draws, args, case):
+    """x of the drawn sizes with B = 1 (case "batch_one") or T = 1 ("length_one"), in float64."""
+    b, t, _, _, _ = draws.sizes("args", 5, low=2, high=16, avoid=NOTEBOOK)
+    b, t = (1, t) if case == "batch_one" else (b, 1)
+    return draws.randn(f"{case}.x", b, t, args[0], dtype=torch.float64)
+
+
 def weights_and_input(draws, square: bool):
     """Drawn multi-head weights (E = H·D when square, as nn.MultiheadAttention needs) and an input."""
     b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=12, avoid=NOTEBOOK)
@@ -79,12 +92,19 @@ def module(rec, cls):
     # head_dim left out: embed_dim // n_head, and a clear error when that does not divide.
     rec.put("default_head_dim", getattr(rec.call("MultiHeadAttention", cls, 12, 3), "head_dim", None))
     rec.put("error_on_10_3", raised(cls, 10, 3))
+    # B = 1 and T = 1, with the parameters module_cases drew: forward's results keep those axes.
+    args = module_args(rec)
+    module = rec.call("MultiHeadAttention", cls, *args).double()
+    rec.fill_parameters(module)
+    for case in SIZE_ONE_CASES:
+        with torch.no_grad():
+            rec.put(case, rec.call("MultiHeadAttention.forward", module, size_one_input(rec, args, case)))
 
 
 @probe("lesson2.head_as_single")
 def head_as_single(rec, fn, attention_cls):
     weights, x = weights_and_input(rec, square=False)
-    outputs, copied, shared = [], [], []
+    outputs, copied, shared, frozen = [], [], [], []
     for i in range(weights.n_head):
         # With gradients on, as the notebook's own cells call it: a copy_ outside torch.no_grad() fails here too.
         single = rec.call("head_as_single", fn, weights, i)
@@ -94,14 +114,19 @@ def head_as_single(rec, fn, attention_cls):
         # The copy's invariants (attn_course.findings.copy_finding): memory shared with mha, found here.
         if not shared:   # the first head that shares, as the check names it
             shared = shared_memory(single, weights)
+        if not frozen:   # a module to train, as mha is (the text copies under torch.no_grad() for that)
+            frozen = untrainable(single)
         # As copied, before single.double() below turns them to float64 in place (a float32 copy shows as such).
         layers = {name: getattr(getattr(single, name, None), "weight", None) for name in ("W_q", "W_k", "W_v", "W_o")}
         copied.append({name: w.detach().clone() if isinstance(w, torch.Tensor) else w for name, w in layers.items()})
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            # .double() reads each parameter's .grad: torch warns in English about one that is no leaf (named above).
+            warnings.simplefilter("ignore")
             outputs.append(rec.call("head_as_single", single.double(), x)[0])
     rec.put("heads", outputs)
     rec.put("layers", copied)
     rec.put("shared", shared)
+    rec.put("untrainable", frozen)
     rec.put("source_after", dict(weights.named_parameters()))
 
 
@@ -110,6 +135,7 @@ def to_torch_mha(rec, fn):
     weights, _ = weights_and_input(rec, square=True)
     theirs = rec.call("to_torch_mha", fn, weights)
     rec.put("shared", shared_memory(theirs, weights) if isinstance(theirs, nn.Module) else [])
+    rec.put("untrainable", untrainable(theirs) if isinstance(theirs, nn.Module) else [])
     rec.put("source_after", dict(weights.named_parameters()))
     # The grader builds a genuine nn.MultiheadAttention from these: only the copied weights count.
     config = {name: getattr(theirs, name, None) for name in ("embed_dim", "num_heads", "batch_first", "dropout",

@@ -4,10 +4,12 @@ import math
 import torch
 import torch.nn as nn
 from attn_course.checks import lesson2 as checks
+from attn_course.checks import lesson2_copies as copies
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
 from attn_grader.judge import (
-    Mismatch, expect_answer, expect_close, expect_copy, judge, judge_function, judge_module, matching_bug, naming,
+    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge, judge_function, judge_module,
+    matching_bug, naming,
 )
 
 
@@ -66,12 +68,13 @@ def _split_bug(res):
     x, h = probe.split_inputs(res, "float64", torch.float64)
     b, t, hd = x.shape
     variants = checks.split_variants(x, h) | {"hint_missing_transpose": x.view(b, t, h, hd // h)}
-    return matching_bug(res["float64"], variants, 1e-12)
+    return checks.dtype_hint(res["float64"], torch.float64) or matching_bug(res["float64"], variants, 1e-12)
 
 
 def _merge_bug(res):
     (x,) = probe.merge_inputs(res, "float64", torch.float64)
-    return matching_bug(res["float64"], checks.merge_variants(x) | checks.merge_shape_variants(x), 1e-12)
+    return checks.dtype_hint(res["float64"], torch.float64) or \
+        matching_bug(res["float64"], checks.merge_variants(x) | checks.merge_shape_variants(x), 1e-12)
 
 
 def _module_bug(res):
@@ -92,6 +95,9 @@ def _module_bug(res):
     if isinstance(y, torch.Tensor) and y.shape[-1] == h * d != e:
         return "hint_w_o_missing"
     with torch.no_grad():
+        key = checks.precision_hint(got, ref(x))
+        if key:
+            return key
         if isinstance(weights, torch.Tensor) and weights.dim() == 3:
             return checks.wide_weights_hint(weights, ref, x, h, d)
         variants = checks.mha_weight_variants(ref, x, h, d)
@@ -100,8 +106,9 @@ def _module_bug(res):
             return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
         if checks.dropped_weights(weights, variants[None]):
             return "hint_weights_dropout"
-        heads = ref(x)[1] @ split_heads(ref.W_v(x), h)
-        variants = {k: ref.W_o(v) for k, v in checks.merge_variants(heads).items()}
+        right = ref(x)[1]
+        heads = right @ split_heads(ref.W_v(x), h)
+        variants = checks.output_variants(ref, x, right, h)
         key = matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
     if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
         sums = weights.sum(-1)   # as the visible check: softmax over another axis, or none (make mutants)
@@ -117,20 +124,21 @@ def _to_torch_bug(res):
     got = state.get("in_proj_weight") if isinstance(state, dict) else None
     w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
     if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
-        return checks.in_proj_hint(got, mha)
-    if not matching_bug(state.get("out_proj.weight"), {"right": mha.W_o.weight}):
-        return "hint_out_proj"
+        return copies.in_proj_hint(got, mha)
+    got = state.get("out_proj.weight")
+    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": mha.W_o.weight}):
+        return copies.out_proj_hint(got, mha)
     return None
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson2.split_heads")
+@judge("lesson2.split_heads", on_error=checks.heads_error)
 def judge_split_heads(res):
     with naming(lambda: _split_bug(res)):
         judge_function(res, split_heads, probe.split_inputs, names=["x"])
 
 
-@judge("lesson2.merge_heads")
+@judge("lesson2.merge_heads", on_error=checks.heads_error)
 def judge_merge_heads(res):
     with naming(lambda: _merge_bug(res)):
         judge_function(res, merge_heads, probe.merge_inputs, names=["x"])
@@ -165,6 +173,16 @@ def judge_module_(res):
                        hint=("hint_head_dim_default", {"e": 12, "h": 3, "want": 4, "got": res["default_head_dim"]}))
     if res["error_on_10_3"] != "ValueError":
         raise Mismatch("hint_head_dim_divides", e=10, h=3)
+    args = probe.module_args(res)
+    ref = MultiHeadAttention(*args).double()
+    res.fill_parameters(ref)
+    for case in probe.SIZE_ONE_CASES:
+        x = probe.size_one_input(res, args, case)
+        got = res[case]
+        with torch.no_grad():
+            want = ref(x)
+        with naming(lambda: checks.size_one_hint(got, want)):
+            expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), got, want, TOLERANCE["float64"])
 
 
 def _reference_weights(res, square):
@@ -178,13 +196,13 @@ def _head_bug(res):
     mha, _ = _reference_weights(res, square=False)
     copied = res["layers"]
     for i, layers in enumerate(copied if isinstance(copied, list) else []):
-        wrong = checks.head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
+        wrong = copies.head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
         if wrong is not None:
             return wrong
     return None
 
 
-@judge("lesson2.head_as_single", on_error=checks.head_error)
+@judge("lesson2.head_as_single", on_error=copies.head_error)
 def judge_head_as_single(res):
     with naming(lambda: _head_bug(res)):
         _judge_head_as_single(res)
@@ -209,20 +227,19 @@ def _judge_head_as_single(res):
             expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
 
 
-@judge("lesson2.to_torch_mha", on_error=checks.torch_mha_error)
+@judge("lesson2.to_torch_mha", on_error=copies.torch_mha_error)
 def judge_to_torch_mha(res):
     mha, x = _reference_weights(res, square=True)
     expect_copy("to_torch_mha", res, mha)
     config, state = res["config"], res["state"]
     if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
         raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
-    if (config.get("embed_dim"), config.get("num_heads")) != (mha.embed_dim, mha.n_head):
-        raise Mismatch("hint_torch_mha_setup", what="embed_dim / num_heads")
-    if "in_proj_bias" in state:   # the text: bias=False (a zero bias would give the same outputs)
-        raise Mismatch("hint_torch_mha_setup", what="bias")
-    if not config.get("batch_first"):   # named as the visible check names it, not by the shapes it gives
-        raise Mismatch("hint_torch_mha_setup", what="batch_first")
-    dropout = checks.torch_mha_dropout(config.get("dropout"), config.get("training"))
+    # bias=False (a zero bias would give the same outputs), batch_first: named as the check names them, not by shapes
+    what = copies.torch_mha_setup(config.get("embed_dim"), config.get("num_heads"), "in_proj_bias" in state,
+                                  config.get("batch_first"), mha)
+    if what:
+        raise Mismatch("hint_torch_mha_setup", what=what)
+    dropout = copies.torch_mha_dropout(config.get("dropout"), config.get("training"))
     if dropout:
         raise Mismatch(dropout[0], **dropout[1])
     dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}

@@ -28,7 +28,7 @@ from attn_course.probes.draws import Draws
 __all__ = [
     "JUDGES", "Mismatch", "Results", "judge", "expect_close", "expect_equal", "expect_answer", "expect_layout",
     "expect_device", "judge_function", "judge_module", "max_error", "sibling", "DTYPE_CASES", "TOLERANCE",
-    "matching_bug", "naming", "expect_finding", "expect_grads", "expect_copy",
+    "matching_bug", "naming", "expect_finding", "expect_grads", "expect_copy", "expect_outputs",
 ]
 
 JUDGES: dict = {}  # "lessonN.name" -> judge function
@@ -272,17 +272,20 @@ def expect_grads(name: str, got, want_grads, names) -> None:
 
 def expect_copy(name: str, res: "Results", source) -> None:
     """A copy's invariants, by the check's rule: source (the reference's own draw of the source module) must equal
-    what the probe recorded of it after the call, and the probe must have found no memory shared with it."""
+    what the probe recorded of it after the call, the probe must have found no memory shared with it, and no
+    parameter of the copy that cannot be trained (where the probe looks for them: "untrainable")."""
     want = {n: p.detach() for n, p in source.named_parameters()}
     shared = res["shared"]
-    expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"]))
+    frozen = res["untrainable"] if "untrainable" in res else []
+    expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"],
+                                frozen if isinstance(frozen, list) else ["?"]))
 
 
 def _expect_grads(res: Results, key: str, want_grads, names, name: str = "") -> None:
     expect_grads(name, res[key], want_grads, names)
 
 
-def _expect_outputs(case, got, want, tol) -> None:
+def expect_outputs(case, got, want, tol) -> None:
     wants = as_tuple(want)
     gots = got if isinstance(got, tuple) else (got,)
     if len(gots) != len(wants):
@@ -311,12 +314,12 @@ def judge_function(res: Results, ref_fn, make_inputs, prefix: str = "", names=No
         args = make_inputs(res, case, dtype)
         with torch.no_grad():
             want = ref_fn(*args)
-        _expect_outputs(CASE_NAMES[case], res[prefix + case], want, (tolerance or TOLERANCE)[case])
+        expect_outputs(CASE_NAMES[case], res[prefix + case], want, (tolerance or TOLERANCE)[case])
     if not grads:
         return
     args = differentiable(make_inputs(res, "grad", torch.float64))
     want = ref_fn(*args)
-    _expect_outputs(("case_grad",), res[prefix + "grad"], want, TOLERANCE["float64"])
+    expect_outputs(("case_grad",), res[prefix + "grad"], want, TOLERANCE["float64"])
     leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     grads = backward_with_probe(res, want, leaves)
     # Named as the learner knows them: the exercise's function (the probe's name, not the reference's own) and
@@ -337,11 +340,11 @@ def judge_module(res: Results, ref_cls, make_args, make_input) -> None:
         ref.to(dtype)
         with torch.no_grad():
             want = ref(make_input(res, args, case, dtype))
-        _expect_outputs(CASE_NAMES[case], res[case], want, TOLERANCE[case])
+        expect_outputs(CASE_NAMES[case], res[case], want, TOLERANCE[case])
     ref.double()
     x = make_input(res, args, "grad", torch.float64).requires_grad_(True)
     want = ref(x)
-    _expect_outputs(("case_grad",), res["grad"], want, TOLERANCE["float64"])
+    expect_outputs(("case_grad",), res["grad"], want, TOLERANCE["float64"])
     names = ["x", *(n for n, _ in ref.named_parameters())]
     grads = backward_with_probe(res, want, [x, *ref.parameters()])
     _expect_grads(res, "grad.inputs", grads, names, ref_cls.__name__)

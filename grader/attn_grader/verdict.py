@@ -141,6 +141,8 @@ def header_key(mismatch: Mismatch) -> str:
         return "hidden_failed_after_visible_grad"
     if mismatch.key in SIDE_EFFECT_KEYS:
         return "hidden_failed_after_visible_copy"
+    if mismatch.key == "copy_not_trainable":
+        return "hidden_failed_after_visible_trainable"
     return "hidden_failed_after_visible"
 
 

@@ -106,4 +106,44 @@ BUGS = {
                                      "mha.W_o.weight.copy_(torch_mha.out_proj.weight)",
                                      {"ex6_to_torch_mha_tests": "hint_copy_direction"},
                                      "out_proj copied the wrong way: `mha.W_o.weight.copy_(...)` overwrites mha"),
+    # ---- learner ko (issue 40: lesson 2 worked through in Korean): ✔ in the notebook and full marks before; the
+    # check and the grader now run B = 1 and T = 1, and a copy's parameters must be trainable (findings.untrainable).
+    "module_squeezes_results": Bug("ex3_mha_module", "return self.W_o(y), weights",
+                                   "return self.W_o(y).squeeze(), weights.squeeze()",
+                                   {"ex3_mha_module_tests": "hint_squeeze"},
+                                   "forward's results squeezed: B = 1 or T = 1 loses its axis"),
+    "head_copy_frozen": Bug("ex5_head_as_single", COPIES, "    single.requires_grad_(False)\n" + "\n".join(
+        line[4:] for line in COPIES.splitlines()[1:]), {"ex5_head_as_single_tests": "hint_copy_trainable"},
+        "head's module frozen (`requires_grad_(False)`), then copied with gradients on"),
+    "torch_mha_frozen": Bug("ex6_to_torch_mha", "torch_mha = torch_mha.to(mha.W_q.weight)\n    with torch.no_grad():",
+                            "torch_mha = torch_mha.to(mha.W_q.weight)\n    torch_mha.requires_grad_(False)\n"
+                            "    if True:",
+                            {"ex6_to_torch_mha_tests": "hint_copy_trainable"},
+                            "nn.MultiheadAttention frozen (`requires_grad_(False)`), then copied with gradients on"),
+    # hints that named another cause or none (issue 43 point 3)
+    "split_by_size": Bug("ex1_split_heads", SPLIT, "return torch.stack(x.split(n_head, dim=-1), dim=1)",
+                         {"ex1_split_heads_tests": "hint_split_size", "ex3_mha_module_tests": "hint_head_count"},
+                         "`x.split(n_head, -1)`: pieces of size n_head, not n_head pieces"),
+    "split_to_float": Bug("ex1_split_heads", SPLIT, SPLIT + ".float()",
+                          {"ex1_split_heads_tests": "hint_keep_dtype", "ex3_mha_module_tests": "hint_keep_dtype"},
+                          "split_heads' result turned to float32 with `.float()`"),
+    "merge_transpose_in_place": Bug("ex2_merge_heads", MERGE, "return x.transpose_(1, 2).reshape(B, T, H * D)",
+                                    {"ex2_merge_heads_tests": "hint_input_in_place"}, "`x.transpose_(1, 2)`: the caller's tensor changed"),
+    "merge_permute_d_before_h": Bug("ex2_merge_heads", MERGE, "return x.permute(0, 2, 3, 1).reshape(B, T, H * D)",
+                                    {"ex2_merge_heads_tests": "hint_merge_interleaved", "ex3_mha_module_tests": "hint_merge_interleaved"},
+                                    "`permute(0, 2, 3, 1)` before the merge: each head's components H apart"),
+    "scores_in_float32": Bug("ex3_mha_module", WEIGHTS, WEIGHTS.replace("Q @ K", "Q.float() @ K.float()").replace(
+        "dim=-1)  ", "dim=-1).to(x.dtype)"),
+        {"ex3_mha_module_tests": "hint_float32_inside"}, "scores and softmax computed in float32"),
+    "k_projected_by_w_q": Bug("ex3_mha_module", "K = split_heads(self.W_k(x), H)", "K = split_heads(self.W_q(x), H)",
+                              {"ex3_mha_module_tests": "hint_projection_layer"}, "K projected with W_q (a line copied, left unchanged)"),
+    "out_proj_transposed": Bug("ex6_to_torch_mha", "torch_mha.out_proj.weight.copy_(mha.W_o.weight)",
+                               "torch_mha.out_proj.weight.copy_(mha.W_o.weight.T)",
+                               {"ex6_to_torch_mha_tests": "hint_out_proj_transposed"},
+                               "out_proj.weight copied from `W_o.weight.T`"),
+    "torch_mha_default_args": Bug("ex6_to_torch_mha", "nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, "
+                                  "batch_first=True)", "nn.MultiheadAttention(mha.embed_dim, mha.n_head)",
+                                  {"ex6_to_torch_mha_tests": "hint_torch_mha_setup"},
+                                  "nn.MultiheadAttention without bias=False nor batch_first"),
+    # ---- end learner ko
 }

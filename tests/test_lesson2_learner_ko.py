@@ -1,0 +1,146 @@
+"""Lesson 2 as a learner worked through it in Korean (issue 40): wrong answers that got ✔ and full marks, or a hint
+naming another cause, each now caught or named alike by the visible check and by the grader on every seed; and the
+learner's right answers written another way, which still pass. Their planted bugs are the block "learner ko" of
+tools/planted/lesson2.py's BUGS."""
+import math
+
+import pytest
+import torch
+import torch.nn as nn
+
+import attn_course as course
+from attn_course.checks import lesson2 as checks
+from attn_course.probes import lesson2 as probes
+from conftest import fails, fails_with, passes
+from test_lesson1 import AttentionOK
+from test_lesson2 import merge_ok, split_ok
+
+
+def _learner(source: str, **extra):
+    """The learner's answer as the notebook defines it: at top level, beside the lesson's own names."""
+    space = {"torch": torch, "nn": nn, "math": math, "course": course, "split_heads": split_ok, "merge_heads": merge_ok,
+             "Attention": AttentionOK, "__name__": "__main__", **extra}
+    exec(source, space)  # noqa: S102 - the test's own source
+    return space
+
+
+MHA_HEAD = ("class MultiHeadAttention(nn.Module):\n"
+            "    def __init__(self, embed_dim, n_head, head_dim=None):\n"
+            "        super().__init__()\n"
+            "        self.embed_dim, self.n_head = embed_dim, n_head\n"
+            "        self.head_dim = course.resolve_head_dim(embed_dim, n_head, head_dim)\n"
+            "        inner = self.n_head * self.head_dim\n"
+            "        self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))\n"
+            "        self.W_o = nn.Linear(inner, embed_dim, bias=False)\n\n"
+            "    def forward(self, x):\n"
+            "        course.expect_tokens(x, self.embed_dim)\n"
+            "        Q, K, V = (split_heads(W(x), self.n_head) for W in (self.W_q, self.W_k, self.W_v))\n")
+EINSUM = ("        scores = torch.einsum('bhqd,bhkd->bhqk', Q, K) / math.sqrt(self.head_dim)\n"
+          "        weights = scores.softmax(dim=-1)\n"
+          "        ctx = torch.einsum('bhqk,bhkd->bhqd', weights, V)\n"
+          "        return self.W_o(merge_heads(ctx)){}, weights{}\n")
+HEAD_FROZEN = ("def head_as_single(mha, i):\n    D = mha.head_dim\n"
+               "    single = Attention(mha.embed_dim, D).to(mha.W_q.weight)\n"
+               "    single.requires_grad_(False)\n    sl = slice(i * D, (i + 1) * D)\n"
+               + "".join(f"    single.{w}.weight.copy_(mha.{w}.weight[sl])\n" for w in ("W_q", "W_k", "W_v"))
+               + "    single.W_o.weight.copy_(mha.W_o.weight[:, sl])\n    return single\n")
+TORCH = ("def to_torch_mha(mha):\n"
+         "    t = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True)\n"
+         "    t = t.to(mha.W_q.weight)\n"
+         "    {}\n"
+         "        t.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))\n"
+         "        t.out_proj.weight.copy_(mha.W_o.weight{})\n    return t\n")
+TORCH_FROZEN = TORCH.format("t.requires_grad_(False)\n    if True:", "")
+LEARNER_RIGHT = {
+    "split_chunk": ("split_heads", "def split_heads(x, n_head):\n"
+                    "    return torch.stack(x.chunk(n_head, dim=-1), dim=1)\n"),
+    "torch_copied_under_no_grad": ("to_torch_mha", TORCH.format("with torch.no_grad():", "")),
+    "merge_unbind": ("merge_heads", "def merge_heads(x):\n    return torch.cat(x.unbind(dim=1), dim=-1)\n"),
+    "module_einsum": ("MultiHeadAttention", MHA_HEAD + EINSUM.format("", "")),
+    "head_view_index": ("head_as_single", "def head_as_single(mha, i):\n    D, H = mha.head_dim, mha.n_head\n"
+                        "    single = Attention(mha.embed_dim, D).to(mha.W_q.weight)\n    with torch.no_grad():\n"
+                        "        for name in ('W_q', 'W_k', 'W_v'):\n"
+                        "            getattr(single, name).weight.copy_(getattr(mha, name).weight.view(H, D, -1)[i])\n"
+                        "        single.W_o.weight.copy_(mha.W_o.weight.view(-1, H, D)[:, i])\n    return single\n"),
+}
+# (exercise, source, hint key, hint fields, the grader's message key or None for any)
+LEARNER_WRONG = {
+    "module_squeezes": ("MultiHeadAttention", MHA_HEAD + EINSUM.format(".squeeze()", ".squeeze()"), "hint_squeeze", {},
+                        "hidden_shape"),
+    "head_frozen": ("head_as_single", HEAD_FROZEN, "hint_copy_trainable", {}, "copy_not_trainable"),
+    "head_frozen_no_grad": ("head_as_single", HEAD_FROZEN.replace(
+        "    sl =", "    torch.set_grad_enabled(False)\n    sl =").replace(
+        "    return single\n", "    torch.set_grad_enabled(True)\n    return single\n"),
+                            "hint_copy_trainable", {}, "copy_not_trainable"),
+    "torch_frozen": ("to_torch_mha", TORCH_FROZEN, "hint_copy_trainable", {}, "copy_not_trainable"),
+    # hints that named another cause, or none
+    "split_by_size": ("split_heads", "def split_heads(x, n_head):\n"
+                      "    return torch.stack(x.split(n_head, dim=-1), dim=1)\n",
+                      "hint_split_size", {}, "hidden_shape"),
+    "split_to_float": ("split_heads", "def split_heads(x, n_head):\n    B, T, HD = x.shape\n"
+                       "    return x.view(B, T, n_head, HD // n_head).transpose(1, 2).float()\n", "hint_keep_dtype", {},
+                       "hidden_dtype"),
+    "merge_transpose_in_place": ("merge_heads", "def merge_heads(x):\n    B, H, T, D = x.shape\n"
+                                 "    return x.transpose_(1, 2).reshape(B, T, H * D)\n", "hint_input_in_place", {},
+                                 "hidden_raised"),
+    "merge_permute": ("merge_heads", "def merge_heads(x):\n    B, H, T, D = x.shape\n"
+                      "    return x.permute(0, 2, 3, 1).reshape(B, T, H * D)\n", "hint_merge_interleaved", {},
+                      "hidden_mismatch"),
+    "module_float32": ("MultiHeadAttention", MHA_HEAD + "        Q, K, V = Q.float(), K.float(), V.float()\n"
+                       + EINSUM.format("", "").replace("merge_heads(ctx)", "merge_heads(ctx).to(x.dtype)").replace(
+                           "return self.W_o(merge_heads(ctx).to(x.dtype)), weights",
+                           "return self.W_o(merge_heads(ctx).to(x.dtype)), weights.to(x.dtype)"),
+                       "hint_float32_inside", {}, "hidden_mismatch"),
+    "k_from_w_q": ("MultiHeadAttention", MHA_HEAD.replace("for W in (self.W_q, self.W_k, self.W_v)",
+                                                          "for W in (self.W_q, self.W_q, self.W_v)")
+                   + EINSUM.format("", ""), "hint_projection_layer", {"what": "K", "layer": "W_q", "want": "W_k"},
+                   "hidden_mismatch"),
+    "out_proj_transposed": ("to_torch_mha", TORCH.format("with torch.no_grad():", ".T"),
+                            "hint_out_proj_transposed", {}, "hidden_mismatch"),
+}
+
+
+def _exercise(name):
+    """(the visible check, the probe, the learner objects besides the answer) of an exercise."""
+    return {"split_heads": (checks.check_split_heads, probes.split_heads, ()),
+            "merge_heads": (checks.check_merge_heads, probes.merge_heads, ()),
+            "MultiHeadAttention": (checks.check_mha_module, probes.module, ()),
+            "head_as_single": (lambda f: checks.check_head_as_single(f, AttentionOK), probes.head_as_single,
+                               (AttentionOK,)),
+            "to_torch_mha": (checks.check_to_torch_mha, probes.to_torch_mha, ())}[name]
+
+
+@pytest.mark.parametrize("answer", sorted(LEARNER_RIGHT))
+def test_the_learners_right_answers_written_another_way_pass(answer, lang):
+    name, source = LEARNER_RIGHT[answer]
+    fn = _learner(source)[name]
+    check, probe, rest = _exercise(name)
+    check(fn)
+    passes(probe, fn, *rest)
+
+
+@pytest.mark.parametrize("answer", sorted(LEARNER_WRONG))
+def test_the_learners_wrong_answers_fail_on_both_sides_with_their_cause(answer, lang):
+    import warnings
+
+    from attn_grader.verdict import header_key, hint_of
+    name, source, hint, fields, key = LEARNER_WRONG[answer]
+    fn = _learner(source)[name]
+    check, probe, rest = _exercise(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # torch's own English warnings never reach the learner
+        fails_with(check, fn, hint, **fields)
+    for seed in (20261123, 1, 2, 3, 4, 5):
+        failure = fails(probe, fn, *rest, key=key, seed=seed)
+        assert hint_of(failure) == (hint, fields), (seed, failure.key, failure.hint)
+    if key == "copy_not_trainable":   # the grader's header says what differed: the parameters, not other inputs
+        assert header_key(failure) == "hidden_failed_after_visible_trainable"
+
+
+def test_every_argument_nn_multiheadattention_was_built_with_otherwise_is_named(lang):
+    """bias and batch_first both left out: the check named batch_first only, the grader bias only."""
+    fn = _learner(TORCH.format("with torch.no_grad():", "").replace(", bias=False, batch_first=True", ""))[
+        "to_torch_mha"]
+    fails_with(checks.check_to_torch_mha, fn, "hint_torch_mha_setup", what="bias / batch_first")
+    for seed in (20261123, 1, 2):
+        assert fails(probes.to_torch_mha, fn, seed=seed).fields == {"what": "bias / batch_first"}, seed
