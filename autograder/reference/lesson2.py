@@ -6,9 +6,10 @@ import torch.nn as nn
 from attn_course.checks import lesson2 as checks
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
-from attn_grader.judge import (
-    Mismatch, expect_answer, expect_close, expect_copy, judge, judge_function, judge_module, matching_bug, naming,
+from attn_course.judging import (
+    Mismatch, expect_answer, expect_close, expect_copy, judge_function, judge_module, matching_bug, naming,
 )
+from attn_grader.judge import judge
 
 
 def split_heads(x, n_head):
