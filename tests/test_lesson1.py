@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
 `make autograde`'s own code and README's grade table shows.
 """
+import inspect
 import math
+import os
 import re
 
 import pytest
@@ -16,8 +18,9 @@ import attn_course as course
 from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
-from attn_grader.verdict import hint_of
-from conftest import Bug, check_names, fails, fails_with, passes, reference
+from attn_course.probes import SEED_ENV
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, Bug, check_names, fails, fails_with, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
 def scores_ok(Q, K):
@@ -489,3 +492,21 @@ def test_a_result_in_another_dtype_fails_the_check_and_the_grader_alike(ref, lan
         return e / e.sum(dim=-1, keepdim=True)
     fails_with(checks.check_softmax, in_float32, "hint_keep_dtype")
     assert fails(probes.softmax_last, in_float32, key="hidden_dtype").hint == "hint_keep_dtype"
+
+
+@pytest.mark.parametrize("hint", sorted(SCORE_BUGS))
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, hint):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    with pytest.raises(checks.CheckFailed) as info:
+        checks.check_attention_scores(SCORE_BUGS[hint])
+    seed = checks.SEEDS["attention_scores"]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = probes.attention_scores.record(SCORE_BUGS[hint])
+    finally:
+        os.environ.pop(SEED_ENV)
+    # The grader reads the learner's cell too (a `.T` in it names the error): here, the function's source.
+    graded = decide(REFERENCE, seed, "lesson1.attention_scores", payload, inspect.getsource(SCORE_BUGS[hint]))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))
