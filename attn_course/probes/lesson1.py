@@ -146,8 +146,7 @@ def score_variants(Q, K) -> dict:
     """The right scores and the classic wrong ones, keyed by the hint that explains them."""
     d = Q.size(-1)
     raw = Q @ K.transpose(-2, -1)
-    variants = {None: raw / math.sqrt(d), "hint_no_scale": raw, "hint_scale_dk": raw / d,
-                "hint_kq_order": K @ Q.transpose(-2, -1) / math.sqrt(d)}
+    variants = {None: raw / math.sqrt(d), "hint_no_scale": raw, "hint_scale_dk": raw / d}
     variants.update(scale_variants(raw, d, {*Q.shape[:-1], K.size(-2)}))
     return variants
 
@@ -256,7 +255,10 @@ def _dtype_bug(res, name: str):
 
 
 def _score_bug(res):
-    return matching_bug(res["float64"], score_variants(*qk_inputs(res, "float64", torch.float64)))
+    Q, K = qk_inputs(res, "float64", torch.float64)
+    # Scores only: in the module (T_q = T_k) K Qᵀ's weights are W_q and W_k swapped, hint_wrong_projection.
+    variants = {**score_variants(Q, K), "hint_kq_order": K @ Q.transpose(-2, -1) / math.sqrt(Q.size(-1))}
+    return matching_bug(res["float64"], variants)
 
 
 def _softmax_bug(res):
