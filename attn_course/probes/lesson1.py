@@ -233,8 +233,9 @@ def product_raised(res, dims, name: str, on_error=None) -> None:
 
 
 def _function_dims(res):
-    """(T_q, T_k, d_k, d_v) of every case of qkv_inputs."""
-    for case in ("unbatched", "float64", "float32", "grad"):
+    """(T_q, T_k, d_k, d_v) of every case of qkv_inputs, in the order the probe runs them: the first whose sizes name
+    the failing product is the one that raised (another case's sizes can name another mistake by chance)."""
+    for case in ("float64", "float32", "grad", "unbatched"):
         _, _, tq, tk, d, dv = qkv_sizes(res, case)
         yield tq, tk, d, dv
 
