@@ -140,6 +140,22 @@ def fails_with(check, arg, hint_key, **fields):
     return info.value
 
 
+def check_names(check, arg, hint_key, key: str | None = None) -> CheckFailed:
+    """check(arg) must fail by its exercise's procedure (attn_course.judging.verify) with the likely mistake hint_key,
+    shown in the current language with the fields the procedure found; with key, for that reason (a message key)."""
+    from attn_course.judging import hint_of
+    with pytest.raises(CheckFailed) as info:
+        check(arg)
+    failure = info.value
+    found, fields = hint_of(failure.mismatch)
+    assert found == hint_key, f"expected hint {hint_key!r}, got {found!r}:\n{failure}"
+    if found:
+        assert t(found, **fields) in str(failure)
+    if key:
+        assert failure.mismatch.key == key, (failure.mismatch.key, failure.mismatch.fields)
+    return failure
+
+
 def reference(lesson: str):
     """autograder/reference/<lesson>.py, loaded as the grader loads it."""
     from attn_grader.references import load

@@ -54,7 +54,7 @@ def tampered(*cells):
     ("def attention(Q, K, V):\n    return torch.compile(f)(Q, K, V)", "reach_outside"),
     ("def attention(Q, K, V):\n    import threading\n    return Q", "reach_outside"),
     ("def attention(Q, K, V):\n    return getattr(F, name)(Q, K, V)", "reach_dynamic"),
-    ("def attention(Q, K, V):\n    return course.checks.lesson1.score_variants(Q, K)", "reach_course"),
+    ("def attention(Q, K, V):\n    return course.checks.lesson1.right_scores(Q, K)", "reach_course"),
     ("def attention(Q, K, V):\n    return course.hf.something(Q)", "reach_course"),
     ("def attention(Q, K, V):\n    return eval('Q')", "reach_outside"),
     ("def attention(Q, K, V):\n    return Q.f_back", "reach_outside"),

@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson1.py.
 """
+import inspect
 import math
+import os
 import re
 
 import pytest
@@ -16,8 +18,9 @@ import attn_course as course
 from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
-from attn_grader.verdict import hint_of
-from conftest import fails, fails_with, passes, reference
+from attn_course.probes import SEED_ENV
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, check_names, fails, fails_with, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
 def scores_ok(Q, K):
@@ -49,16 +52,26 @@ def test_unfinished_function_says_so(lang):
     def stub(Q, K):
         raise NotImplementedError()
     fails_with(checks.check_attention_scores, stub, "not_implemented", name="attention_scores")
-    # transpose(1, 2) works on (B, T, D) and raises IndexError on an unbatched (T, D): negative axes.
-    fails_with(checks.check_attention_scores, lambda Q, K: Q @ K.transpose(1, 2) / math.sqrt(Q.size(-1)),
-               "hint_negative_dims")
+    # transpose(1, 2) on the 4-D input swaps the heads' axis in: the product fails, and both sides name its operands.
+    check_names(checks.check_attention_scores, lambda Q, K: Q @ K.transpose(1, 2) / math.sqrt(Q.size(-1)),
+                "hint_transpose_k", key="hidden_raised")
 
 
-def test_wrong_shape_names_the_axis(lang):
-    error = fails_with(checks.check_attention_scores, lambda Q, K: scores_ok(Q, K).sum(0, keepdim=True).expand(3, -1, -1),
-                       "wrong_axis", what="attention_scores", want=(2, 3, 5), layout="(B, T_q, T_k)",
-                       got=(3, 3, 5), axis=0, axis_name="B", want_n=2, got_n=3)
-    assert "B" in str(error)
+def test_an_unbatched_input_is_tried_by_both(ref, lang):
+    """Attention is defined for (..., T, d): code right with batch axes only raises on the probe's unbatched case,
+    and positive axes are named as the cause."""
+    def batched_only(Q, K):
+        return Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1)) if Q.dim() > 2 else Q @ K.transpose(1, 2)
+    check_names(checks.check_attention_scores, batched_only, "hint_negative_dims", key="hidden_raised")
+    assert hint_of(fails(probes.attention_scores, batched_only, key="hidden_raised"))[0] == "hint_negative_dims"
+
+
+def test_wrong_shape_says_what_was_expected(lang):
+    failure = check_names(checks.check_attention_scores, lambda Q, K: scores_ok(Q, K).sum(0, keepdim=True),
+                          None, key="hidden_shape")
+    fields = failure.mismatch.fields
+    assert fields["got"] == (1, *fields["want"][1:]) and fields["case"] == ("case_float64",)
+    assert str(failure).startswith(t("check_shape", case=t("case_float64"), want=fields["want"], got=fields["got"]))
 
 
 def softmax_ok(s):
@@ -75,10 +88,9 @@ def test_softmax_checks(lang):
                     lambda s: torch.nn.functional.softmax(s, -1), lambda s: torch.ops.aten._softmax(s, -1, False)):
         fails_with(checks.check_softmax, library, "hint_softmax_by_hand", name="softmax_last")
     fails_with(checks.check_softmax, lambda s: s.exp() / s.exp().sum(-1, keepdim=True), "hint_softmax_overflow")
-    (scores,) = checks.inputs((checks.B, checks.T_Q, checks.T_K), seed=2)
-    sums = scores.exp().sum(-1)
-    fails_with(checks.check_softmax, lambda s: s.exp(), "hint_rows_not_normalised",
-               lo=float(sums.min()), hi=float(sums.max()))
+    unnormalised = lambda s: (s - s.amax(-1, keepdim=True)).exp()  # noqa: E731
+    failure = check_names(checks.check_softmax, unnormalised, "hint_rows_not_normalised", key="hidden_mismatch")
+    assert hint_of(failure.mismatch)[1]["hi"] > 1
 
 
 def attention_ok(Q, K, V):
@@ -94,7 +106,8 @@ def test_attention_checks(lang):
                "hint_softmax_axis", axis=-2)
     fails_with(checks.check_attention,
                lambda Q, K, V: (torch.softmax(Q @ K.mT, -1) @ V, torch.softmax(Q @ K.mT, -1)), "hint_no_scale")
-    with pytest.raises(checks.CheckFailed, match=re.escape(t("returned_not_pair", name="attention", kind="Tensor"))):
+    with pytest.raises(checks.CheckFailed,
+                       match=re.escape(t("check_not_tuple", case=t("case_float64"), n=2, kind="Tensor"))):
         checks.check_attention(lambda Q, K, V: attention_ok(Q, K, V)[0])
 
 
@@ -148,7 +161,8 @@ def test_module_checks(lang):
     fails_with(checks.check_attention_module, NoWoApplied, "hint_w_o_missing")
     fails_with(checks.check_attention_module, NoWoAtAll, "hint_w_o_missing")
     fails_with(checks.check_attention_module, WithBias, "hint_has_bias", name="W_q")
-    fails_with(checks.check_attention_module, NoInputCheck, "hint_no_input_check", shape=(5, 7))
+    failure = check_names(checks.check_attention_module, NoInputCheck, "hint_no_input_check", key="hint_no_input_check")
+    assert hint_of(failure.mismatch)[1]["shape"].count(",") == 1   # x without its batch axis
     fails_with(checks.check_attention_module, Unscaled, "hint_no_scale")
 
 
@@ -167,6 +181,7 @@ def test_numeric_answer_checks(lang):
                name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)
     # A broken module does not cost the point of a right answer.
     checks.check_param_answer(196608, NoWoAtAll)
+
 
 
 def test_check_failure_renders_without_a_stack(lang):
@@ -295,8 +310,9 @@ def test_a_linear_built_the_wrong_way_round_is_named_by_both(ref, lang):
         def __init__(self, e, d):
             super().__init__(e, d)
             self.W_q = nn.Linear(d, e, bias=False)
-    fails_with(checks.check_attention_module, Swapped, "hint_layer_shape", name="W_q", want_in=7, want_out=4,
-               got_in=4, got_out=7, why=t("why_proj_in"))
+    failure = check_names(checks.check_attention_module, Swapped, "hint_layer_shape", key="hidden_layout")
+    fields = hint_of(failure.mismatch)[1]
+    assert (fields["name"], fields["got_in"], fields["got_out"]) == ("W_q", fields["want_out"], fields["want_in"])
     failure = fails(probes.attention_module, Swapped, key="hidden_layout")
     assert hint_of(failure)[0] == "hint_layer_shape" and hint_of(failure)[1]["name"] == "W_q"
 
@@ -378,7 +394,7 @@ def test_what_the_visible_check_tries_the_grader_tries_too(ref, lang):
 
 def test_matching_bug_counts_nan_only_where_the_variant_has_it():
     """The grader's finder with nan=True (lesson 1's softmax of far-apart rows): NaN matches NaN in the same places."""
-    from attn_grader.judge import matching_bug
+    from attn_course.judging import matching_bug
     nan = float("nan")
     want = torch.tensor([[nan, nan], [0.25, 0.75]])
     assert matching_bug(torch.tensor([[nan, nan], [0.25, 0.75]]), {"hint": want}, nan=True) == "hint"
@@ -433,3 +449,21 @@ def test_a_result_in_another_dtype_fails_the_check_and_the_grader_alike(ref, lan
         return e / e.sum(dim=-1, keepdim=True)
     fails_with(checks.check_softmax, in_float32, "hint_keep_dtype")
     assert fails(probes.softmax_last, in_float32, key="hidden_dtype").hint == "hint_keep_dtype"
+
+
+@pytest.mark.parametrize("hint", sorted(SCORE_BUGS))
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, hint):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    with pytest.raises(checks.CheckFailed) as info:
+        checks.check_attention_scores(SCORE_BUGS[hint])
+    seed = checks.SEEDS["attention_scores"]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = probes.attention_scores.record(SCORE_BUGS[hint])
+    finally:
+        os.environ.pop(SEED_ENV)
+    # The grader reads the learner's cell too (a `.T` in it names the error): here, the function's source.
+    graded = decide(REFERENCE, seed, "lesson1.attention_scores", payload, inspect.getsource(SCORE_BUGS[hint]))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

@@ -237,7 +237,7 @@ def test_record_verdicts_keeps_score_status_and_mistake_outside_the_learners_fol
     cells = record["notebooks"]["01_attention"]["cells"]
     assert cells["ex1_attention_scores_tests"] | {"hint_fields": None} == {
         "points": 3.0, "score": 0, "status": "mistake", "hint": "hint_no_scale", "hint_fields": None,
-        "mismatch": "hidden_mismatch"}
+        "mismatch": "hidden_mismatch", "cause": None, "carried_from": None}
     assert cells["ex3_softmax_last_tests"]["status"] == "not_attempted"
     assert cells["ex2_variance_tests"]["status"] == "not_attempted"  # its stub is still there, whatever the score
     assert (tmp_path / "verdicts").stat().st_mode & 0o077 == 0

@@ -107,23 +107,23 @@ CASES = {
                           "    return y, weights\n")], L1_BY_HAND),
     "11 the course's checks called for ex1's answer": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
-                          "    return course.checks.lesson1.score_variants(Q, K)[None]\n")],
+                          "    return course.checks.lesson1.right_scores(Q, K)\n")],
         L1_BY_HAND),
     "12 the course's checks imported for ex1's answer": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
-                          "    from attn_course.checks.lesson1 import score_variants\n"
-                          "    return score_variants(Q, K)[None]\n")],
+                          "    from attn_course.checks.lesson1 import right_scores\n"
+                          "    return right_scores(Q, K)\n")],
         L1_BY_HAND),
     "13 the course's checks reached through importlib": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    import importlib\n"
                           "    _m = importlib.import_module('attn_course.' + 'checks.lesson1')\n"
-                          "    return _m.score_variants(Q, K)[None]\n")],
+                          "    return _m.right_scores(Q, K)\n")],
         L1_BY_HAND),
     "14 the course's checks reached through getattr and built strings": (
         "01_attention", [("replace", "ex1_attention_scores", L1_SCORES,
                           "    _c = getattr(getattr(course, 'che' + 'cks'), 'lesson' + str(1))\n"
-                          "    return getattr(_c, 'score_' + 'variants')(Q, K)[None]\n")],
+                          "    return getattr(_c, 'right_' + 'scores')(Q, K)\n")],
         L1_BY_HAND),
     "15 torch.softmax where the softmax is to be written by hand": (
         "01_attention", [("replace_all", "ex3_softmax_last", None,

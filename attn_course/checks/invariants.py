@@ -164,26 +164,3 @@ def expect_cases(name: str, fn, right, make_inputs, seed: int, names, on_error=N
     _named_case(name, got, want, torch.float64, args, TOLERANCE["float64"], name_bug)
     expect_grads(name, got, [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad], want,
                  [a for a in ref_args if isinstance(a, torch.Tensor) and a.requires_grad], names, seed)
-
-
-def expect_module_cases(name: str, cls, make_args, make_input, right, seed: int, on_error=None) -> None:
-    """The grader's cases of a module (attn_course.probes.cases.module_cases) on the check's own seed: built from
-    the probe's make_args, its parameters drawn, run in float64 and float32, then its gradients with respect to x
-    and every parameter. right(module, x): the right (output, …) from the module's own weights."""
-    from ..probes.cases import DTYPE_CASES, TOLERANCE
-    from ..probes.draws import Draws
-    draws = Draws(seed, f"check.{name}")
-    args = make_args(draws)
-    module = run(name, cls, *args, on_error=on_error).double()
-    draws.fill_parameters(module)
-    call = f"{name}.forward"
-    for case, dtype in DTYPE_CASES:
-        module.to(dtype)
-        x = make_input(draws, args, case, dtype)
-        got = run(call, module, x, on_error=on_error)
-        with torch.no_grad():
-            want = right(module, x)
-        _expect_case(call, got, want, dtype, shapes_text([x]), TOLERANCE[case])
-    module.double()
-    x = make_input(draws, args, "grad", torch.float64)
-    expect_module_grads(name, module, x, lambda m, leaf: run(call, m, leaf, on_error=on_error), right, seed)

@@ -1,5 +1,6 @@
-"""Messages of the findings a visible check and the grader share (attn_course.findings): a size read from the
-notebook, a case of other sizes or dtype, a gradient, a copy's side effect."""
+"""Messages of the findings a visible check and the grader share (attn_course.findings, attn_course.judging): a size
+read from the notebook, a case of other sizes or dtype, a gradient, a copy's side effect; and the visible check's own
+wording ("check_…") of a verdict the grader words as its hidden test's ("hidden_…", in attn_grader.messages)."""
 
 MESSAGES = {
     "hint_global_size": {
@@ -65,5 +66,43 @@ MESSAGES = {
     "hint_copy_shares_memory": {
         "ja": "パラメータに = で nn.Parameter(元の重み) や元のパラメータを代入したり、.data を差し替えたりすると、元と同じメモリを指します。with torch.no_grad(): の中で、自分のモジュールのパラメータに copy_ で値を書き込んでください。",
         "ko": "파라미터에 =로 nn.Parameter(원본 가중치)나 원본 파라미터를 대입하거나 .data를 바꿔 넣으면 원본과 같은 메모리를 가리킵니다. with torch.no_grad(): 안에서 자기 모듈의 파라미터에 copy_로 값을 쓰세요.",
+    },
+    "case_float64": {"ja": "float64 の入力", "ko": "float64 입력"},
+    "case_float32": {"ja": "float32 の入力", "ko": "float32 입력"},
+    "case_grad": {"ja": "勾配", "ko": "기울기"},
+    "why_missing_value": {"ja": "「{key}」がありません", "ko": "'{key}' 항목이 없습니다"},
+    "why_not_decodable": {"ja": "「{key}」の形式が正しくありません", "ko": "'{key}'의 형식이 올바르지 않습니다"},
+    "case_unbatched": {"ja": "バッチの軸がない入力", "ko": "배치 축이 없는 입력"},
+    "check_mismatch": {
+        "ja": "{case}で、正しい結果と一致しません（最大誤差 {err:.3g}）。",
+        "ko": "{case}에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}).",
+    },
+    "check_shape": {
+        "ja": "{case}で、結果の形状が違います。{want} になるはずが {got} です。",
+        "ko": "{case}에서 결과의 모양이 다릅니다. {want}이어야 하는데 {got}입니다.",
+    },
+    "check_dtype": {
+        "ja": "{case}で、入力が {want} なのに結果が {got} になりました。途中でデータ型を変えないでください。",
+        "ko": "{case}에서 입력은 {want}인데 결과는 {got}입니다. 중간에 자료형을 바꾸지 마세요.",
+    },
+    "check_not_tensor": {
+        "ja": "{case}で、torch.Tensor が返るはずのところに {kind} が返りました。",
+        "ko": "{case}에서 반환값은 torch.Tensor여야 합니다(지금은 {kind}).",
+    },
+    "check_not_tuple": {
+        "ja": "{case}で、値を{n}つ（タプルで）返すはずのところに、{kind} が返りました。",
+        "ko": "{case}에서 값 {n}개를 튜플로 반환해야 합니다(지금은 {kind}).",
+    },
+    "check_device": {
+        "ja": "{case}で、入力が {want} にあるのに、結果が {got} にできました。",
+        "ko": "{case}에서 입력은 {want}에 있는데 결과가 {got}에 만들어졌습니다.",
+    },
+    "check_layout": {
+        "ja": "パラメータの名前や形状が、この演習のモジュールと違います。正しくは {want} / あなたのモジュール: {got}",
+        "ko": "파라미터의 이름이나 모양이 이 연습 문제의 모듈과 다릅니다. 올바른 것: {want} / 내 모듈: {got}",
+    },
+    "check_results_unreadable": {
+        "ja": "チェックが、このセルの結果を読み取れませんでした（{why}）。",
+        "ko": "검사가 이 셀의 결과를 읽을 수 없었습니다({why}).",
     },
 }

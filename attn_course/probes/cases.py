@@ -1,6 +1,6 @@
 """The probe side of the two common hidden tests: a function, and a module, in float64, float32 and with gradients.
 
-Each has a twin in the grader (attn_grader.judge.judge_function / judge_module)
+Each has a twin in attn_course.judging (judge_function / judge_module)
 that draws the same inputs by the same names and compares.
 """
 from __future__ import annotations
@@ -58,8 +58,9 @@ def function_cases(rec, name: str, fn, make_inputs, prefix: str = "", grads: boo
     rec.put(prefix + "grad.inputs", backward_with_probe(rec, got, leaves))
 
 
-def module_cases(rec, name: str, cls, make_args, make_input) -> None:
-    """make_args(draws) -> constructor arguments; make_input(draws, args, case, dtype) -> x.
+def module_cases(rec, name: str, cls, make_args, make_input):
+    """make_args(draws) -> constructor arguments; make_input(draws, args, case, dtype) -> x. Returns the module, for
+    a probe's cases of its own.
 
     The module's parameters are drawn by the grader's seed (Draws.fill_parameters), so its
     own initialisation does not matter; their names and shapes are what the judge compares.
@@ -77,6 +78,7 @@ def module_cases(rec, name: str, cls, make_args, make_input) -> None:
     params = [p for _, p in module.named_parameters()]
     grads = backward_with_probe(rec, got, [x, *params])
     rec.put("grad.inputs", grads)
+    return module
 
 
 def scalar(value):

@@ -23,14 +23,17 @@ class _Stopped(Exception):
 class Recorder(Draws):
     """Draws inputs like the grader will, and keeps what the learner's code returned."""
 
-    def __init__(self, test: str):
-        seed = os.environ.get(SEED_ENV)
+    def __init__(self, test: str, seed: int | None = None):
+        """seed: the visible check's own (attn_course.judging.verify); else the grader's, from SEED_ENV."""
         if seed is None:
-            from ..messages import t
-            raise RuntimeError(t("probe_outside_grading"))
+            seed = os.environ.get(SEED_ENV)
+            if seed is None:
+                from ..messages import t
+                raise RuntimeError(t("probe_outside_grading"))
         super().__init__(int(seed), test)
         self.values: dict = {}
         self.raised: dict | None = None
+        self.error: CourseError | None = None   # the learner's error as the kernel words it, for the visible check
 
     def put(self, key: str, value) -> None:
         # Encoded now: what the learner's code does to the object later does not change what was recorded.
@@ -43,6 +46,7 @@ class Recorder(Draws):
         try:
             return run(name, fn, *args, **kwargs)
         except CourseError as error:
+            self.error = error
             raised = getattr(error, "raised", None) or {"kind": type(error).__name__, "message": error.message[:500],
                                                         "dot_T": False}
             self.raised = {"call": name, **raised}
@@ -64,11 +68,18 @@ def probe(test: str):
     """Turn `fn(rec, *learner_objects)` into the call a grade cell's hidden part makes.
 
     The call records and emits; `.record(*learner_objects)` only records and returns the
-    payload, for tests that judge it without a notebook.
+    payload, for tests that judge it without a notebook; `.record_for_check(seed, *learner_objects)` records on the
+    visible check's own seed and returns (payload, the learner's error as the kernel worded it, or None).
     """
     def wrap(fn):
         def record(*learner_objects) -> dict:
-            rec = Recorder(test)
+            return recorded(None, learner_objects)[0]
+
+        def record_for_check(seed: int, *learner_objects):
+            return recorded(seed, learner_objects)
+
+        def recorded(seed, learner_objects):
+            rec = Recorder(test, seed)
             rule = by_hand.PROBE_RULES.get(test)
             with torch.random.fork_rng(devices=[]), by_hand.Exercise(rule) as hand:  # the learner's stream stays
                 try:
@@ -86,12 +97,12 @@ def probe(test: str):
                 payload["by_hand"] = {"calls": hand.calls, "intact": hand.intact}
             if rec.raised:
                 payload["raised"] = rec.raised
-            return payload
+            return payload, rec.error
 
         @functools.wraps(fn)
         def hidden_test(*learner_objects):
             from IPython.display import display
             display({MIME: record(*learner_objects)}, raw=True)
-        hidden_test.test, hidden_test.record = test, record
+        hidden_test.test, hidden_test.record, hidden_test.record_for_check = test, record, record_for_check
         return hidden_test
     return wrap

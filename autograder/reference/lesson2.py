@@ -7,10 +7,11 @@ from attn_course.checks import lesson2 as checks
 from attn_course.checks import lesson2_copies as copies
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
-from attn_grader.judge import (
-    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge, judge_function, judge_module,
+from attn_course.judging import (
+    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge_function, judge_module,
     matching_bug, naming,
 )
+from attn_grader.judge import judge
 
 
 def split_heads(x, n_head):

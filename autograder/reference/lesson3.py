@@ -9,10 +9,10 @@ from attn_course.checks.engine import SIZE_MISMATCH, pair_swapped
 from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_course.probes.cases import backward_with_probe
-from attn_grader.judge import (
-    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge, judge_function,
-    matching_bug, max_error, naming,
+from attn_course.judging import (
+    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge_function, matching_bug, max_error, naming,
 )
+from attn_grader.judge import judge
 
 
 def causal_mask(T, device=None):

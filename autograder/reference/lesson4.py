@@ -12,10 +12,10 @@ from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
 from attn_course.probes.cases import backward_with_probe
-from attn_grader.judge import (
-    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_grads, expect_layout, judge, matching_bug,
-    max_error, naming, sibling,
+from attn_course.judging import (
+    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_grads, expect_layout, matching_bug, max_error, naming,
 )
+from attn_grader.judge import judge, sibling
 
 _gpt2 = sibling(__file__, "gpt2_module")
 split_qkv, GPT2SelfAttention = _gpt2.split_qkv, _gpt2.GPT2SelfAttention

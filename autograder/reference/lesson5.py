@@ -7,7 +7,8 @@ from attn_course.checks import lesson5 as checks
 from attn_course.data import toy_batch, toy_loss
 from attn_course.probes import lesson5 as probe
 from attn_course.validate import previous_token_weight
-from attn_grader.judge import Mismatch, expect_close, judge, matching_bug, max_error, naming, sibling
+from attn_course.judging import Mismatch, expect_close, matching_bug, max_error, naming
+from attn_grader.judge import judge, sibling
 
 GPT2SelfAttention = sibling(__file__, "gpt2_module").GPT2SelfAttention
 

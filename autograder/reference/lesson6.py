@@ -9,10 +9,10 @@ from attn_course.checks import lesson6_tiles as tiles
 from attn_course.checks.engine import pair_swapped
 from attn_course.probes import lesson6 as probe
 from attn_course.validate import dtype_bytes, expect_size, expect_tokens, resolve_head_dim, resolve_kv_groups
-from attn_grader.judge import (
-    Mismatch, cache_step, expect_close, expect_device, judge, judge_function, judge_module, matching_bug, naming,
-    sibling,
+from attn_course.judging import (
+    Mismatch, cache_step, expect_close, expect_device, judge_function, judge_module, matching_bug, naming,
 )
+from attn_grader.judge import judge, sibling
 
 _kv_cache = sibling(__file__, "kv_cache")
 _merge, attend_with_cache = _kv_cache.merge_heads, _kv_cache.attend_with_cache

@@ -16,9 +16,10 @@ from attn_course.probes.cases import DTYPE_CASES, backward_with_probe, different
 from attn_course.findings import dtype_finding, grad_finding
 from attn_course.probes.codec import NoValues
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
-from attn_grader.judge import (
-    Mismatch, cache_step, expect_close, expect_device, expect_finding, expect_layout, judge, max_error, sibling,
+from attn_course.judging import (
+    Mismatch, cache_step, expect_close, expect_device, expect_finding, expect_layout, max_error,
 )
+from attn_grader.judge import judge, sibling
 
 GPT2SelfAttention = sibling(__file__, "gpt2_module").GPT2SelfAttention
 

@@ -17,9 +17,8 @@ from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
 from attn_course.probes.cases import DTYPE_CASES
 from attn_course.probes.rope import turn_with
-from attn_grader.judge import (
-    Mismatch, expect_close, expect_layout, judge, judge_function, matching_bug, naming, sibling,
-)
+from attn_course.judging import Mismatch, expect_close, expect_layout, judge_function, matching_bug, naming
+from attn_grader.judge import judge, sibling
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)

@@ -7,7 +7,7 @@ import warnings
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
-from attn_grader.judge import Mismatch, matching_bug
+from attn_course.judging import Mismatch, matching_bug
 
 
 @contextlib.contextmanager

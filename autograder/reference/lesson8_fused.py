@@ -10,7 +10,8 @@ judged at 1e-5 there, as MLA is; a classic mistake is off by far more.
 import torch
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
-from attn_grader.judge import judge, judge_function, naming, sibling
+from attn_course.judging import judge_function, naming
+from attn_grader.judge import judge, sibling
 
 _common = sibling(__file__, "lesson8_common")
 HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 softmax (Gemma 2)

@@ -20,7 +20,8 @@ import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
 from attn_course.probes.cases import DTYPE_CASES, backward_with_probe
-from attn_grader.judge import Mismatch, expect_finding, expect_grads, judge, judge_function, naming, sibling
+from attn_course.judging import Mismatch, expect_finding, expect_grads, judge_function, naming
+from attn_grader.judge import judge, sibling
 
 _common = sibling(__file__, "lesson8_common")
 

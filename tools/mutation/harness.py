@@ -357,5 +357,5 @@ def names(code: str) -> tuple[set, set]:
 
 
 def _unnamed(error: BaseException):
-    from attn_grader.judge import Mismatch
+    from attn_course.judging import Mismatch
     return Mismatch("hidden_raised", name="?", error=f"{type(error).__name__}: {error}"[:300])

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import nbformat
 from attn_course.hand_policy import tampering
+from attn_course.judging import Mismatch
 from attn_course.probes import MIME
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from ..judge import Mismatch
 from ..messages import assignment_language, text
 from ..scan import by_hand_cells, exercise_refusals, policy_cells
 from ..verdict import carried_from, decide, defined_names, earlier_cause, header_key, hint_of, localize
