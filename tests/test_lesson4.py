@@ -150,12 +150,32 @@ GPT2_SMALL_PARAMS = 4 * 768 * 768 + 4 * 768
 
 
 def test_a_wrong_parameter_count_is_not_answered_by_the_check(lang):
-    # The failing check used to print the module's own count: the answer, before the learner counted.
+    # The failing check names the miscount, never the count itself.
     failure = fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), 4 * 768 * 768,
-                         "hint_count_own_module", module="M(768, 12)")
+                         "hint_count_no_bias")
     for shown in (f"{GPT2_SMALL_PARAMS}", f"{GPT2_SMALL_PARAMS:,}"):
         assert shown not in str(failure)
     checks.check_gpt2_param_answer(GPT2_SMALL_PARAMS, gpt2_module())
+    assert checks.gpt2_attention_count() == GPT2_SMALL_PARAMS
+
+
+def test_the_count_is_judged_against_the_lessons_count_not_the_learners_module(lang, ref, capsys):
+    # A bias-less module counted as it stands (4E²) was ✔ against that module and 0 in grading.
+    no_bias = gpt2_module(bias=False)
+    failure = fails_with(lambda n: checks.check_gpt2_param_answer(n, no_bias), 4 * 768 * 768, "hint_count_no_bias")
+    assert t("count_module_differs", module="M(768, 12)") in failure.also
+    assert fails(probes.n_params, 4 * 768 * 768, key="answer_wrong").hint == "hint_count_no_bias"
+    buffer = GPT2_SMALL_PARAMS + 64 * 64
+    fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), buffer, "hint_count_buffer")
+    assert fails(probes.n_params, buffer, key="answer_wrong").hint == "hint_count_buffer"
+    # The right count passes whatever the module, which is only told about.
+    checks.check_gpt2_param_answer(GPT2_SMALL_PARAMS, no_bias)
+    assert t("count_module_differs", module="M(768, 12)") in capsys.readouterr().out
+    passes(probes.n_params, GPT2_SMALL_PARAMS)
+    # A str and a float are told the same thing: a count is an int, on both sides.
+    fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), str(GPT2_SMALL_PARAMS),
+               "answer_not_int_kind", name="answer_n_params", kind="str")
+    fails(probes.n_params, str(GPT2_SMALL_PARAMS), key="answer_not_int_kind")
 
 
 def test_no_cell_before_the_count_exercise_shows_the_count():
@@ -369,6 +389,7 @@ EXPORT = ("hf.c_attn.weight.copy_(mine.c_attn.weight.T)      # Linear (3E, E) ->
           "        hf.c_attn.bias.copy_(mine.c_attn.bias)\n"
           "        hf.c_proj.weight.copy_(mine.c_proj.weight.T)\n"
           "        hf.c_proj.bias.copy_(mine.c_proj.bias)")
+LOAD_C_ATTN = "mine.c_attn.weight.copy_(hf.c_attn.weight.T)      # Conv1D (E, 3E) -> Linear (3E, E)"
 EXPORT_BACKWARDS = ("mine.c_attn.weight.copy_(hf.c_attn.weight.T)\n"
                     "        mine.c_attn.bias.copy_(hf.c_attn.bias)\n"
                     "        mine.c_proj.weight.copy_(hf.c_proj.weight.T)\n"
@@ -433,4 +454,26 @@ BUGS = {
                             "forward makes its causal mask on the CPU (no device=x.device), not from the buffer"),
     "export_copies_backwards": Bug("ex6_export_to_hf", EXPORT, EXPORT_BACKWARDS, {"ex6_export_to_hf_tests"},
                                    "export copied the wrong way: `mine.….copy_(hf.…)` overwrites mine"),
+    # ---- Issue 40, the Japanese learner of lesson 4 (branch h40c): each was ✔ in the notebook and lost points, or
+    # got full marks, in grading; the check and the grader now judge it by one function.
+    "count_without_biases": Bug("ex4_n_params", "answer_n_params = 4 * 768 * 768 + 4 * 768",
+                                "answer_n_params = 4 * 768 * 768", {"ex4_n_params_tests"},
+                                "parameter count without the biases (4E²)"),
+    "load_reads_later_global": Bug("ex5_load_from_hf", LOAD_C_ATTN,
+                                   "mine.c_attn.weight.copy_(torch.cat([w.T for w in hf.c_attn.weight.split(E, dim=1)]))",
+                                   {"ex5_load_from_hf_tests"}, "load reads `E`, which only a later cell's loop binds"),
+    "init_ignores_n_layer": Bug("ex3_gpt2_init", "std=0.02 / math.sqrt(2 * n_layer)", "std=0.02 / math.sqrt(2 * 12)",
+                                {"ex3_gpt2_init_tests"}, "init's c_proj std hard-codes n_layer = 12"),
+    "sdpa_never_drops": Bug("ex2_gpt2_module", "p = self.dropout.p if self.training else 0.0", "p = 0.0",
+                            {"ex2_gpt2_module_tests"}, "SDPA path: `dropout_p=0.0` in training too"),
+    "buffer_persistent": Bug("ex2_gpt2_module", "tril(), persistent=False)", "tril(), persistent=True)",
+                             {"ex2_gpt2_module_tests"}, "causal buffer registered with persistent=True"),
+    "load_into_new_module": Bug("ex5_load_from_hf", LOAD_C_ATTN,
+                                "mine = GPT2SelfAttention(mine.embed_dim, mine.n_head)\n        " + LOAD_C_ATTN,
+                                {"ex5_load_from_hf_tests"}, "load fills a new module and returns it: mine unchanged"),
+    "export_into_deepcopy": Bug("ex6_export_to_hf", "def export_to_hf(mine: GPT2SelfAttention, hf: nn.Module) -> nn.Module:\n",
+                                "import copy\n\n\ndef export_to_hf(mine: GPT2SelfAttention, hf: nn.Module) -> nn.Module:\n"
+                                "    hf = copy.deepcopy(hf)\n", {"ex6_export_to_hf_tests"},
+                                "export writes into a deepcopy of hf: hf unchanged"),
+    # ---- end of issue 40's lesson 4 block (h40c)
 }

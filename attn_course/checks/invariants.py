@@ -2,8 +2,10 @@
 (attn_course.findings): a case away from the notebook's own sizes, gradients, and a copy's invariants."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import io
 
 import torch
 
@@ -15,24 +17,35 @@ from .engine import max_error, run
 
 
 def failed(finding) -> CheckFailed:
-    """A finding (key, fields, hint) as the learner reads it."""
+    """A finding (key, fields, hint: a key or (key, fields)) as the learner reads it."""
     key, fields, hint = finding
-    return CheckFailed(t(key, **fields), t(hint) if hint else None)
+    if isinstance(hint, tuple):
+        hint = t(hint[0], **hint[1])
+    elif hint:
+        hint = t(hint)
+    return CheckFailed(t(key, **fields), hint)
 
 
 def reads_globals(lesson: int):
-    """Decorate a visible check: when it fails and the learner's code (its callable arguments) reads a size the
-    notebook binds at top level, the first hint says so, as the grader's verdict does (attn_grader.verdict)."""
+    """Decorate a visible check: code (its callable arguments) that reads a size the notebook binds at top level
+    fails, as the grader's verdict fails it (attn_grader.verdict, findings.global_read_finding): such a global
+    gives the right answer only while it holds a fitting value (E = 768 left by a later cell's loop splits any
+    smaller weight whole), and the grader runs the cells in order, where it may not exist yet. When the check
+    itself fails, the global is named first among its hints."""
     def wrap(check):
         @functools.wraps(check)
         def checked(*objs, **kwargs):
-            try:
+            reads = globals_read(lesson, *(o for o in objs if callable(o)))
+            if not reads:
                 return check(*objs, **kwargs)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):   # no ✔ before the failure below
+                    check(*objs, **kwargs)
             except CheckFailed as failure:
-                finding = findings.global_finding(globals_read(lesson, *(o for o in objs if callable(o))))
-                if finding:
-                    failure.add_hint(t(finding[0], **finding[1]), first=True)
+                key, fields = findings.global_finding(reads)
+                failure.add_hint(t(key, **fields), first=True)
                 raise
+            raise failed(findings.global_read_finding(reads))
         return checked
     return wrap
 
@@ -93,10 +106,10 @@ def expect_module_grads(call: str, module, x, forward, right, seed: int, pick=la
                  [ref_leaf, *(refs[n] for n in names)], ["x", *names], seed)
 
 
-def expect_copy(name: str, before: dict, source: torch.nn.Module, copy) -> None:
+def expect_copy(name: str, before: dict, source: torch.nn.Module, copy, into: str | None = None) -> None:
     """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it."""
     shared = findings.shared_memory(copy, source) if isinstance(copy, torch.nn.Module) else []
-    finding = findings.copy_finding(name, before, findings.snapshot(source), shared)
+    finding = findings.copy_finding(name, before, findings.snapshot(source), shared, into)
     if finding:
         raise failed(finding)
 

@@ -20,7 +20,7 @@ import math
 
 import torch
 
-from attn_course.findings import copy_finding, grad_finding
+from attn_course.findings import copy_finding, count_finding, grad_finding
 from attn_course.probes.cases import DTYPE_CASES, TOLERANCE, as_tuple, backward_with_probe, differentiable
 from attn_course.probes.codec import NoValues, Opaque, decode
 from attn_course.probes.draws import Draws
@@ -208,8 +208,15 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
         raise Mismatch("hidden_device", hint=hint, case=case, want=device, got=got.device.type)
 
 
-def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
-    """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
+def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False, hint_of=None) -> None:
+    """integer: the text asks for a whole number (a count), judged as the visible check judges it
+    (attn_course.findings.count_finding; hint_of names the classic miscount)."""
+    if integer:
+        finding = count_finding(name, got, int(want), hint_of)
+        if finding:
+            key, fields, hint = finding
+            raise Mismatch(key, hint=hint, **fields)
+        return
     if isinstance(got, bool) or not isinstance(got, (int, float)):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
     if not math.isfinite(got):
@@ -270,12 +277,12 @@ def expect_grads(name: str, got, want_grads, names) -> None:
     expect_finding(grad_finding(name, got, want_grads, names))
 
 
-def expect_copy(name: str, res: "Results", source) -> None:
+def expect_copy(name: str, res: "Results", source, into: str | None = None) -> None:
     """A copy's invariants, by the check's rule: source (the reference's own draw of the source module) must equal
     what the probe recorded of it after the call, and the probe must have found no memory shared with it."""
     want = {n: p.detach() for n, p in source.named_parameters()}
     shared = res["shared"]
-    expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"]))
+    expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"], into))
 
 
 def _expect_grads(res: Results, key: str, want_grads, names, name: str = "") -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import logging
 
 from attn_course import by_hand
-from attn_course.checks.engine import mentions_dot_T, raised_hint
-from attn_course.findings import GRADIENT_KEYS, SIDE_EFFECT_KEYS, global_finding
+from attn_course.checks.engine import error_gloss, mentions_dot_T, raised_hint
+from attn_course.findings import ANSWER_KEYS, GRADIENT_KEYS, SIDE_EFFECT_KEYS, global_finding, global_read_finding
 
 from .judge import Mismatch, Results
 from .messages import text
@@ -94,8 +94,9 @@ def _raised(judge, raised: dict, source: str, test: str = "") -> Mismatch:
         return Mismatch(key, hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call), name=call,
                         what=by_hand.refused_what(message)[:120])
     hint = raised_hint(on_error, kind, message, call, raised.get("dot_T") is True or mentions_dot_T(source))
-    error = f"{kind}: {message}" if message else kind
-    return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
+    error = (f"{kind}: {message}" if message else kind)[:300]
+    gloss = error_gloss(error)   # the English error glossed in the learner's language, as the check shows it
+    return Mismatch("hidden_raised", hint=hint, name=call, error=gloss or error)
 
 
 def _partial(judge, seed: int, test: str, payload: dict) -> Mismatch | None:
@@ -129,6 +130,8 @@ def header_key(mismatch: Mismatch) -> str:
         return "hidden_failed_after_visible_grad"
     if mismatch.key in SIDE_EFFECT_KEYS:
         return "hidden_failed_after_visible_copy"
+    if mismatch.key in ANSWER_KEYS:
+        return "hidden_failed_after_visible_answer"
     return "hidden_failed_after_visible"
 
 
@@ -136,7 +139,10 @@ def _global_hint(mismatch: Mismatch | None, payload) -> Mismatch | None:
     """The learner's code read a size the notebook binds (the probe says which): that is the likely cause, named
     first as the visible check names it (attn_course.checks.invariants.reads_globals); any other hint follows."""
     reads = payload.get("globals_read") if isinstance(payload, dict) else None
-    finding = global_finding(reads) if mismatch is not None else None
+    if mismatch is None:   # right results from a global of a fitting value: failed, as the visible check fails it
+        finding = global_read_finding(reads)
+        return Mismatch(finding[0], hint=finding[2], **finding[1]) if finding else None
+    finding = global_finding(reads)
     if finding:
         if mismatch.hint is not None:
             mismatch.also.insert(0, mismatch.hint)
