@@ -117,7 +117,7 @@ def global_finding(reads: list):
     return None
 
 
-def count_finding(name: str, got, want: int, hint_of=None):
+def count_finding(name: str, got, want: int | None, hint_of=None):
     """A count (a whole number the learner writes) against the right one: the check's want comes from the course's
     public facts, the judge's from its reference. hint_of(got) names the classic miscount (or None). The same
     words for every wrong type: a count is an int, so a str and a float are both told so."""
@@ -131,6 +131,6 @@ def count_finding(name: str, got, want: int, hint_of=None):
         return "answer_not_finite", {"name": name, "got": repr(got)}, None
     if not isinstance(got, int):
         return "hint_answer_not_int", {"name": name, "got": repr(got)}, None
-    if got != want:
+    if want is not None and got != want:   # without want: the type alone (a check that counts otherwise)
         return "answer_wrong", {"name": name}, hint_of(got) if hint_of else None
     return None

@@ -27,25 +27,32 @@ def failed(finding) -> CheckFailed:
 
 
 def reads_globals(lesson: int):
-    """Decorate a visible check: code (its callable arguments) that reads a size the notebook binds at top level
-    fails, as the grader's verdict fails it (attn_grader.verdict, findings.global_read_finding): such a global
+    """Decorate a visible check: the exercise's own code (its first callable argument) that reads a size the
+    notebook binds at top level fails, as the grader's verdict fails it (attn_grader.verdict, findings.global_read_finding): such a global
     gives the right answer only while it holds a fitting value (E = 768 left by a later cell's loop splits any
     smaller weight whole), and the grader runs the cells in order, where it may not exist yet. When the check
-    itself fails, the global is named first among its hints."""
+    itself fails, a global any of its callables read is named first among its hints."""
     def wrap(check):
         @functools.wraps(check)
         def checked(*objs, **kwargs):
-            reads = globals_read(lesson, *(o for o in objs if callable(o)))
+            learner = [o for o in objs if callable(o)]
+            reads = globals_read(lesson, *learner)
             if not reads:
                 return check(*objs, **kwargs)
+            buffer = io.StringIO()
             try:
-                with contextlib.redirect_stdout(io.StringIO()):   # no ✔ before the failure below
+                with contextlib.redirect_stdout(buffer):   # no ✔ before the failure below
                     check(*objs, **kwargs)
             except CheckFailed as failure:
                 key, fields = findings.global_finding(reads)
                 failure.add_hint(t(key, **fields), first=True)
                 raise
-            raise failed(findings.global_read_finding(reads))
+            # Right results: only the exercise's own code (the first callable) fails for a global it reads; an
+            # earlier exercise's (the module an init only builds) costs its own points.
+            own = globals_read(lesson, learner[0])
+            if own:
+                raise failed(findings.global_read_finding(own))
+            print(buffer.getvalue(), end="")
         return checked
     return wrap
 

@@ -140,7 +140,7 @@ def _global_hint(mismatch: Mismatch | None, payload) -> Mismatch | None:
     first as the visible check names it (attn_course.checks.invariants.reads_globals); any other hint follows."""
     reads = payload.get("globals_read") if isinstance(payload, dict) else None
     if mismatch is None:   # right results from a global of a fitting value: failed, as the visible check fails it
-        finding = global_read_finding(reads)
+        finding = global_read_finding(payload.get("globals_read_own") if isinstance(payload, dict) else None)
         return Mismatch(finding[0], hint=finding[2], **finding[1]) if finding else None
     finding = global_finding(reads)
     if finding:
