@@ -162,7 +162,6 @@ NAMED = {
         "mask_made_on_cpu": {"ex2_gpt2_module": "hint_module_device"},
         # ---- Issue 40, the Japanese learner of lesson 4 (h40c)
         "count_without_biases": {"ex4_n_params": "hint_count_no_bias"},
-        "load_reads_later_global": {"ex5_load_from_hf": "hint_name_not_defined"},
         "init_ignores_n_layer": {"ex3_gpt2_init": "hint_init_n_layer"},
         "sdpa_never_drops": {"ex2_gpt2_module": "hint_dropout_train_sdpa"},
         "buffer_persistent": {"ex2_gpt2_module": "hint_buffer_persistent"},

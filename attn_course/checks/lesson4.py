@@ -99,9 +99,10 @@ def init_problem(state: dict, tol: float, n_layer: int):
             if std > 0 and float((centred ** 4).mean() / (centred ** 2).mean() ** 2) < UNIFORM_KURTOSIS:
                 return "hint_init_uniform", {"name": f"{layer}.weight"}
             if abs(std - want) > tol * want:
-                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(24)) <= tol * want:
+                # Each named std within tol of itself (a sample's std at 2,304 draws errs by about 1.5%).
+                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(24)) <= tol * 0.02 / math.sqrt(24):
                     return "hint_init_n_layer", {"n": n_layer}
-                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(n_layer)) <= tol * want:
+                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(n_layer)) <= tol * 0.02 / math.sqrt(n_layer):
                     return "hint_init_missing_two"
                 return "hint_init_std", {"name": f"{layer}.weight", "got": std, "want": want}
             if abs(float(weight.mean())) > tol * want:
