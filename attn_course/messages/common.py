@@ -288,10 +288,6 @@ MESSAGES = {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",
         "ko": "{name}의 값이 유한한 수가 아닙니다(지금은 {got}). inf나 nan이 나오지 않게 계산하세요.",
     },
-    "answer_not_integer": {
-        "ja": "{name} は整数になるはずです（いまは {got}）。",
-        "ko": "{name}의 값은 정수여야 합니다(지금은 {got}).",
-    },
     "answer_disagrees_with_module": {
         "ja": "{name} = {got} は、あなたの {module} のパラメータ数と一致しません。",
         "ko": "{name} = {got}: 여러분의 {module}의 파라미터 수와 일치하지 않습니다.",
