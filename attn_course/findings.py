@@ -8,11 +8,16 @@ raises it as a Mismatch. One rule, so ✔ in the notebook and the grade cannot p
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 # The families a finding belongs to: the grader's header says which one differed (attn_grader.verdict.header_key).
 GRADIENT_KEYS = frozenset({"grad_none", "grad_missing", "grad_differs"})
 SIDE_EFFECT_KEYS = frozenset({"copy_source_changed", "copy_shares_memory"})
+# An answer (a number the learner writes) has no inputs: its header says the value was judged, not "other inputs".
+ANSWER_KEYS = frozenset({"answer_missing", "answer_not_int_kind", "answer_not_number", "answer_not_finite",
+                         "hint_answer_not_int", "answer_wrong"})
 
 
 def _max_error(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -42,7 +47,8 @@ def grad_finding(name: str, got, want, names, tol: float = 1e-8):
     return None
 
 
-def copy_finding(name: str, source_want: dict, source_after: dict, shared: list, untrainable=()):
+def copy_finding(name: str, source_want: dict, source_after: dict, shared: list, untrainable=(),
+                 into: str | None = None):
     """A copy's invariants: the source module is unchanged (source_after equals source_want, its parameters before
     the call, by name), no parameter of the copy shares memory with the source (shared: the copy's parameter
     names that do, as the kernel found them), and, where the exercise's copy is a module to train, every parameter
@@ -53,10 +59,20 @@ def copy_finding(name: str, source_want: dict, source_after: dict, shared: list,
         if not (isinstance(got, torch.Tensor) and got.shape == want.shape
                 and torch.equal(got.detach().to(want.dtype), want.detach())):
             return "copy_source_changed", {"name": name, "param": key}, "hint_copy_direction"
-    if shared:
-        return "copy_shares_memory", {"name": name, "param": ", ".join(map(str, shared))}, "hint_copy_shares_memory"
+    if shared:   # into: the argument the exercise writes into (ex6 writes into hf, not into the learner's module)
+        hint = ("hint_copy_shares_memory_into", {"target": into}) if into else "hint_copy_shares_memory"
+        return "copy_shares_memory", {"name": name, "param": ", ".join(map(str, shared))}, hint
     if untrainable:
         return "copy_not_trainable", {"name": name, "param": ", ".join(map(str, untrainable))}, "hint_copy_trainable"
+    return None
+
+
+def target_finding(name: str, target: str, problem) -> tuple | None:
+    """The argument an exercise writes into (target: its name in the code, `mine`, `hf`) left without the copy
+    while the returned module holds it: a new module or a deepcopy filled and returned. problem: what differs in
+    the target (a hint key or None), as the exercise judges its copy."""
+    if problem:
+        return "copy_target_unchanged", {"name": name, "target": target}, ("hint_copy_into_target", {"target": target})
     return None
 
 
@@ -109,8 +125,34 @@ def float32_rounded(got, want) -> bool:
     return 1e-10 < err <= 1e-5 * max(1.0, float(want.detach().abs().max()))
 
 
+def global_read_finding(reads: list):
+    """Code that read the notebook's own sizes and still gave right results (a global of a fitting value): a
+    failure of its own on both sides, as its results hold only while that global does. None without reads."""
+    hint = global_finding(reads)
+    return ("global_size_read", hint[1], hint) if hint else None
+
+
 def global_finding(reads: list):
     """The hint for code that read the notebook's own sizes (attn_course.sizes.globals_read), else None."""
     if reads and isinstance(reads, list) and all(isinstance(r, str) for r in reads):
         return "hint_global_size", {"names": ", ".join(reads)}
+    return None
+
+
+def count_finding(name: str, got, want: int | None, hint_of=None):
+    """A count (a whole number the learner writes) against the right one: the check's want comes from the course's
+    public facts, the judge's from its reference. hint_of(got) names the classic miscount (or None). The same
+    words for every wrong type: a count is an int, so a str and a float are both told so."""
+    if isinstance(got, torch.Tensor) and got.numel() == 1:
+        got = got.item()
+    if got is None or got is ...:
+        return "answer_missing", {"name": name}, None
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        return "answer_not_int_kind", {"name": name, "kind": type(got).__name__}, None
+    if not math.isfinite(got):
+        return "answer_not_finite", {"name": name, "got": repr(got)}, None
+    if not isinstance(got, int):
+        return "hint_answer_not_int", {"name": name, "got": repr(got)}, None
+    if want is not None and got != want:   # without want: the type alone (a check that counts otherwise)
+        return "answer_wrong", {"name": name}, hint_of(got) if hint_of else None
     return None

@@ -17,8 +17,8 @@ import math
 import torch
 
 from . import by_hand
-from .checks.engine import mentions_dot_T, raised_hint
-from .findings import copy_finding, global_finding, grad_finding
+from .checks.engine import error_gloss, mentions_dot_T, raised_hint
+from .findings import copy_finding, count_finding, global_finding, global_read_finding, grad_finding
 from .probes.cases import DTYPE_CASES, TOLERANCE, as_tuple, backward_with_probe, differentiable
 from .probes.codec import NoValues, Opaque, decode
 from .probes.draws import Draws
@@ -197,8 +197,15 @@ def expect_device(case: str, got, device: str, hint: str | None = None) -> None:
         raise Mismatch("hidden_device", hint=hint, case=case, want=device, got=got.device.type)
 
 
-def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False) -> None:
-    """integer: the text asks for a whole number (a count), so a float such as 2359296.0 is not the answer."""
+def expect_answer(name: str, got, want: float, rel: float = 0.0, integer: bool = False, hint_of=None) -> None:
+    """integer: the text asks for a whole number (a count), judged as the visible check judges it
+    (attn_course.findings.count_finding; hint_of names the classic miscount)."""
+    if integer:
+        finding = count_finding(name, got, int(want), hint_of)
+        if finding:
+            key, fields, hint = finding
+            raise Mismatch(key, hint=hint, **fields)
+        return
     if isinstance(got, bool) or not isinstance(got, (int, float)):
         raise Mismatch("answer_not_number", name=name, kind=_kind(got))
     if not math.isfinite(got):
@@ -259,7 +266,7 @@ def expect_grads(name: str, got, want_grads, names) -> None:
     expect_finding(grad_finding(name, got, want_grads, names))
 
 
-def expect_copy(name: str, res: "Results", source) -> None:
+def expect_copy(name: str, res: "Results", source, into: str | None = None) -> None:
     """A copy's invariants, by the check's rule: source (the reference's own draw of the source module) must equal
     what the probe recorded of it after the call, the probe must have found no memory shared with it, and no
     parameter of the copy that cannot be trained (where the probe looks for them: "untrainable")."""
@@ -267,7 +274,7 @@ def expect_copy(name: str, res: "Results", source) -> None:
     shared = res["shared"]
     frozen = res["untrainable"] if "untrainable" in res else []
     expect_finding(copy_finding(name, want, res["source_after"], shared if isinstance(shared, list) else ["?"],
-                                frozen if isinstance(frozen, list) else ["?"]))
+                                frozen if isinstance(frozen, list) else ["?"], into))
 
 
 def _expect_grads(res: Results, key: str, want_grads, names, name: str = "") -> None:
@@ -396,8 +403,9 @@ def _raised(proc, raised: dict, source: str, test: str = "") -> Mismatch:
                         hint=by_hand.hint_for(message, by_hand.PROBE_RULES.get(test), call))
     hint = raised_hint(getattr(proc, "on_error", None), kind, message, call,
                        raised.get("dot_T") is True or mentions_dot_T(source))
-    error = f"{kind}: {message}" if message else kind
-    return Mismatch("hidden_raised", hint=hint, name=call, error=error[:300])
+    error = (f"{kind}: {message}" if message else kind)[:300]
+    gloss = error_gloss(error)   # the English error glossed in the learner's language, as the check shows it
+    return Mismatch("hidden_raised", hint=hint, name=call, error=gloss or error)
 
 
 def _partial(proc, seed: int, test: str, payload: dict) -> Mismatch | None:
@@ -427,7 +435,10 @@ def _global_hint(mismatch: Mismatch | None, payload) -> Mismatch | None:
     """The learner's code read a size the notebook binds (the probe says which): that is the likely cause, named
     first; any other hint follows as "also"."""
     reads = payload.get("globals_read") if isinstance(payload, dict) else None
-    finding = global_finding(reads) if mismatch is not None else None
+    if mismatch is None:   # right results from a global of a fitting value: failed, as the visible check fails it
+        finding = global_read_finding(payload.get("globals_read_own") if isinstance(payload, dict) else None)
+        return Mismatch(finding[0], hint=finding[2], **finding[1]) if finding else None
+    finding = global_finding(reads)
     if finding:
         if mismatch.hint is not None:
             mismatch.also.insert(0, mismatch.hint)

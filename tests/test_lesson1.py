@@ -229,7 +229,7 @@ def test_hidden_catches_a_broken_gradient(ref):
 def test_hidden_catches_answers_that_only_look_right(ref):
     fails(probes.variance, 22.6, 1, key="answer_wrong")
     fails(probes.n_params, 4 * 768 * 64 + 768, key="answer_wrong")
-    fails(probes.n_params, None, key="answer_not_number")
+    fails(probes.n_params, None, key="answer_missing")
 
 
 def test_hidden_catches_a_module_with_extra_bias(ref):

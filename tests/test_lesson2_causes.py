@@ -153,8 +153,8 @@ def test_dropout_in_eval_mode_computes_what_mha_does(ref, lang):
 
 
 def test_answers_that_are_not_python_numbers_say_so(lang):
-    """numpy.int64 is a number: the message asks for a Python int or float and says how; inf is a float."""
-    for answer, key, fields in ((np.int64(4 * 768 * 12 * 64), "answer_not_number", {"kind": "int64"}),
+    """numpy.int64 is a number: the message asks for a Python int (a count) and says how; inf is a float."""
+    for answer, key, fields in ((np.int64(4 * 768 * 12 * 64), "answer_not_int_kind", {"kind": "int64"}),
                                 (float("inf"), "answer_not_finite", {"got": "inf"})):
         fails_with(lambda a: checks.check_mha_param_answer(a, MHAOK), answer, key, name="answer_n_params", **fields)
         assert fails(probes.n_params, answer).key == key

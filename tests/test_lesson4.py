@@ -145,16 +145,37 @@ def test_gpt2_init_checks(lang):
         checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
 
 
+
 GPT2_SMALL_PARAMS = 4 * 768 * 768 + 4 * 768
 
 
 def test_a_wrong_parameter_count_is_not_answered_by_the_check(lang):
-    # The failing check used to print the module's own count: the answer, before the learner counted.
+    # The failing check names the miscount, never the count itself.
     failure = fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), 4 * 768 * 768,
-                         "hint_count_own_module", module="M(768, 12)")
+                         "hint_count_no_bias")
     for shown in (f"{GPT2_SMALL_PARAMS}", f"{GPT2_SMALL_PARAMS:,}"):
         assert shown not in str(failure)
     checks.check_gpt2_param_answer(GPT2_SMALL_PARAMS, gpt2_module())
+    assert checks.gpt2_attention_count() == GPT2_SMALL_PARAMS
+
+
+def test_the_count_is_judged_against_the_lessons_count_not_the_learners_module(lang, ref, capsys):
+    # A bias-less module counted as it stands (4E²) was ✔ against that module and 0 in grading.
+    no_bias = gpt2_module(bias=False)
+    failure = fails_with(lambda n: checks.check_gpt2_param_answer(n, no_bias), 4 * 768 * 768, "hint_count_no_bias")
+    assert t("count_module_differs", module="M(768, 12)") in failure.also
+    assert fails(probes.n_params, 4 * 768 * 768, key="answer_wrong").hint == "hint_count_no_bias"
+    buffer = GPT2_SMALL_PARAMS + 64 * 64
+    fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), buffer, "hint_count_buffer")
+    assert fails(probes.n_params, buffer, key="answer_wrong").hint == "hint_count_buffer"
+    # The right count passes whatever the module, which is only told about.
+    checks.check_gpt2_param_answer(GPT2_SMALL_PARAMS, no_bias)
+    assert t("count_module_differs", module="M(768, 12)") in capsys.readouterr().out
+    passes(probes.n_params, GPT2_SMALL_PARAMS)
+    # A str and a float are told the same thing: a count is an int, on both sides.
+    fails_with(lambda n: checks.check_gpt2_param_answer(n, gpt2_module()), str(GPT2_SMALL_PARAMS),
+               "answer_not_int_kind", name="answer_n_params", kind="str")
+    fails(probes.n_params, str(GPT2_SMALL_PARAMS), key="answer_not_int_kind")
 
 
 def test_no_cell_before_the_count_exercise_shows_the_count():

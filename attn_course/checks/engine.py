@@ -21,6 +21,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from .. import by_hand
+from ..findings import count_finding
 from ..messages import t
 from ..validate import CheckFailed, CourseError
 
@@ -196,6 +197,8 @@ def raised_hint(on_error, kind: str, message: str, call: str, dot_T: bool) -> st
     """The hint key for an error the learner's code raised, as the check and the grader name it: the exercise's own
     rule (on_error(kind, message, call)) first, else error_hint's. on_error returns False where error_hint's would
     name a wrong cause (lesson 1's transposed K for a shape error in code whose shapes are another lesson's)."""
+    if kind == "NameError":   # a name another cell binds (a later one, a loop): no exercise's own cause
+        return "hint_name_not_defined"
     key = on_error(kind, message, call) if callable(on_error) else on_error
     if key is False:
         return None
@@ -239,7 +242,7 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
             else:
                 key = None if on_error else error_hint(kind, str(error), warned or _uses_dot_T(fn))
                 hint = on_error or (t(key) if key else None)
-            failure = CheckFailed(t("raised", name=name, error=f"{type(error).__name__}: {error}"), hint)
+            failure = CheckFailed(t("raised", name=name, error=glossed(f"{type(error).__name__}: {error}")), hint)
             raise _failed(failure, kind, error, warned) from None
     if _has_tensor_subclass(result):
         raise CheckFailed(t("tensor_subclass", name=name))
@@ -248,6 +251,33 @@ def run(name: str, fn, *args, on_error=None, **kwargs):
 
 # A broadcast between two sizes: a causal buffer of (max_len, max_len) used whole meets (T, T) scores.
 SIZE_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+_GLOSSES = (
+    ("error_gloss_unpack", re.compile(r"(?:too many|not enough) values to unpack \(expected (?P<n>\d+)")),
+    ("error_gloss_device", re.compile(r"Tensor on device (?P<a>\w+) is not on the expected device (?P<b>\w+)")),
+    ("error_gloss_broadcast", re.compile(r"size of tensor a \((?P<a>\d+)\) must match the size of tensor b "
+                                         r"\((?P<b>\d+)\) at non-singleton dimension (?P<dim>\d+)")),
+    ("error_gloss_load_size", re.compile(r"size mismatch for (?P<param>[\w.]+): copying a param with shape "
+                                         r"torch.Size\((?P<got>\[[\d, ]*\])\) from checkpoint, the shape in "
+                                         r"current model is torch.Size\((?P<want>\[[\d, ]*\])\)")),
+)
+
+
+def error_gloss(error: str):
+    """An English error the learner's code raised, with what it says in the learner's language: (key, fields)
+    whose message holds the error itself ({error}), or None where no gloss is written. The check's `raised` and
+    the grader's `hidden_raised` show it alike."""
+    for key, pattern in _GLOSSES:
+        found = pattern.search(error)
+        if found:
+            return key, {"error": error, **found.groupdict()}
+    return None
+
+
+def glossed(error: str) -> str:
+    """The error as the check shows it: glossed in the learner's language where error_gloss knows it."""
+    gloss = error_gloss(error)
+    return t(gloss[0], **gloss[1]) if gloss else error
 
 
 def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
@@ -511,20 +541,39 @@ def expect_number(name: str, value) -> float:
     return float(value)
 
 
-def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> None:
-    value = expect_number(name, answer)
-    # The text asks for an integer: a count written as 2359296.0, or a fraction (a / crept into the product), is
+def check_count_answer(name: str, answer, cls, args: tuple, module_check, want: int | None = None,
+                       hint_of=None, differs: str | None = None) -> None:
+    """A count the learner writes. want: the right count from the course's public facts, judged by the grader's
+    own rule (findings.count_finding, hint_of naming the classic miscount); the learner's module is only compared
+    with it, in an "also" line (differs: its message key), so a broken module neither gives nor costs the point.
+    Without want (the lessons whose text counts on the learner's module): the module, once its check passes."""
+    if want is not None:
+        counted = _module_count(cls, args)
+        module = f"{cls.__name__}{tuple(args)}"
+        finding = count_finding(name, answer, want, hint_of)
+        if finding:
+            key, fields, hint = finding
+            failure = CheckFailed(t(key, **fields), t(hint) if hint else None)
+            if differs and key == "answer_wrong" and counted is not None and counted != want:
+                failure.add_also(t(differs, module=module))
+            raise failure
+        passed(name)
+        if differs and counted is not None and counted != want:
+            print(t(differs, module=module))
+        return
+    # The text asks for an integer: anything else (a str, numpy's int64, 2359296.0, a fraction a / crept into) is
     # named as the grader names it.
-    if isinstance(answer, float):
-        raise named("hint_answer_not_int", name=name, got=repr(answer))
-    if value != int(value):
-        raise CheckFailed(t("answer_not_integer", name=name, got=answer))
+    finding = count_finding(name, answer, None)
+    if finding:
+        key, fields, _ = finding
+        raise named(key, **fields) if key.startswith("hint_") else CheckFailed(t(key, **fields))
+    value = int(answer.item() if isinstance(answer, torch.Tensor) else answer)
     # Cross-check with the learner's own module, but only once that module is right:
     # a broken module must not cost the point of a right answer.
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             module_check(cls)
-        counted = sum(p.numel() for p in cls(*args).parameters())
+        counted = _module_count(cls, args)
     except Exception:  # noqa: BLE001
         counted = None
     if counted is not None and counted != int(value):
@@ -533,3 +582,12 @@ def check_count_answer(name: str, answer, cls, args: tuple, module_check) -> Non
         raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, module=module),
                           t("hint_count_own_module", module=module))
     passed(name)
+
+
+def _module_count(cls, args: tuple) -> int | None:
+    """The learner's module's parameter count, or None when it cannot be built."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return sum(p.numel() for p in cls(*args).parameters())
+    except Exception:  # noqa: BLE001 - the module's own check says why
+        return None

@@ -2,8 +2,10 @@
 (attn_course.findings): a case away from the notebook's own sizes, gradients, and a copy's invariants."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import io
 
 import torch
 
@@ -15,24 +17,42 @@ from .engine import max_error, run
 
 
 def failed(finding) -> CheckFailed:
-    """A finding (key, fields, hint) as the learner reads it."""
+    """A finding (key, fields, hint: a key or (key, fields)) as the learner reads it."""
     key, fields, hint = finding
-    return CheckFailed(t(key, **fields), t(hint) if hint else None)
+    if isinstance(hint, tuple):
+        hint = t(hint[0], **hint[1])
+    elif hint:
+        hint = t(hint)
+    return CheckFailed(t(key, **fields), hint)
 
 
 def reads_globals(lesson: int):
-    """Decorate a visible check: when it fails and the learner's code (its callable arguments) reads a size the
-    notebook binds at top level, the first hint says so, as the grader's verdict does (attn_grader.verdict)."""
+    """Decorate a visible check: the exercise's own code (its first callable argument) that reads a size the
+    notebook binds at top level fails, as the grader's verdict fails it (attn_grader.verdict, findings.global_read_finding): such a global
+    gives the right answer only while it holds a fitting value (E = 768 left by a later cell's loop splits any
+    smaller weight whole), and the grader runs the cells in order, where it may not exist yet. When the check
+    itself fails, a global any of its callables read is named first among its hints."""
     def wrap(check):
         @functools.wraps(check)
         def checked(*objs, **kwargs):
-            try:
+            learner = [o for o in objs if callable(o)]
+            reads = globals_read(lesson, *learner)
+            if not reads:
                 return check(*objs, **kwargs)
+            buffer = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(buffer):   # no ✔ before the failure below
+                    check(*objs, **kwargs)
             except CheckFailed as failure:
-                finding = findings.global_finding(globals_read(lesson, *(o for o in objs if callable(o))))
-                if finding:
-                    failure.add_hint(t(finding[0], **finding[1]), first=True)
+                key, fields = findings.global_finding(reads)
+                failure.add_hint(t(key, **fields), first=True)
                 raise
+            # Right results: only the exercise's own code (the first callable) fails for a global it reads; an
+            # earlier exercise's (the module an init only builds) costs its own points.
+            own = globals_read(lesson, learner[0])
+            if own:
+                raise failed(findings.global_read_finding(own))
+            print(buffer.getvalue(), end="")
         return checked
     return wrap
 
@@ -93,13 +113,15 @@ def expect_module_grads(call: str, module, x, forward, right, seed: int, pick=la
                  [ref_leaf, *(refs[n] for n in names)], ["x", *names], seed)
 
 
-def expect_copy(name: str, before: dict, source: torch.nn.Module, copy, trainable: bool = False) -> None:
-    """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it, and, when
-    trainable (the exercise's copy is a module to train, as its probe records), every parameter trainable."""
+def expect_copy(name: str, before: dict, source: torch.nn.Module, copy, trainable: bool = False,
+                into: str | None = None) -> None:
+    """A copy's invariants (findings.copy_finding): the source module unchanged, no memory shared with it (into: the
+    argument the exercise writes into, named by the hint), and, when trainable (the exercise's copy is a module to
+    train, as its probe records), every parameter trainable."""
     module = isinstance(copy, torch.nn.Module)
     shared = findings.shared_memory(copy, source) if module else []
     frozen = findings.untrainable(copy) if module and trainable else []
-    finding = findings.copy_finding(name, before, findings.snapshot(source), shared, frozen)
+    finding = findings.copy_finding(name, before, findings.snapshot(source), shared, frozen, into)
     if finding:
         raise failed(finding)
 

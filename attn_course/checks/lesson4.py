@@ -6,19 +6,19 @@ import math
 
 import torch
 
-from ..findings import snapshot
+from ..findings import snapshot, target_finding
 from ..hf import hf_attention, hf_forward
 from ..messages import t
-from ..sizes import free_sizes
+from ..sizes import avoided, draw, free_sizes
 from ..validate import CheckFailed
 from .engine import check_count_answer, close, expect_shape, inputs, max_error, passed, run
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
-    B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_shape, check_gpt2_module, expect_gpt2_module, gpt2_expected,
-    hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint, module_on_meta, output_of,
-    qkv_variants, sdpa_hint, train_variants,
+    B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_persistent, buffer_shape, check_gpt2_module,
+    expect_gpt2_module, gpt2_expected, hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint,
+    module_on_meta, output_of, qkv_variants, sdpa_hint, sdpa_train_finding, train_variants,
 )
 from .heads import split_heads
-from .invariants import expect_copy, expect_grads, expect_same, reads_globals, sizes_text
+from .invariants import expect_copy, expect_grads, expect_same, failed, reads_globals, sizes_text
 
 
 def right_split(qkv, n_head) -> tuple:   # q, k, v, each (B, H, T, D)
@@ -74,16 +74,37 @@ def init_error(kind: str, message: str, call: str = "") -> str | None:
     return None
 
 
-def init_problem(state: dict, tol: float):
-    """The hint of the first weight or bias not initialised as GPT-2 does (std within tol of it, mean
-    within tol of 0), or None. state: parameter name -> tensor; the grader reads its own draw with it too."""
-    for layer, want in (("c_attn", 0.02), ("c_proj", 0.02 / math.sqrt(2 * 12))):
+# A normal sample's kurtosis is 3 (its standard error at 2,304 draws about 0.1), a uniform one's 1.8.
+UNIFORM_KURTOSIS = 2.4
+
+
+def init_n_layer(draw) -> int:
+    """The n_layer both sides pass: far from 12 (c_proj's std then differs by more than a third, well past either
+    tolerance) and from every size the notebook binds. draw(name, n, low, high, avoid) -> sizes."""
+    return draw("n_layer", 1, 30, 100, avoided(LESSON))[0]
+
+
+def init_problem(state: dict, tol: float, n_layer: int):
+    """The hint of the first weight or bias not initialised as GPT-2 does (a normal sample, std within tol of it,
+    mean within tol of 0), or None. state: parameter name -> tensor; the grader reads its own draw with it too.
+    c_proj's std named apart when it is n_layer = 12's (the argument ignored) or 0.02/√n_layer (the 2 left out)."""
+    proj = 0.02 / math.sqrt(2 * n_layer)
+    for layer, want in (("c_attn", 0.02), ("c_proj", proj)):
         weight = state.get(f"{layer}.weight")
         if isinstance(weight, torch.Tensor):
             # The std first: a std too large also moves the sample mean past a tolerance scaled to the right std.
             weight = weight.detach().double()
-            if abs(float(weight.std()) - want) > tol * want:
-                return "hint_init_std", {"name": f"{layer}.weight", "got": float(weight.std()), "want": want}
+            std = float(weight.std())
+            centred = weight - weight.mean()
+            if std > 0 and float((centred ** 4).mean() / (centred ** 2).mean() ** 2) < UNIFORM_KURTOSIS:
+                return "hint_init_uniform", {"name": f"{layer}.weight"}
+            if abs(std - want) > tol * want:
+                # Each named std within tol of itself (a sample's std at 2,304 draws errs by about 1.5%).
+                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(24)) <= tol * 0.02 / math.sqrt(24):
+                    return "hint_init_n_layer", {"n": n_layer}
+                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(n_layer)) <= tol * 0.02 / math.sqrt(n_layer):
+                    return "hint_init_missing_two"
+                return "hint_init_std", {"name": f"{layer}.weight", "got": std, "want": want}
             if abs(float(weight.mean())) > tol * want:
                 return "hint_init_mean", {"name": f"{layer}.weight", "got": float(weight.mean())}
         bias = state.get(f"{layer}.bias")
@@ -92,16 +113,19 @@ def init_problem(state: dict, tol: float):
     return None
 
 
+@reads_globals(LESSON)
 def check_gpt2_init(fn, cls) -> None:
     name = "gpt2_init"
+    n_layer = init_n_layer(lambda key, n, low, high, avoid: draw(torch.Generator().manual_seed(33), n, low, high,
+                                                                     avoid))
     torch.manual_seed(0)
     module = run("GPT2SelfAttention", cls, 768, 12, on_error=keys_only(module_error(64)))
-    module = run(name, fn, module, 12, on_error=init_error)
+    module = run(name, fn, module, n_layer, on_error=init_error)
     # 1.8 million and 590 thousand draws pin the std to 0.1%: 2% tells 0.02 from nn.Linear's own
     # initialisation at E = 768 (uniform, std 1/√(3·768) = 0.0208), which 10% did not.
-    problem = init_problem(dict(module.named_parameters()), 0.02)
+    problem = init_problem(dict(module.named_parameters()), 0.02, n_layer)
     if problem:
-        raise CheckFailed(hint_text(problem))
+        raise CheckFailed(t("init_differs", name=name, n_layer=n_layer), hint_text(problem))
     passed(name)
 
 
@@ -114,6 +138,8 @@ def hf_pair_problem(mine: dict, hf: dict) -> str | None:
         return a.shape == b.shape and torch.equal(a.detach().to(b.dtype), b.detach())
     if not all(same(mine.get(f"{n}.weight"), hf.get(f"{n}.weight"), True) for n in ("c_attn", "c_proj")):
         return "hint_conv1d_transpose"
+    if not all(isinstance(mine.get(f"{n}.bias"), torch.Tensor) for n in ("c_attn", "c_proj")):
+        return "hint_bias_from_module"   # nothing to copy into: exercise 2's module was built without biases
     if not all(same(mine.get(f"{n}.bias"), hf.get(f"{n}.bias")) for n in ("c_attn", "c_proj")):
         return "hint_missing_bias"
     return None
@@ -130,7 +156,8 @@ def hf_copy_error(kind: str, message: str, call: str = "") -> str:
 
     Assigning a tensor to a parameter and copy_ outside no_grad are mistakes in how to copy,
     not in the layout, so "transpose" would send the learner the wrong way. A bias that is None is
-    exercise 2's module built without biases; an error from the module's own forward is exercise 2's too.
+    exercise 2's module built without biases (named so, not "copy the bias too"); an error from the module's own
+    forward is exercise 2's too.
     """
     if call == "GPT2SelfAttention":
         return "hint_module_cascade"
@@ -138,8 +165,8 @@ def hf_copy_error(kind: str, message: str, call: str = "") -> str:
         return "hint_param_assign"
     if "leaf Variable" in message:                          # .copy_ outside torch.no_grad()
         return "hint_copy_no_grad"
-    if "NoneType" in message:                               # mine.c_attn.bias is None
-        return "hint_missing_bias"
+    if "NoneType" in message:                               # mine.c_attn.bias is None: exercise 2's module
+        return "hint_bias_from_module"
     return "hint_conv1d_transpose"
 
 
@@ -160,8 +187,9 @@ def _load_case(fn, cls, h: int, d: int, seed: int) -> None:
     name = "load_from_hf"
     hf = hf_attention(h * d, h, seed=seed)
     before = snapshot(hf)
-    mine = run(name, fn, cls(h * d, h), hf, on_error=hf_copy_error)
-    expect_copy(name, before, hf, mine)   # first: a copy_ the wrong way makes the two modules agree
+    target = cls(h * d, h)
+    mine = run(name, fn, target, hf, on_error=hf_copy_error)
+    expect_copy(name, before, hf, mine, into="mine")   # first: a copy_ the wrong way makes the two modules agree
     problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, h * d), seed=seed + 1, dtype=torch.float32)
     y = _run_copied(mine, x)
@@ -170,6 +198,9 @@ def _load_case(fn, cls, h: int, d: int, seed: int) -> None:
     if problem or not close(y, want, 1e-5):
         # Parameters copied right and the output still wrong: the module (exercise 2) is the cause.
         raise CheckFailed(t("values_differ", what=name, err=max_error(y, want)), problem or t("hint_module_cascade"))
+    finding = target_finding(name, "mine", hf_pair_problem(dict(target.named_parameters()), dict(hf.named_parameters())))
+    if finding:
+        raise failed(finding)
 
 
 @reads_globals(LESSON)
@@ -185,15 +216,16 @@ def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
     mine = run("GPT2SelfAttention", cls, h * d, h, on_error=keys_only(module_error(64)))
     for layer in ("c_attn", "c_proj"):   # exercise 2's module must have biases to export
         if getattr(getattr(mine, layer, None), "bias", None) is None:
-            raise CheckFailed(t("layer_missing_bias", name=layer), t("hint_missing_bias"))
+            raise CheckFailed(t("layer_missing_bias", name=layer), t("hint_bias_from_module"))
     with torch.no_grad():
         mine.c_attn.weight.copy_(source.c_attn.weight.T)
         mine.c_attn.bias.copy_(source.c_attn.bias)
         mine.c_proj.weight.copy_(source.c_proj.weight.T)
         mine.c_proj.bias.copy_(source.c_proj.bias)
     before = snapshot(mine)
-    hf = run(name, fn, mine, hf_attention(h * d, h, seed=seed + 1), on_error=hf_copy_error)
-    expect_copy(name, before, mine, hf)
+    target = hf_attention(h * d, h, seed=seed + 1)
+    hf = run(name, fn, mine, target, on_error=hf_copy_error)
+    expect_copy(name, before, mine, hf, into="hf")
     problem = _hf_pair_hint(mine, hf)
     (x,) = inputs((B, T, h * d), seed=seed + 2, dtype=torch.float32)
     y = _run_copied(mine, x)
@@ -201,11 +233,34 @@ def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
         got = hf_forward(hf, x)
     if problem or not close(y, got, 1e-5):
         raise CheckFailed(t("values_differ", what=name, err=max_error(y, got)), problem or t("hint_module_cascade"))
+    finding = target_finding(name, "hf", hf_pair_problem(dict(mine.named_parameters()), dict(target.named_parameters())))
+    if finding:
+        raise failed(finding)
+
+
+def gpt2_attention_count(E: int = 768) -> int:
+    """GPT-2 small's attention counted from the lesson's facts: c_attn = nn.Linear(E, 3E) and c_proj =
+    nn.Linear(E, E), both with biases (the causal buffer is no parameter). On meta: nothing is allocated."""
+    layers = (torch.nn.Linear(E, 3 * E, device="meta"), torch.nn.Linear(E, E, device="meta"))
+    return sum(p.numel() for layer in layers for p in layer.parameters())
+
+
+def count_hint(got: int, E: int = 768):
+    """The classic miscount of GPT-2's attention a count names (the check's and the judge's): the biases left out
+    (both, or one layer's), the causal buffer counted as a parameter (the default max_len 64, or GPT-2's 1024)."""
+    weights, biases = 4 * E * E, 4 * E
+    if got in (weights, weights + E, weights + 3 * E):
+        return "hint_count_no_bias"
+    if got - weights - biases in (64 * 64, 1024 * 1024):
+        return "hint_count_buffer"
+    return None
 
 
 def check_gpt2_param_answer(answer, cls) -> None:
-    """Lesson 4: the parameter count of GPT-2 small's attention, GPT2SelfAttention(768, 12)."""
-    check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module)
+    """Lesson 4: the parameter count of GPT-2 small's attention, judged against the lesson's count as the grader
+    judges it (findings.count_finding); the learner's GPT2SelfAttention(768, 12) only named when it disagrees."""
+    check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module, want=gpt2_attention_count(),
+                       hint_of=count_hint, differs="count_module_differs")
 
 
 def shape_hint(got, want: tuple, names: tuple):

@@ -106,6 +106,22 @@ MESSAGES = {
         "ja": "トークンの数（クエリ {n_q} 個、キー {n_k} 個）と行列の大きさ {shape} が合っていません。クエリとキーのトークンが違うときは key_tokens= でキーのトークンを渡してください。",
         "ko": "토큰 수(쿼리 {n_q}개, 키 {n_k}개)와 행렬의 크기(모양 {shape})가 맞지 않습니다. 쿼리와 키의 토큰이 다를 때는 key_tokens=로 키의 토큰을 넘기세요.",
     },
+    "error_gloss_unpack": {
+        "ja": "{error}（値を {n} 個の変数に分けて受け取ろうとしましたが、右辺の値の個数が {n} 個ではありません）",
+        "ko": "{error}(값을 변수 {n}개로 나누어 받으려 했지만, 오른쪽 값의 개수가 {n}개가 아닙니다)",
+    },
+    "error_gloss_device": {
+        "ja": "{error}（{a} デバイスのテンソルと {b} デバイスのテンソルを 1 つの計算で組み合わせようとしました。計算に使うテンソルはすべて同じデバイスに置きます）",
+        "ko": "{error}({a} 장치의 텐서와 {b} 장치의 텐서를 한 계산에서 함께 쓰려 했습니다. 계산에 쓰는 텐서는 모두 같은 장치에 있어야 합니다)",
+    },
+    "error_gloss_broadcast": {
+        "ja": "{error}（2 つのテンソルの大きさが軸 {dim} で {a} と {b} と食い違っていて、組み合わせられません）",
+        "ko": "{error}(두 텐서의 크기가 축 {dim}에서 서로 다릅니다: {a} 대 {b}. 그래서 함께 계산할 수 없습니다)",
+    },
+    "error_gloss_load_size": {
+        "ja": "{error}（load_state_dict で {param} の形が合いません。読み込む値の形は {got}、モジュールのパラメータの形は {want} です）",
+        "ko": "{error}(load_state_dict에서 {param}의 모양이 맞지 않습니다. 불러오는 값의 모양은 {got}, 모듈 파라미터의 모양은 {want}입니다)",
+    },
     "raised": {
         "ja": "{name} を呼ぶとエラーになりました: {error}",
         "ko": "{name} 호출 중에 오류가 났습니다: {error}",
@@ -260,13 +276,17 @@ MESSAGES = {
         "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数に変換できます。",
         "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy 수(numpy.int64 등)는 int(...)나 float(...)로 감싸면 Python 수가 됩니다.",
     },
+    "answer_wrong": {
+        "ja": "{name} の値が正しくありません。",
+        "ko": "{name}의 값이 올바르지 않습니다.",
+    },
+    "answer_not_int_kind": {
+        "ja": "{name} には Python の整数（int）を入れてください（いまは {kind}）。数を数える答えなので、2359296.0 のような float ではなく整数のまま書きます。NumPy の数（numpy.int64 など）は int(...) で Python の整数に変換できます。",
+        "ko": "{name}에는 Python 정수(int)를 넣으세요(지금은 {kind}). 개수를 세는 답이므로 2359296.0 같은 float가 아니라 정수 그대로 씁니다. NumPy 수(numpy.int64 등)는 int(...)로 감싸면 Python 정수가 됩니다.",
+    },
     "answer_not_finite": {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",
         "ko": "{name}의 값이 유한한 수가 아닙니다(지금은 {got}). inf나 nan이 나오지 않게 계산하세요.",
-    },
-    "answer_not_integer": {
-        "ja": "{name} は整数になるはずです（いまは {got}）。",
-        "ko": "{name}의 값은 정수여야 합니다(지금은 {got}).",
     },
     "answer_disagrees_with_module": {
         "ja": "{name} = {got} は、あなたの {module} のパラメータ数と一致しません。",

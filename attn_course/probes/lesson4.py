@@ -4,7 +4,7 @@
 """
 import torch
 
-from ..checks.lesson4 import buffer_shape, module_on_meta, output_of
+from ..checks.lesson4 import buffer_persistent, buffer_shape, init_n_layer, module_on_meta, output_of
 from ..findings import shared_memory
 from ..hf import hf_attention
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
@@ -37,6 +37,7 @@ def module(rec, cls):
     for b, t, h, d in configs(rec):
         mine, layout = build(rec, cls, name, h, d, max_len=32)
         rec.put(f"layout.{h}.{d}", layout)
+        rec.put(f"persistent.{h}.{d}", buffer_persistent(mine))
         mine = mine.double().eval()
         x = rec.randn(f"x.{h}.{d}", b, t, h * d)
         with torch.no_grad():
@@ -53,6 +54,8 @@ def module(rec, cls):
         noisy.train()
         torch.manual_seed(rec.integer("dropout"))
         rec.put("train.masked", rec.call(name, noisy, x))
+        torch.manual_seed(rec.integer("dropout.sdpa"))
+        rec.put("train.sdpa", output_of(rec.call(name, noisy, x, use_sdpa=True)))
     # Gradients through both paths, with respect to x and every parameter: lessons 5 and 6 train through it.
     mine, _ = build(rec, cls, name, h, d, max_len=32)
     mine = mine.double().eval()
@@ -104,7 +107,7 @@ def last_rows(result, rows: int = 2):
 def init(rec, fn, cls):
     # Narrow (E = 48, 12 heads) so the weights travel whole; 6,912 and 2,304 samples pin the std well.
     torch.manual_seed(rec.integer("init"))
-    module = rec.call("gpt2_init", fn, rec.call("GPT2SelfAttention", cls, 48, 12), n_layer=12)
+    module = rec.call("gpt2_init", fn, rec.call("GPT2SelfAttention", cls, 48, 12), n_layer=init_n_layer(rec.sizes))
     rec.put("state", {n: p for n, p in module.named_parameters()})
 
 
@@ -117,7 +120,9 @@ def n_params(rec, n):
 def load_from_hf(rec, fn, cls):
     b, t, h, d = next(configs(rec))
     hf = hf_attention(h * d, h, seed=rec.integer("hf"))
-    mine = rec.call("load_from_hf", fn, rec.call("GPT2SelfAttention", cls, h * d, h), hf)
+    target = rec.call("GPT2SelfAttention", cls, h * d, h)
+    mine = rec.call("load_from_hf", fn, target, hf)
+    rec.put("target_state", {n: p for n, p in target.named_parameters()})   # the exercise writes into mine
     # The copy's invariants (attn_course.findings.copy_finding): hf unchanged, no memory shared with it.
     rec.put("shared", shared_memory(mine, hf) if isinstance(mine, torch.nn.Module) else [])
     rec.put("source_after", dict(hf.named_parameters()))
@@ -131,7 +136,9 @@ def export_to_hf(rec, fn, cls):
     b, t, h, d = next(configs(rec))
     mine, layout = build(rec, cls, "GPT2SelfAttention", h, d)
     rec.put("layout", layout)
-    hf = rec.call("export_to_hf", fn, mine.eval(), hf_attention(h * d, h, seed=0))
+    target = hf_attention(h * d, h, seed=0)
+    hf = rec.call("export_to_hf", fn, mine.eval(), target)
+    rec.put("target_state", dict(target.named_parameters()))   # the exercise writes into hf
     rec.put("shared", shared_memory(hf, mine) if isinstance(hf, torch.nn.Module) else [])
     rec.put("source_after", dict(mine.named_parameters()))
     rec.put("type", type(hf).__name__)

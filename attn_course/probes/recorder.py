@@ -93,6 +93,10 @@ def probe(test: str):
             reads = _globals_read(test, learner_objects)
             if reads:   # the notebook's own sizes the learner's code reads: the grader's hint (attn_course.sizes)
                 payload["globals_read"] = reads
+                # The exercise's own code (the first callable, as the check takes it) fails for them even with
+                # right results (attn_course.checks.invariants.reads_globals).
+                own = [o for o in learner_objects if callable(o)][:1]
+                payload["globals_read_own"] = _globals_read(test, own)
             if rule is not None:  # the grader asks a by-hand exercise's results for this
                 payload["by_hand"] = {"calls": hand.calls, "intact": hand.intact}
             if rec.raised:

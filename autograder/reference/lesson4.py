@@ -12,8 +12,10 @@ from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
 from attn_course.probes.cases import backward_with_probe
+from attn_course.findings import target_finding
 from attn_course.judging import (
-    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_grads, expect_layout, matching_bug, max_error, naming,
+    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_finding, expect_grads, expect_layout,
+    matching_bug, max_error, naming,
 )
 from attn_grader.judge import judge, sibling
 
@@ -118,7 +120,7 @@ def _module_bug(res):
 
 def _init_bug(res):
     state = res["state"]
-    return checks.init_problem(state, 0.1) if isinstance(state, dict) else None
+    return checks.init_problem(state, 0.1, checks.init_n_layer(res.sizes)) if isinstance(state, dict) else None
 
 
 def _load_bug(res):
@@ -176,6 +178,8 @@ def judge_module(res):
 
 def _judge_module(res):
     for b, t, h, d in probe.configs(res):
+        if res[f"persistent.{h}.{d}"] is not False:   # the text's persistent=False, as the check reads it
+            raise Mismatch("hint_buffer_persistent")
         ref = _reference(res, h, d).double().eval()
         x = res.randn(f"x.{h}.{d}", b, t, h * d)
         case = f"H={h}, D={d}"
@@ -200,6 +204,9 @@ def _judge_module(res):
     err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
     if not err <= 1e-9:
         raise Mismatch("hidden_dropout_train", err=err)
+    noisy.eval()   # the SDPA path's own dropout in training, by the check's rule
+    with torch.no_grad():
+        expect_finding(checks.sdpa_train_finding(noisy, x, res.integer("dropout.sdpa"), res["train.sdpa"], 1e-9))
     _judge_grads(res)
     device = checks.meta_problem(res["meta"])   # the meta device's case (checks.module_on_meta), last, as the check
     if device:
@@ -254,21 +261,22 @@ def judge_module_max_len(res):
 
 @judge("lesson4.init", on_error=checks.init_error)
 def judge_init(res):
-    state = res["state"]
+    state, n_layer = res["state"], checks.init_n_layer(res.sizes)
     if not isinstance(state, dict) or not all(isinstance(state.get(k), torch.Tensor)
                                               for k in ("c_attn.weight", "c_proj.weight")):
-        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("inf"))
+        raise Mismatch("init_differs", name="gpt2_init", n_layer=n_layer)
     # 10% of each std, for the mean too: at E = 48 (6,912 and 2,304 draws) a right init stays within a
     # fifth of that; nn.Linear's own (std 0.083 for c_attn) and a mean of 1 are far outside.
     # A module without biases is the module exercise's fault, not this one's: init_problem skips them.
-    problem = checks.init_problem(state, 0.1)
+    problem = checks.init_problem(state, 0.1, n_layer)
     if problem:
-        raise Mismatch("hidden_mismatch", case="gpt2_init", err=float("nan"), hint=problem)
+        raise Mismatch("init_differs", hint=problem, name="gpt2_init", n_layer=n_layer)
 
 
 @judge("lesson4.n_params")
 def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768, integer=True)
+    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768, integer=True,
+                  hint_of=checks.count_hint)
 
 
 def _expect_state(case, state, want: nn.Module):
@@ -284,7 +292,7 @@ def _expect_state(case, state, want: nn.Module):
 def judge_load_from_hf(res):
     b, t, h, d = next(probe.configs(res))
     hf = hf_attention(h * d, h, seed=res.integer("hf"))
-    expect_copy("load_from_hf", res, hf)   # first: a copy_ the wrong way makes the two modules agree
+    expect_copy("load_from_hf", res, hf, into="mine")   # first: a copy_ the wrong way makes the two modules agree
     want = load_from_hf(GPT2SelfAttention(h * d, h), hf).eval()
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
     with naming(lambda: _load_bug(res)):
@@ -292,6 +300,9 @@ def judge_load_from_hf(res):
     # Parameters copied right, output wrong: exercise 2's module is the cause, as the visible check says.
     with naming(lambda: "hint_module_cascade"), torch.no_grad():
         expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
+    target = res["target_state"]
+    expect_finding(target_finding("load_from_hf", "mine", checks.hf_pair_problem(
+        target if isinstance(target, dict) else {}, dict(hf.named_parameters()))))
 
 
 @judge("lesson4.export_to_hf", on_error=checks.hf_copy_error)
@@ -300,7 +311,7 @@ def judge_export_to_hf(res):
     mine = GPT2SelfAttention(h * d, h)
     expect_layout(res, mine, "layout")
     res.fill_parameters(mine, f"params.{h}.{d}")
-    expect_copy("export_to_hf", res, mine)
+    expect_copy("export_to_hf", res, mine, into="hf")
     if res["type"] != "GPT2Attention":
         raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
     want = export_to_hf(mine, hf_attention(h * d, h, seed=0))
@@ -309,3 +320,6 @@ def judge_export_to_hf(res):
         _expect_state("export_to_hf", res["state"], want)
     with naming(lambda: "hint_module_cascade"), torch.no_grad():
         expect_close("export_to_hf", res["y"], mine.eval()(x)[0], 1e-5)
+    target = res["target_state"]
+    expect_finding(target_finding("export_to_hf", "hf", checks.hf_pair_problem(
+        dict(mine.named_parameters()), target if isinstance(target, dict) else {})))

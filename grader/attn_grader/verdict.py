@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from attn_course import judging
-from attn_course.findings import GRADIENT_KEYS, SIDE_EFFECT_KEYS
+from attn_course.findings import ANSWER_KEYS, GRADIENT_KEYS, SIDE_EFFECT_KEYS
 from attn_course.judging import Mismatch, hint_of, texts
 
 from .messages import text
@@ -79,6 +79,8 @@ def header_key(mismatch: Mismatch) -> str:
         return "hidden_failed_after_visible_copy"
     if mismatch.key == "copy_not_trainable":
         return "hidden_failed_after_visible_trainable"
+    if mismatch.key in ANSWER_KEYS:
+        return "hidden_failed_after_visible_answer"
     return "hidden_failed_after_visible"
 
 

@@ -18,6 +18,7 @@ EXPORT_BACKWARDS = ("mine.c_attn.weight.copy_(hf.c_attn.weight.T)\n"
                     "        mine.c_proj.bias.copy_(hf.c_proj.bias)")
 # A wrong split breaks everything built on the learner's module, loading and exporting included: those name the
 # module as the cause (hint_module_cascade).
+LOAD_C_ATTN = "mine.c_attn.weight.copy_(hf.c_attn.weight.T)      # Conv1D (E, 3E) -> Linear (3E, E)"
 BUGS = {
     "conv1d_not_transposed": Bug("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
                                  "mine.c_proj.weight.copy_(hf.c_proj.weight)",
@@ -39,8 +40,8 @@ BUGS = {
     "module_without_bias": Bug("ex2_gpt2_module", "nn.Linear(embed_dim, 3 * embed_dim)",
                                "nn.Linear(embed_dim, 3 * embed_dim, bias=False)",
                                {"ex2_gpt2_module_tests": "layer_missing_bias",
-                                "ex5_load_from_hf_tests": "hint_missing_bias",
-                                "ex6_export_to_hf_tests": "hint_missing_bias"},
+                                "ex5_load_from_hf_tests": "hint_bias_from_module",
+                                "ex6_export_to_hf_tests": "hint_bias_from_module"},
                                "module built without bias"),
     "missing_mask": Bug("ex2_gpt2_module",
                         '            scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))\n', "",
@@ -94,7 +95,7 @@ BUGS = {
                                 "scores and weights computed under `torch.no_grad()`"),
     "load_shares_memory": Bug("ex5_load_from_hf", "mine.c_attn.bias.copy_(hf.c_attn.bias)",
                               "mine.c_attn.bias = hf.c_attn.bias",
-                              {"ex5_load_from_hf_tests": "hint_copy_shares_memory"},
+                              {"ex5_load_from_hf_tests": "hint_copy_shares_memory_into"},
                               "bias assigned as hf's own Parameter: memory shared with hf"),
     # ✔ and full marks before the check and the grader tried the meta device (a crash on a Colab GPU).
     "mask_made_on_cpu": Bug("ex2_gpt2_module", "scores.masked_fill(~self.causal[:T, :T]",
@@ -104,4 +105,27 @@ BUGS = {
     "export_copies_backwards": Bug("ex6_export_to_hf", EXPORT, EXPORT_BACKWARDS,
                                    {"ex6_export_to_hf_tests": "hint_copy_direction"},
                                    "export copied the wrong way: `mine.….copy_(hf.…)` overwrites mine"),
+    # The Japanese learner of lesson 4: each was ✔ in the notebook and lost points, or got full marks, in grading;
+    # the check and the grader now judge it by one function. A global only a later cell binds (the loop's E) is
+    # tested in test_lesson4_learner.py, not planted: the hint sweep runs every plain cell before judging, so it
+    # sees E bound where grading raises NameError.
+    "count_without_biases": Bug("ex4_n_params", "answer_n_params = 4 * 768 * 768 + 4 * 768",
+                                "answer_n_params = 4 * 768 * 768", {"ex4_n_params_tests": "hint_count_no_bias"},
+                                "parameter count without the biases (4E²)"),
+    "init_ignores_n_layer": Bug("ex3_gpt2_init", "std=0.02 / math.sqrt(2 * n_layer)", "std=0.02 / math.sqrt(2 * 12)",
+                                {"ex3_gpt2_init_tests": "hint_init_n_layer"}, "init's c_proj std hard-codes n_layer = 12"),
+    "sdpa_never_drops": Bug("ex2_gpt2_module", "p = self.dropout.p if self.training else 0.0", "p = 0.0",
+                            {"ex2_gpt2_module_tests": "hint_dropout_train_sdpa"}, "SDPA path: `dropout_p=0.0` in training too"),
+    "buffer_persistent": Bug("ex2_gpt2_module", "tril(), persistent=False)", "tril(), persistent=True)",
+                             {"ex2_gpt2_module_tests": "hint_buffer_persistent"},
+                             "causal buffer registered with persistent=True"),
+    "load_into_new_module": Bug("ex5_load_from_hf", LOAD_C_ATTN,
+                                "mine = GPT2SelfAttention(mine.embed_dim, mine.n_head)\n        " + LOAD_C_ATTN,
+                                {"ex5_load_from_hf_tests": "hint_copy_into_target"},
+                                "load fills a new module and returns it: mine unchanged"),
+    "export_into_deepcopy": Bug("ex6_export_to_hf",
+                                "def export_to_hf(mine: GPT2SelfAttention, hf: nn.Module) -> nn.Module:\n",
+                                "import copy\n\n\ndef export_to_hf(mine: GPT2SelfAttention, hf: nn.Module) -> nn.Module:\n"
+                                "    hf = copy.deepcopy(hf)\n", {"ex6_export_to_hf_tests": "hint_copy_into_target"},
+                                "export writes into a deepcopy of hf: hf unchanged"),
 }
