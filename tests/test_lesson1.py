@@ -177,10 +177,14 @@ def test_numeric_answer_checks(lang):
         fails_with(lambda a: checks.check_variance_answers(*a, 505.3, 0.99), (raw, scaled), "hint_var_theory")
     checks.check_variance_answers(505.3, 0.99, 505.3, 0.99)   # the measured values are within 10% of theory
     checks.check_param_answer(196608, AttentionOK)
-    fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_disagrees_with_module",
-               name="answer_n_params", got=4 * 768 * 64 + 1, module="AttentionOK(768, 64)", counted=196608)
-    # A broken module does not cost the point of a right answer.
+    assert checks.attention_count() == 4 * 768 * 64
+    fails_with(lambda a: checks.check_param_answer(a, AttentionOK), 4 * 768 * 64 + 1, "answer_wrong",
+               name="answer_n_params")
+    # A broken module does not cost the point of a right answer, and does not give it to a wrong one: a count of
+    # the learner's own module with a bias (4·768·64 + 768) was ✔ against that module, and 0 in grading.
     checks.check_param_answer(196608, NoWoAtAll)
+    fails_with(lambda a: checks.check_param_answer(a, NoWoAtAll), 4 * 768 * 64 + 768, "answer_wrong",
+               name="answer_n_params")
 
 
 

@@ -541,47 +541,23 @@ def expect_number(name: str, value) -> float:
     return float(value)
 
 
-def check_count_answer(name: str, answer, cls, args: tuple, module_check, want: int | None = None,
-                       hint_of=None, differs: str | None = None) -> None:
+def check_count_answer(name: str, answer, cls, args: tuple, want: int, hint_of=None,
+                       differs: str | None = None) -> None:
     """A count the learner writes. want: the right count from the course's public facts, judged by the grader's
     own rule (findings.count_finding, hint_of naming the classic miscount); the learner's module is only compared
-    with it, in an "also" line (differs: its message key), so a broken module neither gives nor costs the point.
-    Without want (the lessons whose text counts on the learner's module): the module, once its check passes."""
-    if want is not None:
-        counted = _module_count(cls, args)
-        module = f"{cls.__name__}{tuple(args)}"
-        finding = count_finding(name, answer, want, hint_of)
-        if finding:
-            key, fields, hint = finding
-            failure = CheckFailed(t(key, **fields), t(hint) if hint else None)
-            if differs and key == "answer_wrong" and counted is not None and counted != want:
-                failure.add_also(t(differs, module=module))
-            raise failure
-        passed(name)
-        if differs and counted is not None and counted != want:
-            print(t(differs, module=module))
-        return
-    # The text asks for an integer: anything else (a str, numpy's int64, 2359296.0, a fraction a / crept into) is
-    # named as the grader names it.
-    finding = count_finding(name, answer, None)
+    with it, in an "also" line (differs: its message key), so a broken module neither gives nor costs the point."""
+    counted = _module_count(cls, args)
+    module = f"{cls.__name__}{tuple(args)}"
+    finding = count_finding(name, answer, want, hint_of)
     if finding:
-        key, fields, _ = finding
-        raise named(key, **fields) if key.startswith("hint_") else CheckFailed(t(key, **fields))
-    value = int(answer.item() if isinstance(answer, torch.Tensor) else answer)
-    # Cross-check with the learner's own module, but only once that module is right:
-    # a broken module must not cost the point of a right answer.
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            module_check(cls)
-        counted = _module_count(cls, args)
-    except Exception:  # noqa: BLE001
-        counted = None
-    if counted is not None and counted != int(value):
-        # The module's own count is the answer: name where to count, not the number.
-        module = f"{cls.__name__}{tuple(args)}"
-        raise CheckFailed(t("answer_disagrees_with_module", name=name, got=answer, module=module),
-                          t("hint_count_own_module", module=module))
+        key, fields, hint = finding
+        failure = CheckFailed(t(key, **fields), t(hint) if hint else None)
+        if differs and key == "answer_wrong" and counted is not None and counted != want:
+            failure.add_also(t(differs, module=module))
+        raise failure
     passed(name)
+    if differs and counted is not None and counted != want:
+        print(t(differs, module=module))
 
 
 def _module_count(cls, args: tuple) -> int | None:

@@ -80,6 +80,17 @@ def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_sc
     passed("answer_var_raw, answer_var_scaled")
 
 
+def attention_count(E: int = 768, d_k: int = 64) -> int:
+    """Attention(E, d_k) counted from the lesson's facts: W_q, W_k, W_v = nn.Linear(E, d_k) and W_o = nn.Linear(d_k,
+    E), none with a bias. On meta: nothing is allocated."""
+    layers = [torch.nn.Linear(E, d_k, bias=False, device="meta") for _ in range(3)]
+    layers.append(torch.nn.Linear(d_k, E, bias=False, device="meta"))
+    return sum(p.numel() for layer in layers for p in layer.parameters())
+
+
 def check_param_answer(answer, cls) -> None:
-    """Lesson 1: the parameter count of Attention(768, 64)."""
-    check_count_answer("answer_n_params", answer, cls, (768, 64), check_attention_module)
+    """Lesson 1: the parameter count of Attention(768, 64), judged against the lesson's count as the grader judges
+    it (findings.count_finding): a learner's module that is still wrong neither gives nor costs the point, and is
+    named when its count differs."""
+    check_count_answer("answer_n_params", answer, cls, (768, 64), want=attention_count(),
+                       differs="count_module_differs_text")

@@ -259,7 +259,7 @@ def count_hint(got: int, E: int = 768):
 def check_gpt2_param_answer(answer, cls) -> None:
     """Lesson 4: the parameter count of GPT-2 small's attention, judged against the lesson's count as the grader
     judges it (findings.count_finding); the learner's GPT2SelfAttention(768, 12) only named when it disagrees."""
-    check_count_answer("answer_n_params", answer, cls, (768, 12), check_gpt2_module, want=gpt2_attention_count(),
+    check_count_answer("answer_n_params", answer, cls, (768, 12), want=gpt2_attention_count(),
                        hint_of=count_hint, differs="count_module_differs")
 
 

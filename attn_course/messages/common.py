@@ -276,6 +276,10 @@ MESSAGES = {
         "ja": "{name} には Python の int か float を入れてください（いまは {kind}）。NumPy の数（numpy.int64 など）は int(...) や float(...) で Python の数に変換できます。",
         "ko": "{name}에는 Python의 int나 float를 넣으세요(지금은 {kind}). NumPy 수(numpy.int64 등)는 int(...)나 float(...)로 감싸면 Python 수가 됩니다.",
     },
+    "count_module_differs_text": {
+        "ja": "あなたの {module} のパラメータ数は、本文のモジュールの数と一致しません。そのモジュールを作った演習（層の形・バイアスの有無）を見直してください。",
+        "ko": "여러분의 {module}의 파라미터 수는 본문의 모듈과 일치하지 않습니다. 그 모듈을 만든 연습 문제(층의 모양, 편향 유무)를 다시 확인하세요.",
+    },
     "answer_wrong": {
         "ja": "{name} の値が正しくありません。",
         "ko": "{name}의 값이 올바르지 않습니다.",
@@ -287,14 +291,6 @@ MESSAGES = {
     "answer_not_finite": {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",
         "ko": "{name}의 값이 유한한 수가 아닙니다(지금은 {got}). inf나 nan이 나오지 않게 계산하세요.",
-    },
-    "answer_disagrees_with_module": {
-        "ja": "{name} = {got} は、あなたの {module} のパラメータ数と一致しません。",
-        "ko": "{name} = {got}: 여러분의 {module}의 파라미터 수와 일치하지 않습니다.",
-    },
-    "hint_count_own_module": {
-        "ja": "{module} の named_parameters() で、重み行列とバイアスの名前と形状を1つずつ確かめ、それぞれの要素数を数え直しましょう（形状の各軸の大きさを掛けたものが要素数です）。",
-        "ko": "{module}의 named_parameters()로 가중치 행렬과 편향의 이름과 모양을 하나씩 확인하고, 각각의 원소 수를 다시 세어 보세요(모양의 각 축 크기를 곱한 값이 원소 수입니다).",
     },
     "hint_causal_slice": {
         "ja": "マスクとスコアの大きさが合いません。self.causal は (max_len, max_len) = ({max_len}, {max_len}) で作ってありますが、いまのスコアは (…, T, T) = (…, {T}, {T}) です。使うときに self.causal[:T, :T] で左上の T × T を切り出してください（K を転置する問題ではありません）。",
