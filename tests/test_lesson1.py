@@ -471,3 +471,18 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, hint
     graded = decide(REFERENCE, seed, "lesson1.attention_scores", payload, inspect.getsource(SCORE_BUGS[hint]))
     seen = info.value.mismatch
     assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))
+
+
+def test_weights_whose_rows_do_not_sum_to_one_are_named_in_attention_as_in_softmax(ref, lang):
+    """A softmax_last that divides by the whole tensor's sum fails exercise 3 with hint_rows_not_normalised; attention
+    and the module call it and fail too: the same hint on both sides, so the class report counts the mistake once,
+    in exercise 3 (attn_grader.verdict.carried_from), where it reported "a mistake no known bug explains" twice."""
+    def softmax_whole(s):
+        e = (s - s.amax(-1, keepdim=True)).exp()
+        return e / e.sum()
+
+    def attention_on_it(Q, K, V):
+        w = softmax_whole(Q @ K.transpose(-2, -1) / math.sqrt(Q.size(-1)))
+        return w @ V, w
+    check_names(checks.check_attention, attention_on_it, "hint_rows_not_normalised")
+    assert hint_of(fails(probes.attention, attention_on_it))[0] == "hint_rows_not_normalised"

@@ -270,10 +270,16 @@ def _softmax_bug(res):
         return matching_bug(got, softmax_variants(scores), 1e-6, nan=True) or "hint_softmax_overflow"
     variants = {("hint_softmax_axis", (("axis", axis),)): torch.softmax(scores, dim=axis) for axis in (-2, 0)}
     key = matching_bug(got, {**variants, **softmax_variants(scores)})
-    if key or not (isinstance(got, torch.Tensor) and got.shape == scores.shape):
-        return key
-    sums = got.sum(dim=-1)
-    if not torch.allclose(sums, torch.ones_like(sums), atol=1e-3):
+    return key or _unnormalised(got, scores.shape)
+
+
+def _unnormalised(weights, shape):
+    """Weights whose rows do not sum to 1 (a softmax that divides by another sum): named alike in softmax_last and
+    in the exercises that call it, so a failure carried over from exercise 3 shows exercise 3's hint."""
+    if not (isinstance(weights, torch.Tensor) and weights.shape == shape and weights.is_floating_point()):
+        return None
+    sums = weights.sum(dim=-1)
+    if torch.isfinite(sums).all() and not torch.allclose(sums, torch.ones_like(sums), atol=1e-3):
         return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
     return None
 
@@ -281,7 +287,9 @@ def _softmax_bug(res):
 def _attention_bug(res):
     Q, K, _ = one_batch_axis(res, "float64", torch.float64)
     got = res["float64"]
-    return matching_bug(got[1] if isinstance(got, tuple) and len(got) == 2 else got, weight_variants(Q, K))
+    weights = got[1] if isinstance(got, tuple) and len(got) == 2 else got
+    variants = weight_variants(Q, K)
+    return matching_bug(weights, variants) or _unnormalised(weights, variants[None].shape)
 
 
 def _module_bug(res, right):
@@ -305,7 +313,7 @@ def _module_bug(res, right):
         variants = weight_variants(Q, K)
         variants["hint_wrong_projection"] = torch.softmax(K @ Q.transpose(-2, -1) / math.sqrt(args[1]), dim=-1)
         variants["hint_kv_swapped"] = kv_swapped(Q, ref.W_v(x), args[1])
-    return matching_bug(got[1], variants)
+    return matching_bug(got[1], variants) or _unnormalised(got[1], variants[None].shape)
 
 
 def _refusal_bug(res):
