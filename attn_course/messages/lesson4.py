@@ -2,16 +2,16 @@
 
 MESSAGES = {
     "hint_bias_from_module": {
-        "ja": "コピー先のモジュールにバイアスがありません（c_attn.bias や c_proj.bias が None）。原因はこのコードではなく、演習 2 の GPT2SelfAttention です。c_attn と c_proj を nn.Linear の既定 bias=True のまま作ってください。",
+        "ja": "コピー先のモジュールにバイアスがありません（c_attn.bias や c_proj.bias が None）。原因はこのコードではなく、演習 2 の GPT2SelfAttention です。c_attn と c_proj は、nn.Linear の既定どおり bias=True で作ってください。",
         "ko": "복사 대상 모듈에 편향이 없습니다(c_attn.bias나 c_proj.bias가 None). 원인은 이 코드가 아니라 연습 문제 2의 GPT2SelfAttention입니다. c_attn과 c_proj를 nn.Linear의 기본값 bias=True 그대로 만드세요.",
     },
     "hint_reshape_heads_first": {
-        "ja": "(B, T, E) を view や reshape で直接 (B, H, T, D) にしています。形は合っていても、メモリ上の並びは (B, T, H, D) のままなので、ヘッドとトークンの値が混ざります。先に view(B, T, H, D) にしてから、transpose(1, 2) で T と H の軸を入れ替えてください。",
-        "ko": "(B, T, E)를 view나 reshape로 바로 (B, H, T, D)로 만들었습니다. 모양은 맞아도 메모리상의 배치는 (B, T, H, D) 그대로라서 헤드와 토큰의 값이 섞입니다. 먼저 view(B, T, H, D)로 만든 다음 transpose(1, 2)로 T와 H 축을 맞바꾸세요.",
+        "ja": "(B, T, E) を view や reshape で直接 (B, H, T, D) にしています。形状は合っていても、メモリ上の並びは (B, T, H, D) のままなので、ヘッドとトークンの値が混ざります。先に view(B, T, H, D) にしてから、transpose(1, 2) で T と H の軸を入れ替えてください。",
+        "ko": "(B, T, E)를 view나 reshape로 바로 (B, H, T, D)로 만들었습니다. 모양은 맞아도 메모리에 놓인 순서는 (B, T, H, D) 그대로라서 헤드와 토큰의 값이 섞입니다. 먼저 view(B, T, H, D)로 만든 다음 transpose(1, 2)로 T와 H 축을 맞바꾸세요.",
     },
     "hint_dropout_before_softmax": {
         "ja": "ドロップアウトをソフトマックスの前のスコアにかけています。GPT-2 のドロップアウトは、ソフトマックスのあとのアテンションの重みにかけます（self.dropout(weights) @ v）。",
-        "ko": "드롭아웃을 소프트맥스 앞의 점수에 적용했습니다. GPT-2의 드롭아웃은 소프트맥스 다음의 어텐션 가중치에 적용합니다(self.dropout(weights) @ v).",
+        "ko": "드롭아웃을 소프트맥스에 넣기 전의 점수에 적용했습니다. GPT-2의 드롭아웃은 소프트맥스를 거친 어텐션 가중치에 적용합니다(self.dropout(weights) @ v).",
     },
     "init_differs": {
         "ja": "{name}(module, n_layer={n_layer}) で初期化したパラメータが、GPT-2 の初期化と一致しません。",
@@ -22,11 +22,11 @@ MESSAGES = {
         "ko": "c_proj.weight의 표준편차가 n_layer = 12일 때의 값 그대로입니다(지금 n_layer는 {n}). 0.02 / math.sqrt(2 * n_layer)의 n_layer에는 12가 아니라 인자 n_layer를 쓰세요.",
     },
     "hint_init_missing_two": {
-        "ja": "c_proj.weight の標準偏差が 0.02 / √n_layer になっています。1 層にアテンションと MLP の 2 つの残差接続があるので、0.02 / math.sqrt(2 * n_layer) です（2 が抜けています）。",
-        "ko": "c_proj.weight의 표준편차가 0.02 / √n_layer입니다. 층마다 어텐션과 MLP 두 개의 잔차 연결이 있으므로 0.02 / math.sqrt(2 * n_layer)입니다(2가 빠졌습니다).",
+        "ja": "c_proj.weight の標準偏差が 0.02 / √n_layer になっています。1層にアテンションと MLP の2つの残差接続があるので、0.02 / math.sqrt(2 * n_layer) です（2 が抜けています）。",
+        "ko": "c_proj.weight의 표준편차가 0.02 / √n_layer입니다. 층마다 잔차 연결이 두 개(어텐션 뒤와 MLP 뒤) 있으므로 0.02 / math.sqrt(2 * n_layer)입니다(2가 빠졌습니다).",
     },
     "hint_init_uniform": {
-        "ja": "{name} の値が一様分布になっています。GPT-2 は重み行列を正規分布で初期化します（nn.init.normal_）。標準偏差が同じでも、一様分布（nn.init.uniform_ など）は別の初期化です。",
+        "ja": "{name} の値が一様分布に従っています。GPT-2 は重み行列を正規分布で初期化します（nn.init.normal_）。標準偏差が同じでも、一様分布（nn.init.uniform_ など）で初期化するのは別の初期化です。",
         "ko": "{name}의 값이 균등분포를 따릅니다. GPT-2는 가중치 행렬을 정규분포로 초기화합니다(nn.init.normal_). 표준편차가 같아도 균등분포(nn.init.uniform_ 등)는 다른 초기화입니다.",
     },
     "sdpa_train_differs": {
@@ -35,19 +35,19 @@ MESSAGES = {
     },
     "hint_dropout_train_sdpa": {
         "ja": "use_sdpa=True の計算で、学習モードでもドロップアウトがかかっていません。scaled_dot_product_attention の dropout_p には、学習中（self.training が True）は self.dropout.p を、評価中は 0.0 を渡します。",
-        "ko": "use_sdpa=True 계산에서 학습 모드에서도 드롭아웃이 적용되지 않습니다. scaled_dot_product_attention의 dropout_p에는 학습 중(self.training이 True)에는 self.dropout.p를, 평가 중에는 0.0을 넘깁니다.",
+        "ko": "use_sdpa=True로 계산하면 학습 모드에서도 드롭아웃이 적용되지 않습니다. scaled_dot_product_attention의 dropout_p로는 학습 중(self.training이 True)이면 self.dropout.p를, 평가 중이면 0.0을 넘깁니다.",
     },
     "hint_count_no_bias": {
-        "ja": "バイアスを数えていません。c_attn（nn.Linear(E, 3E)）には重み 3E×E のほかにバイアスが 3E 個、c_proj（nn.Linear(E, E)）には E 個あります。GPT-2 の c_attn と c_proj にはバイアスがあります。",
-        "ko": "편향을 세지 않았습니다. c_attn(nn.Linear(E, 3E))에는 가중치 3E×E 말고도 편향이 3E개, c_proj(nn.Linear(E, E))에는 E개 있습니다. GPT-2의 c_attn과 c_proj에는 편향이 있습니다.",
+        "ja": "バイアスを数えていません。c_attn（nn.Linear(E, 3E)）には重み行列の 3E×E 個のほかにバイアスが 3E 個、c_proj（nn.Linear(E, E)）には重み行列の E×E 個のほかにバイアスが E 個あります。",
+        "ko": "편향을 세지 않았습니다. c_attn(nn.Linear(E, 3E))에는 가중치 행렬의 원소 3E×E개 말고도 편향이 3E개, c_proj(nn.Linear(E, E))에는 가중치 행렬의 원소 E×E개 말고도 편향이 E개 있습니다.",
     },
     "hint_count_buffer": {
         "ja": "因果マスクのバッファ（causal）まで数えています。register_buffer で登録したものは学習しないのでパラメータではなく、parameters() にも入りません。数えるのは c_attn と c_proj の重みとバイアスだけです。",
-        "ko": "인과 마스크 버퍼(causal)까지 셌습니다. register_buffer로 등록한 것은 학습하지 않으므로 파라미터가 아니고 parameters()에도 들어가지 않습니다. 세는 것은 c_attn과 c_proj의 가중치와 편향뿐입니다.",
+        "ko": "인과 마스크 버퍼(causal)까지 셌습니다. register_buffer로 등록한 텐서는 파라미터가 아니라 버퍼이므로 학습되지 않고 parameters()에도 들어가지 않습니다. 세는 것은 c_attn과 c_proj의 가중치 행렬과 편향뿐입니다.",
     },
     "count_module_differs": {
-        "ja": "あなたの {module} のパラメータ数は、GPT-2 のアテンション 1 層の数と一致しません。演習 2 のモジュール（c_attn と c_proj の形、バイアス）を見直してください。",
-        "ko": "여러분의 {module}의 파라미터 수는 GPT-2 어텐션 한 층의 수와 일치하지 않습니다. 연습 문제 2의 모듈(c_attn과 c_proj의 모양, 편향)을 다시 확인하세요.",
+        "ja": "あなたの {module} のパラメータ数が、GPT-2 のアテンション1層のパラメータ数と一致しません。演習 2 のモジュール（c_attn と c_proj の形状・バイアスの有無）を見直してください。",
+        "ko": "여러분이 만든 {module}의 파라미터 수가 GPT-2 어텐션 한 층의 파라미터 수와 다릅니다. 연습 문제 2의 모듈(c_attn과 c_proj의 모양, 편향)을 다시 확인하세요.",
     },
     "hint_returns_triple": {
         "ja": "{name} は (q, k, v) の3つを返してください（いまは {kind}）。",

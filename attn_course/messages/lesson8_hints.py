@@ -18,8 +18,8 @@ MESSAGES = {
         "ko": "pos의 dtype이 정수가 아닙니다. torch.full((window,), -1.0)처럼 소수로 만들면 float32가 되어 정수 위치 positions를 쓸 수 없습니다. pos는 torch.full((window,), -1, dtype=torch.long, device=q.device)로 만듭니다.",
     },
     "hint_rolling_no_causal": {
-        "ja": "新しいトークンどうしの因果マスクがありません。一度に2つ以上渡すと、前のトークンが同じ呼び出しの後ろのトークン、つまり未来のキーまで見てしまいます（1つずつ渡すときは正しく見えます）。keep には (key_pos <= p) も & でつなぎます。",
-        "ko": "새 토큰끼리의 인과 마스크가 없습니다. 한 번에 2개 이상 넘기면 앞쪽 토큰이 같은 호출의 뒤쪽 토큰, 즉 미래의 키까지 봅니다(하나씩 넘길 때는 맞아 보입니다). keep에는 (key_pos <= p)도 &로 잇습니다.",
+        "ja": "新しいトークンどうしの因果マスクがありません。一度に2つ以上渡すと、前のほうのトークンが、同じ呼び出しで渡した後ろのトークン、つまり未来のキーまで見てしまいます（1つずつ渡すときは結果が正しいので、気づきにくい誤りです）。keep には (key_pos <= p) も & でつなぎます。",
+        "ko": "새 토큰끼리의 인과 마스크가 없습니다. 한 번에 토큰을 두 개 이상 넘기면 앞쪽 토큰이 같은 호출의 뒤쪽 토큰, 즉 미래의 키까지 봅니다(하나씩 넘길 때는 맞아 보입니다). keep에는 (key_pos <= p)도 &로 잇습니다.",
     },
     "hint_weights_times_keys": {
         "ja": "重みにキーを掛けています（softmax(...) @ keys）。出力は重みとバリューの積です：torch.softmax(scores, dim=-1) @ values。",
@@ -70,20 +70,20 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 15: a sink after flex_attention
     "hint_flex_sink_sign": {
-        "ja": "σ(s_h − lse) を掛けています。これはシンクへ行った重みの割合です。トークンに残る割合は σ(lse − s_h) = e^lse / (e^lse + e^s_h) なので、出力には torch.sigmoid(lse − s_h) を掛けます。",
-        "ko": "σ(s_h − lse)를 곱했습니다. 이것은 싱크로 간 가중치의 비율입니다. 토큰에 남는 비율은 σ(lse − s_h) = e^lse / (e^lse + e^s_h)이므로, 출력에는 torch.sigmoid(lse − s_h)를 곱합니다.",
+        "ja": "σ(s_h − lse) を掛けています。これはシンクへ行った重みの割合です。トークンに残る割合は σ(lse − s_h) = e^lse / (e^lse + e^s_h) なので、出力には torch.sigmoid(lse - s_h) を掛けます。",
+        "ko": "σ(s_h − lse)를 곱했습니다. 이것은 싱크로 간 가중치의 비율입니다. 토큰에 남는 비율은 σ(lse − s_h) = e^lse / (e^lse + e^s_h)이므로, 출력에는 torch.sigmoid(lse - s_h)를 곱합니다.",
     },
     "hint_flex_sink_log2": {
         "ja": "lse に ln 2 を掛けています（底が 2 の対数だと考えて、自然対数に直したようです）。flex_attention が返す aux.lse は、もう自然対数の log-sum-exp です。カーネルの中では底 2 で計算しますが、torch が返す前に ln 2 を掛けて直しています（torch/nn/attention/flex_attention.py の _finalize_outputs）。lse はそのまま使います。",
-        "ko": "lse에 ln 2를 곱했습니다(밑이 2인 로그라고 보고 자연로그로 바꾼 것 같습니다). flex_attention이 반환하는 aux.lse는 이미 자연로그의 log-sum-exp입니다. 커널 안에서는 밑 2로 계산하지만, torch가 반환하기 전에 ln 2를 곱해 바꿔 둡니다(torch/nn/attention/flex_attention.py의 _finalize_outputs). lse는 그대로 씁니다.",
+        "ko": "lse에 ln 2를 곱했습니다(밑이 2인 로그라고 보고 자연로그로 바꾼 것 같습니다). flex_attention이 반환하는 aux.lse는 이미 자연로그로 계산한 log-sum-exp입니다. 커널 안에서는 밑 2로 계산하지만, torch가 반환하기 전에 ln 2를 곱해 바꿔 둡니다(torch/nn/attention/flex_attention.py의 _finalize_outputs). lse는 그대로 씁니다.",
     },
     "hint_flex_sink_scaled": {
-        "ja": "シンクのロジットを √D で割っています。lse は √D で割ったあとのスコアの log-sum-exp で、s_h はそれと同じ目盛りのロジットです（演習 6 でも割りませんでした）。torch.sigmoid(lse − s_h) のまま使います。",
-        "ko": "싱크 로짓을 √D로 나눴습니다. lse는 √D로 나눈 뒤의 점수로 구한 log-sum-exp이고, s_h는 그것과 같은 눈금의 로짓입니다(연습 문제 6에서도 나누지 않았습니다). torch.sigmoid(lse − s_h) 그대로 씁니다.",
+        "ja": "シンクのロジットを √D で割っています。lse は √D で割ったあとのスコアから求めた log-sum-exp で、s_h はそれと同じ尺度のロジットです（演習 6 でも s_h は割りませんでした）。s_h は割らずに、torch.sigmoid(lse - s_h) に使います。",
+        "ko": "싱크 로짓을 √D로 나눴습니다. lse는 √D로 나눈 뒤의 점수로 구한 log-sum-exp이고, s_h는 그것과 같은 척도의 로짓입니다(연습 문제 6에서도 나누지 않았습니다). s_h는 나누지 말고 torch.sigmoid(lse - s_h)를 그대로 쓰세요.",
     },
     "hint_flex_sink_missing": {
-        "ja": "flex_attention の出力をそのまま返しています（シンクのないアテンションです）。return_aux=AuxRequest(lse=True) で lse も受け取り、出力に torch.sigmoid(lse − s_h) を掛けます。",
-        "ko": "flex_attention의 출력을 그대로 반환했습니다(싱크가 없는 어텐션입니다). return_aux=AuxRequest(lse=True)로 lse도 받아서, 출력에 torch.sigmoid(lse − s_h)를 곱합니다.",
+        "ja": "flex_attention の出力をそのまま返しています（シンクのないアテンションです）。return_aux=AuxRequest(lse=True) で lse も受け取り、出力に torch.sigmoid(lse - s_h) を掛けます。",
+        "ko": "flex_attention의 출력을 그대로 반환했습니다(싱크가 없는 어텐션입니다). return_aux=AuxRequest(lse=True)로 lse도 받아서, 출력에 torch.sigmoid(lse - s_h)를 곱합니다.",
     },
     "hint_flex_sink_unsqueeze": {
         "ja": "lse の形状は (B, H, T_q)、出力は (B, H, T_q, D) です。そのまま掛けると最後の軸どうし（T_q と D）を合わせようとして、形状のエラーになります。sinks.view(1, -1, 1) で s_h を (1, H, 1) にし、σ(lse − s_h) に .unsqueeze(-1) をつけて (B, H, T_q, 1) にしてから掛けます。",
@@ -103,8 +103,8 @@ MESSAGES = {
         "ko": "tanh(score / cap)에서 끝나고 cap을 다시 곱하지 않았습니다. 점수가 ±1 안으로 줄어들어 가중치가 균등에 가까워집니다. cap * tanh(score / cap)입니다.",
     },
     "hint_softcap_clamp": {
-        "ja": "スコアを ±cap で切っています（clamp）。Gemma 2 のソフトキャップは tanh でなめらかに曲げるので、cap より小さいスコアも少し小さくなり、勾配も途中で 0 になりません。cap * tanh(score / cap) と書きます。",
-        "ko": "점수를 ±cap에서 잘랐습니다(clamp). Gemma 2의 소프트캡은 tanh로 매끄럽게 구부리므로, cap보다 작은 점수도 조금 작아지고 기울기도 중간에 0이 되지 않습니다. cap * tanh(score / cap)으로 씁니다.",
+        "ja": "スコアを ±cap で切っています（clamp）。Gemma 2 のソフトキャップは tanh でなめらかに曲げるので、絶対値が cap より小さいスコアも少し 0 に寄り、±cap を超えるところでも勾配が 0 になりません。cap * tanh(score / cap) と書きます。",
+        "ko": "점수를 ±cap에서 잘랐습니다(clamp). Gemma 2의 소프트캡은 tanh로 매끄럽게 구부리므로, 절댓값이 cap보다 작은 점수도 조금 0 쪽으로 움직이고 ±cap 밖에서도 기울기가 0이 되지 않습니다. cap * tanh(score / cap)으로 씁니다.",
     },
     "hint_softcap_missing": {
         "ja": "スコアが変わっていません（ソフトキャップのないアテンションと同じ出力です）。score_mod は受け取った score から新しいスコア cap * tanh(score / cap) を作って返します。",

@@ -185,10 +185,10 @@ MESSAGES = {
         "ja": "(B, H, T_q)：トークンに残る重みの割合 e^lse / (e^lse + e^s_h)",
         "ko": "(B, H, T_q): 토큰에 남는 가중치의 비율 e^lse / (e^lse + e^s_h)",
     },
-    "c8_block_once": {"ja": "BlockMask は一度作り、同じ形の呼び出しで使い回す", "ko": "BlockMask는 한 번 만들고 같은 모양의 호출에서 다시 씀"},
+    "c8_block_once": {"ja": "BlockMask は一度作り、同じ形状の呼び出しで使い回す", "ko": "BlockMask는 한 번 만들고 같은 모양의 호출에서 다시 씀"},
     "flex_sink_vs": {
-        "ja": "flex_attention と lse で当てたシンク：演習 6 の sink_attention との差（最大）{ex6:.1e}、gpt-oss の eager_attention_forward（transformers）との差（最大）{oss:.1e}",
-        "ko": "flex_attention과 lse로 적용한 싱크: 연습 문제 6의 sink_attention과의 차이(최대) {ex6:.1e}, gpt-oss의 eager_attention_forward(transformers)와의 차이(최대) {oss:.1e}",
+        "ja": "flex_attention と lse で組み込んだシンク：演習 6 の sink_attention との差（最大）: {ex6:.1e}、gpt-oss の eager_attention_forward（transformers）との差（最大）: {oss:.1e}",
+        "ko": "flex_attention의 출력에 lse로 적용한 싱크: 연습 문제 6의 sink_attention과의 차이(최대) {ex6:.1e}, gpt-oss의 eager_attention_forward(transformers)와의 차이(최대) {oss:.1e}",
     },
     "gemma_layers": {
         "ja": "{name} の既定値：sliding_window = {window}、attn_logit_softcapping = {cap}、層の並び（W：ウィンドウ、G：全体）{layers}",

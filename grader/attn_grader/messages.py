@@ -79,15 +79,15 @@ MESSAGES = {
     },
     "hidden_failed_after_visible_trainable": {
         "ja": "上のチェックには合格しましたが、採点用の隠しテストで、返したモジュールのパラメータが学習できないことがわかりました（コピーの値ではなく、パラメータの設定が違います）。",
-        "ko": "위의 검사는 통과했지만, 채점용 숨겨진 테스트에서 반환한 모듈의 파라미터를 학습할 수 없다는 것이 드러났습니다(복사한 값이 아니라 파라미터의 설정이 다릅니다).",
+        "ko": "위의 검사는 통과했지만, 채점용 숨겨진 테스트에서 반환한 모듈의 파라미터를 학습할 수 없다는 것이 드러났습니다(복사한 값은 맞지만, 파라미터가 학습할 수 있는 상태가 아닙니다).",
     },
     "hidden_failed_after_visible_copy": {
         "ja": "上のチェックには合格しましたが、採点用の隠しテストで、コピー元のモジュールへの影響が見つかりました（コピーの値ではなく、元のモジュールとの関係が違います）。",
         "ko": "위의 검사는 통과했지만, 채점용 숨겨진 테스트에서 복사 원본 모듈에 대한 영향이 발견되었습니다(복사한 값이 아니라 원본 모듈과의 관계가 다릅니다).",
     },
     "hidden_failed_after_visible_answer": {
-        "ja": "上のチェックには合格しましたが、採点では答えの値が正しくありませんでした（この答えには入力がないので、正しい値とそのまま比べています。チェックのあとで値を変えていないか確かめてください）。",
-        "ko": "위의 검사는 통과했지만, 채점에서는 답의 값이 올바르지 않았습니다(이 답에는 입력이 없으므로 올바른 값과 그대로 비교합니다. 검사한 뒤에 값을 바꾸지 않았는지 확인하세요).",
+        "ja": "上のチェックには合格しましたが、採点では答えの値が正しくありませんでした（この答えは入力を受け取る関数ではなく値なので、正しい値とそのまま比べます。チェックのあとで値を変えたり、別のセルで同じ名前に別の値を入れたりしていないか確かめてください）。",
+        "ko": "위의 검사는 통과했지만, 채점에서는 답의 값이 올바르지 않았습니다(이 답은 입력을 받는 함수가 아니라 값이므로 올바른 값과 그대로 비교합니다. 검사한 뒤에 값을 바꾸거나 다른 셀에서 같은 이름에 다른 값을 넣지 않았는지 확인하세요).",
     },
     "hidden_passed": {
         "ja": "✔ {name}: 隠しテストに合格しました。",
@@ -277,10 +277,10 @@ MESSAGES = {
     "report_score": {"ja": "得点", "ko": "점수", "en": "Score"},
     "report_named_mistake": {"ja": "既知の誤り", "ko": "알려진 실수", "en": "Known mistake"},
     # A failure carried over from an earlier exercise (verdict.carried_from): counted once, where it was made.
-    "report_carried": {"ja": "演習 {n} の誤りから来た失敗（演習 {n} で数えます）",
-                       "ko": "연습 문제 {n}의 실수에서 온 실패(연습 문제 {n}에서 셉니다)",
+    "report_carried": {"ja": "演習 {n} の誤りによる失敗（演習 {n} の側で数えます）",
+                       "ko": "연습 문제 {n}의 실수 때문에 생긴 실패(감점은 연습 문제 {n}에서 한 번만 합니다)",
                        "en": "Came from exercise {n}'s mistake (counted in exercise {n})"},
-    "report_carried_short": {"ja": "演習 {n} から", "ko": "연습 문제 {n}에서", "en": "From exercise {n}"},
+    "report_carried_short": {"ja": "演習 {n} の誤りによる", "ko": "연습 문제 {n}에서 이어짐", "en": "From exercise {n}"},
     "report_not_graded_cell": {"ja": "未採点", "ko": "채점되지 않음", "en": "Not graded"},
     # The index's columns in the instructor's language (ClassReport.language): the learners' language, named.
     "report_language_ja": {"ja": "日本語", "ko": "일본어", "en": "Japanese"},
@@ -368,8 +368,8 @@ MESSAGES = {
         "en": "The solution cells in the code column are the same code as the other learner's named there (names, spacing, comments and the order of functions set aside). The score is unchanged: a hint for a look, not a verdict.",
     },
     "flag_lms_left_out": {
-        "ja": "Moodle 用のファイルに入っていません。Moodle が受講者を見分ける欄（code 列：email ならメールアドレス、lms_user_id なら LMS の ID）が nbgrader の受講者表にありません。Moodle の取り込みは見つからない受講者で止まるためです。students.csv に書き足し、nbgrader db student import students.csv のあと make export LMS=moodle をもう一度実行してください。",
-        "ko": "Moodle용 파일에 들어 있지 않습니다. Moodle이 수강생을 구별하는 항목(code 열: email이면 이메일 주소, lms_user_id이면 LMS ID)이 nbgrader 수강생 목록에 없습니다. Moodle은 찾을 수 없는 수강생에서 가져오기를 멈추기 때문입니다. students.csv에 추가하고 nbgrader db student import students.csv를 실행한 뒤 make export LMS=moodle을 다시 실행하세요.",
+        "ja": "Moodle 用のファイルに入れていません。nbgrader の受講者表で、この受講者の、Moodle が受講者を見分けるための欄が空です（どの欄かは code 列にあります。email ならメールアドレス、lms_user_id なら LMS の ID）。Moodle の取り込みは見つからない受講者が1人でもいるとそこで止まるため、ファイルから外しました。students.csv に書き足し、nbgrader db student import students.csv を実行してから、make export LMS=moodle をもう一度実行してください。",
+        "ko": "Moodle용 파일에 들어 있지 않습니다. Moodle이 수강생을 구별하는 항목(code 열: email이면 이메일 주소, lms_user_id이면 LMS ID)이 nbgrader 수강생 목록에 없기 때문입니다. Moodle은 찾을 수 없는 수강생이 있으면 가져오기를 멈추므로 이 수강생을 뺐습니다. 이 항목을 students.csv에 추가하고 nbgrader db student import students.csv를 실행한 뒤 make export LMS=moodle을 다시 실행하세요.",
         "en": "Not in the Moodle file: nbgrader's student table lacks the field Moodle identifies learners by (the code column: email, or lms_user_id), and Moodle's import stops at a user it cannot find. Add it to students.csv, run nbgrader db student import students.csv, then make export LMS=moodle again.",
     },
     "flag_files": {
