@@ -154,13 +154,15 @@ class SpanWatch(TorchFunctionMode):
     """Watches a call of mla_decode with a cache, for how the learner's tensors relate to T_new and T_all = T_past +
     T_new: a bool tensor (T_all, T_new) is the mask built the other way round; c (width r) or k_R (width d_R) never
     spanning T_all tokens is the cache not joined (or joined on another axis); masks (T_new, T_new) alone, T_past
-    taken as 0. Which error these make depends on the
-    sizes (a broadcast when T_new ≥ 2; with T_new = 1 the mask broadcasts and a view or a matmul fails later), so
-    the check and the grader name the cause from the relation, not from the error's text."""
+    taken as 0. Which error these make depends on the sizes (a broadcast when T_new ≥ 2; with T_new = 1 the mask
+    broadcasts and a view or a matmul fails later), so the check and the grader name the cause from the relation, not
+    from the error's text. Only tensors over the batch that are not the host's weights can span T_all: W_UK
+    (H, d_C, r), a view of kv_b_proj's weight, has d_C rows, and d_C may equal T_all."""
 
-    def __init__(self, t_new: int, t_all: int, widths: tuple):
+    def __init__(self, host, batch: int, t_new: int, t_all: int):
         super().__init__()
-        self.t_new, self.t_all, self.widths = t_new, t_all, tuple(widths)
+        self.t_new, self.t_all, self.widths = t_new, t_all, (host.kv_lora_rank, host.qk_rope_head_dim)
+        self.batch, self.weights = batch, {p.untyped_storage().data_ptr() for p in host.parameters()}
         self.transposed, self.spanned, self.masks = False, set(), set()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -172,7 +174,8 @@ class SpanWatch(TorchFunctionMode):
                     self.transposed = True
                 elif x.dtype == torch.bool and rows == self.t_new:
                     self.masks.add(cols)
-                elif x.is_floating_point() and rows == self.t_all and cols in self.widths:
+                elif x.is_floating_point() and rows == self.t_all and cols in self.widths and x.dim() >= 3 \
+                        and x.size(0) == self.batch and x.untyped_storage().data_ptr() not in self.weights:
                     self.spanned.add(cols)
         return out
 
@@ -374,7 +377,7 @@ def check_mla_decode(fn) -> None:
         cache, so_far = None, []
         for index, (lo, hi) in enumerate(MLA_CHUNKS):
             call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            watch = SpanWatch(hi - lo, hi, (r, dr)) if cache is not None else None
+            watch = SpanWatch(host, B, hi - lo, hi) if cache is not None else None
             try:
                 with watch or contextlib.nullcontext():
                     result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)

@@ -300,7 +300,7 @@ def mla_decode(rec, fn):
 
     def step(lo, hi, cache):
         call = f"mla_decode(mla, x_new, {_cache_arg(cache)}, rope)"
-        watch = SpanWatch(hi - lo, hi, (host.kv_lora_rank, host.qk_rope_head_dim)) if cache is not None else None
+        watch = SpanWatch(host, x.size(0), hi - lo, hi) if cache is not None else None
         try:
             with watch or contextlib.nullcontext():
                 return rec.call(call, fn, host, x[:, lo:hi], cache, turn_with(base))
@@ -453,6 +453,10 @@ def bytes_cases(draws) -> list:
     dtypes[1] = WIDE_DTYPES[int(draws.randint("dtypes.wide", 0, len(WIDE_DTYPES), (1,)))]
     # The latent never in 1 byte: 2 bytes per element would double it there, as the latent counted twice does.
     dtypes[3] = dtypes[3] if dtypes[3].itemsize > 1 else torch.float16
+    # K without V halves every K/V answer, as 2 bytes for a 4-byte element does: one K/V case's element other than
+    # 4 bytes tells the two apart.
+    if all(dtype.itemsize == 4 for dtype in dtypes[:3]):
+        dtypes[2] = torch.bfloat16
     return [({"n_layer": n_layer, "n_kv_head": g, "head_dim": d}, n, batch, dtypes[0]),
             ({"n_layer": n_layer, "n_kv_head": g, "head_dim": d, "window": w}, long, batch, dtypes[1]),
             ({"n_layer": 2 * n_layer, "n_kv_head": g, "head_dim": d, "window": w, "window_layers": n_layer}, long,
