@@ -560,6 +560,12 @@ def check_count_answer(name: str, answer, cls, args: tuple, want: int, hint_of=N
         print(t(differs, module=module))
 
 
+def linear_count(*shapes: tuple, bias: bool) -> int:
+    """The parameters of nn.Linear layers of these (in, out) shapes, as the lesson's text builds them: the right count a
+    count exercise is judged against. On meta: nothing is allocated."""
+    return sum(p.numel() for i, o in shapes for p in torch.nn.Linear(i, o, bias=bias, device="meta").parameters())
+
+
 def _module_count(cls, args: tuple) -> int | None:
     """The learner's module's parameter count, or None when it cannot be built."""
     try:

@@ -9,7 +9,7 @@ import torch.nn as nn
 
 from ..messages import t
 from ..validate import CheckFailed
-from .engine import blames_earlier, check_count_answer, expect_number, passed
+from .engine import blames_earlier, check_count_answer, expect_number, linear_count, passed
 
 # Each check's own seed: the probe's inputs drawn from it follow the probe's rule (no size the notebook binds).
 SEEDS = {"attention_scores": 101, "softmax_last": 102, "attention": 103, "attention_module": 104}
@@ -82,10 +82,8 @@ def check_variance_answers(var_raw, var_scaled, measured_raw: float, measured_sc
 
 def attention_count(E: int = 768, d_k: int = 64) -> int:
     """Attention(E, d_k) counted from the lesson's facts: W_q, W_k, W_v = nn.Linear(E, d_k) and W_o = nn.Linear(d_k,
-    E), none with a bias. On meta: nothing is allocated."""
-    layers = [torch.nn.Linear(E, d_k, bias=False, device="meta") for _ in range(3)]
-    layers.append(torch.nn.Linear(d_k, E, bias=False, device="meta"))
-    return sum(p.numel() for layer in layers for p in layer.parameters())
+    E), none with a bias."""
+    return linear_count((E, d_k), (E, d_k), (E, d_k), (d_k, E), bias=False)
 
 
 def check_param_answer(answer, cls) -> None:

@@ -15,7 +15,7 @@ from ..score_watch import MatmulWatch
 from ..sizes import free_sizes
 from ..validate import CheckFailed
 from .engine import (
-    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors,
+    also_checks, blames_earlier, build_and_run, check_count_answer, close, diagnose, expect_input_errors, linear_count,
     expect_returned_pair, expect_shape,
     inputs, max_error, named, passed, run, scale_variants,
 )
@@ -520,10 +520,8 @@ def _to_torch_case(fn, sizes, seed: int, device: bool = False) -> None:
 
 def mha_count(E: int = 768, H: int = 12, D: int = 64) -> int:
     """MultiHeadAttention(E, H, D) counted from the lesson's facts: W_q, W_k, W_v = nn.Linear(E, H·D) and W_o =
-    nn.Linear(H·D, E), none with a bias. On meta: nothing is allocated."""
-    layers = [torch.nn.Linear(E, H * D, bias=False, device="meta") for _ in range(3)]
-    layers.append(torch.nn.Linear(H * D, E, bias=False, device="meta"))
-    return sum(p.numel() for layer in layers for p in layer.parameters())
+    nn.Linear(H·D, E), none with a bias."""
+    return linear_count((E, H * D), (E, H * D), (E, H * D), (H * D, E), bias=False)
 
 
 def check_mha_param_answer(answer, cls) -> None:

@@ -11,7 +11,7 @@ from ..hf import hf_attention, hf_forward
 from ..messages import t
 from ..sizes import avoided, draw, free_sizes
 from ..validate import CheckFailed
-from .engine import check_count_answer, close, expect_shape, inputs, max_error, passed, run
+from .engine import check_count_answer, close, expect_shape, inputs, linear_count, max_error, passed, run
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
     B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_persistent, buffer_shape, check_gpt2_module,
     expect_gpt2_module, gpt2_expected, hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint,
@@ -240,9 +240,8 @@ def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
 
 def gpt2_attention_count(E: int = 768) -> int:
     """GPT-2 small's attention counted from the lesson's facts: c_attn = nn.Linear(E, 3E) and c_proj =
-    nn.Linear(E, E), both with biases (the causal buffer is no parameter). On meta: nothing is allocated."""
-    layers = (torch.nn.Linear(E, 3 * E, device="meta"), torch.nn.Linear(E, E, device="meta"))
-    return sum(p.numel() for layer in layers for p in layer.parameters())
+    nn.Linear(E, E), both with biases (the causal buffer is no parameter)."""
+    return linear_count((E, 3 * E), (E, E), bias=True)
 
 
 def count_hint(got: int, E: int = 768):
