@@ -39,6 +39,8 @@ if pid == 0:
     attempt("environment", lambda: open({env!r} + "/site.py").read())
     attempt("write_environment", lambda: open({env!r} + "/evil.py", "w"))
     attempt("connection", lambda: open(connection).read())
+    attempt("terminal", lambda: [os.close(fd) for fd in os.openpty()] and "pty")   # a shell cell's `!pip list`
+    seen["terminals"] = sorted(os.listdir("/dev/pts"))
     seen["siblings"] = sorted(os.listdir(os.path.dirname({own!r})))
     seen["pid"] = os.getpid()
     print(json.dumps(seen), flush=True)   # the folder the kernel writes is its own copy: nothing lands outside
@@ -88,6 +90,7 @@ def _expect_isolated(seen):
         assert seen[name].startswith("DENIED"), (name, seen[name])
     assert seen["write_own"] == "2" and seen["read_own"] == repr("ok given") and seen["connection"] == repr('{"key": "k"}')
     assert seen["environment"] == repr("ok")
+    assert seen["terminal"] == repr("pty") and seen["terminals"] == ["ptmx"]   # its own, none of the machine's
     assert seen["siblings"] == ["me"]  # the classmate's folder beside one's own is not there
     assert seen["pid"] == 1
 

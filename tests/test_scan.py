@@ -16,7 +16,7 @@ def rules(source):
 
 @pytest.mark.parametrize("code, want", [
     ("import os\nprint(os.environ)", "environment"),
-    ("with open('x.txt') as f:\n    pass", "files"),
+    ("import os\nprint(os.listdir('..'))", "files"),
     ("import requests", "network"),
     ("import os\nos._exit(0)", "process"),
     ("!ls", "process"),
@@ -30,6 +30,16 @@ def test_flagged(code, want):
 def test_a_modules_own_eval_is_not_pythons():
     # A learner who changed lesson 5's demo cell was flagged for `deep.eval()` (issue 28's demo class found it).
     assert rules("deep.eval()\nmodel.compile()") == set()
+
+
+@pytest.mark.parametrize("code", [
+    "from pathlib import Path\nfig.savefig(Path('figures') / 'weights.png')",
+    "with open('notes.txt', 'w', encoding='utf-8') as f:\n    f.write('attention')",
+    "import shutil\nshutil.copy('weights.png', 'weights-old.png')",
+])
+def test_saving_a_figure_or_a_note_is_not_flagged(code):
+    # The kernel writes only its own copy of its folder: an honest figure is no look for the instructor.
+    assert rules(code) == set(), scan_source(code)
 
 
 def test_prose_in_strings_is_not_a_name():

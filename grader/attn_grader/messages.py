@@ -373,9 +373,9 @@ MESSAGES = {
         "en": "Not in the Moodle file: nbgrader's student table lacks the field Moodle identifies learners by (the code column: email, or lms_user_id), and Moodle's import stops at a user it cannot find. Add it to students.csv, run nbgrader db student import students.csv, then make export LMS=moodle again.",
     },
     "flag_files": {
-        "ja": "ファイルや採点用のフォルダに触れるコードです（正しい解答には要りません）。",
-        "ko": "파일이나 채점용 폴더에 접근하는 코드입니다(올바른 답안에는 필요 없습니다).",
-        "en": "Code that reaches files or the grader's folders (no right answer needs it).",
+        "ja": "ファイルを一覧したり消したりするコード、または採点用のフォルダやファイルを名指しするコードです（正しい解答には要りません。図やメモを保存するだけのセルはここに入りません）。",
+        "ko": "파일 목록을 읽거나 파일을 지우는 코드, 또는 채점용 폴더나 파일을 가리키는 코드입니다(올바른 답안에는 필요 없습니다. 그림이나 메모를 저장하기만 하는 셀은 여기에 해당하지 않습니다).",
+        "en": "Code that lists or removes files, or names the grader's folders or files (no right answer needs it; a cell that only saves a figure or a note is not flagged).",
     },
     "flag_process": {
         "ja": "プロセスやシグナル、スレッドを扱うコードです（正しい解答には要りません）。",

@@ -12,7 +12,7 @@ What the kernel sees afterwards:
   (a kernel dropped to another uid could not write it, and a link planted there would be followed by the grader);
 - the Python environment (interpreter, site-packages, the learner package) and the
   system's /usr, read-only;
-- a private, empty /tmp (its HOME), a few /dev nodes, its own /proc;
+- a private, empty /tmp (its HOME), a few /dev nodes and pseudo-terminals of its own, its own /proc;
 - the folder of the Unix sockets the grader talks to it through.
 Other learners' folders, the course's sources, references and gradebook, /etc,
 /root, /home and the rest of the machine are simply not there.
@@ -152,12 +152,25 @@ def _make_root(folder: str, readonly: list[str], sockets: str | None, uid: int |
         _bind(root, path)
     for name in DEVICES:
         _bind(root, f"/dev/{name}", writable=True)
+    _pseudo_terminals(root)
     os.makedirs(root + "/proc", exist_ok=True)
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     if sockets:
         _bind(root, sockets, writable=True)
     _private_copy(root, folder, uid)
     return root
+
+
+def _pseudo_terminals(root: str) -> None:
+    """A devpts of the kernel's own: IPython runs a cell's shell command (`!pip list`) on a pseudo-terminal, and
+    without one that honest cell fails in grading though it ran in the learner's JupyterLab. A new instance shows
+    none of the machine's terminals. Where the kernel may not mount one, the shell command fails as before."""
+    os.makedirs(root + "/dev/pts", exist_ok=True)
+    try:
+        _mount("devpts", root + "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+    except SandboxError:
+        return
+    os.symlink("pts/ptmx", root + "/dev/ptmx")
 
 
 def _private_copy(root: str, folder: str, uid: int | None) -> None:

@@ -3,6 +3,9 @@
 The by-hand policy (attn_course.hand_policy) decides scores; DecideHiddenTests asks it. flags.csv lists its
 findings for the instructor, and a few things no honest answer needs but that change no score: reading
 files or the environment, the network, stopping or forking the process, custom equality. A flag is a look.
+
+Opening or saving a file is not one: learners save figures and notes, and the kernel writes only its own copy of
+its folder (sandbox.py). A path naming the course's grading files is (STRINGS), and so is listing or removing files.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from attn_course import by_hand, hand_policy
 
 TESTS_SUFFIX = "_tests"
 NAMES = {
-    "open": "files", "pathlib": "files", "Path": "files", "shutil": "files", "glob": "files", "sqlite3": "files",
+    "glob": "files", "sqlite3": "files",
     "subprocess": "process", "multiprocessing": "process", "signal": "process", "socket": "process",
     "resource": "process", "threading": "process", "_thread": "process", "exit": "process", "quit": "process",
     "urllib": "network", "http": "network", "requests": "network", "urlopen": "network", "httpx": "network",
