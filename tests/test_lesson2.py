@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson2.py.
 """
+import inspect
 import math
+import os
 import re
 
 import pytest
@@ -15,8 +17,9 @@ import torch.nn as nn
 import attn_course as course
 from attn_course.checks import lesson2 as checks
 from attn_course.messages import matches, t
+from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson2 as probes
-from conftest import fails, fails_with, passes, reference
+from conftest import REFERENCE, fails, fails_with, passes, reference
 from test_lesson1 import AttentionOK
 
 # --------------------------------------------------------------------------- lesson 2
@@ -430,3 +433,45 @@ def test_code_reading_the_notebooks_size_fails_on_every_seed_with_its_hint(lang)
         assert fails(probes.split_heads, namespace["split_heads"], seed=seed).hint == \
             ("hint_global_size", {"names": "D = 4"}), seed
 
+
+
+# Each migrated exercise with a few wrong answers: (exercise, the check, a maker of the learner's objects).
+AGREE = {
+    "split_view": ("split_heads", checks.check_split_heads, lambda: (SPLIT_BUGS["hint_view_without_transpose"],)),
+    "split_interleaved": ("split_heads", checks.check_split_heads, lambda: (SPLIT_BUGS["hint_interleaved"],)),
+    "split_missing_transpose": ("split_heads", checks.check_split_heads,
+                                lambda: (SPLIT_BUGS["hint_missing_transpose"],)),
+    "merge_interleaved": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_merge_interleaved"],)),
+    "merge_contiguous": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_contiguous"],)),
+    "merge_heads_order": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_heads_order"],)),
+}
+
+
+def _source(objs) -> str:
+    out = []
+    for obj in objs:
+        try:
+            out.append(inspect.getsource(obj))
+        except (OSError, TypeError):
+            pass
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("case", sorted(AGREE))
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, case):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    from attn_grader.verdict import decide, hint_of
+    exercise, check, make = AGREE[case]
+    objs = make()
+    with pytest.raises(checks.CheckFailed) as info:
+        check(*objs)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson2.{exercise}", payload, _source(objs))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

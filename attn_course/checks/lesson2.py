@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 import re
 
@@ -10,7 +9,7 @@ import torch
 import torch.nn as nn
 
 from ..messages import t
-from ..findings import dtype_finding, float32_rounded, snapshot
+from ..findings import float32_rounded, snapshot
 from ..score_watch import MatmulWatch
 from ..sizes import free_sizes
 from ..validate import CheckFailed
@@ -25,13 +24,15 @@ from .lesson2_copies import (
     torch_mha_setup,
 )
 from .invariants import (
-    expect_copy, expect_dtype, expect_grads, expect_module_grads, expect_same, reads_globals, sizes_text,
+    expect_copy, expect_module_grads, expect_same, reads_globals, sizes_text,
 )
 
 # Sizes all different; H * D = 12 differs from E = 7, so a forgotten W_o or a head_dim taken from E shows.
 # Each check then runs a second case whose sizes the notebook binds nowhere (attn_course.sizes), with gradients.
 B, T, E, H, D = 2, 5, 7, 3, 4
 LESSON = 2
+# Each check's own seed: the probe's inputs drawn from it follow the probe's rule (no size the notebook binds).
+SEEDS = {"split_heads": 201, "merge_heads": 202, "module": 203, "head_as_single": 204, "to_torch_mha": 205}
 
 
 class _Heads(nn.Module):
@@ -53,43 +54,6 @@ class _Heads(nn.Module):
         Q, K, V = (split_heads(f(x), self.n_head) for f in (self.W_q, self.W_k, self.W_v))
         weights = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(self.head_dim), dim=-1)
         return self.W_o(merge_heads(weights @ V)), weights
-
-
-def split_variants(x, H) -> dict:
-    B, T, HD = x.shape
-    D = HD // H
-    right = split_heads(x, H)
-    variants = {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
-                "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1)}
-    # Of another shape than (B, H, T, D) (make mutants): named with the shape (_shape_hint), and by the grader.
-    heads = x.reshape(B, T, H, D)
-    variants.update({("hint_split_transpose_axes", f"transpose({a}, {b})"): heads.transpose(a, b)
-                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
-    variants["hint_split_no_view"] = x.transpose(1, 2)
-    variants[("hint_view_without_transpose", "then transposed")] = x.reshape(B, H, T, D).transpose(1, 2)
-    # (B, D, T, H): D heads of H components, as x.split(H, -1) stacked on axis 1 or view(B, T, D, H) transposed.
-    variants["hint_split_size"] = x.reshape(B, T, D, H).transpose(1, 2)
-    variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
-    return variants
-
-
-def merge_variants(x) -> dict:
-    """(B, T, H·D) only: the module check and the grader apply W_o to each."""
-    B, H, T, D = x.shape
-    variants = {None: merge_heads(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
-                "hint_merge_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
-                "hint_heads_order": merge_heads(x.flip(1))}
-    variants.update({("hint_merge_transpose_axes", f"transpose({a}, {b})"): x.transpose(a, b).reshape(B, T, H * D)
-                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
-    return variants
-
-
-def merge_shape_variants(x) -> dict:
-    """merge_heads' classic mistakes of another shape than (B, T, H·D) (make mutants)."""
-    B, H, T, D = x.shape
-    back = x.transpose(1, 2)
-    return {"hint_merge_no_view": back, ("hint_view_order", "T, B"): back.reshape(T, B, H * D),
-            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T)}
 
 
 def _shape_hint(got, variants: dict, tol: float) -> str | None:
@@ -181,6 +145,7 @@ def _layer_key(what: str, layer: str, right_layer: str) -> tuple:
 
 def output_variants(module, x, weights, H: int) -> dict:
     """forward's output from the right weights, merged the classic wrong ways, or with V projected by another layer."""
+    from ..probes.lesson2 import merge_variants   # here: the probes' package imports the checks
     heads = weights @ split_heads(module.W_v(x), H)
     variants = {key: module.W_o(value) for key, value in merge_variants(heads).items()}
     for layer in ("W_q", "W_k"):
@@ -189,70 +154,18 @@ def output_variants(module, x, weights, H: int) -> dict:
     return variants
 
 
-def heads_error(kind: str, message: str, call: str) -> str | None:
-    """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
-    gradients, as the grader's gradient case and the checks' pass it. Any other error: as error_hint names it."""
-    if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
-        return "hint_input_in_place"
-    return None
+def _verify(exercise: str, name: str, right, *objs) -> None:
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson2 as probes
+    verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), right, SEEDS[exercise], name, *objs)
 
 
-def _run_keeping_input(name, fn, x, *rest):
-    """fn(x, *rest), which must leave x as it was: an in-place method (transpose_) changes the caller's tensor."""
-    before = x.clone()
-    got = run(name, fn, x, *rest, on_error=heads_error)
-    if x.shape != before.shape or x.stride() != before.stride() or not torch.equal(x, before):
-        raise CheckFailed(t("input_changed", name=name), t("hint_input_in_place"))
-    return got
-
-
-def dtype_hint(got, dtype) -> str | None:
-    """The hint for a result of another dtype than the input's (findings.dtype_finding, the grader's rule)."""
-    finding = dtype_finding("", got, dtype)
-    return finding[2] if finding else None
-
-
-@reads_globals(LESSON)
 def check_split_heads(fn) -> None:
-    name = "split_heads"
-    (x,) = inputs((B, T, H * D), seed=5)
-    got = _run_keeping_input(name, fn, x, H)
-    variants = split_variants(x, H)
-    missing = isinstance(got, torch.Tensor) and tuple(got.shape) == (B, T, H, D)
-    expect_shape(got, (B, H, T, D), ("B", "H", "T", "D"), name,
-                 _shape_hint(got, variants, 1e-12) or (t("hint_missing_transpose") if missing else None))
-    expect_dtype(name, got, x.dtype)
-    diagnose(got, variants, "what_output", 1e-12)
-    _function_free_case(name, fn, split_heads, ("B", "T", "H", "D"), lambda b, t_, h, d: ((b, t_, h * d), h), 25)
-    passed(name)
+    _verify("split_heads", "split_heads", split_heads, fn)
 
 
-def _function_free_case(name, fn, right, names, make, seed: int) -> None:
-    """split_heads or merge_heads on sizes the notebook binds nowhere, then its gradient with respect to x."""
-    sizes = free_sizes(LESSON, len(names), seed=seed)
-    shape, *rest = make(*sizes)
-    (x,) = inputs(shape, seed=seed + 1)
-    expect_same(name, _run_keeping_input(name, fn, x, *rest), right(x, *rest), sizes_text(**dict(zip(names, sizes))),
-                1e-12)
-    leaf, ref_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
-    expect_grads(name, run(name, fn, leaf, *rest, on_error=heads_error), [leaf], right(ref_leaf, *rest), [ref_leaf],
-                 ["x"], seed + 2)
-
-
-@reads_globals(LESSON)
 def check_merge_heads(fn) -> None:
-    name = "merge_heads"
-    (x,) = inputs((B, H, T, D), seed=6)  # contiguous, as weights @ V is
-    got = _run_keeping_input(name, fn, x)
-    variants = merge_variants(x) | merge_shape_variants(x)
-    expect_shape(got, (B, T, H * D), ("B", "T", "H·D"), name, _shape_hint(got, variants, 1e-12))
-    expect_dtype(name, got, x.dtype)
-    diagnose(got, variants, "what_output", 1e-12)
-    (y,) = inputs((B, T, H * D), seed=7)
-    back = run(name, fn, split_heads(y, H), on_error=heads_error)
-    diagnose(back, {None: y}, "what_output", 1e-12)
-    _function_free_case(name, fn, merge_heads, ("B", "H", "T", "D"), lambda b, h, t_, d: ((b, h, t_, d),), 35)
-    passed(name)
+    _verify("merge_heads", "merge_heads", merge_heads, fn)
 
 
 def module_error(kind: str, message: str, call: str) -> str | None:

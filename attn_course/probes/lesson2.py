@@ -1,11 +1,16 @@
-"""Lesson 2's hidden tests, kernel side: run the learner's code on the grader's inputs and record it."""
+"""Lesson 2's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
+probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
+check (attn_course.checks.lesson2) with the right answer the course's public facts give, on a seed of its own."""
+import itertools
 import warnings
 
 import torch
 import torch.nn as nn
 
 from ..checks.engine import raised
-from ..findings import shared_memory, untrainable
+from ..checks.heads import merge_heads as right_merge, split_heads as right_split
+from ..findings import dtype_finding, shared_memory, untrainable
+from ..judging import TOLERANCE, Mismatch, expect_answer, expect_outputs, judge_function, matching_bug, naming, procedure
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
 from .cases import function_cases, module_cases, scalar
@@ -69,14 +74,32 @@ def weights_and_input(draws, square: bool):
     return weights, draws.randn("x", b, t, weights.embed_dim)
 
 
+def split_back_input(draws):
+    """merge_heads' input as split_heads leaves it: a transposed view of (B, T, H, D), not contiguous."""
+    b, t, h, d = draws.sizes("round_trip.sizes", 4, avoid=NOTEBOOK)
+    return (right_split(draws.randn("round_trip.y", b, t, h * d), h),)
+
+
+def _input_kept(rec, name, fn, make_inputs) -> None:
+    """fn on one more float64 input, which it must leave as it was: an in-place method (transpose_) changes the
+    caller's tensor."""
+    x, *rest = make_inputs(rec, "kept", torch.float64)
+    before = x.clone()
+    rec.call(name, fn, x, *rest)
+    rec.put("input_kept", x.shape == before.shape and x.stride() == before.stride() and torch.equal(x, before))
+
+
 @probe("lesson2.split_heads")
 def split_heads(rec, fn):
     function_cases(rec, "split_heads", fn, split_inputs)
+    _input_kept(rec, "split_heads", fn, split_inputs)
 
 
 @probe("lesson2.merge_heads")
 def merge_heads(rec, fn):
     function_cases(rec, "merge_heads", fn, merge_inputs)
+    rec.put("round_trip", rec.call("merge_heads", fn, *split_back_input(rec)))
+    _input_kept(rec, "merge_heads", fn, merge_inputs)
 
 
 @probe("lesson2.module")
@@ -149,3 +172,95 @@ def to_torch_mha(rec, fn):
 @probe("lesson2.n_params")
 def n_params(rec, n):
     rec.put("answer_n_params", scalar(n))
+
+
+# --------------------------------------------------------------------------- the classic mistakes
+def split_variants(x, H) -> dict:
+    B, T, HD = x.shape
+    D = HD // H
+    right = right_split(x, H)
+    variants = {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
+                "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1),
+                "hint_missing_transpose": x.reshape(B, T, H, D)}
+    # Of another shape than (B, H, T, D) (make mutants).
+    heads = x.reshape(B, T, H, D)
+    variants.update({("hint_split_transpose_axes", f"transpose({a}, {b})"): heads.transpose(a, b)
+                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
+    variants["hint_split_no_view"] = x.transpose(1, 2)
+    variants[("hint_view_without_transpose", "then transposed")] = x.reshape(B, H, T, D).transpose(1, 2)
+    # (B, D, T, H): D heads of H components, as x.split(H, -1) stacked on axis 1 or view(B, T, D, H) transposed.
+    variants["hint_split_size"] = x.reshape(B, T, D, H).transpose(1, 2)
+    variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
+    return variants
+
+
+def merge_variants(x) -> dict:
+    """(B, T, H·D) only: the module's procedure applies W_o to each."""
+    B, H, T, D = x.shape
+    variants = {None: right_merge(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
+                "hint_merge_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
+                "hint_heads_order": right_merge(x.flip(1))}
+    variants.update({("hint_merge_transpose_axes", f"transpose({a}, {b})"): x.transpose(a, b).reshape(B, T, H * D)
+                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
+    return variants
+
+
+def merge_shape_variants(x) -> dict:
+    """merge_heads' classic mistakes of another shape than (B, T, H·D) (make mutants)."""
+    B, H, T, D = x.shape
+    back = x.transpose(1, 2)
+    return {"hint_merge_no_view": back, ("hint_view_order", "T, B"): back.reshape(T, B, H * D),
+            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T)}
+
+
+def heads_error(kind: str, message: str, call: str) -> str | None:
+    """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
+    gradients, as the gradient case passes it. Any other error: as error_hint names it."""
+    if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
+        return "hint_input_in_place"
+    return None
+
+
+def _dtype_bug(res, name: str):
+    finding = dtype_finding(name, res["float64"], torch.float64)
+    return finding[2] if finding else None
+
+
+def _split_bug(res):
+    x, h = split_inputs(res, "float64", torch.float64)
+    return _dtype_bug(res, "split_heads") or matching_bug(res["float64"], split_variants(x, h), 1e-12)
+
+
+def _merge_bug(res):
+    (x,) = merge_inputs(res, "float64", torch.float64)
+    return _dtype_bug(res, "merge_heads") or \
+        matching_bug(res["float64"], merge_variants(x) | merge_shape_variants(x), 1e-12)
+
+
+def _expect_input_kept(res, name: str) -> None:
+    if res["input_kept"] is not True:
+        raise Mismatch("input_changed", hint="hint_input_in_place", name=name)
+
+
+# --------------------------------------------------------------------------- the procedures
+# res: what the probe recorded (attn_course.judging.Results); right: the right implementation.
+@procedure(on_error=heads_error)
+def judge_split_heads(res, right):
+    with naming(lambda: _split_bug(res)):
+        judge_function(res, right, split_inputs, names=["x"])
+    _expect_input_kept(res, "split_heads")
+
+
+@procedure(on_error=heads_error)
+def judge_merge_heads(res, right):
+    with naming(lambda: _merge_bug(res)):
+        judge_function(res, right, merge_inputs, names=["x"])
+    (x,) = split_back_input(res)
+    expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), res["round_trip"], right(x), TOLERANCE["float64"],
+                   "merge_heads")
+    _expect_input_kept(res, "merge_heads")
+
+
+@procedure()
+def judge_n_params(res, right):
+    expect_answer("answer_n_params", res["answer_n_params"], right, integer=True)

@@ -8,10 +8,10 @@ from attn_course.checks import lesson2_copies as copies
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
 from attn_course.judging import (
-    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge_function, judge_module,
+    TOLERANCE, Mismatch, expect_close, expect_copy, expect_outputs, judge_module,
     matching_bug, naming,
 )
-from attn_grader.judge import judge
+from attn_grader.judge import judge, judged_by
 
 
 def split_heads(x, n_head):
@@ -65,19 +65,6 @@ def to_torch_mha(mha):
 # --------------------------------------------------------------------------- naming the mistake
 # On a mismatch, the learner's float64 results are compared with the visible checks' classic
 # bugs (attn_course.checks.lesson2), computed here on the grader's own inputs.
-def _split_bug(res):
-    x, h = probe.split_inputs(res, "float64", torch.float64)
-    b, t, hd = x.shape
-    variants = checks.split_variants(x, h) | {"hint_missing_transpose": x.view(b, t, h, hd // h)}
-    return checks.dtype_hint(res["float64"], torch.float64) or matching_bug(res["float64"], variants, 1e-12)
-
-
-def _merge_bug(res):
-    (x,) = probe.merge_inputs(res, "float64", torch.float64)
-    return checks.dtype_hint(res["float64"], torch.float64) or \
-        matching_bug(res["float64"], checks.merge_variants(x) | checks.merge_shape_variants(x), 1e-12)
-
-
 def _module_bug(res):
     layout = [name for name, _ in res["layout"]]
     if "W_o.weight" not in layout:
@@ -133,18 +120,6 @@ def _to_torch_bug(res):
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson2.split_heads", on_error=checks.heads_error)
-def judge_split_heads(res):
-    with naming(lambda: _split_bug(res)):
-        judge_function(res, split_heads, probe.split_inputs, names=["x"])
-
-
-@judge("lesson2.merge_heads", on_error=checks.heads_error)
-def judge_merge_heads(res):
-    with naming(lambda: _merge_bug(res)):
-        judge_function(res, merge_heads, probe.merge_inputs, names=["x"])
-
-
 def _matmul_raised(res):
     """forward raised in a matrix product the probe watched: named from the shapes it was given, as the visible
     check does (checks.matmul_hint), unless the error's own text names it (checks.module_error, on_error)."""
@@ -259,6 +234,9 @@ def judge_to_torch_mha(res):
         expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
 
 
-@judge("lesson2.n_params")
-def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64, integer=True)
+# --------------------------------------------------------------------------- judges
+# Each is the exercise's public procedure (attn_course.probes.lesson2) given this reference: the visible check runs
+# the same procedure with the right answer the course's public facts give.
+judged_by("lesson2.split_heads", probe.judge_split_heads, split_heads)
+judged_by("lesson2.merge_heads", probe.judge_merge_heads, merge_heads)
+judged_by("lesson2.n_params", probe.judge_n_params, 4 * 768 * 12 * 64)
