@@ -444,6 +444,20 @@ AGREE = {
     "merge_interleaved": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_merge_interleaved"],)),
     "merge_contiguous": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_contiguous"],)),
     "merge_heads_order": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_heads_order"],)),
+    "head_interleaved": ("head_as_single", checks.check_head_as_single,
+                         lambda: (lambda m, i: head_as_single_ok(m, i, interleave=True), AttentionOK)),
+    "head_rows_for_w_o": ("head_as_single", checks.check_head_as_single,
+                          lambda: (lambda m, i: head_as_single_ok(m, i, True), AttentionOK)),
+    "head_not_attention": ("head_as_single", checks.check_head_as_single, lambda: (lambda m, i: m, AttentionOK)),
+    "torch_order": ("to_torch_mha", checks.check_to_torch_mha,
+                    lambda: (lambda m: to_torch_ok(m, ("W_k", "W_q", "W_v")),)),
+    # (not a module left with its own random out_proj: torch's initialisation in this process makes the error differ)
+    "torch_transposed": ("to_torch_mha", checks.check_to_torch_mha,
+                         lambda: (lambda m: to_torch_ok(m, transpose=True),)),
+    "torch_float32": ("to_torch_mha", checks.check_to_torch_mha,
+                      lambda: (lambda m: to_torch_ok(m, like=lambda m, w: m),)),
+    "torch_not_batch_first": ("to_torch_mha", checks.check_to_torch_mha,
+                              lambda: (lambda m: to_torch_ok(m, batch_first=False),)),
 }
 
 

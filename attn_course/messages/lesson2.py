@@ -106,10 +106,6 @@ MESSAGES = {
         "ja": "head_as_single は第1回の Attention モジュール（Attention(embed_dim, head_dim)）を返してください。",
         "ko": "head_as_single은 1강의 Attention 모듈(Attention(embed_dim, head_dim))을 반환해야 합니다.",
     },
-    "hint_sum_of_heads": {
-        "ja": "1つずつ取り出したヘッドの出力の和が、MultiHeadAttention の出力と一致しません（最大誤差 {err:.3g}）。",
-        "ko": "하나씩 꺼낸 헤드 출력의 합이 MultiHeadAttention의 출력과 일치하지 않습니다(최대 오차 {err:.3g}).",
-    },
     "fig_wide_vs_heads": {
         "ja": "1つの幅広ヘッド（左）と {h} 個のヘッド（右）の重み",
         "ko": "넓은 헤드 하나(왼쪽)와 헤드 {h}개(오른쪽)의 가중치",
@@ -135,10 +131,6 @@ MESSAGES = {
         "ko": "nn.MultiheadAttention과 일치하지 않습니다(차이가 1e-6보다 큽니다). 연습 문제 3(MultiHeadAttention)과 연습 문제 6(to_torch_mha)의 검사 결과를 다시 확인하세요.",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
-    "head_weights_differ": {
-        "ja": "head_as_single(mha, {i}) の重み行列が、mha のヘッド {i} の部分と違います。",
-        "ko": "head_as_single(mha, {i})의 가중치 행렬이 mha의 헤드 {i}에 해당하는 부분과 다릅니다.",
-    },
     "hint_head_not_copied": {
         "ja": "新しい Attention の重み行列に、mha の重みが1行も入っていません。作ったときの乱数のままのようです。各層の weight に、mha の重み行列のスライスを copy_ してください。",
         "ko": "새 Attention의 가중치 행렬에 mha의 가중치가 한 행도 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. 각 층의 weight에 mha 가중치 행렬의 슬라이스를 copy_하세요.",

@@ -1,7 +1,9 @@
 """Lesson 2's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
 probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
 check (attn_course.checks.lesson2) with the right answer the course's public facts give, on a seed of its own."""
+import copy
 import itertools
+import math
 import warnings
 
 import torch
@@ -10,10 +12,17 @@ import torch.nn as nn
 from ..checks.engine import raised
 from ..checks.heads import merge_heads as right_merge, split_heads as right_split
 from ..findings import dtype_finding, shared_memory, untrainable
-from ..judging import TOLERANCE, Mismatch, expect_answer, expect_outputs, judge_function, matching_bug, naming, procedure
+from ..judging import (
+    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge_function, matching_bug, naming,
+    procedure,
+)
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
 from .cases import function_cases, module_cases, scalar
+from .lesson2_copies import (
+    HEAD_LAYERS, head_error, head_weights_hint, in_proj_hint, out_proj_hint, torch_mha_dropout, torch_mha_error,
+    torch_mha_setup,
+)
 from .recorder import probe
 
 
@@ -140,7 +149,7 @@ def head_as_single(rec, fn, attention_cls):
         if not frozen:   # a module to train, as mha is (the text copies under torch.no_grad() for that)
             frozen = untrainable(single)
         # As copied, before single.double() below turns them to float64 in place (a float32 copy shows as such).
-        layers = {name: getattr(getattr(single, name, None), "weight", None) for name in ("W_q", "W_k", "W_v", "W_o")}
+        layers = {name: getattr(getattr(single, name, None), "weight", None) for name in HEAD_LAYERS}
         copied.append({name: w.detach().clone() if isinstance(w, torch.Tensor) else w for name, w in layers.items()})
         with torch.no_grad(), warnings.catch_warnings():
             # .double() reads each parameter's .grad: torch warns in English about one that is no leaf (named above).
@@ -167,6 +176,20 @@ def to_torch_mha(rec, fn):
     rec.put("config", config)
     state = theirs.state_dict() if isinstance(theirs, nn.Module) else {}
     rec.put("state", dict(state))
+    first = next(theirs.parameters(), None) if isinstance(theirs, nn.Module) else None
+    rec.put("like", [str(first.dtype), first.device.type] if first is not None else None)
+    rec.put("on_meta", _device_on_meta(fn, weights))
+
+
+def _device_on_meta(fn, weights) -> str | None:
+    """The device of the module fn makes from mha on the meta device (as a GPU stands in here): "meta" when it follows
+    mha there; "cpu" when it stayed, or raised on meeting mha's meta weights; None when nothing tells."""
+    try:
+        theirs = fn(copy.deepcopy(weights).to("meta"))
+    except Exception as error:  # noqa: BLE001 - the learner's code on the meta device; its errors on the CPU count
+        return "cpu" if "meta" in str(error) else None
+    first = next(theirs.parameters(), None) if isinstance(theirs, nn.Module) else None
+    return first.device.type if first is not None else None
 
 
 @probe("lesson2.n_params")
@@ -259,6 +282,98 @@ def judge_merge_heads(res, right):
     expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), res["round_trip"], right(x), TOLERANCE["float64"],
                    "merge_heads")
     _expect_input_kept(res, "merge_heads")
+
+
+def right_module(res, right, square: bool):
+    """The right multi-head module (right: its class) holding the drawn weights, and the drawn input."""
+    weights, x = weights_and_input(res, square)
+    mha = right(weights.embed_dim, weights.n_head, weights.head_dim).double()
+    mha.load_state_dict(weights.state_dict())
+    return mha, x
+
+
+def _head_bug(res, right):
+    mha, _ = right_module(res, right, square=False)
+    copied = res["layers"]
+    for i, layers in enumerate(copied if isinstance(copied, list) else []):
+        wrong = head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
+        if wrong is not None:
+            return wrong
+    return None
+
+
+@procedure(on_error=head_error)
+def judge_head_as_single(res, right):
+    """right: the multi-head module's class; each head is lesson 1's attention on its slices of mha's weights."""
+    with naming(lambda: _head_bug(res, right)):
+        mha, x = right_module(res, right, square=False)
+        heads = res["heads"]
+        if not isinstance(heads, list) or len(heads) != mha.n_head or any(isinstance(got, str) for got in heads):
+            raise Mismatch("hint_head_returns_attention")
+        expect_copy("head_as_single", res, mha)   # before the values: a copy_ the wrong way makes them agree
+        D = mha.head_dim
+        for i, got in enumerate(heads):
+            rows = slice(i * D, (i + 1) * D)
+            with torch.no_grad():
+                q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
+                weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
+                want = weights @ v @ mha.W_o.weight[:, rows].T
+            expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
+
+
+def _to_torch_bug(res, mha):
+    state = res["state"]
+    got = state.get("in_proj_weight") if isinstance(state, dict) else None
+    w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
+    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
+        return in_proj_hint(got, mha)
+    got = state.get("out_proj.weight")
+    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": mha.W_o.weight}):
+        return out_proj_hint(got, mha)
+    return None
+
+
+def _expect_like_mha(res, mha) -> None:
+    """The text asks for the new module on mha's device and dtype (.to(mha.W_q.weight)): the lesson's next cell
+    feeds it float64 inputs, and mha on the meta device (a GPU's stand-in) must give a module there."""
+    want = mha.W_q.weight
+    like = res["like"]
+    if isinstance(like, list) and like != [str(want.dtype), want.device.type]:
+        raise Mismatch("hint_torch_mha_dtype", got=" / ".join(map(str, like)),
+                       want=f"{want.dtype} / {want.device.type}")
+    if res["on_meta"] not in (None, "meta"):
+        raise Mismatch("hint_torch_mha_dtype", got=res["on_meta"], want="meta")
+
+
+@procedure(on_error=torch_mha_error)
+def judge_to_torch_mha(res, right):
+    """right: the multi-head module's class; nn.MultiheadAttention rebuilt from the copied weights must compute what
+    it computes."""
+    mha, x = right_module(res, right, square=True)
+    expect_copy("to_torch_mha", res, mha)
+    config, state = res["config"], res["state"]
+    if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
+        raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
+    # bias=False (a zero bias would give the same outputs), batch_first: named by the arguments, not by shapes
+    what = torch_mha_setup(config.get("embed_dim"), config.get("num_heads"), "in_proj_bias" in state,
+                           config.get("batch_first"), mha)
+    if what:
+        raise Mismatch("hint_torch_mha_setup", what=what)
+    dropout = torch_mha_dropout(config.get("dropout"), config.get("training"))
+    if dropout:
+        raise Mismatch(dropout[0], **dropout[1])
+    _expect_like_mha(res, mha)
+    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
+                                   batch_first=bool(config.get("batch_first"))).double()
+    try:
+        theirs.load_state_dict({k: v.double() for k, v in state.items()})
+    except (RuntimeError, AttributeError, TypeError):
+        raise Mismatch("hint_torch_mha_setup", what="state_dict") from None
+    with torch.no_grad(), naming(lambda: _to_torch_bug(res, mha)):
+        y, w = theirs(x, x, x, need_weights=True, average_attn_weights=False)
+        want_y, want_w = mha(x)
+        expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
+        expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
 
 
 @procedure()

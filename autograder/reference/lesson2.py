@@ -4,11 +4,10 @@ import math
 import torch
 import torch.nn as nn
 from attn_course.checks import lesson2 as checks
-from attn_course.checks import lesson2_copies as copies
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
 from attn_course.judging import (
-    TOLERANCE, Mismatch, expect_close, expect_copy, expect_outputs, judge_module,
+    TOLERANCE, Mismatch, expect_outputs, judge_module,
     matching_bug, naming,
 )
 from attn_grader.judge import judge, judged_by
@@ -55,11 +54,11 @@ def head_as_single(mha, i):
 
 def to_torch_mha(mha):
     expect_torch_compatible(mha)
-    torch_mha = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True)
+    torch_mha = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True).to(mha.W_q.weight)
     with torch.no_grad():
         torch_mha.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight], dim=0))
         torch_mha.out_proj.weight.copy_(mha.W_o.weight)
-    return torch_mha.to(mha.W_q.weight.device, mha.W_q.weight.dtype)
+    return torch_mha
 
 
 # --------------------------------------------------------------------------- naming the mistake
@@ -106,19 +105,6 @@ def _module_bug(res):
     return key
 
 
-def _to_torch_bug(res):
-    mha, _ = _reference_weights(res, square=True)
-    state = res["state"]
-    got = state.get("in_proj_weight") if isinstance(state, dict) else None
-    w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
-    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
-        return copies.in_proj_hint(got, mha)
-    got = state.get("out_proj.weight")
-    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": mha.W_o.weight}):
-        return copies.out_proj_hint(got, mha)
-    return None
-
-
 # --------------------------------------------------------------------------- judges
 def _matmul_raised(res):
     """forward raised in a matrix product the probe watched: named from the shapes it was given, as the visible
@@ -161,82 +147,11 @@ def judge_module_(res):
             expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), got, want, TOLERANCE["float64"])
 
 
-def _reference_weights(res, square):
-    weights, x = probe.weights_and_input(res, square)
-    mha = MultiHeadAttention(weights.embed_dim, weights.n_head, weights.head_dim).double()
-    mha.load_state_dict(weights.state_dict())
-    return mha, x
-
-
-def _head_bug(res):
-    mha, _ = _reference_weights(res, square=False)
-    copied = res["layers"]
-    for i, layers in enumerate(copied if isinstance(copied, list) else []):
-        wrong = copies.head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
-        if wrong is not None:
-            return wrong
-    return None
-
-
-@judge("lesson2.head_as_single", on_error=copies.head_error)
-def judge_head_as_single(res):
-    with naming(lambda: _head_bug(res)):
-        _judge_head_as_single(res)
-
-
-def _judge_head_as_single(res):
-    mha, x = _reference_weights(res, square=False)
-    heads = res["heads"]
-    if not isinstance(heads, list) or len(heads) != mha.n_head or any(isinstance(got, str) for got in heads):
-        raise Mismatch("hint_head_returns_attention")
-    expect_copy("head_as_single", res, mha)   # before the values: a copy_ the wrong way makes them agree
-    D = mha.head_dim
-    for i, got in enumerate(heads):
-        if isinstance(got, str):
-            raise Mismatch("hint_head_returns_attention")
-        rows = slice(i * D, (i + 1) * D)
-        with torch.no_grad():
-            q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
-            weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
-            want = weights @ v @ mha.W_o.weight[:, rows].T
-        with naming(lambda: _head_bug(res)):
-            expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
-
-
-@judge("lesson2.to_torch_mha", on_error=copies.torch_mha_error)
-def judge_to_torch_mha(res):
-    mha, x = _reference_weights(res, square=True)
-    expect_copy("to_torch_mha", res, mha)
-    config, state = res["config"], res["state"]
-    if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
-        raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
-    # bias=False (a zero bias would give the same outputs), batch_first: named as the check names them, not by shapes
-    what = copies.torch_mha_setup(config.get("embed_dim"), config.get("num_heads"), "in_proj_bias" in state,
-                                  config.get("batch_first"), mha)
-    if what:
-        raise Mismatch("hint_torch_mha_setup", what=what)
-    dropout = copies.torch_mha_dropout(config.get("dropout"), config.get("training"))
-    if dropout:
-        raise Mismatch(dropout[0], **dropout[1])
-    dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
-    if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
-        raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")
-    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
-                                   batch_first=bool(config.get("batch_first"))).double()
-    try:
-        theirs.load_state_dict({k: v.double() for k, v in state.items()})
-    except (RuntimeError, AttributeError, TypeError):
-        raise Mismatch("hint_torch_mha_setup", what="state_dict") from None
-    with torch.no_grad(), naming(lambda: _to_torch_bug(res)):
-        y, w = theirs(x, x, x, need_weights=True, average_attn_weights=False)
-        want_y, want_w = mha(x)
-        expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
-        expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
-
-
 # --------------------------------------------------------------------------- judges
 # Each is the exercise's public procedure (attn_course.probes.lesson2) given this reference: the visible check runs
 # the same procedure with the right answer the course's public facts give.
 judged_by("lesson2.split_heads", probe.judge_split_heads, split_heads)
 judged_by("lesson2.merge_heads", probe.judge_merge_heads, merge_heads)
+judged_by("lesson2.head_as_single", probe.judge_head_as_single, MultiHeadAttention)
+judged_by("lesson2.to_torch_mha", probe.judge_to_torch_mha, MultiHeadAttention)
 judged_by("lesson2.n_params", probe.judge_n_params, 4 * 768 * 12 * 64)
