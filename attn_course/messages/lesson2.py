@@ -58,10 +58,6 @@ MESSAGES = {
         "ko": "out_proj.weight에 W_o.weight를 전치해서 복사하고 있습니다. 둘 다 nn.Linear의 weight이고 모양이 (출력, 입력)이므로 .T 없이 그대로 복사합니다.",
     },
     "case_size_one": {"ja": "形状 {sizes} の入力", "ko": "모양이 {sizes}인 입력"},
-    "size_one_shape": {
-        "ja": "{name}: 形状 {sizes} の入力で、結果の形状が {got} になりました（正しくは {want}）。",
-        "ko": "{name}: 모양이 {sizes}인 입력에서 결과의 모양이 {got}이(가) 되었습니다(올바른 모양은 {want}).",
-    },
     "hint_squeeze": {
         "ja": "squeeze() は大きさ 1 の軸をすべて消します。B = 1（1文だけ）や T = 1（1トークンだけ）の入力でも、出力は (B, T, E)、重みは (B, H, T, T) のまま返してください。ここでは squeeze() は要りません。",
         "ko": "squeeze()는 크기가 1인 축을 모두 없앱니다. B = 1(문장 하나)이나 T = 1(토큰 하나)인 입력에서도 출력은 (B, T, E), 가중치는 (B, H, T, T) 모양 그대로 반환하세요. 여기서는 squeeze()가 필요 없습니다.",
@@ -117,10 +113,6 @@ MESSAGES = {
     "demo_seeds": {
         "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
-    },
-    "dtype_changed": {
-        "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
-        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}이어야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
     },
     "demo_torch_mha_same": {
         "ja": "出力も重みも nn.MultiheadAttention と一致しました（差は 1e-6 以下）。",

@@ -2,13 +2,13 @@
 probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
 check (attn_course.checks.lesson2) with the right answer the course's public facts give, on a seed of its own."""
 import copy
-import itertools
 import math
 import warnings
 
 import torch
 import torch.nn as nn
 
+from .. import judging
 from ..checks.engine import raised
 from ..checks.heads import merge_heads as right_merge, split_heads as right_split
 from ..findings import dtype_finding, shared_memory, untrainable
@@ -18,10 +18,14 @@ from ..judging import (
 )
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
-from .cases import function_cases, module_cases, scalar
+from .cases import function_cases, module_cases, refusal, scalar
 from .lesson2_copies import (
     HEAD_LAYERS, head_error, head_weights_hint, in_proj_hint, out_proj_hint, torch_mha_dropout, torch_mha_error,
     torch_mha_setup,
+)
+from .lesson2_mistakes import (
+    dropped_weights, heads_error, matmul_hint, merge_shape_variants, merge_variants, mha_weight_variants, module_error,
+    output_variants, precision_hint, size_one_hint, split_variants, wide_weights_hint,
 )
 from .recorder import probe
 
@@ -75,6 +79,12 @@ def size_one_input(draws, args, case):
     return draws.randn(f"{case}.x", b, t, args[0], dtype=torch.float64)
 
 
+def bad_inputs(draws):
+    """What forward must refuse with the course's ValueError: x without its batch axis, and x of another width."""
+    b, t, _, _, e = draws.sizes("args", 5, low=2, high=16, avoid=NOTEBOOK)
+    return [(t, e), (b, t, e + 1)]
+
+
 def weights_and_input(draws, square: bool):
     """Drawn multi-head weights (E = H·D when square, as nn.MultiheadAttention needs) and an input."""
     b, t, h, d, e = draws.sizes("sizes", 5, low=2, high=12, avoid=NOTEBOOK)
@@ -116,11 +126,12 @@ def module(rec, cls):
     # A matrix product that raised in forward: which two shapes met (the grader names the mistake from them).
     with MatmulWatch() as watch:
         try:
-            module_cases(rec, "MultiHeadAttention", cls, module_args, module_input)
+            module = module_cases(rec, "MultiHeadAttention", cls, module_args, module_input)
         finally:
             if watch.failed is not None and rec.raised:
                 rec.put("matmul_failed", [list(shape) for shape in watch.failed])
                 rec.put("raised_error", f"{rec.raised.get('kind', '')}: {rec.raised.get('message', '')}"[:300])
+    rec.put("refusals", [refusal(module, shape) for shape in bad_inputs(rec)])
     # head_dim left out: embed_dim // n_head, and a clear error when that does not divide.
     rec.put("default_head_dim", getattr(rec.call("MultiHeadAttention", cls, 12, 3), "head_dim", None))
     rec.put("error_on_10_3", raised(cls, 10, 3))
@@ -198,52 +209,6 @@ def n_params(rec, n):
 
 
 # --------------------------------------------------------------------------- the classic mistakes
-def split_variants(x, H) -> dict:
-    B, T, HD = x.shape
-    D = HD // H
-    right = right_split(x, H)
-    variants = {None: right, "hint_view_without_transpose": x.reshape(B, H, T, D),
-                "hint_interleaved": x.reshape(B, T, D, H).permute(0, 3, 1, 2), "hint_heads_order": right.flip(1),
-                "hint_missing_transpose": x.reshape(B, T, H, D)}
-    # Of another shape than (B, H, T, D) (make mutants).
-    heads = x.reshape(B, T, H, D)
-    variants.update({("hint_split_transpose_axes", f"transpose({a}, {b})"): heads.transpose(a, b)
-                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
-    variants["hint_split_no_view"] = x.transpose(1, 2)
-    variants[("hint_view_without_transpose", "then transposed")] = x.reshape(B, H, T, D).transpose(1, 2)
-    # (B, D, T, H): D heads of H components, as x.split(H, -1) stacked on axis 1 or view(B, T, D, H) transposed.
-    variants["hint_split_size"] = x.reshape(B, T, D, H).transpose(1, 2)
-    variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
-    return variants
-
-
-def merge_variants(x) -> dict:
-    """(B, T, H·D) only: the module's procedure applies W_o to each."""
-    B, H, T, D = x.shape
-    variants = {None: right_merge(x), "hint_merge_without_transpose": x.reshape(B, T, H * D),
-                "hint_merge_interleaved": x.permute(0, 2, 3, 1).reshape(B, T, H * D),
-                "hint_heads_order": right_merge(x.flip(1))}
-    variants.update({("hint_merge_transpose_axes", f"transpose({a}, {b})"): x.transpose(a, b).reshape(B, T, H * D)
-                     for a, b in itertools.combinations(range(4), 2) if (a, b) != (1, 2)})
-    return variants
-
-
-def merge_shape_variants(x) -> dict:
-    """merge_heads' classic mistakes of another shape than (B, T, H·D) (make mutants)."""
-    B, H, T, D = x.shape
-    back = x.transpose(1, 2)
-    return {"hint_merge_no_view": back, ("hint_view_order", "T, B"): back.reshape(T, B, H * D),
-            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T)}
-
-
-def heads_error(kind: str, message: str, call: str) -> str | None:
-    """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
-    gradients, as the gradient case passes it. Any other error: as error_hint names it."""
-    if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
-        return "hint_input_in_place"
-    return None
-
-
 def _dtype_bug(res, name: str):
     finding = dtype_finding(name, res["float64"], torch.float64)
     return finding[2] if finding else None
@@ -374,6 +339,108 @@ def judge_to_torch_mha(res, right):
         want_y, want_w = mha(x)
         expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
         expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
+
+
+def _module_bug(res, right):
+    layout = [name for name, _ in res["layout"]]
+    if "W_o.weight" not in layout:
+        return "hint_w_o_missing"
+    biased = [name for name in layout if name.endswith(".bias")]
+    if biased:   # named as lesson 1 names it (make mutants: bias=True)
+        return "hint_has_bias", {"name": biased[0].split(".")[0]}
+    e, h, d = args = module_args(res)
+    ref = right(*args).double()
+    res.fill_parameters(ref)
+    x = module_input(res, args, "float64", torch.float64)
+    got = res["float64"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return None
+    finding = dtype_finding("MultiHeadAttention.forward", got, torch.float64)
+    if finding:
+        return finding[2]
+    y, weights = got
+    if isinstance(y, torch.Tensor) and y.shape[-1] == h * d != e:
+        return "hint_w_o_missing"
+    with torch.no_grad():
+        key = precision_hint(got, ref(x))
+        if key:
+            return key
+        if isinstance(weights, torch.Tensor) and weights.dim() == 3:
+            return wide_weights_hint(weights, ref, x, h, d)
+        variants = mha_weight_variants(ref, x, h, d)
+        key = matching_bug(weights, variants)
+        if key is not None:
+            return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
+        if dropped_weights(weights, variants[None]):
+            return "hint_weights_dropout"
+        right_weights = ref(x)[1]
+        heads = right_weights @ right_split(ref.W_v(x), h)
+        variants = output_variants(ref, x, right_weights, h)
+        key = matching_bug(y, variants | {"hint_w_o_missing": right_merge(heads)})  # E = H·D: no shape to tell
+    if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
+        sums = weights.sum(-1)   # softmax over another axis, or none (make mutants)
+        # NaN or inf: "divide by the sum of exp" would not be the cause
+        if bool(torch.isfinite(sums).all()) and not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
+            return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
+    return key
+
+
+def _matmul_raised(res):
+    """forward raised in a matrix product the probe watched: named from the shapes it was given (matmul_hint),
+    unless the error's own text names it (module_error, on_error)."""
+    if "matmul_failed" not in res or "raised_error" not in res:
+        return
+    error = str(res["raised_error"])
+    kind, _, message = error.partition(": ")
+    args = module_args(res)
+    t_len = module_input(res, args, "float64", torch.float64).size(1)
+    try:
+        key = matmul_hint(res["matmul_failed"], t_len, args[2])
+    except (TypeError, ValueError):
+        key = None
+    if key is None and module_error(kind, message, ""):
+        return   # partial: nothing wrong before the error, so the verdict goes to on_error
+    raise Mismatch("hidden_raised", hint=key, name="MultiHeadAttention.forward", error=error)
+
+
+def _head_dim_bug(res):
+    """head_dim left out is embed_dim // n_head, and a size that does not divide raises the course's ValueError."""
+    if res["default_head_dim"] != 4:
+        return "hint_head_dim_default", {"e": 12, "h": 3, "want": 4, "got": res["default_head_dim"]}
+    if res["error_on_10_3"] != "ValueError":
+        return "hint_no_divisibility_error", {"e": 10, "h": 3}
+    return None
+
+
+def _refusal_bug(res):
+    """forward took x of a wrong shape without the course's ValueError: hint_no_input_check, with that shape."""
+    for kind, shape in zip(res["refusals"], bad_inputs(res)):
+        if kind != "ValueError":
+            return "hint_no_input_check", {"shape": str(tuple(shape))}   # text: a tuple field is a message
+    return None
+
+
+@procedure(on_error=module_error, partial=True)
+def judge_module(res, right):
+    """right: the module class. What it does with its sizes and with a wrong x does not depend on its weights: a
+    wrong result hears of them too."""
+    _matmul_raised(res)
+    with naming(lambda: _module_bug(res, right), lambda: _head_dim_bug(res), lambda: _refusal_bug(res)):
+        judging.judge_module(res, right, module_args, module_input, "MultiHeadAttention")
+    for bug in (_head_dim_bug(res), _refusal_bug(res)):
+        if bug:
+            raise Mismatch(bug[0], **bug[1])
+    args = module_args(res)
+    ref = right(*args).double()
+    res.fill_parameters(ref)
+    for case in SIZE_ONE_CASES:
+        x = size_one_input(res, args, case)
+        got = res[case]
+        with torch.no_grad():
+            want = ref(x)
+        with naming(lambda: size_one_hint(got, want)):
+            expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), got, want, TOLERANCE["float64"],
+                           "MultiHeadAttention.forward")
 
 
 @procedure()
