@@ -44,7 +44,7 @@ class Weights(nn.Module):
 
 
 # Every size drawn here differs from every size the notebook binds at top level (its demo's D = 4): code that reads
-# such a global fails on every seed, as it fails the visible check's second case.
+# such a global fails on every seed, the check's and the grader's.
 NOTEBOOK = avoided(2)
 
 
@@ -155,7 +155,7 @@ def head_as_single(rec, fn, attention_cls):
             outputs.append(type(single).__name__)
             continue
         # The copy's invariants (attn_course.findings.copy_finding): memory shared with mha, found here.
-        if not shared:   # the first head that shares, as the check names it
+        if not shared:   # the first head that shares is named
             shared = shared_memory(single, weights)
         if not frozen:   # a module to train, as mha is (the text copies under torch.no_grad() for that)
             frozen = untrainable(single)
