@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson2.py.
 """
+import inspect
 import math
+import os
 import re
 
 import pytest
@@ -14,9 +16,11 @@ import torch.nn as nn
 
 import attn_course as course
 from attn_course.checks import lesson2 as checks
+from attn_course.validate import CheckFailed
 from attn_course.messages import matches, t
+from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson2 as probes
-from conftest import fails, fails_with, passes, reference
+from conftest import REFERENCE, fails, fails_with, passes, reference
 from test_lesson1 import AttentionOK
 
 # --------------------------------------------------------------------------- lesson 2
@@ -110,6 +114,12 @@ class WideHead(MHAOK):
         return self.W_o(w @ self.W_v(x)), w
 
 
+class ScaledByInner(MHAOK):
+    def __init__(self, embed_dim, n_head, head_dim=None):
+        super().__init__(embed_dim, n_head, head_dim)
+        self.scale = math.sqrt(self.n_head * self.head_dim)
+
+
 class FloorHeadDim(MHAOK):
     def __init__(self, embed_dim, n_head, head_dim=None):
         super().__init__(embed_dim, n_head, head_dim or max(1, embed_dim // n_head))
@@ -125,7 +135,7 @@ def test_mha_module_checks(lang):
     fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_heads_order"]), "hint_heads_order")
     fails_with(checks.check_mha_module, variant(merge=MERGE_BUGS["hint_contiguous"]), "hint_contiguous")
     fails_with(checks.check_mha_module, variant(w_o=False), "hint_w_o_missing")
-    fails_with(checks.check_mha_module, variant(scale=math.sqrt(checks.H * checks.D)), "hint_scale_head_dim")
+    fails_with(checks.check_mha_module, ScaledByInner, "hint_scale_head_dim")
     fails_with(checks.check_mha_module, variant(scale=1.0), "hint_no_scale_d")
     fails_with(checks.check_mha_module, WideHead, "hint_not_split")
     fails_with(checks.check_mha_module, FloorHeadDim, "hint_no_divisibility_error", e=10, h=3)
@@ -223,7 +233,7 @@ def test_module_mistakes_found_by_mutants_are_named_by_both(ref, lang):
     assert hint_of(fails(probes.module, HeadCountFromHeadDim))[0] == "hint_head_count"
     fails_with(checks.check_mha_module, BiasedQ, "hint_has_bias", name="W_q")
     assert hint_of(fails(probes.module, BiasedQ)) == ("hint_has_bias", {"name": "W_q"})
-    with pytest.raises(checks.CheckFailed) as info:
+    with pytest.raises(CheckFailed) as info:
         checks.check_mha_module(SoftmaxOverHeads)
     assert any(matches("hint_rows_not_normalised", hint) for hint in info.value.hints), info.value
     assert hint_of(fails(probes.module, SoftmaxOverHeads))[0] == "hint_rows_not_normalised"
@@ -330,7 +340,7 @@ def test_to_torch_mha_checks(lang):
 
 def test_mha_param_answer(lang):
     checks.check_mha_param_answer(4 * 768 * 12 * 64, MHAOK)
-    with pytest.raises(checks.CheckFailed):
+    with pytest.raises(CheckFailed):
         checks.check_mha_param_answer(4 * 768 * 768 + 4 * 768, MHAOK)
 
 
@@ -357,7 +367,7 @@ def test_hidden_catches_a_silent_floor_of_head_dim(ref):
     class Floor(ref.MultiHeadAttention):
         def __init__(self, e, h, d=None):
             super().__init__(e, h, d or max(1, e // h))
-    fails(probes.module, Floor, key="hint_head_dim_divides")
+    fails(probes.module, Floor, key="hint_no_divisibility_error")
 
 
 def test_hidden_head_as_single_compares_each_head(ref):
@@ -430,3 +440,65 @@ def test_code_reading_the_notebooks_size_fails_on_every_seed_with_its_hint(lang)
         assert fails(probes.split_heads, namespace["split_heads"], seed=seed).hint == \
             ("hint_global_size", {"names": "D = 4"}), seed
 
+
+
+# Each migrated exercise with a few wrong answers: (exercise, the check, a maker of the learner's objects).
+AGREE = {
+    "split_view": ("split_heads", checks.check_split_heads, lambda: (SPLIT_BUGS["hint_view_without_transpose"],)),
+    "split_interleaved": ("split_heads", checks.check_split_heads, lambda: (SPLIT_BUGS["hint_interleaved"],)),
+    "split_missing_transpose": ("split_heads", checks.check_split_heads,
+                                lambda: (SPLIT_BUGS["hint_missing_transpose"],)),
+    "merge_interleaved": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_merge_interleaved"],)),
+    "merge_contiguous": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_contiguous"],)),
+    "merge_heads_order": ("merge_heads", checks.check_merge_heads, lambda: (MERGE_BUGS["hint_heads_order"],)),
+    "module_no_w_o": ("module", checks.check_mha_module, lambda: (variant(w_o=False),)),
+    "module_no_scale": ("module", checks.check_mha_module, lambda: (variant(scale=1.0),)),
+    "module_not_split": ("module", checks.check_mha_module, lambda: (WideHead,)),
+    "module_floor_head_dim": ("module", checks.check_mha_module, lambda: (FloorHeadDim,)),
+    "module_k_first": ("module", checks.check_mha_module,
+                       lambda: (type("Module", (ProductsSwapped,), {"bug": "k_first"}),)),
+    "head_interleaved": ("head_as_single", checks.check_head_as_single,
+                         lambda: (lambda m, i: head_as_single_ok(m, i, interleave=True), AttentionOK)),
+    "head_rows_for_w_o": ("head_as_single", checks.check_head_as_single,
+                          lambda: (lambda m, i: head_as_single_ok(m, i, True), AttentionOK)),
+    "head_not_attention": ("head_as_single", checks.check_head_as_single, lambda: (lambda m, i: m, AttentionOK)),
+    "torch_order": ("to_torch_mha", checks.check_to_torch_mha,
+                    lambda: (lambda m: to_torch_ok(m, ("W_k", "W_q", "W_v")),)),
+    # (not a module left with its own random out_proj: torch's initialisation in this process makes the error differ)
+    "torch_transposed": ("to_torch_mha", checks.check_to_torch_mha,
+                         lambda: (lambda m: to_torch_ok(m, transpose=True),)),
+    "torch_float32": ("to_torch_mha", checks.check_to_torch_mha,
+                      lambda: (lambda m: to_torch_ok(m, like=lambda m, w: m),)),
+    "torch_not_batch_first": ("to_torch_mha", checks.check_to_torch_mha,
+                              lambda: (lambda m: to_torch_ok(m, batch_first=False),)),
+}
+
+
+def _source(objs) -> str:
+    out = []
+    for obj in objs:
+        try:
+            out.append(inspect.getsource(obj))
+        except (OSError, TypeError):
+            pass
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("case", sorted(AGREE))
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, case):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    from attn_grader.verdict import decide, hint_of
+    exercise, check, make = AGREE[case]
+    objs = make()
+    with pytest.raises(CheckFailed) as info:
+        check(*objs)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson2.{exercise}", payload, _source(objs))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

@@ -9,9 +9,9 @@ import torch
 import torch.nn as nn
 
 from attn_course.checks import lesson2 as checks
+from attn_course.validate import CheckFailed
 from attn_course.probes import lesson2 as probes
-from attn_course.messages import t
-from conftest import fails, fails_with
+from conftest import check_names, fails, fails_with
 from test_lesson1 import AttentionOK
 from test_lesson2 import MHAOK, merge_ok, ref, split_ok  # noqa: F401 - ref: the graded reference, a fixture
 
@@ -134,7 +134,7 @@ def test_to_torch_mha_mistakes_are_named_by_their_cause_on_both_sides(ref, lang,
     from attn_grader.verdict import hint_of
     fn, key, fields = TO_TORCH[case]
     if key == "hint_in_proj_block":   # the rows differ with E: the check's E and the grader's drawn one
-        with pytest.raises(checks.CheckFailed) as info:
+        with pytest.raises(CheckFailed) as info:
             checks.check_to_torch_mha(fn)
         assert "W_k" in str(info.value) and "in_proj_weight" in str(info.value)
         got_key, got_fields = hint_of(fails(probes.to_torch_mha, fn))
@@ -174,17 +174,16 @@ class OutputOnly(MHAOK):
 def test_results_of_another_dtype_or_count_are_explained_not_raised(ref, lang):
     """The check raised torch's own "expected scalar type Float but found Double"; the grader said a Tensor came
     where a torch.Tensor should."""
-    fails_with(checks.check_mha_module, WeightsAsFloat32, "dtype_changed", what=t("what_weights"),
-               want=torch.float64, got=torch.float32)
-    assert fails(probes.module, WeightsAsFloat32).key == "hidden_dtype"
+    check_names(checks.check_mha_module, WeightsAsFloat32, "hint_keep_dtype", key="hidden_dtype")
+    assert fails(probes.module, WeightsAsFloat32).hint == "hint_keep_dtype"
     assert fails(probes.module, OutputOnly).key == "hidden_not_tuple"
 
 
 def test_the_lesson_one_hint_names_are_not_lesson_twos():
     """Lesson 2's scaling hints name D (self.head_dim), the lesson's symbol, and not lesson 1's d_k."""
     from attn_course.messages import MESSAGES
-    module = checks.mha_weight_variants(checks._Heads(7, 3, 4, seed=1), torch.randn(2, 5, 7, dtype=torch.float64),
-                                        3, 4)
+    from attn_course.probes.lesson2_mistakes import mha_weight_variants
+    module = mha_weight_variants(probes.Weights(7, 3, 4).double(), torch.randn(2, 5, 7, dtype=torch.float64), 3, 4)
     keys = {key[0] if isinstance(key, tuple) else key for key in module if key is not None}
     for key in keys:
         for lang in ("ja", "ko"):

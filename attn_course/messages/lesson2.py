@@ -58,10 +58,6 @@ MESSAGES = {
         "ko": "out_proj.weight에 W_o.weight를 전치해서 복사하고 있습니다. 둘 다 nn.Linear의 weight이고 모양이 (출력, 입력)이므로 .T 없이 그대로 복사합니다.",
     },
     "case_size_one": {"ja": "形状 {sizes} の入力", "ko": "모양이 {sizes}인 입력"},
-    "size_one_shape": {
-        "ja": "{name}: 形状 {sizes} の入力で、結果の形状が {got} になりました（正しくは {want}）。",
-        "ko": "{name}: 모양이 {sizes}인 입력에서 결과의 모양이 {got}이(가) 되었습니다(올바른 모양은 {want}).",
-    },
     "hint_squeeze": {
         "ja": "squeeze() は大きさ 1 の軸をすべて消します。B = 1（1文だけ）や T = 1（1トークンだけ）の入力でも、出力は (B, T, E)、重みは (B, H, T, T) のまま返してください。ここでは squeeze() は要りません。",
         "ko": "squeeze()는 크기가 1인 축을 모두 없앱니다. B = 1(문장 하나)이나 T = 1(토큰 하나)인 입력에서도 출력은 (B, T, E), 가중치는 (B, H, T, T) 모양 그대로 반환하세요. 여기서는 squeeze()가 필요 없습니다.",
@@ -106,10 +102,6 @@ MESSAGES = {
         "ja": "head_as_single は第1回の Attention モジュール（Attention(embed_dim, head_dim)）を返してください。",
         "ko": "head_as_single은 1강의 Attention 모듈(Attention(embed_dim, head_dim))을 반환해야 합니다.",
     },
-    "hint_sum_of_heads": {
-        "ja": "1つずつ取り出したヘッドの出力の和が、MultiHeadAttention の出力と一致しません（最大誤差 {err:.3g}）。",
-        "ko": "하나씩 꺼낸 헤드 출력의 합이 MultiHeadAttention의 출력과 일치하지 않습니다(최대 오차 {err:.3g}).",
-    },
     "fig_wide_vs_heads": {
         "ja": "1つの幅広ヘッド（左）と {h} 個のヘッド（右）の重み",
         "ko": "넓은 헤드 하나(왼쪽)와 헤드 {h}개(오른쪽)의 가중치",
@@ -122,10 +114,6 @@ MESSAGES = {
         "ja": "シードを {n} 通り変えたとき（パラメータも入力も毎回作り直します）の相対差：最小 {lo:.3f}、平均 {mean:.3f}、最大 {hi:.3f}",
         "ko": "시드를 {n}가지로 바꿔 가며(파라미터와 입력을 매번 새로 만듭니다) 잰 상대 차이: 최소 {lo:.3f}, 평균 {mean:.3f}, 최대 {hi:.3f}",
     },
-    "dtype_changed": {
-        "ja": "{what}のデータ型が {got} になっています。入力は {want} なので、{what}も {want} のはずです。途中でデータ型を変えないでください（.float() や .to(torch.float32) など）。",
-        "ko": "{what}의 자료형이 {got}입니다. 입력이 {want}이므로 {what}도 {want}이어야 합니다. 중간에 자료형을 바꾸지 마세요(.float()나 .to(torch.float32) 등).",
-    },
     "demo_torch_mha_same": {
         "ja": "出力も重みも nn.MultiheadAttention と一致しました（差は 1e-6 以下）。",
         "ko": "출력과 가중치 모두 nn.MultiheadAttention과 일치합니다(차이 1e-6 이하).",
@@ -135,10 +123,6 @@ MESSAGES = {
         "ko": "nn.MultiheadAttention과 일치하지 않습니다(차이가 1e-6보다 큽니다). 연습 문제 3(MultiHeadAttention)과 연습 문제 6(to_torch_mha)의 검사 결과를 다시 확인하세요.",
     },
     "fig_wide_head": {"ja": "幅 H·D = {w} のヘッド1つ", "ko": "폭 H·D = {w}인 헤드 하나"},
-    "head_weights_differ": {
-        "ja": "head_as_single(mha, {i}) の重み行列が、mha のヘッド {i} の部分と違います。",
-        "ko": "head_as_single(mha, {i})의 가중치 행렬이 mha의 헤드 {i}에 해당하는 부분과 다릅니다.",
-    },
     "hint_head_not_copied": {
         "ja": "新しい Attention の重み行列に、mha の重みが1行も入っていません。作ったときの乱数のままのようです。各層の weight に、mha の重み行列のスライスを copy_ してください。",
         "ko": "새 Attention의 가중치 행렬에 mha의 가중치가 한 행도 들어 있지 않습니다. 만들 때의 난수 그대로인 것 같습니다. 각 층의 weight에 mha 가중치 행렬의 슬라이스를 copy_하세요.",

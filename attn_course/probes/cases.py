@@ -88,3 +88,12 @@ def scalar(value):
     return value
 
 
+def refusal(module, shape) -> str | None:
+    """The kind of error module(x) raised for a bad x of this shape (float64), or None when it raised none."""
+    try:
+        module(torch.randn(*shape, dtype=torch.float64))
+    except ValueError:
+        return "ValueError"
+    except Exception as error:  # noqa: BLE001 - a torch error is not the clear message the text asks for
+        return type(error).__name__
+    return None

@@ -1,17 +1,15 @@
-"""Lesson 2's reference and its judges. Lives only in autograder/: never in a release, never in a kernel."""
+"""Lesson 2's reference. Lives only in autograder/: never in a release, never in a kernel.
+
+The grader imports this module in its own process and judges what the learner's kernel sent by each exercise's
+procedure (attn_course/probes/lesson2.py) given this reference.
+"""
 import math
 
 import torch
 import torch.nn as nn
-from attn_course.checks import lesson2 as checks
-from attn_course.checks import lesson2_copies as copies
 from attn_course.probes import lesson2 as probe
 from attn_course.validate import expect_rank, expect_size, expect_tokens, expect_torch_compatible, resolve_head_dim
-from attn_course.judging import (
-    TOLERANCE, Mismatch, expect_answer, expect_close, expect_copy, expect_outputs, judge_function, judge_module,
-    matching_bug, naming,
-)
-from attn_grader.judge import judge
+from attn_grader.judge import judged_by
 
 
 def split_heads(x, n_head):
@@ -46,219 +44,21 @@ class MultiHeadAttention(nn.Module):
         return self.W_o(merge_heads(weights @ V)), weights
 
 
-def head_as_single(mha, i):
-    """Weights of head i as lesson-1 tensors: (W_q_i, W_k_i, W_v_i, W_o_i)."""
-    D = mha.head_dim
-    rows = slice(i * D, (i + 1) * D)
-    return (mha.W_q.weight[rows], mha.W_k.weight[rows], mha.W_v.weight[rows], mha.W_o.weight[:, rows])
-
-
 def to_torch_mha(mha):
     expect_torch_compatible(mha)
-    torch_mha = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True)
+    torch_mha = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias=False, batch_first=True).to(mha.W_q.weight)
     with torch.no_grad():
         torch_mha.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight], dim=0))
         torch_mha.out_proj.weight.copy_(mha.W_o.weight)
-    return torch_mha.to(mha.W_q.weight.device, mha.W_q.weight.dtype)
-
-
-# --------------------------------------------------------------------------- naming the mistake
-# On a mismatch, the learner's float64 results are compared with the visible checks' classic
-# bugs (attn_course.checks.lesson2), computed here on the grader's own inputs.
-def _split_bug(res):
-    x, h = probe.split_inputs(res, "float64", torch.float64)
-    b, t, hd = x.shape
-    variants = checks.split_variants(x, h) | {"hint_missing_transpose": x.view(b, t, h, hd // h)}
-    return checks.dtype_hint(res["float64"], torch.float64) or matching_bug(res["float64"], variants, 1e-12)
-
-
-def _merge_bug(res):
-    (x,) = probe.merge_inputs(res, "float64", torch.float64)
-    return checks.dtype_hint(res["float64"], torch.float64) or \
-        matching_bug(res["float64"], checks.merge_variants(x) | checks.merge_shape_variants(x), 1e-12)
-
-
-def _module_bug(res):
-    layout = [name for name, _ in res["layout"]]
-    if "W_o.weight" not in layout:
-        return "hint_w_o_missing"
-    biased = [name for name in layout if name.endswith(".bias")]
-    if biased:   # the visible check names the layer as lesson 1's does (make mutants: bias=True)
-        return "hint_has_bias", {"name": biased[0].split(".")[0]}
-    e, h, d = args = probe.module_args(res)
-    ref = MultiHeadAttention(*args).double()
-    res.fill_parameters(ref)
-    x = probe.module_input(res, args, "float64", torch.float64)
-    got = res["float64"]
-    if not (isinstance(got, tuple) and len(got) == 2):
-        return None
-    y, weights = got
-    if isinstance(y, torch.Tensor) and y.shape[-1] == h * d != e:
-        return "hint_w_o_missing"
-    with torch.no_grad():
-        key = checks.precision_hint(got, ref(x))
-        if key:
-            return key
-        if isinstance(weights, torch.Tensor) and weights.dim() == 3:
-            return checks.wide_weights_hint(weights, ref, x, h, d)
-        variants = checks.mha_weight_variants(ref, x, h, d)
-        key = matching_bug(weights, variants)
-        if key is not None:
-            return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
-        if checks.dropped_weights(weights, variants[None]):
-            return "hint_weights_dropout"
-        right = ref(x)[1]
-        heads = right @ split_heads(ref.W_v(x), h)
-        variants = checks.output_variants(ref, x, right, h)
-        key = matching_bug(y, variants | {"hint_w_o_missing": merge_heads(heads)})  # E = H·D: no shape to tell
-    if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
-        sums = weights.sum(-1)   # as the visible check: softmax over another axis, or none (make mutants)
-        # NaN or inf: the visible check says so (has_nan), and "divide by the sum of exp" would not be the cause
-        if bool(torch.isfinite(sums).all()) and not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
-            return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
-    return key
-
-
-def _to_torch_bug(res):
-    mha, _ = _reference_weights(res, square=True)
-    state = res["state"]
-    got = state.get("in_proj_weight") if isinstance(state, dict) else None
-    w = [mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]
-    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": torch.cat(w)}):
-        return copies.in_proj_hint(got, mha)
-    got = state.get("out_proj.weight")
-    if isinstance(got, torch.Tensor) and not matching_bug(got, {"right": mha.W_o.weight}):
-        return copies.out_proj_hint(got, mha)
-    return None
+    return torch_mha
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson2.split_heads", on_error=checks.heads_error)
-def judge_split_heads(res):
-    with naming(lambda: _split_bug(res)):
-        judge_function(res, split_heads, probe.split_inputs, names=["x"])
-
-
-@judge("lesson2.merge_heads", on_error=checks.heads_error)
-def judge_merge_heads(res):
-    with naming(lambda: _merge_bug(res)):
-        judge_function(res, merge_heads, probe.merge_inputs, names=["x"])
-
-
-def _matmul_raised(res):
-    """forward raised in a matrix product the probe watched: named from the shapes it was given, as the visible
-    check does (checks.matmul_hint), unless the error's own text names it (checks.module_error, on_error)."""
-    if "matmul_failed" not in res or "raised_error" not in res:
-        return
-    error = str(res["raised_error"])
-    kind, _, message = error.partition(": ")
-    args = probe.module_args(res)
-    t_len = probe.module_input(res, args, "float64", torch.float64).size(1)
-    failed = res["matmul_failed"]
-    try:
-        key = checks.matmul_hint(failed, t_len, args[2])
-    except (TypeError, ValueError):
-        key = None
-    if key is None and checks.module_error(kind, message, ""):
-        return   # partial: nothing wrong before the error, so the verdict goes to on_error
-    raise Mismatch("hidden_raised", hint=key, name="MultiHeadAttention.forward", error=error)
-
-
-@judge("lesson2.module", on_error=checks.module_error, partial=True)
-def judge_module_(res):
-    _matmul_raised(res)
-    with naming(lambda: _module_bug(res)):
-        judge_module(res, MultiHeadAttention, probe.module_args, probe.module_input)
-    if res["default_head_dim"] != 4:
-        raise Mismatch("hidden_mismatch", case="head_dim = embed_dim // n_head", err=float("inf"),
-                       hint=("hint_head_dim_default", {"e": 12, "h": 3, "want": 4, "got": res["default_head_dim"]}))
-    if res["error_on_10_3"] != "ValueError":
-        raise Mismatch("hint_head_dim_divides", e=10, h=3)
-    args = probe.module_args(res)
-    ref = MultiHeadAttention(*args).double()
-    res.fill_parameters(ref)
-    for case in probe.SIZE_ONE_CASES:
-        x = probe.size_one_input(res, args, case)
-        got = res[case]
-        with torch.no_grad():
-            want = ref(x)
-        with naming(lambda: checks.size_one_hint(got, want)):
-            expect_outputs(("case_size_one", {"sizes": tuple(x.shape)}), got, want, TOLERANCE["float64"])
-
-
-def _reference_weights(res, square):
-    weights, x = probe.weights_and_input(res, square)
-    mha = MultiHeadAttention(weights.embed_dim, weights.n_head, weights.head_dim).double()
-    mha.load_state_dict(weights.state_dict())
-    return mha, x
-
-
-def _head_bug(res):
-    mha, _ = _reference_weights(res, square=False)
-    copied = res["layers"]
-    for i, layers in enumerate(copied if isinstance(copied, list) else []):
-        wrong = copies.head_weights_hint(layers if isinstance(layers, dict) else {}, mha, i)
-        if wrong is not None:
-            return wrong
-    return None
-
-
-@judge("lesson2.head_as_single", on_error=copies.head_error)
-def judge_head_as_single(res):
-    with naming(lambda: _head_bug(res)):
-        _judge_head_as_single(res)
-
-
-def _judge_head_as_single(res):
-    mha, x = _reference_weights(res, square=False)
-    heads = res["heads"]
-    if not isinstance(heads, list) or len(heads) != mha.n_head or any(isinstance(got, str) for got in heads):
-        raise Mismatch("hint_head_returns_attention")
-    expect_copy("head_as_single", res, mha)   # before the values: a copy_ the wrong way makes them agree
-    D = mha.head_dim
-    for i, got in enumerate(heads):
-        if isinstance(got, str):
-            raise Mismatch("hint_head_returns_attention")
-        rows = slice(i * D, (i + 1) * D)
-        with torch.no_grad():
-            q, k, v = (x @ w.weight[rows].T for w in (mha.W_q, mha.W_k, mha.W_v))
-            weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1)
-            want = weights @ v @ mha.W_o.weight[:, rows].T
-        with naming(lambda: _head_bug(res)):
-            expect_close(f"head_as_single(mha, {i})(x)", got, want, 1e-10)
-
-
-@judge("lesson2.to_torch_mha", on_error=copies.torch_mha_error)
-def judge_to_torch_mha(res):
-    mha, x = _reference_weights(res, square=True)
-    expect_copy("to_torch_mha", res, mha)
-    config, state = res["config"], res["state"]
-    if not isinstance(config, dict) or config.get("type") != "MultiheadAttention" or not isinstance(state, dict):
-        raise Mismatch("hint_returns_torch_mha", kind=config.get("type") if isinstance(config, dict) else "-")
-    # bias=False (a zero bias would give the same outputs), batch_first: named as the check names them, not by shapes
-    what = copies.torch_mha_setup(config.get("embed_dim"), config.get("num_heads"), "in_proj_bias" in state,
-                                  config.get("batch_first"), mha)
-    if what:
-        raise Mismatch("hint_torch_mha_setup", what=what)
-    dropout = copies.torch_mha_dropout(config.get("dropout"), config.get("training"))
-    if dropout:
-        raise Mismatch(dropout[0], **dropout[1])
-    dtypes = {v.dtype for v in state.values() if isinstance(v, torch.Tensor)}
-    if dtypes and dtypes != {torch.float64}:   # the text: on mha's device and dtype (.to(mha.W_q.weight))
-        raise Mismatch("hint_torch_mha_dtype", got=" / ".join(sorted(map(str, dtypes))), want="torch.float64")
-    theirs = nn.MultiheadAttention(mha.embed_dim, mha.n_head, bias="in_proj_bias" in state,
-                                   batch_first=bool(config.get("batch_first"))).double()
-    try:
-        theirs.load_state_dict({k: v.double() for k, v in state.items()})
-    except (RuntimeError, AttributeError, TypeError):
-        raise Mismatch("hint_torch_mha_setup", what="state_dict") from None
-    with torch.no_grad(), naming(lambda: _to_torch_bug(res)):
-        y, w = theirs(x, x, x, need_weights=True, average_attn_weights=False)
-        want_y, want_w = mha(x)
-        expect_close("nn.MultiheadAttention", w, want_w, 1e-6, check_dtype=False)
-        expect_close("nn.MultiheadAttention", y, want_y, 1e-6, check_dtype=False)
-
-
-@judge("lesson2.n_params")
-def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 12 * 64, integer=True)
+# Each is the exercise's public procedure (attn_course.probes.lesson2) given this reference: the visible check runs
+# the same procedure with the right answer the course's public facts give.
+judged_by("lesson2.split_heads", probe.judge_split_heads, split_heads)
+judged_by("lesson2.merge_heads", probe.judge_merge_heads, merge_heads)
+judged_by("lesson2.module", probe.judge_module, MultiHeadAttention)
+judged_by("lesson2.head_as_single", probe.judge_head_as_single, MultiHeadAttention)
+judged_by("lesson2.to_torch_mha", probe.judge_to_torch_mha, MultiHeadAttention)
+judged_by("lesson2.n_params", probe.judge_n_params, 4 * 768 * 12 * 64)

@@ -1,11 +1,11 @@
 """Lesson 2's copies, diagnosed: why head i's copied weights (exercise 5) or nn.MultiheadAttention's (exercise 6) are
-not mha's. Pure functions of what was copied and the source module, which the visible checks (checks.lesson2) and
-the grader's judges (autograder/reference/lesson2.py) both call."""
+not mha's. Pure functions of what was copied and the source module, which those exercises' procedures
+(attn_course.probes.lesson2) call."""
 from __future__ import annotations
 
 import torch
 
-from .engine import close
+from ..checks.engine import close
 
 
 def head_error(kind: str, message: str, call: str) -> str | None:
