@@ -1,477 +1,92 @@
-"""Lesson 6's visible checks: tiled attention, grouped-query attention, the KV cache (the counts: lesson6_counts)."""
+"""Lesson 6's visible checks: each runs its exercise's probe on a seed of its own and judges what it recorded by the
+exercise's procedure (attn_course.probes.lesson6), as the grader does, with the right answer given here."""
 from __future__ import annotations
 
-import copy
 import math
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
-from ..messages import t
-from ..validate import CheckFailed, CourseError, InputError
-from .engine import close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run
+from ..validate import dtype_bytes
 # ex0's pasted module: the GPT-2 module's checks, which build it with max_len=80 and run it past 64, as section 3 does.
 from .gpt2_module import check_gpt2_module  # noqa: F401 - the notebook's ex0 calls lesson6.check_gpt2_module
-from .heads import merge_heads, merged_out_of_order, split_heads
-from .invariants import expect_grads
-from .lesson6_counts import (  # noqa: F401 - the notebook calls lesson6.check_attention_flops and check_kv_cache_bytes
-    B, D, H, T, KV_DTYPES, check_attention_flops, check_kv_cache_bytes, divided_fits, divided_hint, factor_hint, flops_sizes_named,
-    flops_variants, kv_error, kv_finding, say,
-)
-from .lesson6_tiles import expect_tiled, meta_error
+from .heads import merge_heads, split_heads
+from .lesson6_counts import flops_variants
 from .masks import masked, tril
 
+# Each check's own seed: the probe's inputs drawn from it follow the probe's rules.
+SEEDS = {"attention_flops": 601, "kv_cache_bytes": 602, "tiled_attention": 603, "gqa": 604, "attend_with_cache": 605}
 
 
-def exact_scores(q, k, causal: bool):
-    T_, D_ = q.size(-2), q.size(-1)
-    s = q @ k.transpose(-2, -1) / math.sqrt(D_)
-    return s.masked_fill(~tril(T_), float("-inf")) if causal else s
+def right_flops(B, T, E, H) -> dict:
+    return flops_variants(B, T, E, H)[None]
 
 
-def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
-    """The right answer and the classic wrong tilings (seed 004 adds the blocks' softmaxes)."""
-    T_ = q.size(-2)
-    s = exact_scores(q, k, causal)
-    right = torch.softmax(s, -1) @ v
-    summed = sum(torch.softmax(s[..., j:j + block], -1).nan_to_num() @ v[..., j:j + block, :]
-                 for j in range(0, T_, block))
-    # No rescaling of the accumulator when the running max grows.
-    m = torch.full_like(s[..., :1], float("-inf"))
-    l, acc = torch.zeros_like(m), torch.zeros_like(q)
-    for j in range(0, T_, block):
-        sb = s[..., j:j + block]
-        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
-        p = torch.exp(sb - m_new)
-        l = l * torch.exp(m - m_new) + p.sum(-1, keepdim=True)
-        acc = acc + p @ v[..., j:j + block, :]
-        m = m_new
-    variants = {None: right, "hint_tiled_sum": summed, "hint_tiled_rescale": acc / l,
-                "hint_tiled_normalize": _unnormalized(s, v, block)}
-    for end in range(block, T_, block):   # the loop stopped early: before the short last block, or sooner
-        variants[("hint_tiled_tail", (("end", end - 1), ("T", T_)))] = \
-            torch.softmax(s[..., :end], -1) @ v[..., :end, :]
-    if causal:
-        variants["hint_causal_6"] = torch.softmax(exact_scores(q, k, False), -1) @ v
-    return variants | _online_variants(q, k, v, block, causal)
+def right_kv_bytes(n_layer, batch, T, n_kv_head, head_dim, dtype) -> int:
+    """Keys and values: 2 · n_layer · batch · T · n_kv_head · head_dim elements of dtype's size."""
+    return 2 * n_layer * batch * T * n_kv_head * head_dim * dtype_bytes(dtype)
 
 
-def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=lambda m, m_new: torch.exp(m - m_new),
-            sign: int = 1, signs=(1, 1), final=lambda acc, l: acc / l, update_max: bool = True):
-    """The running-max tiling over masked scores s, with one of its formulas replaced (the defaults are right)."""
-    m = torch.full_like(s[..., :1], float("-inf"))
-    l, acc = torch.zeros_like(m), torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
-    for j in range(0, s.size(-1), block):
-        sb = s[..., j:j + block]
-        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
-        pb, c = p(sb, m_new), scale(m, m_new)
-        l = l * c + signs[0] * pb.sum(-1, keepdim=True)
-        acc = acc * c + signs[1] * (pb @ v[..., j:j + block, :])
-        m = m_new if update_max else m
-    return final(acc, l)
+def right_tiled(q, k, v, block_size, causal=False):
+    """What tiling must reproduce, as the text compares it: the library's attention over the whole scores."""
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
-def _online_variants(q, k, v, block: int, causal: bool) -> dict:
-    """A formula of the tiling's loop written wrong (make mutants), each the loop run with that formula: a key
-    (hint, "detail") where one hint has several."""
-    T_, D_ = q.size(-2), q.size(-1)
-    root = math.sqrt(D_)
-    keep = tril(T_) if causal else torch.ones(T_, T_, dtype=torch.bool)
+class RightGQA(nn.Module):
+    """The module the text describes: q_proj E → E, kv_proj E → 2·G·D, c_proj E → E (each with a bias), K and V
+    repeated to H heads with repeat_interleave, a causal mask."""
 
-    def scores(keys=k, scale=lambda raw: raw / root, fill="-inf"):
-        return masked(scale(q @ keys.transpose(-2, -1)), keep, fill)
+    def __init__(self, embed_dim, n_head, n_kv_head):
+        super().__init__()
+        self.embed_dim, self.n_head, self.n_kv_head = embed_dim, n_head, n_kv_head
+        self.head_dim = embed_dim // n_head
+        self.q_proj = nn.Linear(embed_dim, embed_dim)
+        self.kv_proj = nn.Linear(embed_dim, 2 * n_kv_head * self.head_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
 
-    s = scores()
-    out = {
-        "hint_no_scale_6": _online(scores(scale=lambda raw: raw), v, block),
-        "hint_scale_d_6": _online(scores(scale=lambda raw: raw / D_), v, block),
-        "hint_scale_mul_6": _online(scores(scale=lambda raw: raw * root), v, block),
-        "hint_scale_floor_6": _online(scores(scale=lambda raw: raw // root), v, block),
-        "hint_scale_inverted_6": _online(scores(scale=lambda raw: root / raw), v, block),
-        "hint_tiled_kv_swapped": _online(scores(keys=v), k, block),
-        ("hint_tiled_kv_swapped", "acc"): _online(s, k, block),          # acc += p @ kb: only the sum swapped
-        "hint_tiled_max_update": _online(s, v, block, update_max=False),  # m = m_new forgotten
-        ("hint_tiled_p", "exp(s) - m"): _online(s, v, block, p=lambda sb, m_new: torch.exp(sb) - m_new),
-        ("hint_tiled_p", "s - m"): _online(s, v, block, p=lambda sb, m_new: sb - m_new),
-        ("hint_tiled_p", "exp(m - s)"): _online(s, v, block, p=lambda sb, m_new: torch.exp(m_new - sb)),
-        ("hint_tiled_p", "exp(s + m)"): _online(s, v, block, p=lambda sb, m_new: torch.exp(sb + m_new)),
-        ("hint_tiled_scale", "exp(m) - m'"): _online(s, v, block, scale=lambda m, m_new: torch.exp(m) - m_new),
-        ("hint_tiled_scale", "exp(m + m')"): _online(s, v, block, scale=lambda m, m_new: torch.exp(m + m_new)),
-        ("hint_tiled_update", "l"): _online(s, v, block, signs=(-1, 1)),
-        ("hint_tiled_update", "acc"): _online(s, v, block, signs=(1, -1)),
-        ("hint_tiled_final", "acc * l"): _online(s, v, block, final=lambda acc, l: acc * l),
-        ("hint_tiled_final", "acc // l"): _online(s, v, block, final=lambda acc, l: acc // l),
-    }
-    if causal:
-        out["hint_mask_fill_zero"] = _online(scores(fill="0"), v, block)
-    return out
+    def forward(self, x):
+        H_, G_, D_ = self.n_head, self.n_kv_head, self.head_dim
+        q = split_heads(self.q_proj(x), H_)
+        k, v = (split_heads(z, G_).repeat_interleave(H_ // G_, 1) for z in self.kv_proj(x).split(G_ * D_, dim=2))
+        s = masked(q @ k.transpose(-2, -1) / math.sqrt(D_), tril(x.size(1)).to(x.device), "-inf")
+        weights = torch.softmax(s, -1)
+        return self.c_proj(merge_heads(weights @ v)), weights
 
 
-def tiled_error(kind: str, message: str, call: str = "") -> str | None:
-    """A tensor where a length belongs (k, kb for k.size(2), kb.size(2)), or a tensor made on the CPU that met
-    the meta device's (no device=q.device): the check's and the grader's alike."""
-    if "meta" in call:
-        return meta_error(kind, message)
-    if "must match the size of tensor" in message and "non-singleton dimension 3" in message:
-        return "hint_tiled_row_axis"   # amax over dim=-2 (or no keepdim): m is no (B, H, T, 1), and acc * scale fails
-    if "only integer tensors of a single element" in message or (
-            "arange() received an invalid combination" in message and "Tensor" in message):
-        return "hint_tiled_size"
-    return None
+def right_attend_with_cache(attn, x_new, cache=None):
+    """The new tokens' outputs and the cache (k, v) joined on the tokens' axis; new token i sees the keys up to
+    T_past + i."""
+    q, k, v = (split_heads(z, attn.n_head) for z in attn.c_attn(x_new).split(x_new.size(-1), dim=2))
+    if cache is not None:
+        k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
+    n = x_new.size(1)
+    keep = torch.ones(n, k.size(2), dtype=torch.bool, device=x_new.device).tril(diagonal=k.size(2) - n)
+    s = masked(q @ k.transpose(-2, -1) / math.sqrt(attn.head_dim), keep, "-inf")
+    return attn.c_proj(merge_heads(torch.softmax(s, -1) @ v)), (k, v)
 
 
-def hint_key(key):
-    """A variant's key as a hint: (hint, "detail") is the hint; (hint, (fields…)) keeps its fields."""
-    return key[0] if isinstance(key, tuple) and not isinstance(key[1], tuple) else key
+def _verify(exercise: str, name: str, right, obj) -> None:
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson6 as probes
+    verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), right, SEEDS[exercise], name, obj)
 
 
-def _unnormalized(s, v, block: int):
-    """Every rescale done, but the running sum never divided out at the end."""
-    m = torch.full_like(s[..., :1], float("-inf"))
-    acc = torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
-    for j in range(0, s.size(-1), block):
-        sb = s[..., j:j + block]
-        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
-        acc = acc * torch.exp(m - m_new) + torch.exp(sb - m_new) @ v[..., j:j + block, :]
-        m = m_new
-    return acc
+def check_attention_flops(fn) -> None:
+    _verify("attention_flops", "attention_flops", right_flops, fn)
+
+
+def check_kv_cache_bytes(fn) -> None:
+    _verify("kv_cache_bytes", "kv_cache_bytes", right_kv_bytes, fn)
 
 
 def check_tiled_attention(fn) -> None:
-    name = "tiled_attention"
-    q, k, v = inputs(*[(2, 3, T, D)] * 3, seed=61)
-    for causal in (False, True):
-        got = run(name, fn, q, k, v, 4, causal, on_error=tiled_error)
-        expect_shape(got, tuple(q.shape), ("B", "H", "T", "D"), name)
-        variants = tiled_variants(q, k, v, 4, causal)
-        right = variants[None]
-        if not torch.isfinite(got).all():
-            raise CheckFailed(t("has_nan", what=t("what_result_of", name=name)), t("hint_tiled_nan"))
-        if not close(got, right, 1e-6):
-            hint = next((say(hint_key(key)) for key, val in variants.items() if key and close(got, val, 1e-6)), None)
-            raise CheckFailed(t("tiled_differs", causal=causal, err=max_error(got, right)), hint)
-    for causal in (False, True):   # the gradients, as the grader compares them: nothing cut off the graph
-        leaves, right_leaves = ([z.clone().requires_grad_(True) for z in (q, k, v)] for _ in range(2))
-        got = run(name, fn, *leaves, 4, causal, on_error=tiled_error)
-        want = torch.softmax(exact_scores(*right_leaves[:2], causal), -1) @ right_leaves[2]
-        expect_grads(name, got, leaves, want, right_leaves, ["q", "k", "v"], seed=62 + causal)
-    expect_tiled(fn, name, tiled_error)
-    passed(name)
-
-
-def gqa_expected(module, x) -> dict:
-    B_, T_, E_ = x.shape
-    H_, G_ = module.n_head, module.n_kv_head
-    D_ = E_ // H_
-    q = split_heads(module.q_proj(x), H_)
-    k, v = (split_heads(z, G_) for z in module.kv_proj(x).split(G_ * D_, dim=2))
-    ones = torch.ones(T_, T_, dtype=torch.bool)
-    keep = ones.tril()
-    kk, vv = k.repeat_interleave(H_ // G_, 1), v.repeat_interleave(H_ // G_, 1)
-
-    def attend(keys=kk, values=vv, mask=keep, scale=None, axis=-1, fill="-inf", merge=merge_heads, proj=True,
-               product=lambda q, keys: q @ keys.transpose(-2, -1), query=q, softmax=True, out=lambda w, v: w @ v):
-        raw = product(query, keys)
-        s = raw / math.sqrt(D_) if scale is None else scale(raw)
-        if mask is not None:
-            s = masked(s, mask, fill)
-        y = merge(out(torch.softmax(s, axis) if softmax else s, values))
-        return module.c_proj(y) if proj else y
-
-    root = math.sqrt(D_)
-    variants = {
-        None: attend(),
-        "hint_gqa_repeat": attend(k.repeat(1, H_ // G_, 1, 1), v.repeat(1, H_ // G_, 1, 1)),
-        "hint_causal_6": attend(mask=None),
-        "hint_gqa_kv_swapped": attend(vv, kk),
-        "hint_inverted_mask": attend(fill="inverted"),
-        "hint_additive_nan": attend(fill="additive"),
-        "hint_mask_multiplied": attend(fill="0"),
-        "hint_upper_triangle": attend(mask=ones.triu()),
-        "hint_mask_diagonal": attend(mask=ones.tril(diagonal=1)),
-        ("hint_mask_diagonal", ()): attend(mask=ones.tril(diagonal=-1)),
-        "hint_no_scale_6": attend(scale=lambda raw: raw),
-        "hint_scale_d_6": attend(scale=lambda raw: raw / D_),
-        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
-        ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
-        "hint_merge_without_transpose": attend(merge=lambda y: y.reshape(B_, T_, E_)),
-        "hint_w_o_missing": attend(proj=False),
-        "hint_gqa_q_not_projected": attend(query=split_heads(x, H_)),
-        "hint_no_softmax": attend(softmax=False),
-        ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
-        ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),
-    }
-    if T_ == D_:   # K not transposed only runs when T = D (as in the check): named as the crash is (gqa_error)
-        variants["hint_gqa_shapes"] = attend(product=lambda q, keys: q @ keys)
-        variants[("hint_gqa_shapes", ())] = attend(product=lambda q, keys: keys.transpose(-2, -1) @ q)
-        variants[("hint_gqa_shapes", "v @ weights")] = attend(out=lambda w, v: v @ w)
-    return variants
-
-
-def gqa_error(kind: str, message: str, call: str = "") -> str | None:
-    """What a GroupedQueryAttention that raised on right sizes and inputs says: the check's and the grader's alike."""
-    if "meta" in call and "device" in message:   # a mask made on the CPU met the meta device's scores
-        return "hint_mask_device"
-    if kind == "InputError":   # the course's own size or input check refused right ones
-        return "hint_gqa_expect_tokens" if ".forward" in call else "hint_gqa_init_args"
-    if "object has no attribute" in message and any(
-            f"'{a}'" in message for a in ("embed_dim", "n_head", "n_kv_head", "head_dim")):
-        return "hint_gqa_attributes"
-    if "repeat_interleave() received an invalid combination" in message and "got (float" in message:
-        return "hint_int_division"   # repeat_interleave(H / G, …): a count is an int
-    if any(m in message for m in ("must match", "cannot be multiplied", "Expected size", "mat1 and mat2",
-                                  "view size is not compatible")):
-        return "hint_gqa_shapes"     # K not transposed, or a head split out of order (view and transpose swapped)
-    if "is invalid for input of size" in message or "values to unpack" in message:
-        return "hint_gqa_sizes"      # H, G, D mixed up in a view or in kv_proj's split (which of the two fails first
-    return None                      # depends on the sizes: the grader's are not the check's)
-
-
-def gqa_output_hint(got, module, variants: dict, tol: float):
-    """The classic mistake the output shows: the check's and the grader's alike."""
-    y = got[0] if isinstance(got, tuple) else got
-    hint = find_bug(y, variants, tol)
-    if hint is None and isinstance(y, torch.Tensor) and merged_out_of_order(y, module.c_proj, variants[None], 1e-7):
-        return "hint_merge_order_6"
-    return hint
-
-
-def _gqa_call(call: str, fn, *args):
-    """fn(*args), with what a module that raised on right sizes and inputs says (gqa_error)."""
-    try:
-        return run(call, fn, *args, on_error=gqa_error)
-    except InputError as error:   # the course's size or input check refused right ones: its arguments or attributes
-        raise CheckFailed(error.message, t(gqa_error("InputError", error.message, call))) from None
+    _verify("tiled_attention", "tiled_attention", right_tiled, fn)
 
 
 def check_gqa_module(cls) -> None:
-    name = "GroupedQueryAttention"
-    E_, H_, G_ = H * D, H, 2
-    module = _gqa_call(name, cls, E_, H_, G_)
-    for layer, (n_in, n_out) in {"q_proj": (E_, E_), "kv_proj": (E_, 2 * G_ * D), "c_proj": (E_, E_)}.items():
-        problem = linear_problem(module, layer, n_in, n_out, t("why_kv_proj") if layer == "kv_proj" else "", bias=True)
-        if problem:
-            raise problem
-    for bad in ((E_, H_, 4), (E_, 4, 2)):
-        if raised(cls, *bad) != "ValueError":  # any other failure is not the clear error asked for
-            raise CheckFailed(t("gqa_no_error", args=bad), t("hint_gqa_error"))
-    module = module.double().eval()
-    (x,) = inputs((B, T - 4, E_), seed=62)
-    with torch.no_grad():
-        y, weights = expect_returned_pair(_gqa_call(f"{name}.forward", module, x), f"{name}.forward", (B, T - 4, E_))
-        expect_shape(y, (B, T - 4, E_), ("B", "T", "E"), t("what_output"))
-        expect_shape(weights, (B, H_, T - 4, T - 4), ("B", "H", "T", "T"), t("what_weights"),
-                     t("hint_gqa_weights_heads"))
-        variants = gqa_expected(module, x)
-        if not same(y, variants[None], 1e-9):
-            failure = (t("values_differ", what=t("what_output"), err=max_error(y, variants[None]))
-                       if torch.isfinite(y).all() else t("has_nan", what=t("what_output")))
-            raise CheckFailed(failure, say(gqa_output_hint(y, module, variants, 1e-9)))
-        # The meta device stands in for a GPU: a mask made without device=x.device stays on the CPU and fails there.
-        y = expect_returned_pair(_gqa_call(f"{name}.forward (meta)", module.to("meta"), x.to("meta")),
-                                 f"{name}.forward")[0]
-        if isinstance(y, torch.Tensor) and y.device.type != "meta":
-            raise CheckFailed(t("hint_mask_device"))
-    passed(name)
-
-
-class _CacheHost(nn.Module):
-    """A bare GPT-2 attention (c_attn, c_proj, n_head), so this check needs no other exercise."""
-
-    def __init__(self, embed_dim: int, n_head: int, seed: int):
-        super().__init__()
-        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
-        with torch.random.fork_rng():  # leave the notebook's own random stream alone
-            torch.manual_seed(seed)
-            self.c_attn = nn.Linear(embed_dim, 3 * embed_dim).double()
-            self.c_proj = nn.Linear(embed_dim, embed_dim).double()
-
-
-def same(got, want, tol: float) -> bool:
-    """got equals want within tol, NaN where want has NaN (a mask that leaves a row with no key gives NaN:
-    matching where the NaN are names which mask it was)."""
-    if not (isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor)) or got.shape != want.shape:
-        return False
-    a, b = got.detach().double(), want.detach().double()
-    if not torch.equal(a.isnan(), b.isnan()):
-        return False
-    finite = ~a.isnan()
-    return bool(((a - b).abs()[finite] <= tol).all()) if finite.any() else True
-
-
-def find_bug(got, variants: dict, tol: float):
-    """The first classic mistake (its hint key, or (key, fields)) whose result got equals, else None."""
-    for key, want in variants.items():
-        if key is not None and same(got, want, tol):
-            return hint_key(key)
-    return None
-
-
-def cache_content_bug(cache, host, x, hi: int):
-    """The classic mistake the returned cache shows (keys and values swapped, or the new ones put before the
-    old), or None: the visible check and the grader read the same cache."""
-    E_ = x.size(-1)
-    _, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))
-    try:
-        ck, cv = cache
-        if same(ck, v, 1e-9) and same(cv, k, 1e-9):
-            return "hint_cache_kv_swapped"
-        for lo in range(1, hi):
-            if same(ck, torch.cat([k[:, :, lo:], k[:, :, :lo]], 2), 1e-9) or \
-                    same(cv, torch.cat([v[:, :, lo:], v[:, :, :lo]], 2), 1e-9):
-                return "hint_cache_cat_order"
-    except (TypeError, ValueError, RuntimeError):
-        return None
-    return None
-
-
-def fewer_tokens(y, want: tuple) -> bool:
-    """An output of (B, n, E) with n < T_new: the last token's output alone (y[:, -1:]), as generation uses it, where
-    every new token's is asked for (the check's and the grader's alike)."""
-    return isinstance(y, torch.Tensor) and y.dim() == 3 and y.size(0) == want[0] and y.size(2) == want[2] \
-        and y.size(1) < want[1]
-
-
-def cache_error(kind: str, message: str, call: str = "") -> str | None:
-    """What an attend_with_cache that raised says: the check's and the grader's alike."""
-    if "meta" in call and ("meta" in message or "device" in message):   # a mask made on the CPU met meta scores
-        return "hint_cache_device"
-    if "NoneType" in message and "subscriptable" in message:   # cache[0] on the first call's None
-        return "hint_cache_none"
-    if "argument 'diagonal' must be int" in message:           # T_past = k - T_new: a tensor, not k.size(2)
-        return "hint_cache_past_tensor"
-    if "failed to unpack" in message and "float" in message:    # D = E / H: a float size in view
-        return "hint_cache_float_dim"
-    return None
-
-
-def cache_output_hint(got, host, variants: dict, later=lambda: ()):
-    """The classic mistake a wrong output shows (the check's and the grader's alike), or None.
-
-    Where several give this chunk's output (T_past read from the heads' axis makes tril(diagonal=H - T_new): no
-    mask at all at the check's prefill, H = 6, and diagonal - 1 at the grader's, H = 2), the later chunks' outputs
-    keep those that explain them too: later() yields (output, that chunk's variants) for each chunk after this one,
-    the check's calls and the grader's record alike."""
-    keys = [key for key, want in variants.items() if key is not None and same(got, want, 1e-9)]
-    if len(keys) > 1:
-        for got_later, variants_later in later():
-            kept = [key for key in keys if same(got_later, variants_later[key], 1e-9)]
-            keys = kept or keys
-            if len(keys) == 1:
-                break
-    if keys:
-        return hint_key(keys[0])
-    if isinstance(got, torch.Tensor) and merged_out_of_order(got, host.c_proj, variants[None], 1e-7):
-        return "hint_merge_order_6"
-    return None
+    _verify("gqa", "GroupedQueryAttention", RightGQA, cls)
 
 
 def check_attend_with_cache(fn) -> None:
-    name = "attend_with_cache"
-    host = _CacheHost(H * D, H, seed=63).eval()
-    (x,) = inputs((B, T - 3, H * D), seed=64)
-    chunks = ((0, 3), (3, 4), (4, 5), (5, 8))
-    with torch.no_grad():
-        cache = None
-        for index, (lo, hi) in enumerate(chunks):
-            result = run(name, fn, host, x[:, lo:hi], cache, on_error=cache_error)
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
-            y, cache = result
-            if isinstance(y, tuple) and isinstance(cache, torch.Tensor):   # (cache, output)
-                raise CheckFailed(t("cache_not_pair", kind="Tensor"), t("hint_cache_return_order"))
-            expect_shape(y, (B, hi - lo, H * D), ("B", "T_new", "E"), t("what_output"),
-                         t("hint_cache_output_tokens") if fewer_tokens(y, (B, hi - lo, H * D)) else None)
-            if not (isinstance(cache, tuple) and len(cache) == 2):
-                raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-            for part, c in zip("KV", cache):
-                expect_shape(c, (B, H, hi, D), ("B", "H", "T", "D"), t("what_cache", part=part),
-                             t("hint_cache_concat"))
-            variants = cache_variants(host, x, lo, hi)
-            err = max_error(y, variants[None])
-            content = cache_content_bug(cache, host, x, hi)
-            if not err <= 1e-9 or content:   # NaN compares False too
-                hint = content or cache_output_hint(y, host, variants, lambda: _later(fn, host, x, chunks[index + 1:], cache))
-                failure = (t("cache_differs_token", lo=lo, err=err) if hi - lo == 1
-                           else t("cache_differs", lo=lo, last=hi - 1, n=hi - lo, err=err))
-                if content and err <= 1e-9:
-                    failure = t("cache_contents_differ", hi=hi)
-                raise CheckFailed(failure, say(hint))
-    got = cache_on_meta(lambda *args: run(*args, on_error=cache_error), fn, host, x)
-    if isinstance(got, torch.Tensor) and got.device.type != "meta":
-        raise CheckFailed(t("cache_meta_device", device=got.device.type), t("hint_cache_device"))
-    passed(name)
-
-
-def cache_on_meta(call, fn, host, x):
-    """The meta device's case (a GPU's stand-in), the check's and the probe's: a prefill of two tokens, then one
-    more, with host and x moved there. call(name, fn, *args): the check's run or the probe's rec.call. Returns the
-    last output, which must be on meta: a mask made without device=x_new.device stays on the CPU and fails there."""
-    name = "attend_with_cache (meta)"
-    host, x = copy.deepcopy(host).to("meta"), x[:, :3].to("meta")
-    with torch.no_grad():
-        result = call(name, fn, host, x[:, :2], None)
-        cache = result[1] if isinstance(result, tuple) and len(result) == 2 else None
-        result = call(name, fn, host, x[:, 2:3], cache)
-    return result[0] if isinstance(result, tuple) and len(result) == 2 else result
-
-
-def _later(fn, host, x, chunks, cache):
-    """(output, variants) of the chunks after a wrong one, the learner's own cache carried on, until a call fails."""
-    for lo, hi in chunks:
-        try:
-            y, cache = run("attend_with_cache", fn, host, x[:, lo:hi], cache)
-        except (CourseError, TypeError, ValueError):
-            return
-        yield y, cache_variants(host, x, lo, hi)
-
-
-def cache_variants(host, x, lo: int, hi: int) -> dict:
-    """Outputs for tokens lo..hi-1 given a cache of 0..lo-1: right, and the classic cache bugs."""
-    E_ = x.size(-1)
-    q, k, v = (split_heads(z, host.n_head) for z in host.c_attn(x[:, :hi]).split(E_, dim=2))
-    q_all = q   # the keys a k, q, v = … mix-up attends to (told apart at the prefill, where no cache mixes in)
-    q = q[:, :, lo:hi]
-    n = hi - lo
-    ones = torch.ones(n, hi, dtype=torch.bool)
-    right_keep = ones.tril(diagonal=lo)
-
-    def attend(keys=k, values=v, keep=right_keep, scale=None, axis=-1, fill="-inf", query=q, softmax=True):
-        raw = query @ keys.transpose(-2, -1)
-        s = raw / math.sqrt(host.head_dim) if scale is None else scale(raw)
-        if keep is not None:
-            s = masked(s, keep, fill)
-        return host.c_proj(merge_heads((torch.softmax(s, axis) if softmax else s) @ values))
-
-    root = math.sqrt(host.head_dim)
-    return {
-        None: attend(),
-        # T_past from cache[0].size(1), the heads' axis: right at the prefill (no cache), H after it. Before
-        # "no mask": at the last chunks H can reach every key, and the prefill has already told "no mask" apart.
-        "hint_cache_past_axis": attend(keep=ones.tril(diagonal=host.n_head if lo else 0)),
-        "hint_causal_6": attend(keep=None),
-        # T_past = k.size(1) - T_new, after the join: H - T_new, a prefill's "no mask" or "diagonal - 1" at some
-        # sizes; the later chunks tell them apart (cache_output_hint).
-        ("hint_cache_past_axis", ()): attend(keep=ones.tril(diagonal=host.n_head - n)),
-        "hint_cache_mask_offset": attend(keep=ones.tril()),
-        "hint_cache_mask_diagonal": attend(keep=ones.tril(diagonal=lo - 1)),   # NaN at the prefill's first row
-        "hint_cache_unused": attend(k[:, :, lo:], v[:, :, lo:], tril(n)),
-        "hint_cache_mask_sign": attend(keep=ones.tril(diagonal=-lo)),
-        "hint_inverted_mask": attend(fill="inverted"),
-        "hint_additive_nan": attend(fill="additive"),
-        "hint_mask_multiplied": attend(fill="0"),
-        "hint_upper_triangle": attend(keep=ones.triu(diagonal=lo)),
-        "hint_qkv_order": attend(v, k),                                   # q, v, k = …split(E, dim=2)
-        ("hint_qkv_order", ()): attend(q_all, v, query=k[:, :, lo:hi]),  # k, q, v = …
-        "hint_no_scale_6": attend(scale=lambda raw: raw),
-        "hint_scale_d_6": attend(scale=lambda raw: raw / host.head_dim),
-        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
-        ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
-        ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
-        ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),
-        "hint_no_softmax": attend(softmax=False),
-    }
+    _verify("attend_with_cache", "attend_with_cache", right_attend_with_cache, fn)

@@ -6,26 +6,16 @@ What can is the shapes of the tensors the learner's code makes: ScoreWatch sees 
 every name it could be reached by, and keeps the first floating one whose last two axes are both longer
 than a block (the (T, T) scores, or (T_q, T_k) ones), or the first product of q and k whose key axis is longer
 than a block (queries tiled against every key: the text splits the keys and keeps the T queries whole). The
-visible check and the probe use it alike; the probe only records the shape it saw, and the grader decides from
-that record in its own process (watch_failure). Code that takes the watch down has to reach torch's private
+probe records the shape it saw, and the exercise's procedure decides from that record (watch_failure), in the
+grader's process and in the visible check's alike. Code that takes the watch down has to reach torch's private
 dispatch modules, which the by-hand policy refuses (attn_course.hand_policy.tampering).
 """
 from __future__ import annotations
 
 import torch
 
-from ..messages import t
-from ..score_watch import ScoreWatch
-from ..validate import CheckFailed
-from .engine import run
-
 # The sizes the watch runs at: T many blocks long, D no wider than a block (so (T, D) is no (T, T) score).
 WATCH_B, WATCH_H, WATCH_T, WATCH_D, WATCH_BLOCK = 1, 2, 40, 4, 4
-
-
-def watch_inputs(seed: int, dtype=torch.float64):
-    g = torch.Generator().manual_seed(seed)
-    return [torch.randn(WATCH_B, WATCH_H, WATCH_T, WATCH_D, generator=g, dtype=dtype) for _ in range(3)]
 
 
 def meta_inputs():
@@ -62,20 +52,3 @@ def watch_failure(shape) -> tuple[str, str] | None:
     if len(shape) >= 2 and min(shape[-2:]) > WATCH_BLOCK:
         return "tiled_full_scores", "hint_tiled_full"
     return "tiled_key_axis", "hint_tiled_query_blocks"
-
-
-def expect_tiled(fn, name: str, on_error) -> None:
-    """The visible check's rules the values cannot show: no (T, T) scores, no scores over all the keys, and the
-    running tensors made on q's device in q's dtype (meta_inputs)."""
-    for causal in (False, True):
-        q, k, v = watch_inputs(65)
-        with ScoreWatch(WATCH_BLOCK, keys=k) as watch:
-            run(name, fn, q, k, v, WATCH_BLOCK, causal, on_error=on_error)
-        failure = watch_failure(watch.widest)
-        if failure:
-            raise CheckFailed(t(failure[0], shape=watch.widest, T=WATCH_T, block=WATCH_BLOCK), t(failure[1]))
-    got = run(f"{name} (meta, float16)", fn, *meta_inputs(), WATCH_BLOCK, True, on_error=on_error)
-    problem = meta_problem(got)
-    if problem:
-        raise CheckFailed(t("tiled_meta", device=got.device.type, dtype=str(got.dtype).replace("torch.", "")),
-                          t(problem))
