@@ -1,11 +1,17 @@
-"""Lesson 4's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
+"""Lesson 4's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
+probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
+check (attn_course.checks.lesson4) with the right answer the course's public facts give, on a seed of its own.
 
 `module` and `module_max_len` are also the hidden tests of the GPT2SelfAttention that lessons 5 to 7 paste in.
 """
 import torch
 
-from ..checks.lesson4 import buffer_persistent, buffer_shape, init_n_layer, module_on_meta, output_of
+from ..checks.lesson4 import (
+    buffer_persistent, buffer_shape, count_hint, init_error, init_n_layer, init_problem, module_error, module_on_meta,
+    output_of, qkv_variants, split_error,
+)
 from ..findings import shared_memory
+from ..judging import Mismatch, expect_answer, expect_equal, expect_grads, matching_bug, naming, procedure
 from ..hf import hf_attention
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
     NOTEBOOK, build, configs,
@@ -145,3 +151,71 @@ def export_to_hf(rec, fn, cls):
     rec.put("state", {n: p for n, p in hf.named_parameters()} if isinstance(hf, torch.nn.Module) else None)
     with torch.no_grad():
         rec.put("y", rec.call("GPT2SelfAttention", mine, rec.randn("x", b, t, h * d, dtype=torch.float32))[0])
+
+
+# --------------------------------------------------------------------------- the procedures
+# res: what the probe recorded (attn_course.judging.Results); right: the right implementation.
+def _split_bug(res):
+    for b, t, h, d in configs(res):
+        got = res[f"H={h}, D={d}"]
+        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) == (b, t, h, d)
+                                          for z in got):
+            return "hint_missing_transpose"
+        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) != (b, h, t, d)
+                                          for z in got):
+            return "hint_split_shape"
+        key = matching_bug(got, qkv_variants(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h), 0.0)
+        if key:
+            return key
+    return None
+
+
+@procedure(on_error=split_error)
+def judge_split_qkv(res, right):
+    """right: split_qkv. Parts of the right shape that differ are named (which of q, k, v), not only the first."""
+    for b, t, h, d in configs(res):
+        got, want = res[f"H={h}, D={d}"], right(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h)
+        if not (isinstance(got, tuple) and len(got) == 3):
+            raise Mismatch("hint_returns_triple", name="split_qkv", kind=type(got).__name__)
+        with naming(lambda: _split_bug(res)):
+            wrong = []
+            for part, g, w in zip("qkv", got, want):
+                try:
+                    expect_equal(f"B={b}, T={t}, H={h}, D={d}", g, w)
+                except Mismatch as mismatch:
+                    if mismatch.key != "hidden_mismatch":
+                        raise
+                    wrong.append((part, mismatch.fields["err"]))
+            if wrong:
+                raise Mismatch("split_differs", name="split_qkv", parts=", ".join(p for p, _ in wrong),
+                               err=max(e for _, e in wrong))
+    b, t, h, d = next(configs(res))   # the gradient with respect to qkv
+    qkv = res.randn(f"grad.qkv.{h}.{d}", b, t, 3 * h * d).requires_grad_(True)
+    expect_grads("split_qkv", res["grad"], backward_with_probe(res, right(qkv, h), [qkv]), ["qkv"])
+
+
+def _init_error(kind: str, message: str, call: str = ""):
+    """gpt2_init's own errors (named_parameters unpacked the other way), else the module's constructor's."""
+    return init_error(kind, message, call) or (module_error(64)(kind, message, call) if call == "GPT2SelfAttention"
+                                               else None)
+
+
+@procedure(on_error=_init_error)
+def judge_init(res, right):
+    """right: None. GPT-2's init is a distribution, judged by its statistics (checks.init_problem): 10% of each std,
+    for the mean too. At E = 48 (6,912 and 2,304 draws) a right init stays within a fifth of that; nn.Linear's own
+    (std 0.083 for c_attn) and a mean of 1 are far outside. A module without biases is the module exercise's fault,
+    not this one's: init_problem skips them."""
+    state, n_layer = res["state"], init_n_layer(res.sizes)
+    if not isinstance(state, dict) or not all(isinstance(state.get(k), torch.Tensor)
+                                              for k in ("c_attn.weight", "c_proj.weight")):
+        raise Mismatch("init_differs", name="gpt2_init", n_layer=n_layer)
+    problem = init_problem(state, 0.1, n_layer)
+    if problem:
+        raise Mismatch("init_differs", hint=problem, name="gpt2_init", n_layer=n_layer)
+
+
+@procedure()
+def judge_n_params(res, right):
+    """right: GPT-2 small's count (4E² + 4E at E = 768); count_hint names the classic miscounts."""
+    expect_answer("answer_n_params", res["answer_n_params"], right, integer=True, hint_of=count_hint)

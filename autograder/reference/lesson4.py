@@ -11,13 +11,12 @@ from attn_course.checks import lesson4 as checks
 from attn_course.checks.engine import output_dropped
 from attn_course.hf import hf_attention, hf_forward
 from attn_course.probes import lesson4 as probe
-from attn_course.probes.cases import backward_with_probe
 from attn_course.findings import target_finding
 from attn_course.judging import (
-    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_finding, expect_grads, expect_layout,
+    Mismatch, expect_close, expect_copy, expect_finding, expect_grads, expect_layout,
     matching_bug, max_error, naming,
 )
-from attn_grader.judge import judge, sibling
+from attn_grader.judge import judge, judged_by, sibling
 
 _gpt2 = sibling(__file__, "gpt2_module")
 split_qkv, GPT2SelfAttention = _gpt2.split_qkv, _gpt2.GPT2SelfAttention
@@ -55,21 +54,6 @@ def export_to_hf(mine, hf):
 # --------------------------------------------------------------------------- naming the mistake
 # On a mismatch, the learner's results are compared with the visible checks' classic bugs
 # (attn_course.checks.lesson4), computed here on the grader's own inputs.
-def _split_bug(res):
-    for b, t, h, d in probe.configs(res):
-        got = res[f"H={h}, D={d}"]
-        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) == (b, t, h, d)
-                                          for z in got):
-            return "hint_missing_transpose"
-        if isinstance(got, tuple) and any(isinstance(z, torch.Tensor) and tuple(z.shape) != (b, h, t, d)
-                                          for z in got):
-            return "hint_split_shape"
-        key = matching_bug(got, checks.qkv_variants(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h), 0.0)
-        if key:
-            return key
-    return None
-
-
 def _module_bug(res):
     """Biases, then each path as the visible check names it (checks.module_hint: the output's classic variants,
     then what the returned weights say), then dropout in eval and in training."""
@@ -118,11 +102,6 @@ def _module_bug(res):
         return matching_bug(got[0], checks.train_variants(noisy, x, res.integer("dropout")), 1e-9)
 
 
-def _init_bug(res):
-    state = res["state"]
-    return checks.init_problem(state, 0.1, checks.init_n_layer(res.sizes)) if isinstance(state, dict) else None
-
-
 def _load_bug(res):
     b, t, h, d = next(probe.configs(res))
     hf = hf_attention(h * d, h, seed=res.integer("hf"))
@@ -137,21 +116,6 @@ def _export_bug(res):
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson4.split_qkv", on_error=checks.split_error)
-def judge_split_qkv(res):
-    for b, t, h, d in probe.configs(res):
-        got, want = res[f"H={h}, D={d}"], split_qkv(res.randn(f"qkv.{h}.{d}", b, t, 3 * h * d), h)
-        case = f"B={b}, T={t}, H={h}, D={d}"
-        if not (isinstance(got, tuple) and len(got) == 3):
-            raise Mismatch("hint_returns_triple", name="split_qkv", kind=type(got).__name__)
-        with naming(lambda: _split_bug(res)):
-            for g, w in zip(got, want):
-                expect_equal(case, g, w)
-    b, t, h, d = next(probe.configs(res))   # the gradient, as the visible check takes it
-    qkv = res.randn(f"grad.qkv.{h}.{d}", b, t, 3 * h * d).requires_grad_(True)
-    expect_grads("split_qkv", res["grad"], backward_with_probe(res, split_qkv(qkv, h), [qkv]), ["qkv"])
-
-
 def _reference(res, h, d, dropout=0.0, key=None):
     ref = GPT2SelfAttention(h * d, h, max_len=32, dropout=dropout)
     expect_layout(res, ref, key or f"layout.{h}.{d}")
@@ -259,26 +223,6 @@ def judge_module_max_len(res):
         expect_close(f"max_len={max_len}, T={t}, train()", res["train"], want[0], 1e-9)
 
 
-@judge("lesson4.init", on_error=checks.init_error)
-def judge_init(res):
-    state, n_layer = res["state"], checks.init_n_layer(res.sizes)
-    if not isinstance(state, dict) or not all(isinstance(state.get(k), torch.Tensor)
-                                              for k in ("c_attn.weight", "c_proj.weight")):
-        raise Mismatch("init_differs", name="gpt2_init", n_layer=n_layer)
-    # 10% of each std, for the mean too: at E = 48 (6,912 and 2,304 draws) a right init stays within a
-    # fifth of that; nn.Linear's own (std 0.083 for c_attn) and a mean of 1 are far outside.
-    # A module without biases is the module exercise's fault, not this one's: init_problem skips them.
-    problem = checks.init_problem(state, 0.1, n_layer)
-    if problem:
-        raise Mismatch("init_differs", hint=problem, name="gpt2_init", n_layer=n_layer)
-
-
-@judge("lesson4.n_params")
-def judge_n_params(res):
-    expect_answer("answer_n_params", res["answer_n_params"], 4 * 768 * 768 + 4 * 768, integer=True,
-                  hint_of=checks.count_hint)
-
-
 def _expect_state(case, state, want: nn.Module):
     """state (name -> tensor) must hold want's parameters, by name and shape, equal within float32 rounding."""
     names = [n for n, _ in want.named_parameters()]
@@ -323,3 +267,10 @@ def judge_export_to_hf(res):
     target = res["target_state"]
     expect_finding(target_finding("export_to_hf", "hf", checks.hf_pair_problem(
         dict(mine.named_parameters()), target if isinstance(target, dict) else {})))
+
+
+# Each is the exercise's public procedure (attn_course.probes.lesson4) given this reference: the visible check runs
+# the same procedure with the right answer the course's public facts give.
+judged_by("lesson4.split_qkv", probe.judge_split_qkv, split_qkv)
+judged_by("lesson4.init", probe.judge_init, None)
+judged_by("lesson4.n_params", probe.judge_n_params, 4 * 768 * 768 + 4 * 768)
