@@ -6,6 +6,7 @@ Its planted bugs (a graded submission per classic bug, which tests/test_grading.
 tools/planted/lesson4.py.
 """
 import math
+import os
 import re
 
 import pytest
@@ -369,3 +370,125 @@ def test_a_tensor_made_on_the_cpu_in_forward_is_named_alike_on_meta(lang, ref):
     for cls in (MaskedOnCpu, SdpaMaskOnCpu, OutputToCpu):
         fails_with(checks.check_gpt2_module, cls, "hint_module_device")
         assert fails(probes.module, cls).hint == "hint_module_device", cls.__name__
+
+
+# --------------------------------------------------------------------------- one procedure, two seeds
+MODULE_SOURCE = '''
+class GPT2SelfAttention(nn.Module):
+    def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        self.c_attn, self.c_proj = nn.Linear(embed_dim, 3 * embed_dim), nn.Linear(embed_dim, embed_dim)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x, use_sdpa=False):
+        B, T, E = x.shape
+        q, k, v = split_qkv(self.c_attn(x), self.n_head)
+        if use_sdpa:
+            p = self.dropout.p if self.training else 0.0
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=MASKED, dropout_p=p)
+            return self.c_proj(y.transpose(1, 2).reshape(B, T, E)), None
+        s = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        if MASKED:
+            s = s.masked_fill(~self.causal[:T, :T], float("-inf"))
+        w = torch.softmax(s, -1)
+        return self.c_proj((self.dropout(w) @ v).transpose(1, 2).reshape(B, T, E)), w
+'''
+
+
+def notebook_module(split=split_qkv_ok, masked=True):
+    """The module as the notebook has it: its forward calls the learner's split_qkv, a global of the notebook."""
+    scope = {"nn": nn, "torch": torch, "math": math, "F": F, "split_qkv": split, "MASKED": masked}
+    exec(MODULE_SOURCE, scope)
+    return scope["GPT2SelfAttention"]
+
+
+def interleaved(qkv, H):
+    return tuple(z.transpose(1, 2) for z in qkv.view(qkv.size(0), qkv.size(1), H, -1).chunk(3, -1))
+
+
+def kqv(qkv, H):
+    q, k, v = split_qkv_ok(qkv, H)
+    return k, q, v
+
+
+def export_ok(m, h):
+    with torch.no_grad():
+        for layer in ("c_attn", "c_proj"):
+            getattr(h, layer).weight.copy_(getattr(m, layer).weight.T)
+            getattr(h, layer).bias.copy_(getattr(m, layer).bias)
+    return h
+
+
+@pytest.mark.parametrize("split,hint", [(interleaved, "hint_interleaved_qkv"), (kqv, "hint_qkv_order")])
+def test_a_split_mistake_is_named_at_its_root_when_loading_and_exporting(lang, ref, split, hint):
+    """A mistake of exercise 1 reaches exercises 5 and 6 through the module of exercise 2, which calls split_qkv: both
+    sides name exercise 1 (hint_split_cascade), where they named exercise 2; a module's own mistake still names the
+    module (hint_module_cascade), and a module that splits by itself too."""
+    check_names(checks.check_split_qkv, split, hint)
+    cls = notebook_module(split)
+    for check, probe, fn in ((checks.check_load_from_hf, probes.load_from_hf, load_ok),
+                             (checks.check_export_to_hf, probes.export_to_hf, export_ok)):
+        check_names(lambda c: check(fn, c), cls, "hint_split_cascade")
+        assert fails(probe, fn, cls).hint == "hint_split_cascade"
+        check_names(lambda c: check(fn, c), notebook_module(masked=False), "hint_module_cascade")
+        assert fails(probe, fn, notebook_module(masked=False)).hint == "hint_module_cascade"
+    own = notebook_module(split)
+    own.forward.__globals__["split_qkv"] = None   # a forward that splits by itself: split_qkv is not its cause
+    own_split = type("Own", (own,), {"forward": lambda self, x, use_sdpa=False: own.forward(self, x, use_sdpa)})
+    own.forward.__globals__["split_qkv"] = split
+    assert not probes.calls_split(own_split)
+
+
+def _square_export(m, h):
+    export_ok(m, h)
+    with torch.no_grad():
+        h.c_proj.weight.copy_(m.c_proj.weight)
+    return h
+
+
+AGREE = {
+    "split_qkv": [(interleaved,), (kqv,), (lambda qkv, H: tuple(z.reshape(z.size(0), H, z.size(1), -1)
+                                                                for z in qkv.split(qkv.size(-1) // 3, -1)),)],
+    "init": [(lambda m, n_layer=12: _init(m, 0.02 / math.sqrt(24)), gpt2_module()),
+             (lambda m, n_layer=12: _init(m, 0.02), gpt2_module())],
+    "load_from_hf": [(lambda m, h: load_ok(m, h, transpose_proj=False), gpt2_module()),
+                     (lambda m, h: load_ok(m, h, bias=False), gpt2_module()), (load_ok, notebook_module(interleaved)),
+                     (load_ok, notebook_module(masked=False)), (assigned, gpt2_module())],
+    "export_to_hf": [(_square_export, gpt2_module()), (export_ok, notebook_module(kqv)),
+                     (export_ok, gpt2_module(bias=False))],
+}
+
+
+def _init(module, proj_std):
+    for name, p in module.named_parameters():
+        if name.endswith("bias"):
+            nn.init.zeros_(p)
+        else:
+            nn.init.normal_(p, 0.0, proj_std if name.startswith("c_proj") else 0.02)
+    return module
+
+
+@pytest.mark.parametrize("exercise,i", [(e, i) for e, cases in AGREE.items() for i in range(len(cases))])
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exercise, i):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    from attn_course.judging import _sources, hint_of
+    from attn_course.probes import SEED_ENV
+    from attn_grader.verdict import decide
+    from conftest import REFERENCE
+    objs = AGREE[exercise][i]
+    check = {"split_qkv": checks.check_split_qkv, "init": checks.check_gpt2_init,
+             "load_from_hf": checks.check_load_from_hf, "export_to_hf": checks.check_export_to_hf}[exercise]
+    with pytest.raises(checks.CheckFailed) as info:
+        check(*objs)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson4.{exercise}", payload, _sources(objs))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

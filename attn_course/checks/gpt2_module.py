@@ -8,6 +8,7 @@ import math
 import re
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 from ..messages import t
@@ -34,6 +35,30 @@ def right_gpt2(module, x, use_sdpa: bool = False) -> tuple:
     scores = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~tril(x.size(1)), float("-inf"))
     weights = torch.softmax(scores, -1)
     return module.c_proj(merge_heads(weights @ v)), (None if use_sdpa else weights)
+
+
+class RightGPT2SelfAttention(nn.Module):
+    """The module lesson 4's text describes: c_attn (E → 3E) and c_proj (E → E) with biases, a causal buffer of
+    (max_len, max_len) not saved with the weights, dropout on the weights; forward returns (output, weights), with
+    None for the weights on the SDPA path."""
+
+    def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.c_attn = nn.Linear(embed_dim, 3 * embed_dim)
+        self.c_proj = nn.Linear(embed_dim, embed_dim)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("causal", tril(max_len), persistent=False)
+
+    def forward(self, x, use_sdpa=False):
+        q, k, v = _qkv(self, x)
+        if use_sdpa:
+            p = self.dropout.p if self.training else 0.0
+            return self.c_proj(merge_heads(F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p))), None
+        T_ = x.size(1)
+        scores = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~self.causal[:T_, :T_], float("-inf"))
+        weights = torch.softmax(scores, -1)
+        return self.c_proj(merge_heads(self.dropout(weights) @ v)), weights
 
 
 def output_of(result):

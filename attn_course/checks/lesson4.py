@@ -6,19 +6,17 @@ import math
 
 import torch
 
-from ..findings import snapshot, target_finding
-from ..hf import hf_attention, hf_forward
 from ..messages import t
-from ..sizes import avoided, draw, free_sizes
-from ..validate import CheckFailed
-from .engine import check_count_answer, close, expect_shape, inputs, linear_count, max_error, passed, run
+from ..sizes import avoided
+from ..validate import CheckFailed  # noqa: F401 - the lesson's tests catch it here
+from .engine import check_count_answer, linear_count, passed, run
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
-    B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_persistent, buffer_shape, check_gpt2_module,
-    expect_gpt2_module, gpt2_expected, hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint,
-    module_on_meta, output_of, qkv_variants, sdpa_hint, sdpa_train_finding, train_variants,
+    B, D, H, LESSON, MAX_LEN, T, RightGPT2SelfAttention, _size_error, buffer_persistent, buffer_shape,
+    check_gpt2_module, expect_gpt2_module, gpt2_expected, hint_text, keys_only, max_len_error, meta_problem,
+    module_error, module_hint, module_on_meta, output_of, qkv_variants, sdpa_hint, sdpa_train_finding,
+    train_variants,
 )
 from .heads import split_heads
-from .invariants import expect_copy, expect_grads, expect_same, failed, reads_globals, sizes_text
 
 
 def right_split(qkv, n_head) -> tuple:   # q, k, v, each (B, H, T, D)
@@ -113,11 +111,6 @@ def hf_pair_problem(mine: dict, hf: dict) -> str | None:
     return None
 
 
-def _hf_pair_hint(mine, hf) -> str | None:
-    key = hf_pair_problem(dict(mine.named_parameters()), dict(hf.named_parameters()))
-    return t(key) if key else None
-
-
 def hf_copy_error(kind: str, message: str, call: str = "") -> str:
     """The hint key for an error raised while copying between the two modules, or while running the module
     they were copied into (call: the name of what raised; the grader uses this function too).
@@ -138,72 +131,26 @@ def hf_copy_error(kind: str, message: str, call: str = "") -> str:
     return "hint_conv1d_transpose"
 
 
-def _run_copied(module, x):
-    """The module a copy filled, run by the check: an error there is exercise 2's, named as such."""
+def right_load(mine, hf):
+    """The text's copy: Conv1D keeps its weights (in, out), nn.Linear (out, in); the biases as they are."""
     with torch.no_grad():
-        return run("GPT2SelfAttention", module.eval(), x, on_error=hf_copy_error)[0]
+        for layer in ("c_attn", "c_proj"):
+            getattr(mine, layer).weight.copy_(getattr(hf, layer).weight.T)
+            getattr(mine, layer).bias.copy_(getattr(hf, layer).bias)
+    return mine
 
 
-@reads_globals(LESSON)
+def right_export(mine, hf):
+    right_load(hf, mine)   # the same copy the other way: Conv1D's (in, out) from nn.Linear's (out, in)
+    return hf
+
+
 def check_load_from_hf(fn, cls) -> None:
-    _load_case(fn, cls, H, D, 18)
-    _load_case(fn, cls, *free_sizes(LESSON, 2, seed=29), 30)
-    passed("load_from_hf")
+    _verify("load_from_hf", "load_from_hf", (right_load, RightGPT2SelfAttention), fn, cls)
 
 
-def _load_case(fn, cls, h: int, d: int, seed: int) -> None:
-    name = "load_from_hf"
-    hf = hf_attention(h * d, h, seed=seed)
-    before = snapshot(hf)
-    target = cls(h * d, h)
-    mine = run(name, fn, target, hf, on_error=hf_copy_error)
-    expect_copy(name, before, hf, mine, into="mine")   # first: a copy_ the wrong way makes the two modules agree
-    problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, h * d), seed=seed + 1, dtype=torch.float32)
-    y = _run_copied(mine, x)
-    with torch.no_grad():
-        want = hf_forward(hf, x)
-    if problem or not close(y, want, 1e-5):
-        # Parameters copied right and the output still wrong: the module (exercise 2) is the cause.
-        raise CheckFailed(t("values_differ", what=name, err=max_error(y, want)), problem or t("hint_module_cascade"))
-    finding = target_finding(name, "mine", hf_pair_problem(dict(target.named_parameters()), dict(hf.named_parameters())))
-    if finding:
-        raise failed(finding)
-
-
-@reads_globals(LESSON)
 def check_export_to_hf(fn, cls) -> None:
-    _export_case(fn, cls, H, D, 20)
-    _export_case(fn, cls, *free_sizes(LESSON, 2, seed=31), 32)
-    passed("export_to_hf")
-
-
-def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
-    name = "export_to_hf"
-    source = hf_attention(h * d, h, seed=seed)
-    mine = run("GPT2SelfAttention", cls, h * d, h, on_error=keys_only(module_error(64)))
-    for layer in ("c_attn", "c_proj"):   # exercise 2's module must have biases to export
-        if getattr(getattr(mine, layer, None), "bias", None) is None:
-            raise CheckFailed(t("layer_missing_bias", name=layer), t("hint_bias_from_module"))
-    with torch.no_grad():
-        mine.c_attn.weight.copy_(source.c_attn.weight.T)
-        mine.c_attn.bias.copy_(source.c_attn.bias)
-        mine.c_proj.weight.copy_(source.c_proj.weight.T)
-        mine.c_proj.bias.copy_(source.c_proj.bias)
-    before = snapshot(mine)
-    target = hf_attention(h * d, h, seed=seed + 1)
-    hf = run(name, fn, mine, target, on_error=hf_copy_error)
-    expect_copy(name, before, mine, hf, into="hf")
-    problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, h * d), seed=seed + 2, dtype=torch.float32)
-    y = _run_copied(mine, x)
-    with torch.no_grad():
-        got = hf_forward(hf, x)
-    if problem or not close(y, got, 1e-5):
-        raise CheckFailed(t("values_differ", what=name, err=max_error(y, got)), problem or t("hint_module_cascade"))
-    finding = target_finding(name, "hf", hf_pair_problem(dict(mine.named_parameters()), dict(target.named_parameters())))
-    if finding:
-        raise failed(finding)
+    _verify("export_to_hf", "export_to_hf", (right_export, RightGPT2SelfAttention), fn, cls)
 
 
 def gpt2_attention_count(E: int = 768) -> int:

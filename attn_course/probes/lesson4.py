@@ -6,13 +6,17 @@ check (attn_course.checks.lesson4) with the right answer the course's public fac
 """
 import torch
 
+from ..checks.engine import _referenced
 from ..checks.lesson4 import (
-    buffer_persistent, buffer_shape, count_hint, init_error, init_n_layer, init_problem, module_error, module_on_meta,
-    output_of, qkv_variants, split_error,
+    buffer_persistent, buffer_shape, count_hint, gpt2_expected, hf_copy_error, hf_pair_problem, init_error,
+    init_n_layer, init_problem, module_error, module_on_meta, output_of, qkv_variants, split_error,
 )
-from ..findings import shared_memory
-from ..judging import Mismatch, expect_answer, expect_equal, expect_grads, matching_bug, naming, procedure
-from ..hf import hf_attention
+from ..findings import shared_memory, target_finding
+from ..hf import hf_attention, hf_forward
+from ..judging import (
+    Mismatch, expect_answer, expect_close, expect_copy, expect_equal, expect_finding, expect_grads, expect_layout,
+    matching_bug, naming, procedure,
+)
 from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
     NOTEBOOK, build, configs,
 )
@@ -122,10 +126,17 @@ def n_params(rec, n):
     rec.put("answer_n_params", scalar(n))
 
 
+def calls_split(cls) -> bool:
+    """The learner's module calls exercise 1's split_qkv (its methods name it): a split's mistake there is exercise
+    1's (hint_split_cascade)."""
+    return "split_qkv" in _referenced(cls)[0]
+
+
 @probe("lesson4.load_from_hf")
 def load_from_hf(rec, fn, cls):
     b, t, h, d = next(configs(rec))
     hf = hf_attention(h * d, h, seed=rec.integer("hf"))
+    torch.manual_seed(rec.integer("target"))   # what a copy leaves alone is drawn, so both sides see the same
     target = rec.call("GPT2SelfAttention", cls, h * d, h)
     mine = rec.call("load_from_hf", fn, target, hf)
     rec.put("target_state", {n: p for n, p in target.named_parameters()})   # the exercise writes into mine
@@ -133,6 +144,7 @@ def load_from_hf(rec, fn, cls):
     rec.put("shared", shared_memory(mine, hf) if isinstance(mine, torch.nn.Module) else [])
     rec.put("source_after", dict(hf.named_parameters()))
     rec.put("state", {n: p for n, p in mine.named_parameters()})
+    rec.put("calls_split", calls_split(cls))
     with torch.no_grad():
         rec.put("y", rec.call("GPT2SelfAttention", mine.eval(), rec.randn("x", b, t, h * d, dtype=torch.float32))[0])
 
@@ -149,6 +161,7 @@ def export_to_hf(rec, fn, cls):
     rec.put("source_after", dict(mine.named_parameters()))
     rec.put("type", type(hf).__name__)
     rec.put("state", {n: p for n, p in hf.named_parameters()} if isinstance(hf, torch.nn.Module) else None)
+    rec.put("calls_split", calls_split(cls))
     with torch.no_grad():
         rec.put("y", rec.call("GPT2SelfAttention", mine, rec.randn("x", b, t, h * d, dtype=torch.float32))[0])
 
@@ -219,3 +232,78 @@ def judge_init(res, right):
 def judge_n_params(res, right):
     """right: GPT-2 small's count (4E² + 4E at E = 768); count_hint names the classic miscounts."""
     expect_answer("answer_n_params", res["answer_n_params"], right, integer=True, hint_of=count_hint)
+
+
+# Exercise 1's classic mistakes, as gpt2_expected names the module's output made with them.
+SPLIT_HINTS = {"hint_interleaved_qkv", "hint_reshape_heads_first", "hint_qkv_order"}
+
+
+def _cascade(res, module, x, y):
+    """Parameters copied right and the output still wrong: the module (exercise 2) is the cause, or exercise 1's
+    split_qkv when the module calls it and the output is the right one made with one of the split's classic
+    mistakes: the learner is sent to the root, not to the exercise the failure passed through."""
+    with torch.no_grad():
+        variants = {k: v for k, v in gpt2_expected(module, x).items()
+                    if k is not None and (k[0] if isinstance(k, tuple) else k) in SPLIT_HINTS}
+    split = "calls_split" in res and res["calls_split"] is True and matching_bug(y, variants, 1e-5)
+    return "hint_split_cascade" if split else "hint_module_cascade"
+
+
+def _expect_state(case, state, want):
+    """state (name -> tensor) must hold want's parameters, by name and shape, equal within float32 rounding."""
+    names = [n for n, _ in want.named_parameters()]
+    if not isinstance(state, dict) or sorted(state) != sorted(names):
+        raise Mismatch("hidden_layout", want=", ".join(names), got=", ".join(state) if isinstance(state, dict) else "-")
+    for n, p in want.named_parameters():
+        expect_close(f"{case}: {n}", state[n], p.detach(), 1e-6, check_dtype=False)
+
+
+def _state_of(res, key):
+    state = res[key]
+    return state if isinstance(state, dict) else {}
+
+
+@procedure(on_error=hf_copy_error)
+def judge_load_from_hf(res, right):
+    """right: (load_from_hf, the module class), the copy into a right module that want is."""
+    load, module = right
+    b, t, h, d = next(configs(res))
+    hf = hf_attention(h * d, h, seed=res.integer("hf"))
+    expect_copy("load_from_hf", res, hf, into="mine")   # first: a copy_ the wrong way makes the two modules agree
+    want = load(module(h * d, h), hf).eval()
+    x = res.randn("x", b, t, h * d, dtype=torch.float32)
+    with naming(lambda: hf_pair_problem(_state_of(res, "state"), dict(hf.named_parameters()))):
+        _expect_state("load_from_hf", res["state"], want)
+    with naming(lambda: _cascade(res, want, x, res["y"])), torch.no_grad():
+        expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
+    expect_finding(target_finding("load_from_hf", "mine", hf_pair_problem(
+        _state_of(res, "target_state"), dict(hf.named_parameters()))))
+
+
+def _bias_missing(res):
+    """The learner's module built without biases: nothing to export, exercise 2's mistake."""
+    layout = [name for name, _ in res["layout"]]
+    return "hint_bias_from_module" if any(f"{n}.bias" not in layout for n in ("c_attn", "c_proj")) else None
+
+
+@procedure(on_error=hf_copy_error)
+def judge_export_to_hf(res, right):
+    """right: (export_to_hf, the module class): the learner's module with the probe's parameters must reach hf."""
+    export, module = right
+    b, t, h, d = next(configs(res))
+    mine = module(h * d, h)
+    with naming(lambda: _bias_missing(res)):
+        expect_layout(res, mine, "layout")
+    res.fill_parameters(mine, f"params.{h}.{d}")
+    expect_copy("export_to_hf", res, mine, into="hf")
+    if res["type"] != "GPT2Attention":
+        raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
+    want = export(mine, hf_attention(h * d, h, seed=0))
+    x = res.randn("x", b, t, h * d, dtype=torch.float32)
+    with naming(lambda: hf_pair_problem(dict(mine.named_parameters()), _state_of(res, "state"))):
+        _expect_state("export_to_hf", res["state"], want)
+    mine.eval()
+    with naming(lambda: _cascade(res, mine, x, res["y"])), torch.no_grad():
+        expect_close("export_to_hf", res["y"], mine(x)[0], 1e-5)
+    expect_finding(target_finding("export_to_hf", "hf", hf_pair_problem(
+        dict(mine.named_parameters()), _state_of(res, "target_state"))))
