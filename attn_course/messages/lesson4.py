@@ -199,10 +199,6 @@ MESSAGES = {
         "ja": "GPT2SelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
         "ko": "GPT2SelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
     },
-    "max_len_differs": {
-        "ja": "max_len={max_len} で作り、T = {T}（既定の 64 より長い系列）を入れたときの出力が正しくありません（最大誤差 {err:.3g}）。",
-        "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
-    },
     "hint_max_len_keyword": {
         "ja": "コンストラクタがキーワード引数 max_len を受け取れません。チェックも講座のコードも GPT2SelfAttention(E, H, max_len=…) のように呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
         "ko": "생성자가 키워드 인자 max_len을 받지 못합니다. 검사도 강좌의 코드도 GPT2SelfAttention(E, H, max_len=…)처럼 호출하므로 인자 이름은 max_len이어야 합니다(block_size 같은 다른 이름으로는 동작하지 않습니다). def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)처럼 정의하세요.",
@@ -218,10 +214,6 @@ MESSAGES = {
     "hint_sdpa_weights_none": {
         "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
         "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
-    },
-    "dropout_default_differs": {
-        "ja": "dropout を渡さずに作った GPT2SelfAttention の出力が、train モードでは dropout=0.0 のときと一致しません（最大誤差 {err:.3g}）。",
-        "ko": "dropout을 넘기지 않고 만든 GPT2SelfAttention의 출력이 train 모드에서 dropout=0.0일 때와 일치하지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_dropout_default": {
         "ja": "コンストラクタの dropout の既定値は 0.0 です：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。既定値を変えると、dropout を渡さずに作ったモデル（第5回で学習させるモデルなど）が、学習のあいだずっとアテンションの重みの一部を 0 にしてしまいます。",
