@@ -458,6 +458,12 @@ AGREE = {
                      (load_ok, notebook_module(masked=False)), (assigned, gpt2_module())],
     "export_to_hf": [(_square_export, gpt2_module()), (export_ok, notebook_module(kqv)),
                      (export_ok, gpt2_module(bias=False))],
+    "module": [(gpt2_module(mask=False),), (gpt2_module(bug="scale_by_E"),), (gpt2_module(bug="unsliced_buffer"),),
+               (gpt2_module(bug="weights_after_dropout"),), (gpt2_module(bias=False),),
+               (max_len_module(reference("lesson4"), keyword="block_size"),)],
+    # right in lesson4.module (max_len=32, short sequences), wrong past 64 or on the SDPA path's weights
+    "module_max_len": [(max_len_module(reference("lesson4"), buffer=64),),
+                       (max_len_module(reference("lesson4"), sdpa_weights=True),)],
 }
 
 
@@ -480,7 +486,8 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exer
     from conftest import REFERENCE
     objs = AGREE[exercise][i]
     check = {"split_qkv": checks.check_split_qkv, "init": checks.check_gpt2_init,
-             "load_from_hf": checks.check_load_from_hf, "export_to_hf": checks.check_export_to_hf}[exercise]
+             "load_from_hf": checks.check_load_from_hf, "export_to_hf": checks.check_export_to_hf,
+             "module": checks.check_gpt2_module, "module_max_len": checks.check_gpt2_module}[exercise]
     with pytest.raises(checks.CheckFailed) as info:
         check(*objs)
     seed = checks.SEEDS[exercise]
