@@ -233,7 +233,8 @@ def _after_weights(module, x, weights) -> dict:
 
 
 def module_hint(module, x, y, weights, tol: float = 1e-6):
-    """The likely mistake of a masked path whose output y differs from the right one: a hint key, (key, fields), or None.
+    """The likely mistake of a masked path whose output y differs from the right one: a hint key, (key, fields), or
+    None.
 
     module: a right module's parameters (the learner's own in the check, the grader's draw in the judge).
     The returned weights tell where the mistake is: before the softmax, in the mask, or after the weights.
@@ -286,7 +287,8 @@ def train_variants(module, x, seed: int) -> dict:
     w = torch.softmax(scores.masked_fill(~keep, float("-inf")), -1)
     p = module.dropout.p
     out = {}
-    for key, make in ((None, lambda: F.dropout(w, p, True) @ v), ("hint_dropout_place", lambda: F.dropout(w @ v, p, True)),
+    for key, make in ((None, lambda: F.dropout(w, p, True) @ v),
+                      ("hint_dropout_place", lambda: F.dropout(w @ v, p, True)),
                       ("hint_dropout_before_softmax",
                        lambda: torch.softmax(F.dropout(scores, p, True).masked_fill(~keep, float("-inf")), -1) @ v)):
         with torch.random.fork_rng(devices=[]):
