@@ -6,6 +6,7 @@ Its planted bugs (a graded submission per classic bug, which tests/test_grading.
 tools/planted/lesson4.py.
 """
 import math
+import os
 import re
 
 import pytest
@@ -17,7 +18,7 @@ import attn_course as course
 from attn_course.checks import lesson4 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson4 as probes
-from conftest import fails, fails_with, passes, reference
+from conftest import check_names, fails, fails_with, passes, reference
 from test_lesson2 import merge_ok, split_ok
 
 # --------------------------------------------------------------------------- lesson 4
@@ -37,16 +38,10 @@ def test_split_qkv_checks(lang):
 
 def test_a_wrong_split_says_which_parts_differ_not_nan(lang):
     # (v, k, q): q and v are wrong, k is right. "max error nan" read as "your code made NaN".
-    failure = fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
+    failure = check_names(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))),
+                          "hint_qkv_order", key="split_differs")
     assert "nan" not in str(failure).lower()
-    err = float((split_qkv_ok(*_split_input())[0] - split_qkv_ok(*_split_input())[2]).abs().max())
-    assert failure.message == t("split_differs", name="split_qkv", parts="q, v", err=err)
-
-
-def _split_input():
-    from attn_course.checks.engine import inputs
-    (qkv,) = inputs((checks.B, checks.T, 3 * checks.E), seed=16)  # the check's own input
-    return qkv, checks.H
+    assert failure.mismatch.fields["parts"] == "q, v"
 
 
 def gpt2_module(bias=True, mask=True, bug=None):
@@ -92,7 +87,7 @@ def test_gpt2_checks(lang):
     fails_with(checks.check_gpt2_module, gpt2_module(bias=False), "layer_missing_bias", name="c_attn")
     fails_with(checks.check_gpt2_module, gpt2_module(mask=False), "hint_missing_mask")
     fails_with(checks.check_gpt2_module, gpt2_module(bug="scale_by_E"), "hint_scale_head_dim")
-    fails_with(checks.check_gpt2_module, gpt2_module(bug="unsliced_buffer"), "hint_causal_slice", T=5, max_len=64)
+    check_names(checks.check_gpt2_module, gpt2_module(bug="unsliced_buffer"), "hint_causal_slice")
     fails_with(checks.check_gpt2_module, gpt2_module(bug="sdpa_eval_dropout"), "hint_dropout_eval_sdpa")
     fails_with(checks.check_gpt2_module, gpt2_module(bug="weights_after_dropout"), "hint_weights_after_dropout")
     fails_with(checks.check_gpt2_module, gpt2_module(bug="output_dropout"), "hint_dropout_output", layer="c_proj")
@@ -140,9 +135,9 @@ def test_gpt2_init_checks(lang):
         return module
     checks.check_gpt2_init(init, ok)
     with pytest.raises(checks.CheckFailed, match="c_proj.weight"):
-        checks.check_gpt2_init(lambda m, n: init(m, n, proj_std=0.02), ok)
+        checks.check_gpt2_init(lambda m, n_layer: init(m, n_layer, proj_std=0.02), ok)
     with pytest.raises(checks.CheckFailed, match="c_attn.bias"):
-        checks.check_gpt2_init(lambda m, n: init(m, n, bias=0.1), ok)
+        checks.check_gpt2_init(lambda m, n_layer: init(m, n_layer, bias=0.1), ok)
 
 
 
@@ -250,7 +245,7 @@ def test_hidden_catches_the_two_dropout_bugs_the_text_names(ref):
         def forward(self, x, use_sdpa=False):
             y, w = super().forward(x, use_sdpa)
             return y, (w if w is None else torch.nn.functional.dropout(w, self.dropout.p, self.training))
-    fails(probes.module, AfterDropout, key="hidden_dropout_train")
+    fails(probes.module, AfterDropout, key="train_output_differs")
 
 
 def test_hidden_names_a_causal_buffer_used_whole(ref):
@@ -265,7 +260,7 @@ def test_hidden_names_dropout_on_the_output(ref):
         def forward(self, x, use_sdpa=False):
             y, w = super().forward(x, use_sdpa)
             return self.dropout(y), w
-    failure = fails(probes.module, OutputDropout, key="hidden_dropout_train")
+    failure = fails(probes.module, OutputDropout, key="train_output_differs")
     assert failure.hint == ("hint_dropout_output", {"layer": "c_proj"})
 
 
@@ -338,7 +333,7 @@ def test_a_short_buffer_is_named_from_its_shape_on_both_sides(lang, ref):
     its message says what the check's says, not only the error."""
     cls = max_len_module(ref, buffer=64)
     failure = fails_with(checks.check_gpt2_module, cls, "hint_max_len_buffer")
-    assert failure.message == t("max_len_buffer", max_len=checks.MAX_LEN, got=(64, 64))
+    assert failure.mismatch.key == "max_len_buffer" and failure.mismatch.fields["got"] == (64, 64)
     assert fails(probes.module_max_len, cls, key="max_len_buffer").fields["got"] == (64, 64)
 
 
@@ -375,3 +370,132 @@ def test_a_tensor_made_on_the_cpu_in_forward_is_named_alike_on_meta(lang, ref):
     for cls in (MaskedOnCpu, SdpaMaskOnCpu, OutputToCpu):
         fails_with(checks.check_gpt2_module, cls, "hint_module_device")
         assert fails(probes.module, cls).hint == "hint_module_device", cls.__name__
+
+
+# --------------------------------------------------------------------------- one procedure, two seeds
+MODULE_SOURCE = '''
+class GPT2SelfAttention(nn.Module):
+    def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0):
+        super().__init__()
+        self.embed_dim, self.n_head, self.head_dim = embed_dim, n_head, embed_dim // n_head
+        self.c_attn, self.c_proj = nn.Linear(embed_dim, 3 * embed_dim), nn.Linear(embed_dim, embed_dim)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(), persistent=False)
+
+    def forward(self, x, use_sdpa=False):
+        B, T, E = x.shape
+        q, k, v = split_qkv(self.c_attn(x), self.n_head)
+        if use_sdpa:
+            p = self.dropout.p if self.training else 0.0
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=MASKED, dropout_p=p)
+            return self.c_proj(y.transpose(1, 2).reshape(B, T, E)), None
+        s = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        if MASKED:
+            s = s.masked_fill(~self.causal[:T, :T], float("-inf"))
+        w = torch.softmax(s, -1)
+        return self.c_proj((self.dropout(w) @ v).transpose(1, 2).reshape(B, T, E)), w
+'''
+
+
+def notebook_module(split=split_qkv_ok, masked=True):
+    """The module as the notebook has it: its forward calls the learner's split_qkv, a global of the notebook."""
+    scope = {"nn": nn, "torch": torch, "math": math, "F": F, "split_qkv": split, "MASKED": masked}
+    exec(MODULE_SOURCE, scope)
+    return scope["GPT2SelfAttention"]
+
+
+def interleaved(qkv, H):
+    return tuple(z.transpose(1, 2) for z in qkv.view(qkv.size(0), qkv.size(1), H, -1).chunk(3, -1))
+
+
+def kqv(qkv, H):
+    q, k, v = split_qkv_ok(qkv, H)
+    return k, q, v
+
+
+def export_ok(m, h):
+    with torch.no_grad():
+        for layer in ("c_attn", "c_proj"):
+            getattr(h, layer).weight.copy_(getattr(m, layer).weight.T)
+            getattr(h, layer).bias.copy_(getattr(m, layer).bias)
+    return h
+
+
+@pytest.mark.parametrize("split,hint", [(interleaved, "hint_interleaved_qkv"), (kqv, "hint_qkv_order")])
+def test_a_split_mistake_is_named_at_its_root_when_loading_and_exporting(lang, ref, split, hint):
+    """A mistake of exercise 1 reaches exercises 5 and 6 through the module of exercise 2, which calls split_qkv: both
+    sides name exercise 1 (hint_split_cascade), where they named exercise 2; a module's own mistake still names the
+    module (hint_module_cascade), and a module that splits by itself too."""
+    check_names(checks.check_split_qkv, split, hint)
+    cls = notebook_module(split)
+    for check, probe, fn in ((checks.check_load_from_hf, probes.load_from_hf, load_ok),
+                             (checks.check_export_to_hf, probes.export_to_hf, export_ok)):
+        check_names(lambda c: check(fn, c), cls, "hint_split_cascade")
+        assert fails(probe, fn, cls).hint == "hint_split_cascade"
+        check_names(lambda c: check(fn, c), notebook_module(masked=False), "hint_module_cascade")
+        assert fails(probe, fn, notebook_module(masked=False)).hint == "hint_module_cascade"
+    own = notebook_module(split)
+    own.forward.__globals__["split_qkv"] = None   # a forward that splits by itself: split_qkv is not its cause
+    own_split = type("Own", (own,), {"forward": lambda self, x, use_sdpa=False: own.forward(self, x, use_sdpa)})
+    own.forward.__globals__["split_qkv"] = split
+    assert not probes.calls_split(own_split)
+
+
+def _square_export(m, h):
+    export_ok(m, h)
+    with torch.no_grad():
+        h.c_proj.weight.copy_(m.c_proj.weight)
+    return h
+
+
+AGREE = {
+    "split_qkv": [(interleaved,), (kqv,), (lambda qkv, H: tuple(z.reshape(z.size(0), H, z.size(1), -1)
+                                                                for z in qkv.split(qkv.size(-1) // 3, -1)),)],
+    "init": [(lambda m, n_layer=12: _init(m, 0.02 / math.sqrt(24)), gpt2_module()),
+             (lambda m, n_layer=12: _init(m, 0.02), gpt2_module())],
+    "load_from_hf": [(lambda m, h: load_ok(m, h, transpose_proj=False), gpt2_module()),
+                     (lambda m, h: load_ok(m, h, bias=False), gpt2_module()), (load_ok, notebook_module(interleaved)),
+                     (load_ok, notebook_module(masked=False)), (assigned, gpt2_module())],
+    "export_to_hf": [(_square_export, gpt2_module()), (export_ok, notebook_module(kqv)),
+                     (export_ok, gpt2_module(bias=False))],
+    "module": [(gpt2_module(mask=False),), (gpt2_module(bug="scale_by_E"),), (gpt2_module(bug="unsliced_buffer"),),
+               (gpt2_module(bug="weights_after_dropout"),), (gpt2_module(bias=False),),
+               (max_len_module(reference("lesson4"), keyword="block_size"),)],
+    # right in lesson4.module (max_len=32, short sequences), wrong past 64 or on the SDPA path's weights
+    "module_max_len": [(max_len_module(reference("lesson4"), buffer=64),),
+                       (max_len_module(reference("lesson4"), sdpa_weights=True),)],
+}
+
+
+def _init(module, proj_std):
+    for name, p in module.named_parameters():
+        if name.endswith("bias"):
+            nn.init.zeros_(p)
+        else:
+            nn.init.normal_(p, 0.0, proj_std if name.startswith("c_proj") else 0.02)
+    return module
+
+
+@pytest.mark.parametrize("exercise,i", [(e, i) for e, cases in AGREE.items() for i in range(len(cases))])
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exercise, i):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    from attn_course.judging import _sources, hint_of
+    from attn_course.probes import SEED_ENV
+    from attn_grader.verdict import decide
+    from conftest import REFERENCE
+    objs = AGREE[exercise][i]
+    check = {"split_qkv": checks.check_split_qkv, "init": checks.check_gpt2_init,
+             "load_from_hf": checks.check_load_from_hf, "export_to_hf": checks.check_export_to_hf,
+             "module": checks.check_gpt2_module, "module_max_len": checks.check_gpt2_module}[exercise]
+    with pytest.raises(checks.CheckFailed) as info:
+        check(*objs)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson4.{exercise}", payload, _sources(objs))
+    seen = info.value.mismatch
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

@@ -2,240 +2,58 @@
 the module), its init, loading from and exporting to HF."""
 from __future__ import annotations
 
-import math
-
 import torch
 
-from ..findings import snapshot, target_finding
-from ..hf import hf_attention, hf_forward
-from ..messages import t
-from ..sizes import avoided, draw, free_sizes
-from ..validate import CheckFailed
-from .engine import check_count_answer, close, expect_shape, inputs, linear_count, max_error, passed, run
-from .gpt2_module import (  # noqa: F401 - lesson notebooks, probes and the grader reach them here
-    B, D, E, H, LESSON, MAX_LEN, T, _size_error, buffer_persistent, buffer_shape, check_gpt2_module,
-    expect_gpt2_module, gpt2_expected, hint_text, keys_only, max_len_error, meta_problem, module_error, module_hint,
-    module_on_meta, output_of, qkv_variants, sdpa_hint, sdpa_train_finding, train_variants,
+from ..validate import CheckFailed  # noqa: F401 - the lesson's tests catch it here
+from .engine import check_count_answer, linear_count
+from .gpt2_module import (  # noqa: F401 - the lesson's notebook calls lesson4.check_gpt2_module
+    B, D, H, SEEDS as MODULE_SEEDS, T, RightGPT2SelfAttention, check_gpt2_module, expect_gpt2_module, module_on_meta,
 )
 from .heads import split_heads
-from .invariants import expect_copy, expect_grads, expect_same, failed, reads_globals, sizes_text
 
 
 def right_split(qkv, n_head) -> tuple:   # q, k, v, each (B, H, T, D)
     return tuple(split_heads(z, n_head) for z in qkv.split(qkv.size(-1) // 3, dim=-1))
 
 
-@reads_globals(LESSON)
+# Each check's own seed: the probe's inputs drawn from it follow the probe's rule (no size the notebook binds).
+SEEDS = {**MODULE_SEEDS, "split_qkv": 401, "init": 404, "load_from_hf": 405, "export_to_hf": 406}
+
+
+def _verify(exercise: str, name: str, right, *objs) -> None:
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson4 as probes
+    verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), right, SEEDS[exercise], name, *objs)
+
+
 def check_split_qkv(fn) -> None:
-    _split_qkv_case(fn)
-    b, t_, h, d = free_sizes(LESSON, 4, seed=26)
-    (qkv,) = inputs((b, t_, 3 * h * d), seed=27)
-    expect_same("split_qkv", run("split_qkv", fn, qkv, h, on_error=split_error), right_split(qkv, h),
-                sizes_text(B=b, T=t_, H=h, D=d), 0.0)
-    leaf, ref_leaf = qkv.clone().requires_grad_(True), qkv.clone().requires_grad_(True)
-    expect_grads("split_qkv", run("split_qkv", fn, leaf, h, on_error=split_error), [leaf],
-                 right_split(ref_leaf, h), [ref_leaf], ["qkv"], 28)
-    passed("split_qkv")
+    _verify("split_qkv", "split_qkv", right_split, fn)
 
 
-def _split_qkv_case(fn) -> None:
-    name = "split_qkv"
-    (qkv,) = inputs((B, T, 3 * E), seed=16)
-    got = run(name, fn, qkv, H, on_error=split_error)
-    if not (isinstance(got, tuple) and len(got) == 3):
-        raise CheckFailed(t("hint_returns_triple", name=name, kind=type(got).__name__))
-    for part in got:
-        missing = isinstance(part, torch.Tensor) and tuple(part.shape) == (B, T, H, D)
-        expect_shape(part, (B, H, T, D), ("B", "H", "T", "D"), name,
-                     t("hint_missing_transpose") if missing else t("hint_split_shape"))
-    variants = qkv_variants(qkv, H)
-    if all(torch.equal(a, b) for a, b in zip(got, variants[None])):
-        return
-    # Which of q, k, v are wrong, and by how much: every part has the right shape by now.
-    wrong = [(part, max_error(a, b)) for part, a, b in zip("qkv", got, variants[None]) if not torch.equal(a, b)]
-    failure = t("split_differs", name=name, parts=", ".join(p for p, _ in wrong), err=max(e for _, e in wrong))
-    for key, value in variants.items():
-        if key is not None and all(torch.equal(a, b) for a, b in zip(got, value)):
-            raise CheckFailed(failure, t(key[0] if isinstance(key, tuple) else key))
-    raise CheckFailed(failure)
-
-
-def split_error(kind: str, message: str, call: str = "") -> str | None:
-    """The hint for an error split_qkv raised (the grader names it with the same function)."""
-    if "values to unpack" in message or "split_size can only be 0" in message:
-        return "hint_split_three"
-    return _size_error(message)
-
-
-def init_error(kind: str, message: str, call: str = "") -> str | None:
-    """named_parameters() yields (name, parameter) pairs: unpacked the other way, or the module iterated."""
-    if "'Parameter' object has no attribute" in message or "object is not iterable" in message:
-        return "hint_named_parameters"
-    return None
-
-
-# A normal sample's kurtosis is 3 (its standard error at 2,304 draws about 0.1), a uniform one's 1.8.
-UNIFORM_KURTOSIS = 2.4
-
-
-def init_n_layer(draw) -> int:
-    """The n_layer both sides pass: far from 12 (c_proj's std then differs by more than a third, well past either
-    tolerance) and from every size the notebook binds. draw(name, n, low, high, avoid) -> sizes."""
-    return draw("n_layer", 1, 30, 100, avoided(LESSON))[0]
-
-
-def init_problem(state: dict, tol: float, n_layer: int):
-    """The hint of the first weight or bias not initialised as GPT-2 does (a normal sample, std within tol of it,
-    mean within tol of 0), or None. state: parameter name -> tensor; the grader reads its own draw with it too.
-    c_proj's std named apart when it is n_layer = 12's (the argument ignored) or 0.02/√n_layer (the 2 left out)."""
-    proj = 0.02 / math.sqrt(2 * n_layer)
-    for layer, want in (("c_attn", 0.02), ("c_proj", proj)):
-        weight = state.get(f"{layer}.weight")
-        if isinstance(weight, torch.Tensor):
-            # The std first: a std too large also moves the sample mean past a tolerance scaled to the right std.
-            weight = weight.detach().double()
-            std = float(weight.std())
-            centred = weight - weight.mean()
-            if std > 0 and float((centred ** 4).mean() / (centred ** 2).mean() ** 2) < UNIFORM_KURTOSIS:
-                return "hint_init_uniform", {"name": f"{layer}.weight"}
-            if abs(std - want) > tol * want:
-                # Each named std within tol of itself (a sample's std at 2,304 draws errs by about 1.5%).
-                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(24)) <= tol * 0.02 / math.sqrt(24):
-                    return "hint_init_n_layer", {"n": n_layer}
-                if layer == "c_proj" and abs(std - 0.02 / math.sqrt(n_layer)) <= tol * 0.02 / math.sqrt(n_layer):
-                    return "hint_init_missing_two"
-                return "hint_init_std", {"name": f"{layer}.weight", "got": std, "want": want}
-            if abs(float(weight.mean())) > tol * want:
-                return "hint_init_mean", {"name": f"{layer}.weight", "got": float(weight.mean())}
-        bias = state.get(f"{layer}.bias")
-        if isinstance(bias, torch.Tensor) and float(bias.detach().abs().max()) != 0.0:
-            return "hint_init_bias", {"name": f"{layer}.bias"}
-    return None
-
-
-@reads_globals(LESSON)
 def check_gpt2_init(fn, cls) -> None:
-    name = "gpt2_init"
-    n_layer = init_n_layer(lambda key, n, low, high, avoid: draw(torch.Generator().manual_seed(33), n, low, high,
-                                                                     avoid))
-    torch.manual_seed(0)
-    module = run("GPT2SelfAttention", cls, 768, 12, on_error=keys_only(module_error(64)))
-    module = run(name, fn, module, n_layer, on_error=init_error)
-    # 1.8 million and 590 thousand draws pin the std to 0.1%: 2% tells 0.02 from nn.Linear's own
-    # initialisation at E = 768 (uniform, std 1/√(3·768) = 0.0208), which 10% did not.
-    problem = init_problem(dict(module.named_parameters()), 0.02, n_layer)
-    if problem:
-        raise CheckFailed(t("init_differs", name=name, n_layer=n_layer), hint_text(problem))
-    passed(name)
+    _verify("init", "gpt2_init", None, fn, cls)
 
 
-def hf_pair_problem(mine: dict, hf: dict) -> str | None:
-    """The hint key of the classic loading bug that makes mine differ from hf (parameters by name), if any."""
-    def same(a, b, transposed=False):
-        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-            return False
-        b = b.T if transposed else b  # Conv1D keeps (in, out), nn.Linear (out, in)
-        return a.shape == b.shape and torch.equal(a.detach().to(b.dtype), b.detach())
-    if not all(same(mine.get(f"{n}.weight"), hf.get(f"{n}.weight"), True) for n in ("c_attn", "c_proj")):
-        return "hint_conv1d_transpose"
-    if not all(isinstance(mine.get(f"{n}.bias"), torch.Tensor) for n in ("c_attn", "c_proj")):
-        return "hint_bias_from_module"   # nothing to copy into: exercise 2's module was built without biases
-    if not all(same(mine.get(f"{n}.bias"), hf.get(f"{n}.bias")) for n in ("c_attn", "c_proj")):
-        return "hint_missing_bias"
-    return None
-
-
-def _hf_pair_hint(mine, hf) -> str | None:
-    key = hf_pair_problem(dict(mine.named_parameters()), dict(hf.named_parameters()))
-    return t(key) if key else None
-
-
-def hf_copy_error(kind: str, message: str, call: str = "") -> str:
-    """The hint key for an error raised while copying between the two modules, or while running the module
-    they were copied into (call: the name of what raised; the grader uses this function too).
-
-    Assigning a tensor to a parameter and copy_ outside no_grad are mistakes in how to copy,
-    not in the layout, so "transpose" would send the learner the wrong way. A bias that is None is
-    exercise 2's module built without biases (named so, not "copy the bias too"); an error from the module's own
-    forward is exercise 2's too.
-    """
-    if call == "GPT2SelfAttention":
-        return "hint_module_cascade"
-    if kind == "TypeError" and "as parameter" in message:   # mine.c_attn.weight = hf.c_attn.weight.T
-        return "hint_param_assign"
-    if "leaf Variable" in message:                          # .copy_ outside torch.no_grad()
-        return "hint_copy_no_grad"
-    if "NoneType" in message:                               # mine.c_attn.bias is None: exercise 2's module
-        return "hint_bias_from_module"
-    return "hint_conv1d_transpose"
-
-
-def _run_copied(module, x):
-    """The module a copy filled, run by the check: an error there is exercise 2's, named as such."""
+def right_load(mine, hf):
+    """The text's copy: Conv1D keeps its weights (in, out), nn.Linear (out, in); the biases as they are."""
     with torch.no_grad():
-        return run("GPT2SelfAttention", module.eval(), x, on_error=hf_copy_error)[0]
+        for layer in ("c_attn", "c_proj"):
+            getattr(mine, layer).weight.copy_(getattr(hf, layer).weight.T)
+            getattr(mine, layer).bias.copy_(getattr(hf, layer).bias)
+    return mine
 
 
-@reads_globals(LESSON)
+def right_export(mine, hf):
+    right_load(hf, mine)   # the same copy the other way: Conv1D's (in, out) from nn.Linear's (out, in)
+    return hf
+
+
 def check_load_from_hf(fn, cls) -> None:
-    _load_case(fn, cls, H, D, 18)
-    _load_case(fn, cls, *free_sizes(LESSON, 2, seed=29), 30)
-    passed("load_from_hf")
+    _verify("load_from_hf", "load_from_hf", (right_load, RightGPT2SelfAttention), fn, cls)
 
 
-def _load_case(fn, cls, h: int, d: int, seed: int) -> None:
-    name = "load_from_hf"
-    hf = hf_attention(h * d, h, seed=seed)
-    before = snapshot(hf)
-    target = cls(h * d, h)
-    mine = run(name, fn, target, hf, on_error=hf_copy_error)
-    expect_copy(name, before, hf, mine, into="mine")   # first: a copy_ the wrong way makes the two modules agree
-    problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, h * d), seed=seed + 1, dtype=torch.float32)
-    y = _run_copied(mine, x)
-    with torch.no_grad():
-        want = hf_forward(hf, x)
-    if problem or not close(y, want, 1e-5):
-        # Parameters copied right and the output still wrong: the module (exercise 2) is the cause.
-        raise CheckFailed(t("values_differ", what=name, err=max_error(y, want)), problem or t("hint_module_cascade"))
-    finding = target_finding(name, "mine", hf_pair_problem(dict(target.named_parameters()), dict(hf.named_parameters())))
-    if finding:
-        raise failed(finding)
-
-
-@reads_globals(LESSON)
 def check_export_to_hf(fn, cls) -> None:
-    _export_case(fn, cls, H, D, 20)
-    _export_case(fn, cls, *free_sizes(LESSON, 2, seed=31), 32)
-    passed("export_to_hf")
-
-
-def _export_case(fn, cls, h: int, d: int, seed: int) -> None:
-    name = "export_to_hf"
-    source = hf_attention(h * d, h, seed=seed)
-    mine = run("GPT2SelfAttention", cls, h * d, h, on_error=keys_only(module_error(64)))
-    for layer in ("c_attn", "c_proj"):   # exercise 2's module must have biases to export
-        if getattr(getattr(mine, layer, None), "bias", None) is None:
-            raise CheckFailed(t("layer_missing_bias", name=layer), t("hint_bias_from_module"))
-    with torch.no_grad():
-        mine.c_attn.weight.copy_(source.c_attn.weight.T)
-        mine.c_attn.bias.copy_(source.c_attn.bias)
-        mine.c_proj.weight.copy_(source.c_proj.weight.T)
-        mine.c_proj.bias.copy_(source.c_proj.bias)
-    before = snapshot(mine)
-    target = hf_attention(h * d, h, seed=seed + 1)
-    hf = run(name, fn, mine, target, on_error=hf_copy_error)
-    expect_copy(name, before, mine, hf, into="hf")
-    problem = _hf_pair_hint(mine, hf)
-    (x,) = inputs((B, T, h * d), seed=seed + 2, dtype=torch.float32)
-    y = _run_copied(mine, x)
-    with torch.no_grad():
-        got = hf_forward(hf, x)
-    if problem or not close(y, got, 1e-5):
-        raise CheckFailed(t("values_differ", what=name, err=max_error(y, got)), problem or t("hint_module_cascade"))
-    finding = target_finding(name, "hf", hf_pair_problem(dict(mine.named_parameters()), dict(target.named_parameters())))
-    if finding:
-        raise failed(finding)
+    _verify("export_to_hf", "export_to_hf", (right_export, RightGPT2SelfAttention), fn, cls)
 
 
 def gpt2_attention_count(E: int = 768) -> int:
@@ -244,32 +62,9 @@ def gpt2_attention_count(E: int = 768) -> int:
     return linear_count((E, 3 * E), (E, E), bias=True)
 
 
-def count_hint(got: int, E: int = 768):
-    """The classic miscount of GPT-2's attention a count names (the check's and the judge's): the biases left out
-    (both, or one layer's), the causal buffer counted as a parameter (the default max_len 64, or GPT-2's 1024)."""
-    weights, biases = 4 * E * E, 4 * E
-    if got in (weights, weights + E, weights + 3 * E):
-        return "hint_count_no_bias"
-    if got - weights - biases in (64 * 64, 1024 * 1024):
-        return "hint_count_buffer"
-    return None
-
-
 def check_gpt2_param_answer(answer, cls) -> None:
     """Lesson 4: the parameter count of GPT-2 small's attention, judged against the lesson's count as the grader
     judges it (findings.count_finding); the learner's GPT2SelfAttention(768, 12) only named when it disagrees."""
+    from ..probes.lesson4 import count_hint   # here: the probes' package imports the checks
     check_count_answer("answer_n_params", answer, cls, (768, 12), want=gpt2_attention_count(),
                        hint_of=count_hint, differs="count_module_differs")
-
-
-def shape_hint(got, want: tuple, names: tuple):
-    """("swapped_axes", fields) when got is want with two axes swapped, as expect_shape names it; else None."""
-    if not isinstance(got, torch.Tensor) or got.dim() != len(want):
-        return None
-    for a in range(len(want)):
-        for b in range(a + 1, len(want)):
-            swapped = list(want)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            if tuple(got.shape) == tuple(swapped) and tuple(got.shape) != tuple(want):
-                return "swapped_axes", {"a": a, "b": b, "name_a": names[a], "name_b": names[b]}
-    return None

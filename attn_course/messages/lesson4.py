@@ -185,6 +185,10 @@ MESSAGES = {
         "ja": "{name} の平均が {got:.4f} になっています。GPT-2 の初期化では、重み行列を平均 0（mean=0.0）の正規分布からとります。",
         "ko": "{name}의 평균이 {got:.4f}입니다. GPT-2 초기화에서는 가중치 행렬을 평균 0(mean=0.0)인 정규분포에서 뽑습니다.",
     },
+    "hint_split_cascade": {
+        "ja": "原因はパラメータのコピーではなく、演習 1 の split_qkv にあります。演習 2 の GPT2SelfAttention はそれで c_attn の出力を分けるので、パラメータは正しく移っていても出力は合いません。先に演習 1 のチェックを通してください。",
+        "ko": "원인은 파라미터 복사가 아니라 연습 문제 1의 split_qkv에 있습니다. 연습 문제 2의 GPT2SelfAttention은 그것으로 c_attn 출력을 나누므로, 파라미터가 올바르게 옮겨졌어도 출력이 맞지 않습니다. 먼저 연습 문제 1의 검사를 통과하세요.",
+    },
     "hint_module_cascade": {
         "ja": "原因はパラメータのコピーではなく、演習 2 の GPT2SelfAttention（その forward）にあります。パラメータは正しく移っていても、モジュールの計算が違えば出力は合いません。先に演習 2 のチェックを通してください。",
         "ko": "원인은 파라미터 복사가 아니라 연습 문제 2의 GPT2SelfAttention(그 forward)에 있습니다. 파라미터가 올바르게 옮겨졌어도 모듈의 계산이 다르면 출력이 맞지 않습니다. 먼저 연습 문제 2의 검사를 통과하세요.",
@@ -194,10 +198,6 @@ MESSAGES = {
     "max_len_buffer": {
         "ja": "GPT2SelfAttention(…, max_len={max_len}) の causal バッファの形状が {got} です。形状は (max_len, max_len) = ({max_len}, {max_len}) のはずです。",
         "ko": "GPT2SelfAttention(…, max_len={max_len})의 causal 버퍼 모양이 {got}입니다. 모양은 (max_len, max_len) = ({max_len}, {max_len})이어야 합니다.",
-    },
-    "max_len_differs": {
-        "ja": "max_len={max_len} で作り、T = {T}（既定の 64 より長い系列）を入れたときの出力が正しくありません（最大誤差 {err:.3g}）。",
-        "ko": "max_len={max_len}으로 만들고 T = {T}(기본값 64보다 긴 시퀀스)를 넣었을 때의 출력이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_max_len_keyword": {
         "ja": "コンストラクタがキーワード引数 max_len を受け取れません。チェックも講座のコードも GPT2SelfAttention(E, H, max_len=…) のように呼ぶので、引数の名前は max_len にします（block_size などほかの名前では動きません）：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。",
@@ -214,10 +214,6 @@ MESSAGES = {
     "hint_sdpa_weights_none": {
         "ja": "use_sdpa=True のときは (出力, None) を返します。SDPA は重みを返さないので、重みを別に計算して返すと、SDPA で省けるはずの (B, H, T, T) の行列を結局作ることになります。",
         "ko": "use_sdpa=True일 때는 (출력, None)을 반환합니다. SDPA는 가중치를 반환하지 않으므로, 가중치를 따로 계산해 반환하면 SDPA로 아낄 수 있는 (B, H, T, T) 행렬을 결국 만들게 됩니다.",
-    },
-    "dropout_default_differs": {
-        "ja": "dropout を渡さずに作った GPT2SelfAttention の出力が、train モードでは dropout=0.0 のときと一致しません（最大誤差 {err:.3g}）。",
-        "ko": "dropout을 넘기지 않고 만든 GPT2SelfAttention의 출력이 train 모드에서 dropout=0.0일 때와 일치하지 않습니다(최대 오차 {err:.3g}).",
     },
     "hint_dropout_default": {
         "ja": "コンストラクタの dropout の既定値は 0.0 です：def __init__(self, embed_dim, n_head, max_len=64, dropout=0.0)。既定値を変えると、dropout を渡さずに作ったモデル（第5回で学習させるモデルなど）が、学習のあいだずっとアテンションの重みの一部を 0 にしてしまいます。",

@@ -17,7 +17,8 @@ EXPORT_BACKWARDS = ("mine.c_attn.weight.copy_(hf.c_attn.weight.T)\n"
                     "        mine.c_proj.weight.copy_(hf.c_proj.weight.T)\n"
                     "        mine.c_proj.bias.copy_(hf.c_proj.bias)")
 # A wrong split breaks everything built on the learner's module, loading and exporting included: those name the
-# module as the cause (hint_module_cascade).
+# root, exercise 1's split_qkv, which the module calls (hint_split_cascade); a module's own mistake, the module
+# (hint_module_cascade).
 LOAD_C_ATTN = "mine.c_attn.weight.copy_(hf.c_attn.weight.T)      # Conv1D (E, 3E) -> Linear (3E, E)"
 BUGS = {
     "conv1d_not_transposed": Bug("ex5_load_from_hf", "mine.c_proj.weight.copy_(hf.c_proj.weight.T)",
@@ -28,13 +29,13 @@ BUGS = {
                              "    return tuple(z.transpose(1, 2) for z in qkv.view(B, T, n_head, -1).chunk(3, dim=-1))",
                              {"ex1_split_qkv_tests": "hint_interleaved_qkv",
                               "ex2_gpt2_module_tests": "hint_interleaved_qkv",
-                              "ex5_load_from_hf_tests": "hint_module_cascade",
-                              "ex6_export_to_hf_tests": "hint_module_cascade"},
+                              "ex5_load_from_hf_tests": "hint_split_cascade",
+                              "ex6_export_to_hf_tests": "hint_split_cascade"},
                              "interleaved heads, `view(B, T, H, 3D).chunk(3)`"),
     "qkv_wrong_order": Bug("ex1_split_qkv", "for z in (q, k, v)", "for z in (k, q, v)",
                            {"ex1_split_qkv_tests": "hint_qkv_order", "ex2_gpt2_module_tests": "hint_qkv_order",
-                            "ex5_load_from_hf_tests": "hint_module_cascade",
-                            "ex6_export_to_hf_tests": "hint_module_cascade"}, "Q, K, V in the wrong order"),
+                            "ex5_load_from_hf_tests": "hint_split_cascade",
+                            "ex6_export_to_hf_tests": "hint_split_cascade"}, "Q, K, V in the wrong order"),
     "bias_not_loaded": Bug("ex5_load_from_hf", "        mine.c_attn.bias.copy_(hf.c_attn.bias)            # (3E,)\n", "",
                            {"ex5_load_from_hf_tests": "hint_missing_bias"}, "bias not copied when loading"),
     "module_without_bias": Bug("ex2_gpt2_module", "nn.Linear(embed_dim, 3 * embed_dim)",
