@@ -8,11 +8,9 @@ and BUGS: one graded submission per classic bug, which tests/test_grading.py gra
 import inspect
 import math
 import os
-import re
 
 import pytest
 import torch
-import torch.nn as nn
 
 import attn_course as course
 from attn_course.checks import lesson5 as checks
@@ -204,8 +202,8 @@ def test_answers_of_the_wrong_form_fail_both_alike(lang, ref, trained, head, wei
 
 
 # --------------------------------------------------------------------------- one case, one diagnosis (issue 40)
-# The check runs the grader's own cases (attn_course.probes.lesson5) from its seed, and both name a mistake by one
-# function (checks.train_bug, checks.entropy_bug) and read the notebook's sizes by one rule (attn_course.sizes).
+# The check runs the grader's own probe and procedure (attn_course.probes.lesson5) on a seed of its own, and both read
+# the notebook's sizes by one rule (attn_course.sizes).
 def _zero_grad_after_step(model, optimizer, x, y):
     loss = course.data.toy_loss(model(x)[0], y)
     loss.backward()
