@@ -5,18 +5,23 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 and BUGS: one graded submission per classic bug, which tests/test_grading.py grades with
 `make autograde`'s own code and docs/instructors.md's grade table shows.
 """
+import inspect
 import math
-import re
+import os
 
 import pytest
 import torch
-import torch.nn as nn
 
 import attn_course as course
 from attn_course.checks import lesson5 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson5 as probes
-from conftest import fails, fails_with, passes, reference
+from attn_course.judging import hint_of
+from attn_course.probes import SEED_ENV
+from attn_course.validate import CheckFailed
+from attn_grader.verdict import decide
+from conftest import REFERENCE, check_names, fails, fails_with, passes, reference
+
 
 @pytest.fixture(scope="module")
 def ref():
@@ -45,13 +50,13 @@ def _step(zero="before", softmax=False, item=True):
     (dict(softmax=True), "hint_loss_softmax_twice"),
 ])
 def test_train_step_bug_gets_its_hint(lang, ref, bug, hint):
-    checks.check_train_step(_step(), ref.TinyDecoder)
-    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _step(**bug), hint)
+    checks.check_train_step(_step())
+    check_names(checks.check_train_step, _step(**bug), hint)
 
 
 def test_train_step_returning_the_loss_tensor_fails_with_the_item_hint(lang, ref):
     # The lesson asks for a float: the training cell cannot draw tensors that still hold their graph.
-    failure = fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _step(item=False), "hint_loss_item")
+    failure = fails_with(checks.check_train_step, _step(item=False), "hint_loss_item")
     assert t("returned_not_number", name="train_step", kind="Tensor") in str(failure)
 
 
@@ -90,7 +95,7 @@ def _ablate(where="input", cut="head", remove=True):
 
 
 def test_loss_without_head_bugs_get_their_hints(lang, ref):
-    check = lambda f: checks.check_loss_without_head(f, ref.TinyDecoder)  # noqa: E731
+    check = checks.check_loss_without_head
     check(_ablate())
     check(ref.loss_without_head)
     fails_with(check, _ablate(where="output"), "hint_ablation_output")
@@ -131,7 +136,7 @@ def _loss_slip(slip):
 @pytest.mark.parametrize("slip,hint", [("no_reshape", "hint_loss_layout"), ("swapped", "hint_loss_argument_order"),
                                        ("not_scalar", "hint_loss_scalar"), ("pair", "hint_model_pair")])
 def test_a_loss_that_raises_names_its_slip_visible_and_hidden(lang, ref, slip, hint):
-    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _loss_slip(slip), hint)
+    fails_with(checks.check_train_step, _loss_slip(slip), hint)
     assert fails(probes.train_step, _loss_slip(slip)).hint == hint
 
 
@@ -140,7 +145,7 @@ def test_an_ablation_that_raises_names_its_slip(lang, ref):
         attn = model.blocks[layer].attn
         D = attn.c_proj.in_features / attn.n_head
         return ref.loss_without_head(model, x, y, layer, head) + x[..., int(head * D):(head + 1) * D].sum().item()
-    fails_with(lambda f: checks.check_loss_without_head(f, ref.TinyDecoder), float_width, "hint_head_width_int")
+    fails_with(checks.check_loss_without_head, float_width, "hint_head_width_int")
     assert fails(probes.loss_without_head, float_width).hint == "hint_head_width_int"
 
 
@@ -156,20 +161,20 @@ def trained(ref):
 def test_head_answers_are_checked_on_the_trained_model(lang, ref, trained):
     model, x, prev = trained
     check = checks.check_head_answers
-    check(int(prev.argmax()), float(prev.max()), 2, model, x)
-    fails_with(lambda a: check(*a, 2, model, x), (int(prev.argmin()), float(prev.max())), "hint_prev_argmax")
+    check(model, int(prev.argmax()), float(prev.max()))
+    check_names(lambda a: check(model, *a), (int(prev.argmin()), float(prev.max())), "hint_prev_argmax")
     # .mean() without dim: one number over every head, whose argmax is head 0
-    fails_with(lambda a: check(*a, 2, model, x), (0, float(prev.mean())), "hint_prev_mean_heads")
-    fails_with(lambda a: check(*a, 2, model, x), (int(prev.argmax()), float(prev.max()) - 0.2), "hint_prev_index")
+    check_names(lambda a: check(model, *a), (0, float(prev.mean())), "hint_prev_mean_heads")
+    check_names(lambda a: check(model, *a), (int(prev.argmax()), float(prev.max()) - 0.2), "hint_prev_index")
     torch.manual_seed(0)
     untrained = ref.TinyDecoder().eval()
-    failure = fails_with(lambda a: check(*a, 2, untrained, x), (0, 0.1), "hint_prev_untrained")
+    failure = check_names(lambda a: check(untrained, *a), (0, 0.1), "hint_prev_untrained", key="prev_untrained")
     assert "演習 1" in str(failure) or "연습 문제 1" in str(failure)
 
 
 def test_hidden_names_the_same_head_answer_slips(ref, trained):
     model, _, prev = trained
-    failure = fails(probes.head_answers, model, 0, float(prev.mean()), key="hidden_role_missing")
+    failure = fails(probes.head_answers, model, 0, float(prev.mean()), key="prev_answer_differs")
     assert failure.hint == "hint_prev_mean_heads"
     assert fails(probes.head_answers, model, int(prev.argmin()), float(prev.max())).hint == "hint_prev_argmax"
 
@@ -178,23 +183,27 @@ def test_a_head_number_that_is_no_head_is_named_by_both(lang, ref, trained):
     # make mutants: argmax over (B, H, T) or (H, T) gave a flat position past the last head, and float(…) a 0.0;
     # the check said only "an integer from 0 to 1", and the grader blamed the query and key indices.
     model, x, prev = trained
-    check = checks.check_head_answers
     for head, hint in ((int(prev.argmax()) + 2 * 7, "hint_prev_flat_argmax"),
                        (float(int(prev.argmax())), "hint_head_not_int")):
-        fails_with(lambda a: check(*a, 2, model, x), (head, float(prev.max())), hint)
+        check_names(lambda a: checks.check_head_answers(model, *a), (head, float(prev.max())), hint,
+                    key="answer_head_range")
         assert fails(probes.head_answers, model, head, float(prev.max()), key="answer_head_range").hint == hint
 
 
-def test_head_answers_are_checked_for_form_only(lang):
-    checks.check_head_answers(1, 0.9, 2)
-    for head, weight in ((None, 0.9), (2, 0.9), (True, 0.9), (0, None), (0, 1.5)):
-        with pytest.raises(checks.CheckFailed):
-            checks.check_head_answers(head, weight, 2)
+@pytest.mark.parametrize("head,weight,key", [(None, 0.9, "answer_head_range"), (2, 0.9, "answer_head_range"),
+                                             (-1, 0.9, "answer_head_range"), (True, 0.9, "answer_head_range"),
+                                             (0, None, "answer_not_number"), (0, 1.5, "answer_weight_range")])
+def test_answers_of_the_wrong_form_fail_both_alike(lang, ref, trained, head, weight, key):
+    model, _, _ = trained
+    with pytest.raises(CheckFailed) as info:
+        checks.check_head_answers(model, head, weight)
+    assert info.value.mismatch.key == key
+    fails(probes.head_answers, model, head, weight, key=key)
 
 
 # --------------------------------------------------------------------------- one case, one diagnosis (issue 40)
-# The check runs the grader's own cases (attn_course.probes.lesson5) from its seed, and both name a mistake by one
-# function (checks.train_bug, checks.entropy_bug) and read the notebook's sizes by one rule (attn_course.sizes).
+# The check runs the grader's own probe and procedure (attn_course.probes.lesson5) on a seed of its own, and both read
+# the notebook's sizes by one rule (attn_course.sizes).
 def _zero_grad_after_step(model, optimizer, x, y):
     loss = course.data.toy_loss(model(x)[0], y)
     loss.backward()
@@ -205,7 +214,7 @@ def _zero_grad_after_step(model, optimizer, x, y):
 
 def test_zero_grad_after_step_fails_both_with_one_hint(lang, ref):
     # Right on a model without gradients (the check's first case), wrong on the grader's, which has some left.
-    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), _zero_grad_after_step,
+    fails_with(checks.check_train_step, _zero_grad_after_step,
                "hint_zero_grad_after_step")
     for seed in range(4):
         assert fails(probes.train_step, _zero_grad_after_step, seed=seed).hint == "hint_zero_grad_after_step"
@@ -237,8 +246,8 @@ READS_V = _notebook_function(
 def test_code_reading_the_notebooks_sizes_fails_on_every_seed_with_its_hint(lang, ref):
     """The notebook binds V = 16 and T = 12; no case of the check or the grader has either size (before, the
     grader drew a max_len of 12 on some seeds, where a loss reshaped with the notebook's T got full marks)."""
-    fails_with(lambda f: checks.check_train_step(f, ref.TinyDecoder), READS_T, "hint_global_size", names="T = 12")
-    fails_with(lambda f: checks.check_loss_without_head(f, ref.TinyDecoder), READS_V, "hint_global_size",
+    fails_with(checks.check_train_step, READS_T, "hint_global_size", names="T = 12")
+    fails_with(checks.check_loss_without_head, READS_V, "hint_global_size",
                names="V = 16")
     from attn_course.probes import Draws
     for seed in range(20):
@@ -255,8 +264,7 @@ def test_entropy_in_float32_is_checked_as_the_grader_checks_it(lang, ref):
     fails_with(checks.check_head_entropy, underflows, "hint_entropy_nan_float32")
     assert fails(probes.head_entropy, underflows).hint == "hint_entropy_nan_float32"
     in_float64 = lambda w: ref.head_entropy(w.double())  # noqa: E731
-    failure = fails_with(checks.check_head_entropy, in_float64, "hint_entropy_dtype")
-    assert t("entropy_dtype_differs", want=torch.float32, got=torch.float64) in str(failure)
+    check_names(checks.check_head_entropy, in_float64, "hint_entropy_dtype", key="hidden_dtype")
     assert fails(probes.head_entropy, in_float64, key="hidden_dtype").hint == "hint_entropy_dtype"
     # Right answers written other ways pass both.
     for right in (lambda w: -(w * w.clamp_min(1e-12).log()).sum(-1).mean(dim=(0, 2)),
@@ -285,8 +293,8 @@ def test_reference_passes_its_own_hidden_tests(ref):
     with torch.no_grad():
         prev = course.previous_token_weight(model(x)[1][0])
     passes(probes.head_answers, model, int(prev.argmax()), float(prev.max()))
-    fails(probes.head_answers, model, int(prev.argmin()), float(prev.max()), key="hidden_role_missing")
-    fails(probes.head_answers, model, int(prev.argmax()), float(prev.max()) - 0.2, key="hidden_role_missing")
+    fails(probes.head_answers, model, int(prev.argmin()), float(prev.max()), key="prev_answer_differs")
+    fails(probes.head_answers, model, int(prev.argmax()), float(prev.max()) - 0.2, key="prev_answer_differs")
 
 
 def test_hidden_catches_accumulated_gradients_and_an_untrained_model(ref):
@@ -299,7 +307,7 @@ def test_hidden_catches_accumulated_gradients_and_an_untrained_model(ref):
     failure = fails(probes.train_step, _step(item=False), key="returned_not_number")
     assert failure.hint == "hint_loss_item"
     torch.manual_seed(0)
-    fails(probes.head_answers, ref.TinyDecoder().eval(), 0, 0.1, key="hidden_role_untrained")
+    fails(probes.head_answers, ref.TinyDecoder().eval(), 0, 0.1, key="prev_untrained")
 
 
 def test_hidden_catches_nan_entropy_and_a_hook_left_behind(ref):
@@ -315,3 +323,56 @@ def test_graded_answer_holds_for_other_training_seeds(ref, seed):
     assert row["graded"] == "pass", row
     assert row["prev_weight"] > 0.9 and row["other_head_prev_weight"] < 0.1
     assert min(row["loss_without_head"]) > 100 * row["loss"]
+
+
+# --------------------------------------------------------------------------- one exercise, one procedure
+# Wrong answers of each exercise, as the learner objects its check and its probe take (given the reference and the
+# trained model, its answers).
+WRONG = {
+    "train_step": {
+        "no_zero_grad": lambda ref, tr: (_step(zero="never"),),
+        "softmax_twice": lambda ref, tr: (_step(softmax=True),),
+        "zero_grad_after_step": lambda ref, tr: (_zero_grad_after_step,),
+        "loss_tensor": lambda ref, tr: (_step(item=False),),
+        "loss_swapped": lambda ref, tr: (_loss_slip("swapped"),),
+    },
+    "head_entropy": {
+        "log2": lambda ref, tr: (lambda w: ref.head_entropy(w) / math.log(2),),
+        "plain_log": lambda ref, tr: (lambda w: -(w * w.log()).sum(-1).mean(dim=(0, 2)),),
+        "mean_axes": lambda ref, tr: (lambda w: -torch.special.xlogy(w, w).sum(-1).mean(dim=(0, 1)),),
+        "float64": lambda ref, tr: (lambda w: ref.head_entropy(w.double()),),
+    },
+    "loss_without_head": {
+        "output": lambda ref, tr: (_ablate(where="output"),),
+        "column": lambda ref, tr: (_ablate(cut="column"),),
+        "left": lambda ref, tr: (_ablate(remove=False),),
+    },
+    "head_answers": {
+        "argmin": lambda ref, tr: (tr[0], int(tr[2].argmin()), float(tr[2].max())),
+        "mean": lambda ref, tr: (tr[0], 0, float(tr[2].mean())),
+        "flat": lambda ref, tr: (tr[0], int(tr[2].argmax()) + 14, float(tr[2].max())),
+    },
+}
+CHECKS = {"train_step": checks.check_train_step, "head_entropy": checks.check_head_entropy,
+          "loss_without_head": checks.check_loss_without_head, "head_answers": checks.check_head_answers}
+
+
+@pytest.mark.parametrize("exercise,wrong", [(e, w) for e, ws in WRONG.items() for w in ws])
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, trained, exercise, wrong):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    objs = WRONG[exercise][wrong](ref, trained)
+    with pytest.raises(CheckFailed) as info:
+        CHECKS[exercise](*objs)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    source = inspect.getsource(objs[0]) if inspect.isfunction(objs[0]) else ""
+    graded = decide(REFERENCE, seed, f"lesson5.{exercise}", payload, source)
+    seen = info.value.mismatch
+    # repr: a NaN error (0 · log 0) is the same verdict on both sides, though NaN != NaN.
+    assert repr((graded.key, graded.fields, hint_of(graded))) == repr((seen.key, seen.fields, hint_of(seen)))
+    assert hint_of(seen)[0], (exercise, wrong, seen.key)

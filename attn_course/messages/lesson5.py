@@ -9,10 +9,6 @@ MESSAGES = {
         "ja": "`return loss.item()` と書くと、1要素のテンソルから float を取り出せます。テンソルの loss をそのまま返すと計算グラフがつながったまま残り、下の学習のセルで損失の曲線を描くところでエラー（RuntimeError）になります。",
         "ko": "`return loss.item()`이라고 쓰면 원소가 하나인 텐서에서 float를 꺼낼 수 있습니다. 텐서인 loss를 그대로 반환하면 계산 그래프가 연결된 채로 남아서, 아래 학습 셀에서 손실 곡선을 그릴 때 오류(RuntimeError)가 납니다.",
     },
-    "train_loss_differs": {
-        "ja": "{step} 回目の呼び出しで返した損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
-        "ko": "{step}번째 호출에서 반환한 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
-    },
     "hint_loss_softmax_twice": {
         "ja": "F.cross_entropy は内部でソフトマックスを計算します。ロジットをそのまま渡してください（先に softmax をかけると二重になります）。",
         "ko": "F.cross_entropy는 안에서 소프트맥스를 계산합니다. 로짓을 그대로 넘기세요(미리 소프트맥스를 적용하면 소프트맥스가 두 번 걸립니다).",
@@ -25,31 +21,26 @@ MESSAGES = {
         "ja": "2回目以降だけ合わないなら、前のステップの勾配に新しい勾配が足し込まれてしまっています。backward() の前に optimizer.zero_grad() を呼んでください。",
         "ko": "두 번째 호출부터만 어긋난다면 이전 스텝의 기울기가 계속 누적되고 있는 것입니다. backward() 전에 optimizer.zero_grad()를 호출하세요.",
     },
-    "train_no_update": {
-        "ja": "train_step を呼んでもパラメータが変わりません。",
-        "ko": "train_step을 호출해도 파라미터가 바뀌지 않습니다.",
-    },
     "hint_train_order": {
         "ja": "順番は 損失の計算 → optimizer.zero_grad() → backward() → optimizer.step() です。zero_grad() は backward() より前ならどこでもかまいません。backward() と step() の間に呼ぶと、計算したばかりの勾配が消えてしまいます。",
         "ko": "순서는 손실 계산 → optimizer.zero_grad() → backward() → optimizer.step()입니다. zero_grad()는 backward()보다 앞이기만 하면 어디에 있어도 됩니다. backward()와 step() 사이에서 호출하면 방금 계산한 기울기가 지워집니다.",
     },
-    "train_params_differ": {
-        "ja": "{step} 回目の呼び出しのあと、パラメータが正しい値と違います。",
-        "ko": "{step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
+    "case_train_call": {
+        "ja": "大きさの違うモデル（{sizes}）を勾配が残った状態から AdamW で学習させたときの、train_step の {step} 回目の損失",
+        "ko": "크기가 다른 모델({sizes})을 기울기가 남은 상태에서 AdamW로 학습시킬 때 train_step의 {step}번째 손실",
+    },
+    "case_train_param": {
+        "ja": "大きさの違うモデル（{sizes}）を勾配が残った状態から AdamW で学習させたあとのパラメータ {name}",
+        "ko": "크기가 다른 모델({sizes})을 기울기가 남은 상태에서 AdamW로 학습시킨 뒤의 파라미터 {name}",
+    },
+    "case_train_params": {
+        "ja": "大きさの違うモデル（{sizes}）を勾配が残った状態から AdamW で学習させたあとのパラメータ",
+        "ko": "크기가 다른 모델({sizes})을 기울기가 남은 상태에서 AdamW로 학습시킨 뒤의 파라미터",
     },
     "hint_zero_grad_after_step": {
         "ja": "zero_grad() を step() のあとに呼んでいませんか。それだと1回目の backward() で、train_step を呼ぶ前から残っていた勾配（前のセルで計算した勾配など）に、新しい勾配が足し込まれてしまいます。zero_grad() は backward() より前に呼んでください。",
         "ko": "zero_grad()를 step() 뒤에 호출하고 있지 않나요? 그러면 첫 번째 호출의 backward()에서 새 기울기가, 함수를 호출하기 전부터 남아 있던 기울기(앞 셀에서 계산한 기울기 등)에 더해집니다. zero_grad()는 backward()보다 먼저 호출하세요.",
     },
-    "train_stale_loss_differs": {
-        "ja": "大きさの違う別のモデルを、勾配が残った状態から AdamW で学習させると、train_step の {step} 回目の呼び出しで返した損失が正しい値と違います（返した値 {got:.6f}、正しい値 {want:.6f}）。",
-        "ko": "크기가 다른 별도의 모델을 기울기가 남아 있는 상태에서 AdamW로 학습시키면, {step}번째 호출에서 반환한 손실이 올바른 값과 다릅니다(반환값: {got:.6f}, 올바른 값: {want:.6f}).",
-    },
-    "train_stale_params_differ": {
-        "ja": "大きさの違う別のモデルを、勾配が残った状態から AdamW で学習させると、train_step を {step} 回呼んだあとのパラメータが正しい値と違います。",
-        "ko": "크기가 다른 별도의 모델을 기울기가 남아 있는 상태에서 AdamW로 학습시키면, {step}번째 호출 뒤의 파라미터가 올바른 값과 다릅니다.",
-    },
-    "what_entropy": {"ja": "エントロピー", "ko": "엔트로피"},
     "hint_entropy_nan": {
         "ja": "因果マスクで重みがちょうど 0 の位置では 0·log 0 が NaN になります。定義では 0·log 0 = 0 です。torch.special.xlogy(w, w) を使うか、w.clamp_min(1e-12).log() のように 0 を避けてください。",
         "ko": "인과 마스크 때문에 가중치가 정확히 0인 위치에서는 0·log 0이 NaN이 됩니다. 정의상 0·log 0 = 0입니다. torch.special.xlogy(w, w)를 쓰거나 w.clamp_min(1e-12).log()처럼 0을 피하세요.",
@@ -57,18 +48,6 @@ MESSAGES = {
     "hint_entropy_nan_float32": {
         "ja": "0 を避けるために足したり clamp_min に渡したりした小さな値が、float32 では 0 に丸められています（float32 で表せるいちばん小さな正の数は約 1.4e-45 です）。1e-12 くらいの値を使うか、torch.special.xlogy(w, w) を使ってください。",
         "ko": "0을 피하려고 더하거나 clamp_min에 넘긴 작은 값이 float32에서는 0으로 반올림됩니다(float32로 나타낼 수 있는 가장 작은 양수는 약 1.4e-45입니다). 1e-12 정도의 값을 쓰거나 torch.special.xlogy(w, w)를 쓰세요.",
-    },
-    "entropy_float32_nan": {
-        "ja": "float32 の重みを渡すと、エントロピーに NaN が出ます（float64 の重みでは出ませんでした）。",
-        "ko": "float32 가중치를 넘기면 엔트로피에 NaN이 나옵니다(float64 가중치에서는 나오지 않았습니다).",
-    },
-    "entropy_float32_differs": {
-        "ja": "float32 の重みを渡すと、エントロピーが正しい値と違います（最大誤差 {err:.3g}）。",
-        "ko": "float32 가중치를 넘기면 엔트로피가 올바른 값과 다릅니다(최대 오차 {err:.3g}).",
-    },
-    "entropy_dtype_differs": {
-        "ja": "{want} の重みを渡すと、{got} のテンソルが返ってきました。",
-        "ko": "{want} 가중치를 넘겼는데 {got} 텐서가 반환되었습니다.",
     },
     "hint_entropy_dtype": {
         "ja": "途中で .double() などでデータ型を変えず、重みと同じデータ型のまま計算して返してください（float32 の重みなら float32 で返します）。",
@@ -85,10 +64,6 @@ MESSAGES = {
     "hint_entropy_mean_axes": {
         "ja": "行ごとのエントロピー (B, H, T) を、バッチの軸とクエリの軸で平均して (H,) にします: mean(dim=(0, 2))。",
         "ko": "행별 엔트로피 (B, H, T)를 배치 축과 쿼리 축으로 평균해서 (H,)로 만듭니다: mean(dim=(0, 2)).",
-    },
-    "ablation_differs": {
-        "ja": "層 {layer}・ヘッド {head} を消したときの損失が、正しい値と違います（返した値: {got:.6f}、正しい値: {want:.6f}）。",
-        "ko": "층 {layer}의 헤드 {head}: 이 헤드를 껐을 때의 손실이 올바른 값과 다릅니다(반환: {got:.6f}, 올바른 값: {want:.6f}).",
     },
     "hint_ablation_output": {
         "ja": "c_proj の出力ではなく入力を 0 にします。入力 (B, T, E) はヘッドの出力を横に並べたもので、ヘッド h は列 h·D から (h+1)·D の手前までです。出力の列はもうヘッドごとに分かれていません。",
@@ -163,8 +138,8 @@ MESSAGES = {
         "ko": "원인은 이 연습 문제가 아니라 학습입니다. 연습 문제 1의 train_step(zero_grad() → backward() → step() 순서인지)과 학습 셀을 실행했는지 확인한 뒤, 학습 셀을 다시 실행하세요.",
     },
     "prev_answer_differs": {
-        "ja": "answer_prev_head = {head}、answer_prev_weight = {w:.3f} は、学習したモデルの test_x での重みと合いません。",
-        "ko": "answer_prev_head = {head}, answer_prev_weight = {w:.3f}은(는) 학습한 모델이 test_x에서 내는 가중치와 맞지 않습니다.",
+        "ja": "answer_prev_head = {head}、answer_prev_weight = {w:.3f} は、学習したモデルが新しい系列に置く重みと合いません。",
+        "ko": "answer_prev_head = {head}, answer_prev_weight = {w:.3f}은(는) 학습한 모델이 새 시퀀스에서 내는 가중치와 맞지 않습니다.",
     },
     "hint_prev_mean_heads": {
         "ja": "重みがヘッドもまとめた平均になっています。mean(dim=(0, 2)) のように、バッチとクエリの軸だけで平均して、ヘッドごとの値 (H,) にしてください。",
@@ -177,10 +152,6 @@ MESSAGES = {
     "hint_prev_index": {
         "ja": "クエリ t がキー t−1 に置く重みは、t = torch.arange(2, T) として w[:, :, t, t - 1] です（形状 (B, H, T−2)）。これをバッチとクエリの軸で平均し、ヘッドごとの値 (H,) のうち最大のものを選びます。",
         "ko": "쿼리 t가 키 t−1에 두는 가중치는 t = torch.arange(2, T)로 두고 w[:, :, t, t - 1]입니다(모양 (B, H, T−2)). 이것을 배치 축과 쿼리 축으로 평균한 헤드별 값 (H,) 중에서 가장 큰 것을 고릅니다.",
-    },
-    "answers_plausible": {
-        "ja": "✔ 答えの形式に問題はありません。値が合っているかどうかは、隠しテストがあなたの学習させたモデルで確かめます。",
-        "ko": "✔ 답의 형식에는 문제가 없습니다. 값이 맞는지는 숨겨진 테스트가 여러분이 학습시킨 모델로 확인합니다.",
     },
     "progress_training": {"ja": "学習", "ko": "학습"},
     "progress_compare": {"ja": "比較の学習", "ko": "비교 학습"},

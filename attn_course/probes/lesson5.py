@@ -1,15 +1,21 @@
-"""Lesson 5's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
+"""Lesson 5's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
+probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
+check (attn_course.checks.lesson5) with the right answer the course's public facts give, on a seed of its own.
 
 train_step and loss_without_head are tested on small stand-in models with the lesson's
 interface (`model(idx) -> (logits (B, T, 2, V), weights)`, `model.blocks[l].attn.c_proj`),
 so no exercise's answer has to live here.
 """
+import math
+
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-from ..data import toy_batch
+from ..checks.engine import close
+from ..data import toy_batch, toy_loss
+from ..judging import Mismatch, expect_close, matching_bug, max_error, naming, procedure
 from ..sizes import avoided
+from ..validate import previous_token_weight
 from .cases import scalar
 from .recorder import probe
 
@@ -166,3 +172,261 @@ def head_answers(rec, model, prev_head, prev_weight):
                   n_layer=len(model.blocks))
     rec.put("config", config)
     rec.put("params", {n: p.float() for n, p in model.named_parameters()})
+
+
+# --------------------------------------------------------------------------- the classic mistakes
+def loss_error(kind: str, message: str, call: str = "") -> str | None:
+    """The hint for an error train_step or loss_without_head raised. Each text is what torch says for one slip in the
+    loss or the hook, found by make mutants."""
+    if "Expected input batch_size" in message or "must be tuple of ints" in message:
+        return "hint_loss_layout"  # logits or answers not reshaped to (B·T·2, V) and (B·T·2,)
+    if "not implemented for 'Long'" in message:
+        return "hint_loss_argument_order"  # F.cross_entropy(answers, logits)
+    if "implicitly created only for scalar" in message or "cannot be converted to Scalar" in message:
+        return "hint_loss_scalar"  # the loss was never reduced to one number
+    if "'list' object has no attribute" in message or "too many values to unpack (expected 2)" in message:
+        return "hint_model_pair"  # model(x) is (logits, weights)
+    if "slice indices must be integers" in message:
+        return "hint_head_width_int"  # D = in_features / n_head
+    if "'tuple' object has no attribute" in message:
+        return "hint_hook_inputs"  # a pre-hook's inputs are a tuple
+    if "'ModuleList' object has no attribute" in message:
+        return "hint_layer_index"
+    if "object has no attribute 'remove'" in message:
+        return "hint_ablation_nothing"  # no hook was registered, so there is no handle
+    return None
+
+
+def _step(order: str = "before", softmax: bool = False):
+    """A training step with zero_grad() before backward(), between backward() and step(), after step() or never."""
+    def step(model, optimizer, x, y):
+        logits = model(x)[0]
+        loss = toy_loss(logits.softmax(-1) if softmax else logits, y)
+        if order == "before":
+            optimizer.zero_grad()
+        loss.backward()
+        if order == "between":
+            optimizer.zero_grad()
+        optimizer.step()
+        if order == "after":
+            optimizer.zero_grad()
+        return loss.item()
+    return step
+
+
+# The classic wrong steps, by the hint that names each.
+TRAIN_VARIANTS = {
+    "hint_zero_grad": _step("never"),
+    "hint_zero_grad_after_step": _step("after"),   # right wherever no gradient was left before the first call
+    "hint_train_order": _step("between"),
+    "hint_loss_softmax_twice": _step(softmax=True),
+}
+
+
+def train_bug(got: list, losses_of, right, tol: float = 1e-9) -> str | None:
+    """The hint for the losses got (one per call) on train_case. losses_of(step): a step's losses on that same case.
+    The first wrong step whose losses are got's; else a loss wrong from the first call is a slip in the loss itself."""
+    def same(a, b):
+        return len(a) == len(b) and all(not isinstance(g, bool) and isinstance(g, (int, float))
+                                        and abs(g - w) <= tol for g, w in zip(a, b))
+    key = next((key for key, step in TRAIN_VARIANTS.items() if same(got, losses_of(step))), None)
+    if key is None and not same(got[:1], losses_of(right)[:1]):
+        return "hint_loss_layout"
+    return key
+
+
+def head_entropy_variants(w: torch.Tensor) -> dict:
+    right = -torch.special.xlogy(w, w).sum(-1).mean(dim=(0, 2))
+    return {None: right, "hint_entropy_log2": right / math.log(2), "hint_entropy_sign": -right}
+
+
+def entropy_bug(got, w: torch.Tensor, tol: float) -> str | None:
+    """Which mistake gives got for the weights w."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    if tuple(got.shape) != (w.size(1),):
+        return "hint_entropy_mean_axes"
+    if got.dtype != w.dtype:
+        return "hint_entropy_dtype"
+    if not torch.isfinite(got).all():
+        # Finite in float64 and not in float32: a number that avoids 0 in float64 is 0 in float32 (1e-50).
+        return "hint_entropy_nan_float32" if w.dtype == torch.float32 else "hint_entropy_nan"
+    return next((key for key, want in head_entropy_variants(w.double()).items() if key and close(got, want, tol)), None)
+
+
+def ablation_variants(model, x, y, layer: int, head: int) -> dict:
+    """The loss with one head zeroed, and the classic wrong ways of zeroing it."""
+    attn = model.blocks[layer].attn
+    D = attn.c_proj.in_features // attn.n_head
+
+    def loss_with(hook, where):
+        handle = getattr(attn.c_proj, where)(hook)
+        try:
+            with torch.no_grad():
+                return float(toy_loss(model(x)[0], y))
+        finally:
+            handle.remove()
+
+    def cut(lo, hi):
+        def zero(tensor):
+            tensor = tensor.clone()
+            tensor[..., lo:hi] = 0
+            return tensor
+        return zero
+
+    right, by_index = cut(head * D, (head + 1) * D), cut(head, head + 1)
+    variants = {
+        None: loss_with(lambda m, inputs: (right(inputs[0]),), "register_forward_pre_hook"),
+        "hint_ablation_output": loss_with(lambda m, inputs, out: right(out), "register_forward_hook"),
+        "hint_ablation_slice": loss_with(lambda m, inputs: (by_index(inputs[0]),), "register_forward_pre_hook"),
+    }
+    # Slice ends off by a head (make mutants: (head - 1) * D, which for head 0 zeroes every head but the last); a
+    # slice that zeroes nothing is left to hint_ablation_nothing.
+    columns = range(attn.c_proj.in_features)
+    for lo, hi in ((head * D, (head - 1) * D), ((head - 1) * D, head * D), ((head + 1) * D, (head + 2) * D)):
+        if len(columns[lo:hi]) and columns[lo:hi] != columns[head * D:(head + 1) * D]:
+            wrong = cut(lo, hi)
+            variants.setdefault(("hint_ablation_columns", f"{lo}:{hi}"),
+                                loss_with(lambda m, inputs: (wrong(inputs[0]),), "register_forward_pre_hook"))
+    return variants
+
+
+def _ablation_bug(res):
+    model = toy_layers(res)
+    x, y = batch(res, "batch")
+    with torch.no_grad():
+        before = model(x)[0]
+    if not matching_bug(res["after"], {"unchanged": before}, 1e-12):
+        return "hint_ablation_remove"
+    loss_before = float(toy_loss(before, y))
+    for layer in range(len(model.blocks)):
+        for head in range(model.n_head):
+            got = res[f"loss.{layer}.{head}"]
+            variants = ablation_variants(model, x, y, layer, head)
+            if matching_bug(got, {"right": variants[None]}, 1e-9):
+                continue
+            return matching_bug(got, variants | {"hint_ablation_nothing": loss_before}, 1e-9)
+    return None
+
+
+def prev_answer_hint(per_head: torch.Tensor, head: int, weight: float, tol: float) -> str:
+    """Which slip gives these answers, from the true per-head weights (H,)."""
+    if abs(weight - float(per_head.mean())) < tol:
+        return "hint_prev_mean_heads"  # averaged over the heads too: .mean() without dim
+    best = int(per_head.argmax())
+    if head != best and 0 <= head < per_head.numel() and min(abs(weight - float(per_head[head])),
+                                                             abs(weight - float(per_head[best]))) < tol:
+        return "hint_prev_argmax"  # a right weight, with another head's number (argmin, an index off by one)
+    return "hint_prev_index"
+
+
+def head_range_hint(head, n_head: int) -> str | None:
+    """Why answer_prev_head is no head number: a float, or argmax over more axes than the heads' (a flat position
+    past the last head)."""
+    if isinstance(head, float) and head.is_integer() and 0 <= head < n_head:
+        return "hint_head_not_int"
+    if isinstance(head, int) and not isinstance(head, bool) and head >= n_head:
+        return "hint_prev_flat_argmax"
+    return None
+
+
+# --------------------------------------------------------------------------- the procedures
+# res: what the probe recorded (attn_course.judging.Results); right: the right implementation.
+def _loss(res, key: str, name: str) -> float:
+    """A loss as returned: a float (the probe made a one-element tensor of loss_without_head one). A tensor is
+    refused: the lesson asks for loss.item(), and the training cell cannot draw tensors that still hold a graph."""
+    value = res[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Mismatch("returned_not_number", name=name, kind=type(value).__name__,
+                       hint="hint_loss_item" if isinstance(value, torch.Tensor) else None)
+    return float(value)
+
+
+def _shown(draws) -> str:
+    s, _ = sizes(draws)
+    return f"V = {s['vocab']}, T = {s['max_len']}, E = {s['embed_dim']}, H = {s['n_head']}"
+
+
+@procedure(on_error=loss_error)
+def judge_train_step(res, right):
+    model, optimizer = train_case(res)
+    got = [_loss(res, f"loss.{step}", "train_step") for step in range(STEPS)]
+    for step in range(STEPS):
+        want = right(model, optimizer, *batch(res, f"batch.{step}"))
+        if not abs(got[step] - want) <= 1e-9:
+            raise Mismatch("hidden_mismatch", case=("case_train_call", {"step": step + 1, "sizes": _shown(res)}),
+                           err=abs(got[step] - want),
+                           hint=train_bug(got, lambda fn: train_losses(res, fn)[0], right))
+    params = res["params"]
+    if not isinstance(params, dict):
+        raise Mismatch("hidden_mismatch", case=("case_train_params", {"sizes": _shown(res)}), err=float("inf"))
+    with naming(lambda: "hint_train_order"):  # right losses, wrong parameters: the update is out of order
+        for name, p in model.named_parameters():
+            expect_close(("case_train_param", {"name": name, "sizes": _shown(res)}), params.get(name), p.detach(),
+                         1e-8)
+
+
+@procedure()
+def judge_head_entropy(res, right):
+    for dtype, tol in ((torch.float64, 1e-9), (torch.float32, 1e-4)):
+        w = causal_weights(res, dtype)
+        with naming(lambda: entropy_bug(res[str(dtype)], w, tol)):
+            expect_close(f"head_entropy {tuple(w.shape)}, {dtype}", res[str(dtype)], right(w), tol)
+
+
+@procedure(on_error=loss_error)
+def judge_loss_without_head(res, right):
+    with naming(lambda: _ablation_bug(res)):
+        model = toy_layers(res)
+        x, y = batch(res, "batch")
+        with torch.no_grad():
+            before = model(x)[0]
+        for layer in range(len(model.blocks)):
+            for head in range(model.n_head):
+                want = right(model, x, y, layer, head)
+                got = _loss(res, f"loss.{layer}.{head}", "loss_without_head")
+                if not abs(got - want) <= 1e-9:
+                    raise Mismatch("hidden_mismatch", case=f"loss_without_head(…, {layer}, {head}), {_shown(res)}",
+                                   err=abs(got - want))
+        expect_close("loss_without_head", res["before"], before, 1e-12)
+        after = res["after"]
+        if not isinstance(after, torch.Tensor) or after.shape != before.shape or max_error(after, before) > 1e-12:
+            raise Mismatch("ablation_left_behind")
+
+
+@procedure()
+def judge_head_answers(res, right):
+    """right: the lesson's model class (TinyDecoder). The answers are checked against the learner's own trained
+    parameters, read into one, on a batch of sequences drawn here."""
+    config, params = res["config"], res["params"]
+    head = res["answer_prev_head"]
+    if not isinstance(config, dict) or not isinstance(params, dict):
+        raise Mismatch("prev_untrained", w=float("nan"))
+    n_head = config.get("n_head")
+    # Not a head's number (a float, or argmax over more axes than the heads').
+    if isinstance(head, bool) or not isinstance(head, int) or head < 0 or isinstance(n_head, int) and head >= n_head:
+        raise Mismatch("answer_head_range", name="answer_prev_head", n=(n_head or 1) - 1, got=head,
+                       hint=head_range_hint(head, n_head or 1))
+    weight = res["answer_prev_weight"]
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+        raise Mismatch("answer_not_number", name="answer_prev_weight", kind=type(weight).__name__)
+    if not 0.0 <= weight <= 1.0:
+        raise Mismatch("answer_weight_range", got=weight)
+    try:
+        model = right(**config)
+        model.load_state_dict({k: v.float() for k, v in params.items()}, strict=False)
+        missing = {n for n, _ in model.named_parameters()} - set(params)
+    except (TypeError, ValueError, RuntimeError, AttributeError):
+        raise Mismatch("prev_untrained", w=float("nan")) from None
+    if missing:
+        raise Mismatch("hidden_layout", want=", ".join(sorted(missing)), got=", ".join(sorted(params)))
+    x, _ = toy_batch(256, config["max_len"], config["vocab"], res.gen("batch"))
+    with torch.no_grad():
+        per_head = previous_token_weight(model.eval()(x)[1][0].double())
+    best = int(per_head.argmax())
+    if float(per_head[best]) < 0.5:
+        # The cause is upstream: exercise 1's train_step (or the training cell) never trained the model.
+        raise Mismatch("prev_untrained", w=float(per_head[best]), hint="hint_prev_untrained")
+    if head != best or abs(weight - float(per_head[best])) > 0.05:
+        raise Mismatch("prev_answer_differs", head=head, w=weight,
+                       hint=prev_answer_hint(per_head, head, weight, 0.02))
