@@ -30,7 +30,7 @@ from .lesson8_mla import (  # noqa: F401
     expands_heads, latent_shape_hint, mla_error, mla_parts, mla_qkv, mla_run, mla_variants,
 )
 from .lesson8_paged import (  # noqa: F401
-    BYTES_BUGS, BYTES_CASES, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,
+    BYTES_BUGS, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,
     check_cache_bytes,
     check_paged_cache, check_paged_decode, paged_decode_bug, paged_decode_error, paged_decode_variants, paged_error,
     paged_gather_ref, paged_length_hint, paged_written, watch_finding, watched_decode,

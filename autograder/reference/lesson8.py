@@ -15,10 +15,11 @@ import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
+from attn_course.probes import lesson8_memory as procedures
 from attn_course.probes.cases import DTYPE_CASES
 from attn_course.probes.rope import turn_with
 from attn_course.judging import Mismatch, expect_close, expect_layout, judge_function, matching_bug, naming
-from attn_grader.judge import judge, sibling
+from attn_grader.judge import judge, judged_by, sibling
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)
@@ -506,18 +507,7 @@ def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
     return total
 
 
-@judge("lesson8.cache_bytes", on_error=checks.bytes_error)
-def judge_cache_bytes(res):
-    cases = probe.bytes_cases(res)
-    gots = [res[f"bytes.{i}"] for i in range(len(cases))]
-    for i, (config, n, batch, dtype) in enumerate(cases):
-        got, want = gots[i], static_cache_bytes(config, n, batch, dtype)
-        if isinstance(got, float):   # a byte count is a whole number: 4536.0 is no answer, whatever it equals
-            raise Mismatch("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
-                           got=repr(got))
-        if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            hint = checks.bytes_hint(cases, gots, i) if isinstance(got, int) else None
-            raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
+judged_by("lesson8.cache_bytes", procedures.judge_cache_bytes, static_cache_bytes)
 
 
 def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):

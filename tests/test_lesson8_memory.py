@@ -1,0 +1,49 @@
+"""Lesson 8, exercises 7 to 14 (MLA and its latent cache, a preallocated cache, a paged cache, packed sequences, what a
+cache costs, attention over pages, rows of different lengths): each visible check is its exercise's procedure
+(attn_course.probes.lesson8_mla, lesson8_memory) run on the check's own seed, so the grader with the hidden reference
+reaches the very verdict the check reached with the course's right answer.
+"""
+import inspect
+import os
+
+import pytest
+
+from attn_course.checks import lesson8 as checks
+from attn_course.checks import lesson8_paged
+from attn_course.probes import SEED_ENV
+from attn_course.probes import lesson8 as probes
+from attn_course.validate import CheckFailed
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, reference
+from test_lesson8_layouts import _bytes
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return reference("lesson8")
+
+
+# (exercise, the check, its seeds' module, the learner's objects of a wrong answer)
+WRONG = {
+    "cache_bytes": [(checks.check_cache_bytes, lesson8_paged, (_bytes(bug),))
+                    for bug in ("latent_twice", "window_all", "bits", "kv_once")],
+}
+CASES = [(exercise, i) for exercise, wrong in WRONG.items() for i in range(len(wrong))]
+
+
+@pytest.mark.parametrize("exercise, i", CASES)
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exercise, i):
+    check, module, objs = WRONG[exercise][i]
+    with pytest.raises(CheckFailed) as info:
+        check(*objs)
+    seed = module.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*objs)
+    finally:
+        os.environ.pop(SEED_ENV)
+    source = "\n".join(inspect.getsource(o) for o in objs if callable(o))
+    graded = decide(REFERENCE, seed, f"lesson8.{exercise}", payload, source)
+    seen = info.value.mismatch
+    assert graded is not None
+    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))
