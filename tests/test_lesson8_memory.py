@@ -9,13 +9,13 @@ import os
 import pytest
 
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_paged
+from attn_course.checks import lesson8_packing, lesson8_paged
 from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
 from attn_grader.verdict import decide, hint_of
 from conftest import REFERENCE, reference
-from test_lesson8_layouts import _bytes
+from test_lesson8_layouts import _bytes, _packed
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,7 @@ def ref():
 WRONG = {
     "cache_bytes": [(checks.check_cache_bytes, lesson8_paged, (_bytes(bug),))
                     for bug in ("latent_twice", "window_all", "bits", "kv_once")],
+    "packed": [(checks.check_packed, lesson8_packing, _packed(bug)) for bug in ("positions", "boundary", "no_docs")],
 }
 CASES = [(exercise, i) for exercise, wrong in WRONG.items() for i in range(len(wrong))]
 

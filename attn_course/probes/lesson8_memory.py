@@ -7,9 +7,14 @@ facts give, on a seed of its own.
 """
 import torch
 
+from ..checks.lesson8_packing import (
+    document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
+)
 from ..checks.lesson8_paged import bytes_error, bytes_hint
-from ..judging import Mismatch, procedure
-from .lesson8 import bytes_cases
+from ..judging import Mismatch, expect_close, procedure
+from .lesson8 import bytes_cases, packed_setup
+from .lesson8_common import expect_mask
+from .rope import turn_with
 
 
 # --------------------------------------------------------------------------- exercise 12: what a cache costs
@@ -29,3 +34,21 @@ def judge_cache_bytes(res, right):
         if gots[i] != want:
             raise Mismatch("bytes_differs", hint=bytes_hint(cases, gots, i), config=config, T=n, batch=batch,
                            dtype=dtype, got=gots[i], want=want)
+
+
+# --------------------------------------------------------------------------- exercise 11: packed sequences
+@procedure(on_error=packed_error)
+def judge_packed(res, right):
+    """right: (layout(cu_seqlens) -> (the positions (T,), the mask (1, 1, T, T) bool), alone(q, k, v, cu_seqlens,
+    turn) -> each document attended alone, RoPE from 0 in each)."""
+    layout, alone = right
+    cu, q, k, v, base = packed_setup(res)
+    positions, mask = layout(cu)
+    got = res["positions"]
+    if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
+        raise Mismatch("packed_positions_shape", n=len(positions), got=positions_kind(got))
+    if not torch.equal(got, positions):
+        raise Mismatch("packed_positions_differ", hint=positions_hint(got, positions_variants(cu)), got=got.tolist(),
+                       want=positions.tolist())
+    expect_mask("document_mod", res["mask"], mask, document_variants(cu), rules=document_rules(cu))
+    expect_close("flex_attention(…, document_mod)", res["flex"], alone(q, k, v, cu, turn_with(base)), 1e-9)

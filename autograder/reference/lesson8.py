@@ -468,20 +468,12 @@ def packed_alone(q, k, v, cu, turn):
     return torch.cat(outs, 2)
 
 
-@judge("lesson8.packed", on_error=checks.packed_error)
-def judge_packed(res):
-    cu, q, k, v, base = probe.packed_setup(res)
+def packed_layout(cu):
     with quiet():
-        positions, mask = packed_reference(cu)
-    got = res["positions"]
-    variants = checks.positions_variants(cu)
-    if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
-        raise Mismatch("packed_positions_shape", n=len(positions), got=checks.positions_kind(got))
-    if not torch.equal(got, positions):
-        raise Mismatch("packed_positions_differ", hint=checks.positions_hint(got, variants), got=got.tolist(),
-                       want=positions.tolist())
-    _expect_mask("document_mod", res["mask"], mask, checks.document_variants(cu), rules=checks.document_rules(cu))
-    expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)
+        return packed_reference(cu)
+
+
+judged_by("lesson8.packed", procedures.judge_packed, (packed_layout, packed_alone))
 
 
 # --------------------------------------------------------------------------- what a cache costs (StaticCache)
