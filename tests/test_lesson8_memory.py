@@ -15,7 +15,7 @@ from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
 from attn_grader.verdict import decide, hint_of
 from conftest import REFERENCE, reference
-from test_lesson8_layouts import _bytes, _packed
+from test_lesson8_layouts import _bytes, _packed, _paged
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,7 @@ def ref():
 WRONG = {
     "cache_bytes": [(checks.check_cache_bytes, lesson8_paged, (_bytes(bug),))
                     for bug in ("latent_twice", "window_all", "bits", "kv_once")],
+    "paged_cache": [(checks.check_paged_cache, lesson8_paged, _paged(bug)) for bug in ("divmod", "layout", "floor")],
     "packed": [(checks.check_packed, lesson8_packing, _packed(bug)) for bug in ("positions", "boundary", "no_docs")],
 }
 CASES = [(exercise, i) for exercise, wrong in WRONG.items() for i in range(len(wrong))]

@@ -11,12 +11,12 @@ from ..messages import t
 from ..score_watch import CopyWatch
 from ..sizes import avoided
 from ..validate import CheckFailed, dtype_bytes
-from .engine import close, expect_shape, inputs, max_error, named, passed, run
+from .engine import close, passed, run
 from .invariants import expect_cases
 from .lesson8_common import length_error
 
 # Each check's own seed for its exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_memory).
-SEEDS = {"cache_bytes": 812}
+SEEDS = {"paged_cache": 810, "cache_bytes": 812}
 
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
@@ -70,8 +70,6 @@ def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=Fals
 PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
                     "hint_paged_start": dict(from_zero=True), "hint_paged_not_written": dict(unwritten=True)}
 PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
-PAGE_TABLE = torch.tensor([5, 2, 7, 0])
-PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))
 
 
 def paged_written(writes, n_pages, size, heads, d, chunks, table, **bug):
@@ -98,35 +96,10 @@ def paged_length_hint(got, length: int, size: int) -> str | None:
 
 
 def check_paged_cache(paged_write, paged_gather) -> None:
-    heads, d, size, n_pages = 2, 3, 3, 8
-    (new,) = inputs((10, heads, d), seed=92)
-    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
-    for lo, hi in PAGED_CHUNKS:
-        run(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, PAGE_TABLE.clone(), lo, new[lo:hi],
-            on_error=paged_error)
-        want = paged_written(new, n_pages, size, heads, d, [c for c in PAGED_CHUNKS if c[1] <= hi], PAGE_TABLE)
-        if not torch.equal(pages, want):
-            done = [c for c in PAGED_CHUNKS if c[1] <= hi]
-            bugs = {key: paged_written(new, n_pages, size, heads, d, done, PAGE_TABLE, **flags)
-                    for key, flags in PAGED_WRITE_BUGS.items()}
-            hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
-            raise CheckFailed(t("paged_pages_differ", n=hi), hint)
-    (filled,) = inputs((n_pages, size, heads, d), seed=93)
-    for length in (10, 7, 3, 12):   # 12: every page of the table, so a page count rounded up too far runs past it
-        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length,
-                  on_error=paged_error)
-        want = paged_gather_ref(filled, PAGE_TABLE, length)
-        hint = paged_length_hint(got, length, size)
-        if hint:
-            raise CheckFailed(t("wrong_axis", what=t("what_gathered"), want=tuple(want.shape), layout="(T, H, D)",
-                                got=tuple(got.shape), axis=0, axis_name="T", want_n=length, got_n=got.size(0)),
-                              t(hint))
-        expect_shape(got, tuple(want.shape), ("T", "H", "D"), t("what_gathered"))
-        if not torch.equal(got, want):
-            hint = next((t(key) for key, flags in PAGED_GATHER_BUGS.items()
-                         if torch.equal(got, paged_gather_ref(filled, PAGE_TABLE, length, **flags))), None)
-            raise CheckFailed(t("values_differ", what=t("what_gathered"), err=max_error(got, want)), hint)
-    passed("paged_write, paged_gather")
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson8, lesson8_memory
+    verify(lesson8.paged_cache, lesson8_memory.judge_paged_cache, (paged_write_ref, paged_gather_ref),
+           SEEDS["paged_cache"], "paged_write, paged_gather", paged_write, paged_gather)
 
 
 # --------------------------------------------------------------------------- exercise 13: attention over pages

@@ -10,9 +10,12 @@ import torch
 from ..checks.lesson8_packing import (
     document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
-from ..checks.lesson8_paged import bytes_error, bytes_hint
-from ..judging import Mismatch, expect_close, procedure
-from .lesson8 import bytes_cases, packed_setup
+from ..checks.lesson8_paged import (
+    PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, paged_error, paged_gather_ref, paged_length_hint,
+    paged_written,
+)
+from ..judging import Mismatch, expect_close, matching_bug, naming, procedure
+from .lesson8 import bytes_cases, gather_lengths, packed_setup, paged_setup
 from .lesson8_common import expect_mask
 from .rope import turn_with
 
@@ -52,3 +55,39 @@ def judge_packed(res, right):
                        want=positions.tolist())
     expect_mask("document_mod", res["mask"], mask, document_variants(cu), rules=document_rules(cu))
     expect_close("flex_attention(…, document_mod)", res["flex"], alone(q, k, v, cu, turn_with(base)), 1e-9)
+
+
+# --------------------------------------------------------------------------- exercise 10: a paged cache
+def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
+    pages = res["pages"]
+    for key, flags in PAGED_WRITE_BUGS.items():
+        written = paged_written(new, n_pages, size, h, d, chunks, table, **flags)
+        if written is not None and matching_bug(pages, {"x": written}, 0.0):
+            return key
+    filled = res.randn("filled", n_pages, size, h, d)
+    for length in gather_lengths(new.size(0), size):
+        got = res[f"gather.{length}"]
+        hint = paged_length_hint(got, length, size)
+        if hint:
+            return hint
+        for key, flags in PAGED_GATHER_BUGS.items():
+            if matching_bug(got, {"x": paged_gather_ref(filled, table, length, **flags)}, 0.0):
+                return key
+    return None
+
+
+@procedure(on_error=paged_error)
+def judge_paged_cache(res, right):
+    """right: (write(pages, block_table, start, k_new), in place; gather(pages, block_table, length) -> (length, H,
+    D))."""
+    write, gather = right
+    size, h, d, n_pages, table, new, chunks = paged_setup(res)
+    with naming(lambda: _paged_bug(res, size, h, d, n_pages, table, new, chunks)):
+        pages = torch.zeros(n_pages, size, h, d, dtype=torch.float64)
+        for lo, hi in chunks:
+            write(pages, table, lo, new[lo:hi])
+        expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
+        filled = res.randn("filled", n_pages, size, h, d)
+        for length in gather_lengths(new.size(0), size):
+            expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
+                         gather(filled, table, length), 0.0)

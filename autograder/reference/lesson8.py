@@ -410,36 +410,7 @@ def paged_gather(pages, block_table, length):
     return torch.stack([pages[int(block_table[p // size]), p % size] for p in range(length)])
 
 
-def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
-    pages = res["pages"]
-    for key, flags in checks.PAGED_WRITE_BUGS.items():
-        written = checks.paged_written(new, n_pages, size, h, d, chunks, table, **flags)
-        if written is not None and matching_bug(pages, {"x": written}, 0.0):
-            return key
-    filled = res.randn("filled", n_pages, size, h, d)
-    for length in probe.gather_lengths(new.size(0), size):
-        got = res[f"gather.{length}"]
-        hint = checks.paged_length_hint(got, length, size)
-        if hint:
-            return hint
-        for key, flags in checks.PAGED_GATHER_BUGS.items():
-            if matching_bug(got, {"x": checks.paged_gather_ref(filled, table, length, **flags)}, 0.0):
-                return key
-    return None
-
-
-@judge("lesson8.paged_cache", on_error=checks.paged_error)
-def judge_paged_cache(res):
-    size, h, d, n_pages, table, new, chunks = probe.paged_setup(res)
-    with naming(lambda: _paged_bug(res, size, h, d, n_pages, table, new, chunks)):
-        pages = torch.zeros(n_pages, size, h, d, dtype=torch.float64)
-        for lo, hi in chunks:
-            paged_write(pages, table, lo, new[lo:hi])
-        expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
-        filled = res.randn("filled", n_pages, size, h, d)
-        for length in probe.gather_lengths(new.size(0), size):
-            expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
-                         paged_gather(filled, table, length), 0.0)
+judged_by("lesson8.paged_cache", procedures.judge_paged_cache, (paged_write, paged_gather))
 
 
 # --------------------------------------------------------------------------- packed sequences
