@@ -7,16 +7,14 @@ import re
 
 import torch
 
-from ..messages import t
 from ..score_watch import CopyWatch
 from ..sizes import avoided
-from ..validate import CheckFailed, dtype_bytes
-from .engine import close, passed, run
-from .invariants import expect_cases
+from ..validate import dtype_bytes
+from .engine import close
 from .lesson8_common import length_error
 
 # Each check's own seed for its exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_memory).
-SEEDS = {"paged_cache": 810, "cache_bytes": 812}
+SEEDS = {"paged_cache": 810, "cache_bytes": 812, "paged_decode": 813}
 
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
@@ -261,15 +259,10 @@ def watch_finding(largest, meta):
 
 
 def check_paged_decode(fn) -> None:
-    from ..probes.draws import Draws   # here: the probes' package imports the checks
-    name = "paged_decode"
-    expect_cases(name, fn, paged_decode_run, paged_decode_inputs, 313,
-                 ["q", "k_pages", "v_pages"], on_error=paged_decode_error, name_bug=paged_decode_bug)
-    finding = watch_finding(*watched_decode(lambda *a: run(*a, on_error=paged_decode_error), fn,
-                                            Draws(313, "check.paged_decode")))
-    if finding:
-        raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]))
-    passed(name)
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson8, lesson8_memory
+    verify(lesson8.paged_decode, lesson8_memory.judge_paged_decode, paged_decode_run, SEEDS["paged_decode"],
+           "paged_decode", fn)
 
 
 # --------------------------------------------------------------------------- exercise 12: what a cache costs

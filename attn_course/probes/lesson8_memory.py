@@ -11,10 +11,10 @@ from ..checks.lesson8_packing import (
     document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
 from ..checks.lesson8_paged import (
-    PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, paged_error, paged_gather_ref, paged_length_hint,
-    paged_written,
+    PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, paged_decode_bug, paged_decode_error,
+    paged_decode_inputs, paged_error, paged_gather_ref, paged_length_hint, paged_written, watch_finding,
 )
-from ..judging import Mismatch, expect_close, matching_bug, naming, procedure
+from ..judging import Mismatch, expect_close, expect_finding, judge_function, matching_bug, naming, procedure
 from .lesson8 import bytes_cases, gather_lengths, packed_setup, paged_setup
 from .lesson8_common import expect_mask
 from .rope import turn_with
@@ -91,3 +91,16 @@ def judge_paged_cache(res, right):
         for length in gather_lengths(new.size(0), size):
             expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
                          gather(filled, table, length), 0.0)
+
+
+# --------------------------------------------------------------------------- exercise 13: attention over pages
+# partial, as the probe runs in order: an error in a later call (the meta device's) comes after the values recorded
+# before it, whose mismatch is the verdict when there is one.
+@procedure(on_error=paged_decode_error, partial=True)
+def judge_paged_decode(res, right):
+    """right(q, k_pages, v_pages, block_tables, seq_lens) -> each sequence's output (N, H, D)."""
+    with naming(lambda: paged_decode_bug(paged_decode_inputs(res, "float64", torch.float64), res["float64"])):
+        judge_function(res, right, paged_decode_inputs)
+    # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
+    largest = res["watch"]
+    expect_finding(watch_finding(tuple(largest) if isinstance(largest, (list, tuple)) else largest, res["meta"]))

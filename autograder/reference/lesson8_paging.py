@@ -19,9 +19,10 @@ import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
+from attn_course.probes import lesson8_memory as procedures
 from attn_course.probes.cases import DTYPE_CASES, backward_with_probe
 from attn_course.judging import Mismatch, expect_finding, expect_grads, judge_function, naming
-from attn_grader.judge import judge, sibling
+from attn_grader.judge import judge, judged_by, sibling
 
 _common = sibling(__file__, "lesson8_common")
 
@@ -41,16 +42,7 @@ def paged_decode(q, k_pages, v_pages, block_tables, seq_lens):
     return torch.stack(outs)
 
 
-@judge("lesson8.paged_decode", on_error=checks.paged_decode_error, partial=True)
-def judge_paged_decode(res):
-    with naming(lambda: checks.paged_decode_bug(probe.paged_decode_inputs(res, "float64", torch.float64),
-                                                res["float64"])):
-        judge_function(res, paged_decode, probe.paged_decode_inputs)
-    # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
-    largest = res["watch"]
-    finding = checks.watch_finding(tuple(largest) if isinstance(largest, (list, tuple)) else largest, res["meta"])
-    if finding:
-        raise Mismatch(finding[0], hint=finding[2], **finding[1])
+judged_by("lesson8.paged_decode", procedures.judge_paged_decode, paged_decode)
 
 
 # --------------------------------------------------------------------------- exercise 14: transformers' padding mask
