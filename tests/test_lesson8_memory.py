@@ -9,13 +9,14 @@ import os
 import pytest
 
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_packing, lesson8_paged
+from attn_course.checks import lesson8_lengths, lesson8_packing, lesson8_paged
 from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
 from attn_grader.verdict import decide, hint_of
 from conftest import REFERENCE, reference
 from test_lesson8_layouts import _bytes, _packed, _paged
+from test_lesson8_paging import _batched
 from test_lesson8_paging import _paged as _paged_decode
 
 
@@ -31,6 +32,8 @@ WRONG = {
     "paged_cache": [(checks.check_paged_cache, lesson8_paged, _paged(bug)) for bug in ("divmod", "layout", "floor")],
     "paged_decode": [(checks.check_paged_decode, lesson8_paged, (_paged_decode(bug),))
                      for bug in ("table", "rescale", "gather", "device")],
+    "decode_batched": [(checks.check_decode_batched, lesson8_lengths, (_batched(bug),))
+                       for bug in ("longest", "unwritten", "python")],
     "packed": [(checks.check_packed, lesson8_packing, _packed(bug)) for bug in ("positions", "boundary", "no_docs")],
 }
 CASES = [(exercise, i) for exercise, wrong in WRONG.items() for i in range(len(wrong))]

@@ -1,9 +1,10 @@
 """Lesson 8's visible check for exercise 14: sequences of different lengths decoded together from one preallocated
 cache, each row written at its own length and masked there (vLLM's seq_lens; a padding mask's job in transformers).
 
-The check and the probe run the same procedure (batched_run: a few decode steps in float64 and float32, one with
-gradients, one on the meta device) and name a mistake by the same rule (batched_bug, cache_bug), each on its own
-seed; the grader's judge compares with transformers' padding mask (autograder/reference/lesson8_paging.py).
+The probe runs the learner's code (batched_run: a few decode steps in float64 and float32, one with gradients, one on
+the meta device), and the exercise's procedure (attn_course.probes.lesson8_memory) judges it step by step and names a
+mistake (step_finding, batched_bug, cache_bug): the check on its own seed with right_step, the grader with
+transformers' padding mask (autograder/reference/lesson8_paging.py).
 """
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ import math
 import torch
 
 from .. import findings
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, max_error, passed, run
-from .invariants import expect_grads
+from .engine import close, max_error
 
+# The check's own seed for the exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_memory).
+SEEDS = {"decode_batched": 814}
 STEPS = 3   # decode steps of the float64 and float32 cases: the lengths move on, and so must each row's slot
 
 
@@ -181,20 +181,7 @@ def right_step(q, k_new, v_new, k_cache, v_cache, lengths):
 
 
 def check_decode_batched(fn) -> None:
-    from ..probes.draws import Draws
-    name = "decode_batched"
-    draws = Draws(414, f"check.{name}")
-    call = lambda *args: run(*args, on_error=batched_error)   # noqa: E731
-    for case, dtype in (("float64", torch.float64), ("float32", torch.float32)):
-        for step, (before, got, k_after, _) in enumerate(batched_run(call, fn, draws, case, dtype), 1):
-            finding = step_finding(name, step, before, got, k_after, dtype, right_step)
-            if finding:
-                raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]) if finding[2] else None)
-    leaves, got = grad_run(call, fn, draws)
-    lengths, k_cache, v_cache, steps = batched_inputs(draws, "grad", torch.float64)
-    ref = [x.clone().requires_grad_(True) for x in steps[0]]
-    expect_grads(name, got, leaves, right_step(*ref, k_cache, v_cache, lengths), ref, ["q", "k_new", "v_new"], 414)
-    finding = meta_finding(meta_run(call, fn, draws))
-    if finding:
-        raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]))
-    passed(name)
+    from ..judging import verify   # here: the probes' package imports the checks
+    from ..probes import lesson8, lesson8_memory
+    verify(lesson8.decode_batched, lesson8_memory.judge_decode_batched, right_step, SEEDS["decode_batched"],
+           "decode_batched", fn)

@@ -7,6 +7,7 @@ facts give, on a seed of its own.
 """
 import torch
 
+from ..checks.lesson8_lengths import batched_error, batched_inputs, meta_finding, step_finding, write_rows
 from ..checks.lesson8_packing import (
     document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
@@ -14,7 +15,10 @@ from ..checks.lesson8_paged import (
     PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, paged_decode_bug, paged_decode_error,
     paged_decode_inputs, paged_error, paged_gather_ref, paged_length_hint, paged_written, watch_finding,
 )
-from ..judging import Mismatch, expect_close, expect_finding, judge_function, matching_bug, naming, procedure
+from ..judging import (
+    Mismatch, expect_close, expect_finding, expect_grads, judge_function, matching_bug, naming, procedure,
+)
+from .cases import DTYPE_CASES, backward_with_probe
 from .lesson8 import bytes_cases, gather_lengths, packed_setup, paged_setup
 from .lesson8_common import expect_mask
 from .rope import turn_with
@@ -104,3 +108,24 @@ def judge_paged_decode(res, right):
     # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
     largest = res["watch"]
     expect_finding(watch_finding(tuple(largest) if isinstance(largest, (list, tuple)) else largest, res["meta"]))
+
+
+# --------------------------------------------------------------------------- exercise 14: rows of different lengths
+# partial, as exercise 13's: the meta device's step runs last.
+@procedure(on_error=batched_error, partial=True)
+def judge_decode_batched(res, right):
+    """right(q, k_new, v_new, k_cache, v_cache, lengths) -> one step's output (B, H, 1, D), from the caches as they
+    were before it: each row written at, and masked after, its own length."""
+    name = "decode_batched"
+    for case, dtype in DTYPE_CASES:
+        lengths, k_cache, v_cache, steps = batched_inputs(res, case, dtype)
+        for i, (q, k_new, v_new) in enumerate(steps):
+            before = (q, k_new, v_new, k_cache, v_cache, lengths)
+            expect_finding(step_finding(name, i + 1, before, res[f"{case}.{i}"], res[f"{case}.{i}.k"], dtype, right))
+            k_cache, v_cache = write_rows(k_cache, v_cache, k_new, v_new, lengths)
+            lengths = lengths + 1
+    lengths, k_cache, v_cache, steps = batched_inputs(res, "grad", torch.float64)
+    leaves = [x.clone().requires_grad_(True) for x in steps[0]]
+    want = right(*leaves, k_cache, v_cache, lengths)
+    expect_grads(name, res["grad.inputs"], backward_with_probe(res, want, leaves), ["q", "k_new", "v_new"])
+    expect_finding(meta_finding(res["meta"]))
