@@ -9,12 +9,13 @@ import os
 import pytest
 
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_lengths, lesson8_packing, lesson8_paged
+from attn_course.checks import lesson8_caches, lesson8_lengths, lesson8_packing, lesson8_paged
 from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
 from attn_grader.verdict import decide, hint_of
 from conftest import REFERENCE, reference
+from test_lesson8 import _static
 from test_lesson8_layouts import _bytes, _packed, _paged
 from test_lesson8_paging import _batched
 from test_lesson8_paging import _paged as _paged_decode
@@ -25,8 +26,10 @@ def ref():
     return reference("lesson8")
 
 
-# (exercise, the check, its seeds' module, the learner's objects of a wrong answer)
+# {exercise: [(the check, its seeds' module, the learner's objects of a wrong answer)]}
 WRONG = {
+    "attend_preallocated": [(checks.check_attend_preallocated, lesson8_caches, (_static(bug),))
+                            for bug in ("at_zero", "unsliced", "k_rebound", "cat")],
     "cache_bytes": [(checks.check_cache_bytes, lesson8_paged, (_bytes(bug),))
                     for bug in ("latent_twice", "window_all", "bits", "kv_once")],
     "paged_cache": [(checks.check_paged_cache, lesson8_paged, _paged(bug)) for bug in ("divmod", "layout", "floor")],
@@ -44,7 +47,7 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exer
     check, module, objs = WRONG[exercise][i]
     with pytest.raises(CheckFailed) as info:
         check(*objs)
-    seed = module.SEEDS[exercise]
+    seed = module.STATIC_SEED if module is lesson8_caches else module.SEEDS[exercise]
     os.environ[SEED_ENV] = str(seed)
     try:
         payload = getattr(probes, exercise).record(*objs)

@@ -7,6 +7,8 @@ facts give, on a seed of its own.
 """
 import torch
 
+from ..checks.lesson8_caches import STATIC_BUGS, buffers_hint, gpt2_qkv, static_error, static_run
+from ..checks.lesson8_common import all_nan, grid
 from ..checks.lesson8_lengths import batched_error, batched_inputs, meta_finding, step_finding, write_rows
 from ..checks.lesson8_packing import (
     document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
@@ -19,9 +21,55 @@ from ..judging import (
     Mismatch, expect_close, expect_finding, expect_grads, judge_function, matching_bug, naming, procedure,
 )
 from .cases import DTYPE_CASES, backward_with_probe
-from .lesson8 import bytes_cases, gather_lengths, packed_setup, paged_setup
-from .lesson8_common import expect_mask
+from .lesson8 import bytes_cases, gather_lengths, packed_setup, paged_setup, static_setup
+from .lesson8_common import expect_mask, first_call, partial_end
 from .rope import turn_with
+
+
+# --------------------------------------------------------------------------- exercise 9: a preallocated cache
+def _static_bug(res, host, x, chunks, t_max):
+    if all_nan(res["outputs"]):
+        return all_nan(res["outputs"])
+    for key, flags in STATIC_BUGS.items():
+        outs, buffers = static_run(host, x, chunks, t_max, **flags)
+        if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
+                matching_bug(res["buffers"], {"x": buffers}, 1e-9):
+            return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
+    buffers = res["buffers"]
+    return buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
+
+
+# partial: the calls before one that raised, and the buffers they left, are judged as the whole run is
+@procedure(on_error=static_error, partial=True)
+def judge_attend_preallocated(res, right):
+    """right(attn, x) -> (the output (B, T, E) of causal attention over all of x, its keys and values (B, H, T, D)):
+    lesson 6's attention with a cache, all at once."""
+    host, x, chunks, t_max = static_setup(res)
+    b, n, e = x.shape
+    h = host.n_head
+    with torch.no_grad():
+        full, (k_all, v_all) = right(host, x)
+    outputs = res["outputs"]
+    if not isinstance(outputs, list) or len(outputs) > len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
+    first = chunks[0][1]
+    with torch.no_grad():
+        first_qkv = gpt2_qkv(host, x[:, :first])
+    with naming(lambda: _static_bug(res, host, x, chunks, t_max)
+                or first_call(res, *first_qkv, grid(first, first)[0] >= grid(first, first)[1], host.c_proj)):
+        for (lo, hi), got in zip(chunks, outputs):
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
+            expect_close(case, got, full[:, lo:hi], 1e-9)
+        buffers = res["buffers"]
+        if outputs and len(outputs) < len(chunks) and isinstance(buffers, tuple) and len(buffers) == 2:
+            hint = buffers_hint(*buffers)   # the next call raised: what the calls before it left
+            if hint:
+                raise Mismatch("static_buffer_differs", n=chunks[len(outputs) - 1][1], hint=hint)
+        partial_end(res, chunks)
+        pad = x.new_zeros(b, h, t_max - n, e // h)
+        for part, got, want in zip("KV", buffers if isinstance(buffers, tuple) else (None, None), (k_all, v_all)):
+            expect_close(("case_buffer", {"part": part, "n": n}), got, torch.cat([want, pad], 2), 1e-9)
 
 
 # --------------------------------------------------------------------------- exercise 12: what a cache costs

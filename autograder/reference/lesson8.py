@@ -350,49 +350,8 @@ def judge_mla_decode(res):
 
 
 # --------------------------------------------------------------------------- a preallocated cache (lesson 6)
-def _static_bug(res, host, x, chunks, t_max):
-    if checks.all_nan(res["outputs"]):
-        return checks.all_nan(res["outputs"])
-    for key, flags in checks.STATIC_BUGS.items():
-        outs, buffers = checks.static_run(host, x, chunks, t_max, **flags)
-        if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
-                matching_bug(res["buffers"], {"x": buffers}, 1e-9):
-            return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
-    buffers = res["buffers"]
-    return checks.buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
-
-
-# partial: the calls before one that raised, and the buffers they left, are judged as the check judges them
-@judge("lesson8.attend_preallocated", on_error=checks.static_error, partial=True)
-def judge_attend_preallocated(res):
-    host, x, chunks, t_max = probe.static_setup(res)
-    b, n, e = x.shape
-    h = host.n_head
-    attend_with_cache = sibling(__file__, "kv_cache").attend_with_cache
-    with torch.no_grad():
-        full, (k_all, v_all) = attend_with_cache(host, x)
-    outputs = res["outputs"]
-    if not isinstance(outputs, list) or len(outputs) > len(chunks):
-        raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
-    first = chunks[0][1]
-    with torch.no_grad():
-        first_qkv = checks.gpt2_qkv(host, x[:, :first])
-    with naming(lambda: _static_bug(res, host, x, chunks, t_max)
-                or _first_call(res, *first_qkv, checks.grid(first, first)[0] >= checks.grid(first, first)[1],
-                               host.c_proj)):
-        for (lo, hi), got in zip(chunks, outputs):
-            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
-                    {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
-            expect_close(case, got, full[:, lo:hi], 1e-9)
-        buffers = res["buffers"]
-        if outputs and len(outputs) < len(chunks) and isinstance(buffers, tuple) and len(buffers) == 2:
-            hint = checks.buffers_hint(*buffers)   # the next call raised: what the calls before left, as the check
-            if hint:
-                raise Mismatch("static_buffer_differs", n=chunks[len(outputs) - 1][1], hint=hint)
-        _partial_end(res, chunks)
-        pad = x.new_zeros(b, h, t_max - n, e // h)
-        for part, got, want in zip("KV", buffers if isinstance(buffers, tuple) else (None, None), (k_all, v_all)):
-            expect_close(("case_buffer", {"part": part, "n": n}), got, torch.cat([want, pad], 2), 1e-9)
+judged_by("lesson8.attend_preallocated", procedures.judge_attend_preallocated,
+          sibling(__file__, "kv_cache").attend_with_cache)
 
 
 # --------------------------------------------------------------------------- a paged cache (vLLM)
