@@ -26,8 +26,8 @@ from .lesson8_caches import (  # noqa: F401
     rolling_run, static_error, static_run, stream_length_hint, streaming_error, streaming_run,
 )
 from .lesson8_mla import (  # noqa: F401
-    ABSORBED_BUGS, ABSORB_SIZES, MLAHost, MLA_SIZES, SpanWatch, absorbed_run, check_mla, check_mla_decode, decode_error,
-    expands_heads, latent_shape_hint, mla_error, mla_parts, mla_qkv, mla_run, mla_variants,
+    ABSORBED_BUGS, MLAHost, SpanWatch, absorbed_run, check_mla, check_mla_decode, decode_error, expands_heads,
+    latent_shape_hint, mla_error, mla_parts, mla_qkv, mla_run, mla_variants,
 )
 from .lesson8_paged import (  # noqa: F401
     BYTES_BUGS, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,

@@ -101,6 +101,10 @@ MESSAGES = {
         "ja": "{name}（{sizes}）の、位置 {lo} のトークンの出力",
         "ko": "{name}({sizes})의 위치 {lo} 토큰 출력",
     },
+    "case_cache_part": {
+        "ja": "{name} に {n} 個のトークンを渡したあとのキャッシュの {part}",
+        "ko": "{name}에 토큰 {n}개를 넘긴 뒤 캐시의 {part}",
+    },
     "check_mismatch": {
         "ja": "{case}で、正しい結果と一致しません（最大誤差 {err:.3g}）。",
         "ko": "{case}에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}).",

@@ -7,22 +7,21 @@ GptOssAttention's eager path, MLA from DeepseekV3Attention, cache sizes from the
 allocates. StreamingLLM is judged against the authors' cache policy (StartRecentKVCache, below) and the preallocated
 cache against lesson 6's reference.
 
-transformers computes DeepseekV3's RMSNorm and softmax in float32 whatever the input's dtype, so MLA agrees with it
-in float64 to about 2e-7 here (lesson 8's tests measure it); the tolerance there is 1e-5, and a classic mistake is
-off by 1e-2 or more.
+MLA's exercises, the preallocated cache, the paged cache, packed sequences and the cache's bytes are judged by their
+procedures (attn_course.probes.lesson8_mla, lesson8_memory) given the references here.
 """
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
 from attn_course.probes import lesson8_memory as procedures
+from attn_course.probes import lesson8_mla as mla_procedures
 from attn_course.probes.cases import DTYPE_CASES
 from attn_course.probes.rope import turn_with
-from attn_course.judging import Mismatch, expect_close, expect_layout, judge_function, matching_bug, naming
+from attn_course.judging import Mismatch, expect_close, judge_function, matching_bug, naming
 from attn_grader.judge import judge, judged_by, sibling
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
-HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)
 BLOOM_TOLERANCE = {"float64": 1e-6, "float32": 1e-4}   # BLOOM's float32 slopes
 
 # transformers' masks and the decoding exercises' helpers, in lesson8_common (this module would be over 600 lines)
@@ -264,89 +263,29 @@ def deepseek_forward(attention, rotary, x):
         return attention(x, (cos, sin), mask)[0]
 
 
-def _mla_bug(res, sizes, base):
-    host = checks.MLAHost(*sizes).double()
-    res.fill_parameters(host)
-    x = probe.mla_input(res, "float64", torch.float64, sizes[0])
-    with torch.no_grad():
-        variants = checks.mla_variants(host, x, turn_with(base))
-    return checks.all_nan([res["float64"]]) or \
-        matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
-
-
-# partial: a layer built nn.Linear(out, in) is named from the layout, as the check does
-@judge("lesson8.mla", partial=True, on_error=checks.mla_error)
-def judge_mla(res):
-    sizes = probe.mla_sizes(res)
-    base = probe.draw_base(res)
+def deepseek_mla(sizes, base):
+    """DeepseekV3Attention of these sizes, and its causal output for x (B, T, E) with RoPE at base."""
     attention, rotary = deepseek_attention(*sizes, base)
-    expect_layout(res, attention)
-    if "norm_eps" in res and res["norm_eps"] != attention.kv_a_layernorm.variance_epsilon:
-        raise Mismatch("hint_mla_norm_eps", eps=res["norm_eps"])   # off by ~1e-5 on some seeds only: named here
-    res.fill_parameters(attention)
-    with naming(lambda: _mla_bug(res, sizes, base)):
-        for case, dtype in DTYPE_CASES:
-            attention.to(dtype)
-            x = probe.mla_input(res, case, dtype, sizes[0])
-            expect_close(f"MultiHeadLatentAttention ({case})", res[case], deepseek_forward(attention, rotary, x),
-                         HF_TOLERANCE[case])
+    return attention, lambda x: deepseek_forward(attention, rotary, x)
 
 
-def _decode_bug(res, host, x, chunks, base):
-    shapes = res["cache_shapes"]
-    if any(s and isinstance(s[0], list) and len(s[0]) == 4 for s in shapes):
-        return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
-    with torch.no_grad():
-        first = chunks[0][1]
-        return checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ABSORBED_BUGS, lambda **bug: [y for y, _ in checks.absorbed_run(
-            host, x, chunks, turn_with(base), **bug)], 1e-5) or \
-            _first_call(res, *checks.mla_qkv(host, x[:, :first], turn_with(base)),
-                        checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
-
-
-# partial: the calls before one that raised are judged as the check judges them; a shape error is named from the
-# shapes the probe watched (mla_decode's mask the other way round, its cache not joined), whatever the sizes.
-@judge("lesson8.mla_decode", on_error=checks.decode_error, partial=True)
-def judge_mla_decode(res):
-    host, x, chunks, base = probe.decode_setup(res)
-    if "result" in res:
-        raise Mismatch("returned_not_cache_pair", name="mla_decode", kind=type(res["result"]).__name__,
-                       hint=("hint_cache_pair_order", {"name": "mla_decode"})
-                       if checks.cache_pair_swapped(res["result"], 2) else None)
-    b, n, e = x.shape
+def deepseek_decode(host, x, base):
+    """DeepseekV3Attention with the host's weights: its output for all of x, and the latent cache it computes (its
+    own normalised latent and rotated shared key)."""
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb
+    n, e = x.shape[1:]
     r, dr = host.kv_lora_rank, host.qk_rope_head_dim
     attention, rotary = deepseek_attention(e, host.n_head, r, host.qk_nope_head_dim, dr, host.v_head_dim, base)
     attention.double().load_state_dict(host.state_dict())
-    full = deepseek_forward(attention, rotary, x)
-    outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks) \
-            or len(shapes) != len(outputs):
-        raise Mismatch("hidden_mismatch", case="mla_decode", err=float("inf"))
-    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
-        for (lo, hi), got, shape in zip(chunks, outputs, shapes):
-            if shape != [[b, hi, r], [b, hi, dr]]:
-                found = next((checks.latent_shape_hint(s, b, hi, width, r, dr, host.n_head)
-                              for s, width in zip(shape, (r, dr)) if isinstance(s, list) and s != [b, hi, width]),
-                             None) if isinstance(shape, list) else None
-                raise Mismatch("hidden_latent_shape", hint=None if found is None else found if found[1] else found[0],
-                               n=hi, want=[(b, hi, r), (b, hi, dr)], got=shape)
-            sizes = f"H={host.n_head}, r={r}, d_rope={dr}, base={base:g}"
-            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
-                    {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
-            expect_close(case, got, full[:, lo:hi], HF_TOLERANCE["float64"])
-    _partial_end(res, chunks, "raised_cause")
-    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
-        # The latent cache: DeepseekV3Attention's own normalised latent and rotated shared key.
+    with torch.no_grad():
         c, k_rot = attention.kv_a_proj_with_mqa(x).split([r, dr], -1)
         cos, sin = rotary(x, torch.arange(n)[None])
-        from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb
-        with torch.no_grad():
-            want = (attention.kv_a_layernorm(c), apply_rotary_pos_emb(k_rot[:, None], k_rot[:, None], cos, sin)[0][:, 0])
-        for part, got, w in zip(("c", "k_R"), res["cache"], want):
-            expect_close(("case_cache_part", {"name": "mla_decode", "n": n, "part": part}), got, w,
-                         HF_TOLERANCE["float64"])
-    if "expands_heads" in res and res["expands_heads"] is True:   # right numbers, per-head keys or values made
-        raise Mismatch("mla_not_absorbed", hint="hint_mla_not_absorbed")
+        k_rot = apply_rotary_pos_emb(k_rot[:, None], k_rot[:, None], cos, sin)[0][:, 0]
+        return deepseek_forward(attention, rotary, x), (attention.kv_a_layernorm(c), k_rot)
+
+
+judged_by("lesson8.mla", mla_procedures.judge_mla, deepseek_mla)
+judged_by("lesson8.mla_decode", mla_procedures.judge_mla_decode, deepseek_decode)
 
 
 # --------------------------------------------------------------------------- a preallocated cache (lesson 6)
