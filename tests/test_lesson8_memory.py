@@ -9,7 +9,7 @@ import os
 import pytest
 
 from attn_course.checks import lesson8 as checks
-from attn_course.checks import lesson8_caches, lesson8_lengths, lesson8_mla, lesson8_packing, lesson8_paged
+from attn_course.checks.lesson8_memory import SEEDS
 from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
@@ -26,31 +26,31 @@ def ref():
     return reference("lesson8")
 
 
-# {exercise: [(the check, its seeds' module, the learner's objects of a wrong answer)]}
+# {exercise: [(the check, the learner's objects of a wrong answer)]}
 WRONG = {
-    "mla": [(checks.check_mla, lesson8_mla, (_mla(bug),)) for bug in ("norm", "scale", "no_o_proj", "no_norm_layer")],
-    "mla_decode": [(checks.check_mla_decode, lesson8_mla, (_decode(bug),))
+    "mla": [(checks.check_mla, (_mla(bug),)) for bug in ("norm", "scale", "no_o_proj", "no_norm_layer")],
+    "mla_decode": [(checks.check_mla_decode, (_decode(bug),))
                    for bug in ("restart", "mask_transposed", "parts_swapped", "expanded", "per_head")],
-    "attend_preallocated": [(checks.check_attend_preallocated, lesson8_caches, (_static(bug),))
+    "attend_preallocated": [(checks.check_attend_preallocated, (_static(bug),))
                             for bug in ("at_zero", "unsliced", "k_rebound", "cat")],
-    "cache_bytes": [(checks.check_cache_bytes, lesson8_paged, (_bytes(bug),))
+    "cache_bytes": [(checks.check_cache_bytes, (_bytes(bug),))
                     for bug in ("latent_twice", "window_all", "bits", "kv_once")],
-    "paged_cache": [(checks.check_paged_cache, lesson8_paged, _paged(bug)) for bug in ("divmod", "layout", "floor")],
-    "paged_decode": [(checks.check_paged_decode, lesson8_paged, (_paged_decode(bug),))
+    "paged_cache": [(checks.check_paged_cache, _paged(bug)) for bug in ("divmod", "layout", "floor")],
+    "paged_decode": [(checks.check_paged_decode, (_paged_decode(bug),))
                      for bug in ("table", "rescale", "gather", "device")],
-    "decode_batched": [(checks.check_decode_batched, lesson8_lengths, (_batched(bug),))
+    "decode_batched": [(checks.check_decode_batched, (_batched(bug),))
                        for bug in ("longest", "unwritten", "python")],
-    "packed": [(checks.check_packed, lesson8_packing, _packed(bug)) for bug in ("positions", "boundary", "no_docs")],
+    "packed": [(checks.check_packed, _packed(bug)) for bug in ("positions", "boundary", "no_docs")],
 }
 CASES = [(exercise, i) for exercise, wrong in WRONG.items() for i in range(len(wrong))]
 
 
 @pytest.mark.parametrize("exercise, i", CASES)
 def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exercise, i):
-    check, module, objs = WRONG[exercise][i]
+    check, objs = WRONG[exercise][i]
     with pytest.raises(CheckFailed) as info:
         check(*objs)
-    seed = module.STATIC_SEED if module is lesson8_caches else module.SEEDS[exercise]
+    seed = SEEDS[exercise]
     os.environ[SEED_ENV] = str(seed)
     try:
         payload = getattr(probes, exercise).record(*objs)

@@ -17,10 +17,6 @@ from .lesson8_common import attend, cache_none_error, core_variants, grid, lengt
 from .rope import rope
 
 
-# Each check's own seed for its exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_mla).
-SEEDS = {"mla": 807, "mla_decode": 808}
-
-
 # --------------------------------------------------------------------------- exercise 7: MLA
 MLA_DIMS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 
@@ -202,12 +198,6 @@ def right_mla(sizes, base: float) -> tuple:
     return module, lambda x: mla_run(module, x, _turn(base))
 
 
-def check_mla(cls) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_mla
-    verify(lesson8.mla, lesson8_mla.judge_mla, right_mla, SEEDS["mla"], "MultiHeadLatentAttention", cls)
-
-
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
 def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="",
                  renorm=False, nope_scale=False) -> list:
@@ -323,12 +313,6 @@ def expands_heads(fn, turn, call=run) -> bool:
 def right_decode(host, x, base: float) -> tuple:
     """MLA's causal output for all of x at once, and its latent cache: the normalised latent c and the rotated k_R."""
     turn = _turn(base)
-    _, _, c, k_rot = mla_parts(host, x, torch.arange(x.size(1)), turn)
-    return mla_run(host, x, turn), (c, k_rot)
-
-
-def check_mla_decode(fn) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_mla
     with torch.no_grad():
-        verify(lesson8.mla_decode, lesson8_mla.judge_mla_decode, right_decode, SEEDS["mla_decode"], "mla_decode", fn)
+        _, _, c, k_rot = mla_parts(host, x, torch.arange(x.size(1)), turn)
+        return mla_run(host, x, turn), (c, k_rot)

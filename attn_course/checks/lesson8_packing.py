@@ -6,9 +6,6 @@ import torch
 
 from .lesson8_common import attend, control_flow_error, grid
 
-# The check's own seed for the exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_memory).
-SEEDS = {"packed": 811}
-
 
 # --------------------------------------------------------------------------- exercise 11: packed sequences
 def document_ids(cu_seqlens: torch.Tensor, right: bool = True) -> torch.Tensor:
@@ -75,10 +72,3 @@ def positions_hint(got, variants) -> str | None:
 def right_layout(cu_seqlens) -> tuple:
     """The positions restarting in each document, and the mask (1, 1, T, T) keeping attention within one, causal."""
     return positions_variants(cu_seqlens)[None], document_variants(cu_seqlens)[None][None, None]
-
-
-def check_packed(packed_positions, document_mod) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_memory
-    verify(lesson8.packed, lesson8_memory.judge_packed, (right_layout, packed_alone), SEEDS["packed"],
-           "packed_positions, document_mod", packed_positions, document_mod)

@@ -13,9 +13,6 @@ from ..validate import dtype_bytes
 from .engine import close
 from .lesson8_common import length_error
 
-# Each check's own seed for its exercise's probe (attn_course.probes.lesson8) and procedure (lesson8_memory).
-SEEDS = {"paged_cache": 810, "cache_bytes": 812, "paged_decode": 813}
-
 
 # --------------------------------------------------------------------------- exercise 10: a paged cache
 RESHAPE_ROWS = re.compile(r"shape '\[(\d+)((?:, \d+)*)\]' is invalid for input of size (\d+)")
@@ -91,13 +88,6 @@ def paged_length_hint(got, length: int, size: int) -> str | None:
     if got.size(0) < length:
         return "hint_paged_floor" if got.size(0) == length // size * size else "hint_paged_pages_count"
     return None
-
-
-def check_paged_cache(paged_write, paged_gather) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_memory
-    verify(lesson8.paged_cache, lesson8_memory.judge_paged_cache, (paged_write_ref, paged_gather_ref),
-           SEEDS["paged_cache"], "paged_write, paged_gather", paged_write, paged_gather)
 
 
 # --------------------------------------------------------------------------- exercise 13: attention over pages
@@ -258,13 +248,6 @@ def watch_finding(largest, meta):
     return None
 
 
-def check_paged_decode(fn) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_memory
-    verify(lesson8.paged_decode, lesson8_memory.judge_paged_decode, paged_decode_run, SEEDS["paged_decode"],
-           "paged_decode", fn)
-
-
 # --------------------------------------------------------------------------- exercise 12: what a cache costs
 def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, bug: str | None = None) -> int:
     """Bytes of a KV cache for the config's layers: 2 · B · T_l · G · D per layer (T_l = min(T, W) on a window
@@ -311,10 +294,3 @@ def bytes_hint(cases, gots, wrong: int) -> str | None:
     if len(found) == 1:
         return found[0]
     return "hint_kv_bits" if not found and gots[wrong] == cache_bytes_ref(*cases[wrong]) * 8 else None
-
-
-def check_cache_bytes(fn) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8, lesson8_memory
-    verify(lesson8.cache_bytes, lesson8_memory.judge_cache_bytes, cache_bytes_ref, SEEDS["cache_bytes"], "cache_bytes",
-           fn)
