@@ -6,6 +6,7 @@ exercises 6 and 15), lesson8_mla (multi-head latent attention, exercises 7 and 8
 attention read page by page, what a cache costs: exercises 10, 13 and 12), lesson8_lengths (rows of different lengths
 in one cache, exercise 14), lesson8_packing (packed sequences, exercise 11), lesson8_softcap (Gemma 2's softcap as a
 score_mod, exercise 16); what they share is in lesson8_common, and FlexAttention as the course runs it in flex.
+The checks of exercises 7 to 14 are their procedures on a seed of the check's own, in lesson8_memory.
 """
 from __future__ import annotations
 
@@ -21,26 +22,29 @@ from .lesson8_mods import (  # noqa: F401
     window_variants,
 )
 from .lesson8_caches import (  # noqa: F401
-    CacheHost, STATIC_BUGS, STREAM_BUGS, buffers_hint, check_attend_preallocated, check_attend_rolling,
-    check_attend_streaming, first_turned, gpt2_qkv, ring_replaced, ring_shape_hint, rolling_bug, rolling_error,
-    rolling_run, static_error, static_run, stream_length_hint, streaming_error, streaming_run,
+    CacheHost, STATIC_BUGS, STREAM_BUGS, buffers_hint, check_attend_rolling, check_attend_streaming, first_turned,
+    gpt2_qkv, ring_replaced, ring_shape_hint, rolling_bug, rolling_error, rolling_run, static_error, static_run,
+    stream_length_hint, streaming_error, streaming_run,
 )
 from .lesson8_mla import (  # noqa: F401
-    ABSORBED_BUGS, ABSORB_SIZES, MLAHost, MLA_SIZES, SpanWatch, absorbed_run, check_mla, check_mla_decode, decode_error,
-    expands_heads, latent_shape_hint, mla_error, mla_parts, mla_qkv, mla_run, mla_variants,
+    ABSORBED_BUGS, MLAHost, SpanWatch, absorbed_run, decode_error, expands_heads, latent_shape_hint, mla_error,
+    mla_parts, mla_qkv, mla_run, mla_variants,
 )
 from .lesson8_paged import (  # noqa: F401
-    BYTES_BUGS, BYTES_CASES, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref,
-    check_cache_bytes,
-    check_paged_cache, check_paged_decode, paged_decode_bug, paged_decode_error, paged_decode_variants, paged_error,
-    paged_gather_ref, paged_length_hint, paged_written, watch_finding, watched_decode,
+    BYTES_BUGS, PAGED_GATHER_BUGS, PAGED_WRITE_BUGS, bytes_error, bytes_hint, cache_bytes_ref, paged_decode_bug,
+    paged_decode_error, paged_decode_variants, paged_error, paged_gather_ref, paged_length_hint, paged_written,
+    watch_finding, watched_decode,
 )
 from .lesson8_lengths import (  # noqa: F401
-    batched_bug, batched_error, batched_inputs, batched_run, batched_variants, cache_bug, check_decode_batched, grad_run,
+    batched_bug, batched_error, batched_inputs, batched_run, batched_variants, cache_bug, grad_run,
     meta_finding, meta_run, right_step, step_finding, write_rows,
 )
 from .lesson8_packing import (  # noqa: F401
-    check_packed, document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
+    document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
+)
+from .lesson8_memory import (  # noqa: F401
+    check_attend_preallocated, check_cache_bytes, check_decode_batched, check_mla, check_mla_decode, check_packed,
+    check_paged_cache, check_paged_decode,
 )
 from .lesson8_softcap import check_softcap_score_mod, softcap_bug, softcap_variants  # noqa: F401
 from .lesson8_sink import (  # noqa: F401

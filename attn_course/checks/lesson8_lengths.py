@@ -1,9 +1,10 @@
 """Lesson 8's visible check for exercise 14: sequences of different lengths decoded together from one preallocated
 cache, each row written at its own length and masked there (vLLM's seq_lens; a padding mask's job in transformers).
 
-The check and the probe run the same procedure (batched_run: a few decode steps in float64 and float32, one with
-gradients, one on the meta device) and name a mistake by the same rule (batched_bug, cache_bug), each on its own
-seed; the grader's judge compares with transformers' padding mask (autograder/reference/lesson8_paging.py).
+The probe runs the learner's code (batched_run: a few decode steps in float64 and float32, one with gradients, one on
+the meta device), and the exercise's procedure (attn_course.probes.lesson8_memory) judges it step by step and names a
+mistake (step_finding, batched_bug, cache_bug): the check on its own seed with right_step, the grader with
+transformers' padding mask (autograder/reference/lesson8_paging.py).
 """
 from __future__ import annotations
 
@@ -12,10 +13,7 @@ import math
 import torch
 
 from .. import findings
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, max_error, passed, run
-from .invariants import expect_grads
+from .engine import close, max_error
 
 STEPS = 3   # decode steps of the float64 and float32 cases: the lengths move on, and so must each row's slot
 
@@ -178,23 +176,3 @@ def right_step(q, k_new, v_new, k_cache, v_cache, lengths):
     keep = torch.arange(k_all.size(2)) <= lengths[:, None]
     s = (q @ k_all.transpose(-2, -1) / math.sqrt(q.size(-1))).masked_fill(~keep[:, None, None, :], float("-inf"))
     return torch.softmax(s, -1) @ v_all
-
-
-def check_decode_batched(fn) -> None:
-    from ..probes.draws import Draws
-    name = "decode_batched"
-    draws = Draws(414, f"check.{name}")
-    call = lambda *args: run(*args, on_error=batched_error)   # noqa: E731
-    for case, dtype in (("float64", torch.float64), ("float32", torch.float32)):
-        for step, (before, got, k_after, _) in enumerate(batched_run(call, fn, draws, case, dtype), 1):
-            finding = step_finding(name, step, before, got, k_after, dtype, right_step)
-            if finding:
-                raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]) if finding[2] else None)
-    leaves, got = grad_run(call, fn, draws)
-    lengths, k_cache, v_cache, steps = batched_inputs(draws, "grad", torch.float64)
-    ref = [x.clone().requires_grad_(True) for x in steps[0]]
-    expect_grads(name, got, leaves, right_step(*ref, k_cache, v_cache, lengths), ref, ["q", "k_new", "v_new"], 414)
-    finding = meta_finding(meta_run(call, fn, draws))
-    if finding:
-        raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]))
-    passed(name)

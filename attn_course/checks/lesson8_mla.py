@@ -1,8 +1,9 @@
 """Lesson 8's visible checks for multi-head latent attention (DeepSeek-V2/V3), exercises 7 and 8: the module, and its
-absorbed form with a latent cache."""
+absorbed form with a latent cache. Each check runs its exercise's probe on a seed of its own and judges it by the
+exercise's procedure (attn_course.probes.lesson8_mla), with the right answer given here; the classic mistakes and the
+watches of the learner's tensors that the probe and the procedure use are here too."""
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 
@@ -10,14 +11,9 @@ import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, linear_problem, max_error, named, passed, run
+from .engine import run
 from .heads import merge_heads
-from .lesson8_common import (
-    B, all_nan, attend, cache_none_error, cache_pair_swapped, core_variants, first_call_hint, grid, hint_text,
-    length_error, matched_so_far, one_or_span,
-)
+from .lesson8_common import attend, cache_none_error, core_variants, grid, length_error
 from .rope import rope
 
 
@@ -192,45 +188,14 @@ class SpanWatch(TorchFunctionMode):
         return "hint_mla_positions" if self.masks == {self.t_new} else None
 
 
-def expect_mla_layers(module, e, h, r, dn, dr, dv) -> None:
-    for name, (n_in, n_out) in mla_layers(e, h, r, dn, dr, dv).items():
-        problem = linear_problem(module, name, n_in, n_out, "")
-        if problem:
-            raise problem
-    norm = getattr(module, "kv_a_layernorm", None)
-    if not isinstance(norm, nn.Module) or tuple(getattr(norm, "weight", torch.empty(0)).shape) != (r,):
-        raise CheckFailed(t("hint_mla_norm_layer", r=r))
-    if getattr(norm, "eps", None) != 1e-6:   # DeepSeek's rms_norm_eps; RMSNorm's default (None) is the dtype's eps
-        raise named("hint_mla_norm_eps", eps=getattr(norm, "eps", None))
+def _turn(base: float):
+    return lambda a, b_, p: rope(a, b_, p, base)
 
 
-MLA_SIZES = (10, 2, 5, 4, 2, 3)   # E, H, r, dn, dr, dv: all different, and no layer square (nn.Linear(out, in) shows)
-MLA_T = 8   # no width's sum either (dn + dv = 7 = T let a split on the length axis pass)
-
-
-def check_mla(cls) -> None:
-    name = "MultiHeadLatentAttention"
-    module = run(name, cls, *MLA_SIZES)
-    expect_mla_layers(module, *MLA_SIZES)
-    module = module.double().eval()
-    with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(86)
-        for p in module.parameters():   # a norm weight that is not all ones, so a missing norm shows
-            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
-    (x,) = inputs((B, MLA_T, MLA_SIZES[0]), seed=87)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    with torch.no_grad():
-        y = run(f"{name}.forward", module, x, turn, on_error=mla_error)
-        variants = mla_variants(module, x, turn)
-        bare = variants["hint_mla_no_o_proj"]
-        expect_shape(y, (B, MLA_T, MLA_SIZES[0]), ("B", "T", "E"), t("what_output"), t("hint_mla_no_o_proj") if
-                     isinstance(y, torch.Tensor) and y.shape == bare.shape and close(y, bare, 1e-9) else None)
-    if not close(y, variants[None], 1e-9):
-        hint = t(all_nan([y])) if all_nan([y]) else next(
-            (hint_text(key) for key, val in variants.items()
-             if key and close(torch.nan_to_num(y), torch.nan_to_num(val), 1e-9)), None)
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])), hint)
-    passed(name)
+def right_mla(sizes, base: float) -> tuple:
+    """The module the lesson describes (DeepSeek's layers and sizes) and its causal output for x, RoPE at base."""
+    module = MLAHost(*sizes).double().eval()
+    return module, lambda x: mla_run(module, x, _turn(base))
 
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
@@ -275,12 +240,6 @@ ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swap
                  "hint_mla_scale": dict(nope_scale=True)}
 
 
-# The first call with a cache takes two tokens: a mask built with T_past = 0 is then (2, 2) against (2, 6) scores,
-# the error the grader's last chunk of two meets too (one token alone would broadcast and pass unnoticed).
-MLA_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8))   # a prefill of 4 ≠ B: view(T_new, B, …) fails as the grader's does
-ABSORB_SIZES = (12, 2, 5, 3, 2, 3)   # dn = dv: W_UK and W_UV swapped is then no shape error
-
-
 def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int):
     """A latent cache part of the wrong shape: per head (4 axes), or k_R with its batch axis 1 (the head axis added
     with k_R[None] or taken off with k_R[0], not at axis 1): a hint key and its fields, or None."""
@@ -294,15 +253,6 @@ def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int
     if b != 1 and shape == (1, n, width):
         return "hint_mla_head_axis", {}
     return None
-
-
-def expect_latent_cache(cache, b: int, n: int, r: int, dr: int, h: int) -> None:
-    if not (isinstance(cache, tuple) and len(cache) == 2):
-        raise CheckFailed(t("cache_not_pair", kind=type(cache).__name__))
-    for part, c, width in zip(("c", "k_R"), cache, (r, dr)):
-        found = latent_shape_hint(c.shape, b, n, width, r, dr, h) if isinstance(c, torch.Tensor) else None
-        expect_shape(c, (b, n, width), ("B", "T", "r" if part == "c" else "d_R"), t("what_latent", part=part),
-                     t(found[0], **found[1]) if found else None)
 
 
 class PerHeadWatch(TorchFunctionMode):
@@ -360,55 +310,9 @@ def expands_heads(fn, turn, call=run) -> bool:
     return seen
 
 
-def check_mla_decode(fn) -> None:
-    name = "mla_decode"
-    host = MLAHost(*ABSORB_SIZES).double()
-    with torch.no_grad(), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(88)
-        for p in host.parameters():
-            p.copy_(torch.randn_like(p) / math.sqrt(p.size(-1)) if p.dim() > 1 else 1 + 0.3 * torch.randn_like(p))
-    e, h, r, dn, dr, dv = ABSORB_SIZES
-    (x,) = inputs((B, 8, e), seed=89)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
+def right_decode(host, x, base: float) -> tuple:
+    """MLA's causal output for all of x at once, and its latent cache: the normalised latent c and the rotated k_R."""
+    turn = _turn(base)
     with torch.no_grad():
-        full = mla_run(host, x, turn)
-        variants = {key: absorbed_run(host, x, MLA_CHUNKS, turn, **flags) for key, flags in ABSORBED_BUGS.items()}
-        right = absorbed_run(host, x, MLA_CHUNKS, turn)
-        cache, so_far = None, []
-        for index, (lo, hi) in enumerate(MLA_CHUNKS):
-            call = f"{name}(mla, x_new, {'None' if cache is None else 'cache'}, rope)"
-            watch = SpanWatch(host, B, hi - lo, hi) if cache is not None else None
-            try:
-                with watch or contextlib.nullcontext():
-                    result = run(call, fn, host, x[:, lo:hi], cache, turn, on_error=decode_error)
-            except CheckFailed as failure:
-                raised = getattr(failure, "raised", None) or {}
-                cause = watch and watch.hint(raised.get("kind", ""), raised.get("message", ""), call)
-                if not cause:
-                    raise
-                raise CheckFailed(failure.message, t(cause)) from None
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__))
-            if cache_pair_swapped(result, 2):
-                raise named("hint_cache_pair_order", name=name)
-            y, cache = result
-            expect_shape(y, (B, hi - lo, e), ("B", "T_new", "E"), t("what_output"))
-            so_far.append(y)
-            expect_latent_cache(cache, B, hi, r, dr, h)
-            if not close(y, full[:, lo:hi], 1e-9):
-                key = all_nan(so_far) or matched_so_far(so_far, {key: [o for o, _ in outs]
-                                                                  for key, outs in variants.items()})
-                hint = hint_text(key) if key else None
-                if hint is None and index == 0:
-                    key = first_call_hint(y, *mla_qkv(host, x[:, lo:hi], turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
-                                          host.o_proj)
-                    hint = hint_text(key) if key else None
-                raise CheckFailed(t(one_or_span("cache_differs", lo, hi), lo=lo, last=hi - 1, n=hi - lo,
-                                    err=max_error(y, full[:, lo:hi])), hint)
-            for part, got, want in zip(("c", "k_R"), cache, right[index][1]):
-                if not close(got, want, 1e-9):
-                    raise CheckFailed(t("latent_differs", part=part, n=hi, err=max_error(got, want)),
-                                      t("hint_mla_latent_contents"))
-        if expands_heads(fn, turn):
-            raise CheckFailed(t("mla_not_absorbed"), t("hint_mla_not_absorbed"))
-    passed(name)
+        _, _, c, k_rot = mla_parts(host, x, torch.arange(x.size(1)), turn)
+        return mla_run(host, x, turn), (c, k_rot)

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, inputs, max_error, passed, run
-from .flex import create_mask, flex
 from .lesson8_common import attend, control_flow_error, grid
-from .lesson8_mods import _expect_mask
-from .rope import rope
 
 
 # --------------------------------------------------------------------------- exercise 11: packed sequences
@@ -44,9 +38,6 @@ def document_rules(cu_seqlens) -> tuple:
     return (("hint_mask_other_document", doc[:, None] != doc[None, :]),)
 
 
-CU_SEQLENS = torch.tensor([0, 3, 4, 8, 11])   # four documents: 3, 1, 4 and 3 tokens
-
-
 def packed_alone(q, k, v, cu_seqlens, turn) -> torch.Tensor:
     """Each document run alone, RoPE from 0 in each: what the packed row must give."""
     outs = []
@@ -78,25 +69,6 @@ def positions_hint(got, variants) -> str | None:
     return found or ("hint_packed_negative" if bool((got < 0).any()) else None)
 
 
-def check_packed(packed_positions, document_mod) -> None:
-    cu = CU_SEQLENS
-    n = int(cu[-1])
-    got = run("packed_positions", packed_positions, cu.clone(), on_error=packed_error)
-    variants = positions_variants(cu)
-    if not (isinstance(got, torch.Tensor) and got.shape == (n,) and not got.is_floating_point()):
-        raise CheckFailed(t("packed_positions_shape", n=n, got=positions_kind(got)))
-    if not torch.equal(got.cpu(), variants[None]):
-        key = positions_hint(got.cpu(), variants)
-        raise CheckFailed(t("packed_positions_differ", got=got.tolist(), want=variants[None].tolist()),
-                          t(key) if key else None)
-    mod = run("document_mod", document_mod, cu.clone(), on_error=packed_error)
-    mask = run("document_mod(cu_seqlens)", create_mask, mod, None, n, n, on_error=packed_error)
-    _expect_mask(mask, document_variants(cu), "document_mod", rules=document_rules(cu))
-    q, k, v = inputs((1, 2, n, 4), (1, 2, n, 4), (1, 2, n, 4), seed=94)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    qq, kk = turn(q, k, got)
-    y = flex(qq, kk, v, mod)
-    want = packed_alone(q, k, v, cu, turn)
-    if not close(y, want, 1e-9):
-        raise CheckFailed(t("packed_differs", err=max_error(y, want)))
-    passed("packed_positions, document_mod")
+def right_layout(cu_seqlens) -> tuple:
+    """The positions restarting in each document, and the mask (1, 1, T, T) keeping attention within one, causal."""
+    return positions_variants(cu_seqlens)[None], document_variants(cu_seqlens)[None][None, None]

@@ -7,12 +7,10 @@ import re
 
 import torch
 
-from ..messages import t
 from ..score_watch import CopyWatch
 from ..sizes import avoided
-from ..validate import CheckFailed, dtype_bytes
-from .engine import close, expect_shape, inputs, max_error, named, passed, run
-from .invariants import expect_cases
+from ..validate import dtype_bytes
+from .engine import close
 from .lesson8_common import length_error
 
 
@@ -67,8 +65,6 @@ def paged_gather_ref(pages, block_table, length: int, no_table=False, uncut=Fals
 PAGED_WRITE_BUGS = {"hint_paged_divmod": dict(swap=True), "hint_paged_table": dict(no_table=True),
                     "hint_paged_start": dict(from_zero=True), "hint_paged_not_written": dict(unwritten=True)}
 PAGED_GATHER_BUGS = {"hint_paged_table": dict(no_table=True), "hint_paged_layout": dict(transposed=True)}
-PAGE_TABLE = torch.tensor([5, 2, 7, 0])
-PAGED_CHUNKS = ((0, 5), (5, 6), (6, 9), (9, 10))
 
 
 def paged_written(writes, n_pages, size, heads, d, chunks, table, **bug):
@@ -92,38 +88,6 @@ def paged_length_hint(got, length: int, size: int) -> str | None:
     if got.size(0) < length:
         return "hint_paged_floor" if got.size(0) == length // size * size else "hint_paged_pages_count"
     return None
-
-
-def check_paged_cache(paged_write, paged_gather) -> None:
-    heads, d, size, n_pages = 2, 3, 3, 8
-    (new,) = inputs((10, heads, d), seed=92)
-    pages = torch.zeros(n_pages, size, heads, d, dtype=torch.float64)
-    for lo, hi in PAGED_CHUNKS:
-        run(f"paged_write(pages, block_table, {lo}, k_new)", paged_write, pages, PAGE_TABLE.clone(), lo, new[lo:hi],
-            on_error=paged_error)
-        want = paged_written(new, n_pages, size, heads, d, [c for c in PAGED_CHUNKS if c[1] <= hi], PAGE_TABLE)
-        if not torch.equal(pages, want):
-            done = [c for c in PAGED_CHUNKS if c[1] <= hi]
-            bugs = {key: paged_written(new, n_pages, size, heads, d, done, PAGE_TABLE, **flags)
-                    for key, flags in PAGED_WRITE_BUGS.items()}
-            hint = next((t(key) for key, bug in bugs.items() if bug is not None and torch.equal(pages, bug)), None)
-            raise CheckFailed(t("paged_pages_differ", n=hi), hint)
-    (filled,) = inputs((n_pages, size, heads, d), seed=93)
-    for length in (10, 7, 3, 12):   # 12: every page of the table, so a page count rounded up too far runs past it
-        got = run(f"paged_gather(pages, block_table, {length})", paged_gather, filled, PAGE_TABLE.clone(), length,
-                  on_error=paged_error)
-        want = paged_gather_ref(filled, PAGE_TABLE, length)
-        hint = paged_length_hint(got, length, size)
-        if hint:
-            raise CheckFailed(t("wrong_axis", what=t("what_gathered"), want=tuple(want.shape), layout="(T, H, D)",
-                                got=tuple(got.shape), axis=0, axis_name="T", want_n=length, got_n=got.size(0)),
-                              t(hint))
-        expect_shape(got, tuple(want.shape), ("T", "H", "D"), t("what_gathered"))
-        if not torch.equal(got, want):
-            hint = next((t(key) for key, flags in PAGED_GATHER_BUGS.items()
-                         if torch.equal(got, paged_gather_ref(filled, PAGE_TABLE, length, **flags))), None)
-            raise CheckFailed(t("values_differ", what=t("what_gathered"), err=max_error(got, want)), hint)
-    passed("paged_write, paged_gather")
 
 
 # --------------------------------------------------------------------------- exercise 13: attention over pages
@@ -284,18 +248,6 @@ def watch_finding(largest, meta):
     return None
 
 
-def check_paged_decode(fn) -> None:
-    from ..probes.draws import Draws   # here: the probes' package imports the checks
-    name = "paged_decode"
-    expect_cases(name, fn, paged_decode_run, paged_decode_inputs, 313,
-                 ["q", "k_pages", "v_pages"], on_error=paged_decode_error, name_bug=paged_decode_bug)
-    finding = watch_finding(*watched_decode(lambda *a: run(*a, on_error=paged_decode_error), fn,
-                                            Draws(313, "check.paged_decode")))
-    if finding:
-        raise CheckFailed(t(finding[0], **finding[1]), t(finding[2]))
-    passed(name)
-
-
 # --------------------------------------------------------------------------- exercise 12: what a cache costs
 def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, bug: str | None = None) -> int:
     """Bytes of a KV cache for the config's layers: 2 · B · T_l · G · D per layer (T_l = min(T, W) on a window
@@ -316,11 +268,6 @@ def cache_bytes_ref(config: dict, T: int, batch: int = 1, dtype=torch.bfloat16, 
 
 BYTES_BUGS = ("hint_bytes_latent_twice", "hint_bytes_window_ignored", "hint_bytes_window_all", "hint_bytes_kv_once",
               "hint_bytes_window_uncapped", "hint_bytes_dtype_size", "hint_bytes_no_batch")
-BYTES_CASES = (({"n_layer": 3, "n_kv_head": 2, "head_dim": 5}, 11, 2, torch.float16),
-               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 11, 1, torch.float32),
-               ({"n_layer": 6, "n_kv_head": 1, "head_dim": 4, "window": 5, "window_layers": 3}, 13, 2, torch.bfloat16),
-               ({"n_layer": 5, "latent_dim": 7}, 9, 3, torch.float16),
-               ({"n_layer": 4, "n_kv_head": 2, "head_dim": 3, "window": 6}, 4, 2, torch.float8_e4m3fn))
 
 
 def bytes_error(kind: str, message: str, call: str = "") -> str | None:
@@ -347,23 +294,3 @@ def bytes_hint(cases, gots, wrong: int) -> str | None:
     if len(found) == 1:
         return found[0]
     return "hint_kv_bits" if not found and gots[wrong] == cache_bytes_ref(*cases[wrong]) * 8 else None
-
-
-def check_cache_bytes(fn) -> None:
-    name = "cache_bytes"
-    gots = []
-    for config, n, batch, dtype in BYTES_CASES:
-        got = run(name, fn, dict(config), n, batch, dtype, on_error=bytes_error)
-        if isinstance(got, float):
-            raise named("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
-                        got=repr(got))
-        if isinstance(got, bool) or not isinstance(got, int):
-            raise CheckFailed(t("flops_not_int", step=name, kind=type(got).__name__))
-        gots.append(got)
-    for i, ((config, n, batch, dtype), got) in enumerate(zip(BYTES_CASES, gots)):
-        want = cache_bytes_ref(config, n, batch, dtype)
-        if got != want:
-            hint = bytes_hint(BYTES_CASES, gots, i)
-            raise CheckFailed(t("bytes_differs", config=config, T=n, batch=batch, dtype=dtype, got=got, want=want),
-                              t(hint) if hint else None)
-    passed(name)

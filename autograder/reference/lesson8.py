@@ -7,21 +7,21 @@ GptOssAttention's eager path, MLA from DeepseekV3Attention, cache sizes from the
 allocates. StreamingLLM is judged against the authors' cache policy (StartRecentKVCache, below) and the preallocated
 cache against lesson 6's reference.
 
-transformers computes DeepseekV3's RMSNorm and softmax in float32 whatever the input's dtype, so MLA agrees with it
-in float64 to about 2e-7 here (lesson 8's tests measure it); the tolerance there is 1e-5, and a classic mistake is
-off by 1e-2 or more.
+MLA's exercises, the preallocated cache, the paged cache, packed sequences and the cache's bytes are judged by their
+procedures (attn_course.probes.lesson8_mla, lesson8_memory) given the references here.
 """
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probe
+from attn_course.probes import lesson8_memory as procedures
+from attn_course.probes import lesson8_mla as mla_procedures
 from attn_course.probes.cases import DTYPE_CASES
 from attn_course.probes.rope import turn_with
-from attn_course.judging import Mismatch, expect_close, expect_layout, judge_function, matching_bug, naming
-from attn_grader.judge import judge, sibling
+from attn_course.judging import Mismatch, expect_close, judge_function, matching_bug, naming
+from attn_grader.judge import judge, judged_by, sibling
 
 TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
-HF_TOLERANCE = {"float64": 1e-5, "float32": 1e-4}   # transformers' float32 internals (MLA)
 BLOOM_TOLERANCE = {"float64": 1e-6, "float32": 1e-4}   # BLOOM's float32 slopes
 
 # transformers' masks and the decoding exercises' helpers, in lesson8_common (this module would be over 600 lines)
@@ -263,135 +263,34 @@ def deepseek_forward(attention, rotary, x):
         return attention(x, (cos, sin), mask)[0]
 
 
-def _mla_bug(res, sizes, base):
-    host = checks.MLAHost(*sizes).double()
-    res.fill_parameters(host)
-    x = probe.mla_input(res, "float64", torch.float64, sizes[0])
-    with torch.no_grad():
-        variants = checks.mla_variants(host, x, turn_with(base))
-    return checks.all_nan([res["float64"]]) or \
-        matching_bug(_no_nan(res["float64"]), {key: _no_nan(val) for key, val in variants.items()}, 1e-5)
-
-
-# partial: a layer built nn.Linear(out, in) is named from the layout, as the check does
-@judge("lesson8.mla", partial=True, on_error=checks.mla_error)
-def judge_mla(res):
-    sizes = probe.mla_sizes(res)
-    base = probe.draw_base(res)
+def deepseek_mla(sizes, base):
+    """DeepseekV3Attention of these sizes, and its causal output for x (B, T, E) with RoPE at base."""
     attention, rotary = deepseek_attention(*sizes, base)
-    expect_layout(res, attention)
-    if "norm_eps" in res and res["norm_eps"] != attention.kv_a_layernorm.variance_epsilon:
-        raise Mismatch("hint_mla_norm_eps", eps=res["norm_eps"])   # off by ~1e-5 on some seeds only: named here
-    res.fill_parameters(attention)
-    with naming(lambda: _mla_bug(res, sizes, base)):
-        for case, dtype in DTYPE_CASES:
-            attention.to(dtype)
-            x = probe.mla_input(res, case, dtype, sizes[0])
-            expect_close(f"MultiHeadLatentAttention ({case})", res[case], deepseek_forward(attention, rotary, x),
-                         HF_TOLERANCE[case])
+    return attention, lambda x: deepseek_forward(attention, rotary, x)
 
 
-def _decode_bug(res, host, x, chunks, base):
-    shapes = res["cache_shapes"]
-    if any(s and isinstance(s[0], list) and len(s[0]) == 4 for s in shapes):
-        return ("hint_mla_cache_expanded", {"r": host.kv_lora_rank, "dr": host.qk_rope_head_dim, "h": host.n_head})
-    with torch.no_grad():
-        first = chunks[0][1]
-        return checks.all_nan(res["outputs"]) or _decoding_bug(res, checks.ABSORBED_BUGS, lambda **bug: [y for y, _ in checks.absorbed_run(
-            host, x, chunks, turn_with(base), **bug)], 1e-5) or \
-            _first_call(res, *checks.mla_qkv(host, x[:, :first], turn_with(base)),
-                        checks.grid(first, first)[0] >= checks.grid(first, first)[1], host.o_proj, 1e-5)
-
-
-# partial: the calls before one that raised are judged as the check judges them; a shape error is named from the
-# shapes the probe watched (mla_decode's mask the other way round, its cache not joined), whatever the sizes.
-@judge("lesson8.mla_decode", on_error=checks.decode_error, partial=True)
-def judge_mla_decode(res):
-    host, x, chunks, base = probe.decode_setup(res)
-    if "result" in res:
-        raise Mismatch("returned_not_cache_pair", name="mla_decode", kind=type(res["result"]).__name__,
-                       hint=("hint_cache_pair_order", {"name": "mla_decode"})
-                       if checks.cache_pair_swapped(res["result"], 2) else None)
-    b, n, e = x.shape
+def deepseek_decode(host, x, base):
+    """DeepseekV3Attention with the host's weights: its output for all of x, and the latent cache it computes (its
+    own normalised latent and rotated shared key)."""
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb
+    n, e = x.shape[1:]
     r, dr = host.kv_lora_rank, host.qk_rope_head_dim
     attention, rotary = deepseek_attention(e, host.n_head, r, host.qk_nope_head_dim, dr, host.v_head_dim, base)
     attention.double().load_state_dict(host.state_dict())
-    full = deepseek_forward(attention, rotary, x)
-    outputs, shapes = res["outputs"], res["cache_shapes"]
-    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) > len(chunks) \
-            or len(shapes) != len(outputs):
-        raise Mismatch("hidden_mismatch", case="mla_decode", err=float("inf"))
-    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
-        for (lo, hi), got, shape in zip(chunks, outputs, shapes):
-            if shape != [[b, hi, r], [b, hi, dr]]:
-                found = next((checks.latent_shape_hint(s, b, hi, width, r, dr, host.n_head)
-                              for s, width in zip(shape, (r, dr)) if isinstance(s, list) and s != [b, hi, width]),
-                             None) if isinstance(shape, list) else None
-                raise Mismatch("hidden_latent_shape", hint=None if found is None else found if found[1] else found[0],
-                               n=hi, want=[(b, hi, r), (b, hi, dr)], got=shape)
-            sizes = f"H={host.n_head}, r={r}, d_rope={dr}, base={base:g}"
-            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
-                    {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
-            expect_close(case, got, full[:, lo:hi], HF_TOLERANCE["float64"])
-    _partial_end(res, chunks, "raised_cause")
-    with naming(lambda: _decode_bug(res, host, x, chunks, base)):
-        # The latent cache: DeepseekV3Attention's own normalised latent and rotated shared key.
+    with torch.no_grad():
         c, k_rot = attention.kv_a_proj_with_mqa(x).split([r, dr], -1)
         cos, sin = rotary(x, torch.arange(n)[None])
-        from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb
-        with torch.no_grad():
-            want = (attention.kv_a_layernorm(c), apply_rotary_pos_emb(k_rot[:, None], k_rot[:, None], cos, sin)[0][:, 0])
-        for part, got, w in zip(("c", "k_R"), res["cache"], want):
-            expect_close(("case_cache_part", {"name": "mla_decode", "n": n, "part": part}), got, w,
-                         HF_TOLERANCE["float64"])
-    if "expands_heads" in res and res["expands_heads"] is True:   # right numbers, per-head keys or values made
-        raise Mismatch("mla_not_absorbed", hint="hint_mla_not_absorbed")
+        k_rot = apply_rotary_pos_emb(k_rot[:, None], k_rot[:, None], cos, sin)[0][:, 0]
+        return deepseek_forward(attention, rotary, x), (attention.kv_a_layernorm(c), k_rot)
+
+
+judged_by("lesson8.mla", mla_procedures.judge_mla, deepseek_mla)
+judged_by("lesson8.mla_decode", mla_procedures.judge_mla_decode, deepseek_decode)
 
 
 # --------------------------------------------------------------------------- a preallocated cache (lesson 6)
-def _static_bug(res, host, x, chunks, t_max):
-    if checks.all_nan(res["outputs"]):
-        return checks.all_nan(res["outputs"])
-    for key, flags in checks.STATIC_BUGS.items():
-        outs, buffers = checks.static_run(host, x, chunks, t_max, **flags)
-        if all(matching_bug(g, {"x": o}, 1e-9) for g, o in zip(res["outputs"], outs)) and \
-                matching_bug(res["buffers"], {"x": buffers}, 1e-9):
-            return key[0] if isinstance(key, tuple) else key   # (hint, which variant of it)
-    buffers = res["buffers"]
-    return checks.buffers_hint(*buffers) if isinstance(buffers, tuple) and len(buffers) == 2 else None
-
-
-# partial: the calls before one that raised, and the buffers they left, are judged as the check judges them
-@judge("lesson8.attend_preallocated", on_error=checks.static_error, partial=True)
-def judge_attend_preallocated(res):
-    host, x, chunks, t_max = probe.static_setup(res)
-    b, n, e = x.shape
-    h = host.n_head
-    attend_with_cache = sibling(__file__, "kv_cache").attend_with_cache
-    with torch.no_grad():
-        full, (k_all, v_all) = attend_with_cache(host, x)
-    outputs = res["outputs"]
-    if not isinstance(outputs, list) or len(outputs) > len(chunks):
-        raise Mismatch("hidden_mismatch", case="attend_preallocated", err=float("inf"))
-    first = chunks[0][1]
-    with torch.no_grad():
-        first_qkv = checks.gpt2_qkv(host, x[:, :first])
-    with naming(lambda: _static_bug(res, host, x, chunks, t_max)
-                or _first_call(res, *first_qkv, checks.grid(first, first)[0] >= checks.grid(first, first)[1],
-                               host.c_proj)):
-        for (lo, hi), got in zip(chunks, outputs):
-            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
-                    {"name": "attend_preallocated", "sizes": f"B={b}, H={h}, T_max={t_max}", "lo": lo, "last": hi - 1})
-            expect_close(case, got, full[:, lo:hi], 1e-9)
-        buffers = res["buffers"]
-        if outputs and len(outputs) < len(chunks) and isinstance(buffers, tuple) and len(buffers) == 2:
-            hint = checks.buffers_hint(*buffers)   # the next call raised: what the calls before left, as the check
-            if hint:
-                raise Mismatch("static_buffer_differs", n=chunks[len(outputs) - 1][1], hint=hint)
-        _partial_end(res, chunks)
-        pad = x.new_zeros(b, h, t_max - n, e // h)
-        for part, got, want in zip("KV", buffers if isinstance(buffers, tuple) else (None, None), (k_all, v_all)):
-            expect_close(("case_buffer", {"part": part, "n": n}), got, torch.cat([want, pad], 2), 1e-9)
+judged_by("lesson8.attend_preallocated", procedures.judge_attend_preallocated,
+          sibling(__file__, "kv_cache").attend_with_cache)
 
 
 # --------------------------------------------------------------------------- a paged cache (vLLM)
@@ -409,36 +308,7 @@ def paged_gather(pages, block_table, length):
     return torch.stack([pages[int(block_table[p // size]), p % size] for p in range(length)])
 
 
-def _paged_bug(res, size, h, d, n_pages, table, new, chunks):
-    pages = res["pages"]
-    for key, flags in checks.PAGED_WRITE_BUGS.items():
-        written = checks.paged_written(new, n_pages, size, h, d, chunks, table, **flags)
-        if written is not None and matching_bug(pages, {"x": written}, 0.0):
-            return key
-    filled = res.randn("filled", n_pages, size, h, d)
-    for length in probe.gather_lengths(new.size(0), size):
-        got = res[f"gather.{length}"]
-        hint = checks.paged_length_hint(got, length, size)
-        if hint:
-            return hint
-        for key, flags in checks.PAGED_GATHER_BUGS.items():
-            if matching_bug(got, {"x": checks.paged_gather_ref(filled, table, length, **flags)}, 0.0):
-                return key
-    return None
-
-
-@judge("lesson8.paged_cache", on_error=checks.paged_error)
-def judge_paged_cache(res):
-    size, h, d, n_pages, table, new, chunks = probe.paged_setup(res)
-    with naming(lambda: _paged_bug(res, size, h, d, n_pages, table, new, chunks)):
-        pages = torch.zeros(n_pages, size, h, d, dtype=torch.float64)
-        for lo, hi in chunks:
-            paged_write(pages, table, lo, new[lo:hi])
-        expect_close(("case_pages", {"n": new.size(0), "size": size}), res["pages"], pages, 0.0)
-        filled = res.randn("filled", n_pages, size, h, d)
-        for length in probe.gather_lengths(new.size(0), size):
-            expect_close(f"paged_gather(pages, block_table, {length})", res[f"gather.{length}"],
-                         paged_gather(filled, table, length), 0.0)
+judged_by("lesson8.paged_cache", procedures.judge_paged_cache, (paged_write, paged_gather))
 
 
 # --------------------------------------------------------------------------- packed sequences
@@ -467,20 +337,12 @@ def packed_alone(q, k, v, cu, turn):
     return torch.cat(outs, 2)
 
 
-@judge("lesson8.packed", on_error=checks.packed_error)
-def judge_packed(res):
-    cu, q, k, v, base = probe.packed_setup(res)
+def packed_layout(cu):
     with quiet():
-        positions, mask = packed_reference(cu)
-    got = res["positions"]
-    variants = checks.positions_variants(cu)
-    if not (isinstance(got, torch.Tensor) and got.shape == positions.shape and not got.is_floating_point()):
-        raise Mismatch("packed_positions_shape", n=len(positions), got=checks.positions_kind(got))
-    if not torch.equal(got, positions):
-        raise Mismatch("packed_positions_differ", hint=checks.positions_hint(got, variants), got=got.tolist(),
-                       want=positions.tolist())
-    _expect_mask("document_mod", res["mask"], mask, checks.document_variants(cu), rules=checks.document_rules(cu))
-    expect_close("flex_attention(…, document_mod)", res["flex"], packed_alone(q, k, v, cu, turn_with(base)), 1e-9)
+        return packed_reference(cu)
+
+
+judged_by("lesson8.packed", procedures.judge_packed, (packed_layout, packed_alone))
 
 
 # --------------------------------------------------------------------------- what a cache costs (StaticCache)
@@ -506,18 +368,7 @@ def static_cache_bytes(config: dict, T: int, batch: int, dtype) -> int:
     return total
 
 
-@judge("lesson8.cache_bytes", on_error=checks.bytes_error)
-def judge_cache_bytes(res):
-    cases = probe.bytes_cases(res)
-    gots = [res[f"bytes.{i}"] for i in range(len(cases))]
-    for i, (config, n, batch, dtype) in enumerate(cases):
-        got, want = gots[i], static_cache_bytes(config, n, batch, dtype)
-        if isinstance(got, float):   # a byte count is a whole number: 4536.0 is no answer, whatever it equals
-            raise Mismatch("hint_return_not_int", name=f"cache_bytes({config}, T={n}, batch={batch}, dtype={dtype})",
-                           got=repr(got))
-        if isinstance(got, bool) or not isinstance(got, int) or got != want:
-            hint = checks.bytes_hint(cases, gots, i) if isinstance(got, int) else None
-            raise Mismatch("bytes_differs", hint=hint, config=config, T=n, batch=batch, dtype=dtype, got=got, want=want)
+judged_by("lesson8.cache_bytes", procedures.judge_cache_bytes, static_cache_bytes)
 
 
 def cache_bytes(config, T, batch=1, dtype=torch.bfloat16):

@@ -1,4 +1,4 @@
-"""Lesson 8's references and judges for attention read page by page through a block table (exercise 13) and for rows
+"""Lesson 8's references for attention read page by page through a block table (exercise 13) and for rows
 of different lengths decoded from one cache (exercise 14). Lives only in autograder/, loaded by lesson8.py.
 
 Exercise 13 is judged against vLLM's own reference for its paged decode kernels, as its kernel tests state it
@@ -9,8 +9,8 @@ num_kv_heads, head_size], as ref_paged_attn in test_flash_attn.py reads it); vLL
 random, as the probe does. vLLM itself cannot be installed here (its wheels are CUDA builds), so the reference is
 written from those tests; tests/test_lesson8_paging.py checks it against attention over each sequence's own keys.
 
-Both judges are partial, as the checks run in order: an error in a later call (the meta device's) comes after the
-values recorded before it, whose mismatch is the verdict when there is one.
+Each is judged by its exercise's procedure (attn_course.probes.lesson8_memory) given the reference here; the visible
+check runs the same procedure with the right answer the course's public facts give.
 
 Exercise 14 is judged against transformers' masking_utils: the padding mask a model builds from a 2-D attention mask
 (1 where a slot holds a token of that row) with its causal mask, for one query after every slot, applied by SDPA.
@@ -18,10 +18,8 @@ Exercise 14 is judged against transformers' masking_utils: the padding mask a mo
 import torch
 import torch.nn.functional as F
 from attn_course.checks import lesson8 as checks
-from attn_course.probes import lesson8 as probe
-from attn_course.probes.cases import DTYPE_CASES, backward_with_probe
-from attn_course.judging import Mismatch, expect_finding, expect_grads, judge_function, naming
-from attn_grader.judge import judge, sibling
+from attn_course.probes import lesson8_memory as procedures
+from attn_grader.judge import judged_by, sibling
 
 _common = sibling(__file__, "lesson8_common")
 
@@ -41,16 +39,7 @@ def paged_decode(q, k_pages, v_pages, block_tables, seq_lens):
     return torch.stack(outs)
 
 
-@judge("lesson8.paged_decode", on_error=checks.paged_decode_error, partial=True)
-def judge_paged_decode(res):
-    with naming(lambda: checks.paged_decode_bug(probe.paged_decode_inputs(res, "float64", torch.float64),
-                                                res["float64"])):
-        judge_function(res, paged_decode, probe.paged_decode_inputs)
-    # Decided here from what the kernel's watch recorded (a probe that sent no record fails: res[…] raises).
-    largest = res["watch"]
-    finding = checks.watch_finding(tuple(largest) if isinstance(largest, (list, tuple)) else largest, res["meta"])
-    if finding:
-        raise Mismatch(finding[0], hint=finding[2], **finding[1])
+judged_by("lesson8.paged_decode", procedures.judge_paged_decode, paged_decode)
 
 
 # --------------------------------------------------------------------------- exercise 14: transformers' padding mask
@@ -66,19 +55,4 @@ def batched_step(q, k_new, v_new, k_cache, v_cache, lengths):
     return F.scaled_dot_product_attention(q, k_all, v_all, attn_mask=mask)
 
 
-@judge("lesson8.decode_batched", on_error=checks.batched_error, partial=True)
-def judge_decode_batched(res):
-    name = "decode_batched"
-    for case, dtype in DTYPE_CASES:
-        lengths, k_cache, v_cache, steps = checks.batched_inputs(res, case, dtype)
-        for i, (q, k_new, v_new) in enumerate(steps):
-            before = (q, k_new, v_new, k_cache, v_cache, lengths)
-            expect_finding(checks.step_finding(name, i + 1, before, res[f"{case}.{i}"], res[f"{case}.{i}.k"], dtype,
-                                               batched_step))
-            k_cache, v_cache = checks.write_rows(*before[3:5], k_new, v_new, lengths)
-            lengths = lengths + 1
-    lengths, k_cache, v_cache, steps = checks.batched_inputs(res, "grad", torch.float64)
-    leaves = [x.clone().requires_grad_(True) for x in steps[0]]
-    want = batched_step(*leaves, k_cache, v_cache, lengths)
-    expect_grads(name, res["grad.inputs"], backward_with_probe(res, want, leaves), ["q", "k_new", "v_new"])
-    expect_finding(checks.meta_finding(res["meta"]))
+judged_by("lesson8.decode_batched", procedures.judge_decode_batched, batched_step)
