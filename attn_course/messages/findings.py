@@ -125,4 +125,20 @@ MESSAGES = {
         "ja": "チェックが、このセルの結果を読み取れませんでした（{why}）。",
         "ko": "검사가 이 셀의 결과를 읽을 수 없었습니다({why}).",
     },
+    "case_cache_tokens": {
+        "ja": "{name}（{sizes}）の、位置 {lo}〜{last} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo}~{last} 토큰 출력",
+    },
+    "case_cache_token": {
+        "ja": "{name}（{sizes}）の、位置 {lo} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo} 토큰 출력",
+    },
+    "case_cache_part": {
+        "ja": "{name} に {n} 個のトークンを渡したあとのキャッシュの {part}",
+        "ko": "{name}에 토큰 {n}개를 넘긴 뒤 캐시의 {part}",
+    },
+    "check_cache_shape": {
+        "ja": "{name} に {n} 個のトークンを渡したあとのキャッシュ (k, v) の形状は、どちらも (B, H, {n}, D) = {want} になるはずです（いまは {got}）。",
+        "ko": "{name}에 토큰 {n}개를 넘긴 뒤 캐시 (k, v)의 모양은 둘 다 (B, H, {n}, D)여야 합니다. 기대한 모양은 {want}, 지금은 {got}입니다.",
+    },
 }
