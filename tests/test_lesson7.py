@@ -627,7 +627,9 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, wron
         source = ""
     graded = decide(REFERENCE, seed, f"lesson7.{exercise}", payload, source)
     seen = info.value.mismatch
-    assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))
+    # apply_rope's hidden reference is transformers' own, whose float32 angles move an error by about 1e-8.
+    fields = lambda m: {k: round(v, 6) if isinstance(v, float) else v for k, v in m.fields.items()}  # noqa: E731
+    assert (graded.key, fields(graded), hint_of(graded)) == (seen.key, fields(seen), hint_of(seen))
     assert hint_of(graded)[0], wrong   # each of these is a classic mistake, named
 
 
