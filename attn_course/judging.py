@@ -491,8 +491,8 @@ VISIBLE = {"hidden_passed": "passed", "hidden_mismatch": "check_mismatch", "hidd
            "hidden_by_hand_threads": "by_hand_threads", "hidden_by_hand_policy": "by_hand_policy",
            "hidden_by_hand_tamper": "by_hand_tamper", "hidden_raised": "raised", "hidden_layout": "check_layout",
            "hidden_not_tuple": "check_not_tuple", "hidden_not_tensor": "check_not_tensor", "hidden_shape": "check_shape",
-           "hidden_device": "check_device", "hidden_also": "also"}
-VISIBLE["hidden_cache_shape"] = "check_cache_shape"   # a KV cache of other sizes (cache_step)
+           "hidden_device": "check_device", "hidden_also": "also",
+           "hidden_cache_shape": "check_cache_shape"}
 
 
 def _visible_key(key: str) -> str:

@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson7.py.
 """
+import inspect
 import math
+import os
 
 import pytest
 import torch
@@ -13,10 +15,16 @@ import torch.nn as nn
 
 import attn_course as course
 from attn_course.checks import lesson7 as checks
+from attn_course.checks import lesson7_mistakes as mistakes
+from attn_course.checks.alibi import alibi_slopes
+from attn_course.checks.lesson7_cross import to_torch_mha
+from attn_course.checks.lesson7_sinusoid import sinusoid
 from attn_course.hf import llama_rotary
 from attn_course.probes import lesson4 as probes4
 from attn_course.probes import lesson7 as probes
-from conftest import fails, fails_with, judged, passes, reference
+from attn_course.probes import SEED_ENV
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, check_names, fails, fails_with, judged, passes, reference
 from test_lesson4 import max_len_module
 
 
@@ -90,7 +98,7 @@ def test_permutation_error_bugs_get_their_hints(lang, ref):
 def _pe(**bug):
     def sinusoidal_positions(T, E, base=10000.0, device=None):
         course.expect_even(E, "E")
-        out = checks.sinusoid(T, E, base, **bug).float()
+        out = sinusoid(T, E, base, **bug).float()
         return out if device is None else out.to(device)
     return sinusoidal_positions
 
@@ -143,7 +151,7 @@ def _rope(bug=None, only_q=False, device_aware=True):
         if bug in (None, "hint_rope_positions", "hint_rope_base"):
             q2, k2 = checks.rope(q, k, positions, base)
         else:
-            q2, k2 = (checks._rope_bug(z, positions, base, bug) for z in (q, k))
+            q2, k2 = (mistakes._rope_bug(z, positions, base, bug) for z in (q, k))
         return (q2, k) if only_q else (q2, k2)
     return apply_rope
 
@@ -190,9 +198,9 @@ def test_hidden_rope_inputs_leave_room_below_the_tolerance(seed):
 # --------------------------------------------------------------------------- exercise 4
 def test_interleaved_to_half_bugs_get_their_hints(lang, ref):
     checks.check_interleaved_to_half(ref.interleaved_to_half)
-    fails_with(checks.check_interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_inverse"],
+    fails_with(checks.check_interleaved_to_half, lambda w, h: mistakes.layout_variants(w, h)["hint_layout_inverse"],
                "hint_layout_inverse")
-    fails_with(checks.check_interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_heads"],
+    fails_with(checks.check_interleaved_to_half, lambda w, h: mistakes.layout_variants(w, h)["hint_layout_heads"],
                "hint_layout_heads")
     fails_with(checks.check_interleaved_to_half, lambda w, h: w, "hint_layout_unchanged")
     fails_with(checks.check_interleaved_to_half, _layout_columns, "hint_layout_columns")
@@ -207,7 +215,7 @@ def _layout_columns(weight, n_head):
 def test_layout_columns_are_named_when_they_split(ref):
     # Columns that split into heads of even width: no error, the values tell the mistake.
     w = torch.randn(12, 8, dtype=torch.float64)
-    assert torch.equal(checks.layout_variants(w, 2)["hint_layout_columns"], _layout_columns(w, 2))
+    assert torch.equal(mistakes.layout_variants(w, 2)["hint_layout_columns"], _layout_columns(w, 2))
 
 
 def test_converted_weights_give_the_interleaved_scores(ref):
@@ -217,7 +225,7 @@ def test_converted_weights_give_the_interleaved_scores(ref):
     x = torch.randn(t, e, dtype=torch.float64)
     positions = torch.arange(t)
     heads = lambda z: z.view(t, h, d).transpose(0, 1)  # noqa: E731
-    inter = checks.rope_interleaved(heads(x @ w.T), positions)
+    inter = mistakes.rope_interleaved(heads(x @ w.T), positions)
     converted = heads(x @ ref.interleaved_to_half(w, h).T)
     half, _ = checks.rope(converted, converted, positions)
     torch.testing.assert_close(half @ half.mT, inter @ inter.mT)
@@ -296,7 +304,7 @@ def test_rope_cache_bugs_get_their_hints(lang, ref):
 # --------------------------------------------------------------------------- exercise 7
 def _alibi(rule="right", sign=-1, reverse=False, device_aware=True, dtype=torch.float32):
     def alibi_bias(n_head, T, device=None):
-        m = checks.alibi_slopes(n_head, rule).to(dtype)
+        m = alibi_slopes(n_head, rule).to(dtype)
         m = m.flip(0) if reverse else m
         i = torch.arange(T)
         out = sign * m[:, None, None] * (i[:, None] - i[None, :]).to(dtype)
@@ -368,8 +376,7 @@ def test_cross_attention_bugs_get_their_hints(lang, ref):
                       ("none_mask", "hint_cross_none_mask"), ("no_out_proj", "hint_cross_out_proj"),
                       ("causal_lower_right", "hint_cross_causal_lower_right")):
         fails_with(checks.check_cross_attention, _cross(ref, bug), hint)
-    fails_with(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check",
-               x=(3, 5, 12), memory=(3, 7, 11))
+    check_names(checks.check_cross_attention, _cross(ref, check_inputs=False), "hint_cross_no_input_check")
     # and the grader: a forward without the check lost nothing there (make mutants: equivalent outputs, ✗ visible)
     failure = fails(probes.cross_attention, _cross(ref, check_inputs=False))
     assert failure.key == "hint_cross_no_input_check"
@@ -399,7 +406,7 @@ def test_cross_attention_wrapping_the_library_is_refused(lang, ref):
 
     class ThroughTheChecks(ref.CrossAttention):  # the course's own converter holds a right answer too
         def forward(self, x, memory, key_padding_mask=None):
-            return checks.to_torch_mha(self)(x, memory, memory, key_padding_mask=key_padding_mask,
+            return to_torch_mha(self)(x, memory, memory, key_padding_mask=key_padding_mask,
                                              average_attn_weights=False)
     fails_with(checks.check_cross_attention, Wrapped, "hint_from_scratch", name="CrossAttention.forward")
     fails_with(checks.check_cross_attention, ThroughTheChecks, "hint_course_not_answer", name="CrossAttention.forward")
@@ -512,7 +519,7 @@ def test_hidden_tests_name_the_likely_mistake(ref):
     assert fails(probes.apply_rope, _rope("hint_rope_pairing")).hint == "hint_rope_pairing"
     assert fails(probes.apply_rope, _rope("hint_rope_positions")).hint == "hint_rope_positions"
     for seed in range(40):   # every head size the grader draws tells the two directions apart
-        assert fails(probes.interleaved_to_half, lambda w, h: checks.layout_variants(w, h)["hint_layout_inverse"],
+        assert fails(probes.interleaved_to_half, lambda w, h: mistakes.layout_variants(w, h)["hint_layout_inverse"],
                      seed=seed).hint == "hint_layout_inverse"
     assert fails(probes.relative_score, _relative(sign=-1)).hint == "hint_relative_sign"
     # The rope's position axis kept (the query turned too, or [..., 0, :] forgotten): a score per key pair.
@@ -571,6 +578,59 @@ def test_hidden_tests_catch_the_rest(ref):
     assert fails(probes.cross_attention, _cross(ref, "inverted")).hint == "hint_cross_mask_inverted"
     fails(probes.cross_attention, _cross(ref, "scale_e"))
     assert fails(probes.cross_attention, _cross(ref, "kv_from_x"), key="hidden_raised").hint == "hint_cross_lengths"
+
+
+def _wrong_answers(ref) -> dict:
+    """A few wrong answers of each exercise the check and the grader judge by one procedure: (exercise, answer)."""
+    tensor = lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm))  # noqa: E731
+    return {
+        "perm_inverse": ("permutation_error", _perm_error(compare="inverse")),
+        "perm_tensor": ("permutation_error", tensor),
+        "pe_halves": ("sinusoidal_positions", _pe(layout="halves")),
+        "pe_sign": ("sinusoidal_positions", _pe_float32(1)),
+        "rope_pairing": ("apply_rope", _rope("hint_rope_pairing")),
+        "rope_device": ("apply_rope", _rope(device_aware=False)),
+        "layout_inverse": ("interleaved_to_half", lambda w, h: mistakes.layout_variants(w, h)["hint_layout_inverse"]),
+        "layout_columns": ("interleaved_to_half", _layout_columns),
+        "relative_sign": ("relative_score", _relative(sign=-1)),
+        "relative_rope": ("relative_score", _relative(own_rope=True)),
+        "cache_restart": ("rope_cache", _rope_cache(restart=True)),
+        "cache_v": ("rope_cache", _rope_cache(v_not_joined=True)),
+        "alibi_odd": ("alibi_bias", _alibi("hint_alibi_odd")),
+        "alibi_dtype": ("alibi_bias", _alibi(dtype=torch.float64)),
+        "cross_causal": ("cross_attention", _cross(ref, "causal")),
+        "cross_no_input_check": ("cross_attention", _cross(ref, check_inputs=False)),
+    }
+
+
+WRONG = ["perm_inverse", "perm_tensor", "pe_halves", "pe_sign", "rope_pairing", "rope_device", "layout_inverse",
+         "layout_columns", "relative_sign", "relative_rope", "cache_restart", "cache_v", "alibi_odd", "alibi_dtype",
+         "cross_causal", "cross_no_input_check"]
+
+
+@pytest.mark.parametrize("wrong", WRONG)
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, wrong):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    exercise, answer = _wrong_answers(ref)[wrong]
+    with pytest.raises(checks.CheckFailed) as info:
+        getattr(checks, f"check_{exercise}")(answer)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(answer)
+    finally:
+        os.environ.pop(SEED_ENV)
+    try:   # the grader reads the learner's cell too: here, the answer's source
+        source = inspect.getsource(answer)
+    except (OSError, TypeError):
+        source = ""
+    graded = decide(REFERENCE, seed, f"lesson7.{exercise}", payload, source)
+    seen = info.value.mismatch
+    # apply_rope's hidden reference is transformers' own, whose float32 angles move an error by about 1e-8.
+    fields = lambda m: {k: round(v, 6) if isinstance(v, float) else v for k, v in m.fields.items()}  # noqa: E731
+    assert (graded.key, fields(graded), hint_of(graded)) == (seen.key, fields(seen), hint_of(seen))
+    assert hint_of(graded)[0], wrong   # each of these is a classic mistake, named
 
 
 def test_the_one_layer_alibi_tool_runs_the_lessons_own_model():

@@ -1,23 +1,19 @@
 """Lesson 7, exercise 7: ALiBi's bias, its classic mistakes, and what a wrong bias says when it matches none of them.
-Shared by the visible check and the grader's judge, so both name a mistake alike (make mutants, issue 29: slopes
-computed with `//` passed the visible check, whose H = 4 and 6 make −8(h+1)/n whole, and lost points in grading;
-20 of the exercise's 30 generated mistakes failed with no hint)."""
+The exercise's procedure (attn_course.probes.lesson7) names a mistake by them, in the check and the grader alike; its
+probe tries H = 20, where slopes computed with `//` are wrong (the lesson's own 4 and 6 hide them)."""
 from __future__ import annotations
 
 import math
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
 from .alibi import alibi_slopes
-from .engine import close, expect_shape, max_error, passed, run
-from .invariants import reads_globals
+from .engine import close
 
-# H = 4 and 6 are the lesson's; 12 and 20 are where `//` in a slope's exponent changes it (−8(j+1)/(2n) at n = 8,
-# −8(h+1)/n at n = 16 are not whole numbers).
-CHECK_HEADS = (4, 6, 12, 20)
-T = 7
+
+def right_alibi_bias(n_head: int, T: int) -> torch.Tensor:
+    """The bias the lesson defines, −m_h · (i − j), in float32."""
+    return _bias(alibi_slopes(n_head), T).float()
 
 
 def _bias(m: torch.Tensor, n: int) -> torch.Tensor:
@@ -28,7 +24,8 @@ def _bias(m: torch.Tensor, n: int) -> torch.Tensor:
 def alibi_variants(n_head: int, n: int) -> dict:
     """The right bias (key None) and the classic mistakes' (a key (hint, detail) where one hint has several)."""
     right = alibi_slopes(n_head)
-    variants = {None: _bias(right, n), "hint_alibi_sign": -_bias(right, n), "hint_alibi_reversed": _bias(right.flip(0), n)}
+    variants = {None: _bias(right, n), "hint_alibi_sign": -_bias(right, n),
+                "hint_alibi_reversed": _bias(right.flip(0), n)}
     for rule in ("hint_alibi_start", "hint_alibi_ratio", "hint_alibi_power_of_two", "hint_alibi_odd"):
         variants[rule] = _bias(alibi_slopes(n_head, rule), n)
     variants[("hint_alibi_start", "first")] = _bias(alibi_slopes(n_head, "start_first"), n)
@@ -84,25 +81,3 @@ def alibi_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_alibi_broadcast"
     return None
 
-
-@reads_globals(7)   # lesson 7's notebook sizes (checks.lesson7.LESSON)
-def check_alibi_bias(fn) -> None:
-    name = "alibi_bias"
-    results = []
-    for n_head in CHECK_HEADS:
-        got = run(name, fn, n_head, T, on_error=alibi_error)
-        shape_hint = alibi_shape_hint(tuple(got.shape), n_head) if isinstance(got, torch.Tensor) else None
-        expect_shape(got, (n_head, T, T), ("H", "T", "T"), t("what_bias"), t(shape_hint) if shape_hint else None)
-        if got.dtype != torch.float32:
-            raise CheckFailed(t("alibi_dtype", got=got.dtype), t("hint_alibi_dtype"))
-        results.append((got, n_head, T))
-    for got, n_head, _ in results:
-        want = alibi_variants(n_head, T)[None]
-        if not close(lower(got), lower(want), 1e-6):
-            hint = alibi_hint(results)
-            raise CheckFailed(t("alibi_differs", h=n_head, err=max_error(lower(got), lower(want)),
-                                slopes=", ".join(f"{float(m):.4g}" for m in alibi_slopes(n_head))), t(hint) if hint else None)
-    meta = run(name, fn, 2, 3, device=torch.device("meta"), on_error=t("hint_alibi_device"))
-    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
-        raise CheckFailed(t("hint_alibi_device"))
-    passed(name)

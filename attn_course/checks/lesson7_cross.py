@@ -1,25 +1,29 @@
-"""Lesson 7, exercise 8: cross-attention, its classic mistakes, and the errors that name one. Shared by the visible
-check and the grader's judge, so both name a mistake alike (make mutants, issue 29: 29 of the exercise's generated
-mistakes failed with no hint; a view before the transpose and a mask applied only when there is none were named
-apart by the check and the grader)."""
+"""Lesson 7, exercise 8: cross-attention, the right module, its classic mistakes, and the errors that name one. The
+exercise's procedure (attn_course.probes.lesson7) names a mistake by them, in the check and the grader alike."""
 from __future__ import annotations
 
-import copy
 import math
 
 import torch
 import torch.nn as nn
 
-from ..messages import t
-from ..validate import CheckFailed, InputError
-from .engine import (
-    close, expect_returned_pair, expect_shape, inputs, linear_problem, max_error, passed, raised, run, scale_variants,
-)
-from .heads import merge_heads, merged_out_of_order, split_heads
-from .invariants import expect_dtype, expect_grads, expect_same, reads_globals, shapes_text
+from .engine import scale_variants
+from .heads import merge_heads, split_heads
 
-B, T, H, D = 3, 7, 2, 6
-E = H * D
+
+class RightCrossAttention(nn.Module):
+    """The module the lesson describes: q_proj, k_proj, v_proj, out_proj = nn.Linear(E, E) with a bias, in that
+    order; forward(x, memory, key_padding_mask=None) returns (output, weights (B, H, T_q, T_k))."""
+
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.embed_dim, self.n_head = embed_dim, n_head
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(embed_dim, embed_dim) for _ in range(4))
+
+    def forward(self, x, memory, key_padding_mask=None):
+        pad = key_padding_mask if key_padding_mask is not None else \
+            torch.zeros(memory.shape[:2], dtype=torch.bool, device=memory.device)
+        return cross_variants(self, x, memory, pad)[None]
 
 
 def to_torch_mha(module) -> nn.MultiheadAttention:
@@ -121,87 +125,3 @@ def same(a: torch.Tensor, b: torch.Tensor, tol: float = 1e-6) -> bool:
     return a.shape == b.shape and bool(torch.allclose(a.detach().double(), b.detach().double(), atol=tol,
                                                       rtol=tol, equal_nan=True))
 
-
-def _cross_compare(got, variants, what: int, module) -> None:
-    right = variants[None][what]
-    label = ("what_output", "what_weights")[what]
-    if same(got, right):
-        return
-    hint = cross_hint(got, variants, what)
-    if hint is None and what == 0 and merged_out_of_order(got, module.out_proj, right, 1e-6):
-        hint = "hint_cross_merge"
-    text = (t(hint[0], **hint[1]) if isinstance(hint, tuple) else t(hint)) if hint else None
-    if not torch.isfinite(got).all():
-        raise CheckFailed(t("has_nan", what=t(label)), text or t("hint_cross_nan"))
-    raise CheckFailed(t("values_differ", what=t(label), err=max_error(got, right)), text)
-
-
-def _forward(call: str, module, *args):
-    """module(*args), with the errors the exercise's own mistakes raise named (cross_error)."""
-    try:
-        return run(call, module, *args, on_error=cross_error)
-    except InputError as error:   # course.expect_tokens refused right inputs: its arguments or the attributes
-        raise CheckFailed(error.message, t("hint_cross_expect_tokens")) from None
-
-
-@reads_globals(7)   # lesson 7's notebook sizes (checks.lesson7.LESSON)
-def check_cross_attention(cls) -> None:
-    name = "CrossAttention"
-    t_q, t_k = T - 2, T
-    module = run(name, cls, E, H)
-    for layer in ("q_proj", "k_proj", "v_proj", "out_proj"):
-        problem = linear_problem(module, layer, E, E, "", bias=True)
-        if problem:
-            raise problem
-    module = module.double().eval()
-    x, memory = inputs((B, t_q, E), (B, t_k, E), seed=79)
-    lengths = torch.tensor([t_k, 4, t_k - 1])
-    pad = torch.arange(t_k)[None, :] >= lengths[:, None]                       # (B, T_k): True = padding
-    with torch.no_grad():
-        y, w = expect_returned_pair(_forward(f"{name}.forward", module, x, memory, pad), f"{name}.forward")
-        expect_shape(y, (B, t_q, E), ("B", "T_q", "E"), t("what_output"), t("hint_cross_q_from_memory"))
-        expect_shape(w, (B, H, t_q, t_k), ("B", "H", "T_q", "T_k"), t("what_weights"),
-                     t("hint_cross_heads_averaged") if heads_averaged(w, (B, H, t_q, t_k)) else t("hint_cross_kv_from_x"))
-        expect_dtype(f"{name}.forward", (y, w), torch.float64)   # the grader's float64 case keeps its dtype too
-    with torch.no_grad():
-        variants = cross_variants(module, x, memory, pad)
-        _cross_compare(w, variants, 1, module)
-        _cross_compare(y, variants, 0, module)
-        mha_y, mha_w = to_torch_mha(module)(x, memory, memory, key_padding_mask=pad, need_weights=True,
-                                            average_attn_weights=False)
-        if not (close(y, mha_y, 1e-6) and close(w, mha_w, 1e-6)):  # the same weights must give the same numbers
-            raise CheckFailed(t("values_differ", what="nn.MultiheadAttention", err=max_error(y, mha_y)))
-        y_all, _ = expect_returned_pair(_forward(NO_MASK_CALL, module, x, memory), f"{name}.forward")
-        if not close(y_all, cross_variants(module, x, memory, torch.zeros_like(pad))[None][0], 1e-6):
-            raise CheckFailed(t("cross_no_mask_differs"), t("hint_cross_none_mask"))
-    _float32_case(module, x, memory, pad)
-    for bad in ((x, memory[..., :-1]), (x[0], memory)):
-        if raised(module, *bad) != "ValueError":  # a torch error is not the clear message asked for
-            raise CheckFailed(t("hint_cross_no_input_check", x=tuple(bad[0].shape), memory=tuple(bad[1].shape)))
-    if raised(cls, 10, 3) != "ValueError":  # E = 10 does not split into 3 heads: the course's error, as the probe asks
-        raise CheckFailed(t("hint_cross_head_dim", e=10, h=3))
-    _grad_case(module, x, memory, pad)
-    passed(name)
-
-
-def _float32_case(module, x, memory, pad) -> None:
-    """The grader's float32 case: the module and its inputs in float32, the output and weights kept in float32."""
-    call = "CrossAttention.forward (float32)"
-    single, (x32, memory32) = copy.deepcopy(module).float(), (x.float(), memory.float())
-    with torch.no_grad():
-        got = expect_returned_pair(_forward(call, single, x32, memory32, pad), call)
-        expect_dtype("CrossAttention.forward", got, torch.float32)
-        expect_same(call, got, cross_variants(single, x32, memory32, pad)[None], shapes_text([x32, memory32]), 1e-4,
-                    differs="case_differs")
-
-
-def _grad_case(module, x, memory, pad) -> None:
-    """The grader's gradient case: with respect to x, memory and every parameter, by its rule (findings)."""
-    call = "CrossAttention.forward"
-    ref = copy.deepcopy(module)
-    leaves, ref_leaves = ([z.detach().clone().requires_grad_(True) for z in (x, memory)] for _ in range(2))
-    got = _forward(call, module, *leaves, pad)
-    names = [n for n, _ in module.named_parameters()]
-    refs = dict(ref.named_parameters())
-    expect_grads(call, got, [*leaves, *module.parameters()], cross_variants(ref, *ref_leaves, pad)[None],
-                 [*ref_leaves, *(refs[n] for n in names)], ["x", "memory", *names], 80)

@@ -1,7 +1,6 @@
 """Lesson 1's messages: hints for scores, softmax and the Attention module, its answers, table and figures."""
 
 MESSAGES = {
-    "what_scores": {"ja": "スコア", "ko": "점수"},
     "hint_kq_order": {
         "ja": "K @ Qᵀ を計算していませんか。行がクエリ、列がキーになるように Q @ Kᵀ の順にします。",
         "ko": "K @ Qᵀ를 계산한 것 같습니다. 행이 쿼리, 열이 키가 되도록 Q @ Kᵀ 순서로 곱해야 합니다.",

@@ -2,10 +2,6 @@
 own tables, figure labels and code comments are in lesson7_text)."""
 
 MESSAGES = {
-    "rope_input_changed": {
-        "ja": "{name} が、渡した q か k の中身を書き換えています。",
-        "ko": "{name}가 넘겨받은 q나 k의 내용을 바꿨습니다.",
-    },
     "hint_rope_in_place": {
         "ja": "q *= cos や q.mul_(cos) のようなインプレースの演算で、呼び出し元の q・k を書き換えていませんか。呼び出し元はそのあとも元の q・k を使い、学習では勾配を記録する入力をインプレースで書き換えることもできません。q * cos + rotate_half(q) * sin のように、新しいテンソルを作って返します。",
         "ko": "q *= cos나 q.mul_(cos) 같은 제자리 연산으로 호출한 쪽의 q, k를 바꾸지 않았나요? 호출한 쪽은 그 뒤에도 원래 q, k를 쓰고, 학습에서는 기울기를 기록하는 입력을 제자리에서 바꿀 수도 없습니다. q * cos + rotate_half(q) * sin처럼 새 텐서를 만들어 반환합니다.",
@@ -22,10 +18,6 @@ MESSAGES = {
     "hint_perm_float": {
         "ja": "(...).abs().max() の結果は 0 次元のテンソルで、Python の float ではありません。float(...) で包むか .item() で数に直してから返します（テンソルのままだと、計算グラフまでいっしょに返ることがあります）。",
         "ko": "(...).abs().max()의 결과는 0차원 텐서이지 Python float가 아닙니다. float(...)로 감싸거나 .item()으로 숫자로 바꾼 뒤 반환하세요(텐서 그대로 두면 계산 그래프까지 함께 반환될 수 있습니다).",
-    },
-    "perm_differs": {
-        "ja": "{fn}について、返した値 {got:.3g} が正しい値 {want:.3g} と違います。",
-        "ko": "{fn}에 대해 반환한 값이 올바르지 않습니다(반환한 값 {got:.3g}, 올바른 값 {want:.3g}).",
     },
     "perm_hidden_differs": {
         "ja": "{fn}について、permutation_error の値が正しくありません。",
@@ -84,11 +76,6 @@ MESSAGES = {
         "ko": "평균을 구했습니다. 구할 것은 차이의 절댓값 중 최댓값(.max())입니다.",
     },
     # ---------------------------------------------------------------- exercise 2
-    "what_positions": {"ja": "位置埋め込み", "ko": "위치 임베딩"},
-    "pe_dtype": {
-        "ja": "位置埋め込みのデータ型が float32 ではありません（いまは {got}）。",
-        "ko": "위치 임베딩의 자료형이 float32가 아닙니다(지금은 {got}).",
-    },
     "hint_pe_dtype": {
         "ja": "途中のどこかが float64 です（dtype=torch.float64 で作ったテンソルや、torch.float64 の位置や周波数から計算した pe）。float64 で計算するのはかまいませんが、最後に .float() で float32 に直して返します。",
         "ko": "계산 도중 어딘가가 float64입니다(dtype=torch.float64로 만든 텐서나 float64인 위치·주파수로 계산한 pe). float64로 계산해도 괜찮지만, 마지막에 .float()로 float32로 바꿔서 반환합니다.",
@@ -154,14 +141,9 @@ MESSAGES = {
         "ko": "position * omega가 브로드캐스트로 (T, E/2)가 되지 않습니다. position은 [:, None]을 붙여 (T, 1), omega는 (E/2,) 모양으로 만들면 position * omega가 (T, E/2)가 되어 pe[:, 0::2]와 pe[:, 1::2]에 꼭 맞게 들어갑니다(pe[0::2]라고 쓰면 열이 아니라 행을 고르게 됩니다).",
     },
     # ---------------------------------------------------------------- exercise 3
-    "what_rotated": {"ja": "回した {part}", "ko": "돌린 {part}"},
     "rope_not_pair": {
         "ja": "{name} は回した q と k の組 (q, k) を返してください。返ってきたのは {kind} です。",
         "ko": "{name}의 반환값은 돌린 q와 k의 쌍 (q, k)여야 합니다. 반환된 것: {kind}",
-    },
-    "rope_differs": {
-        "ja": "回した {part} の値が正しくありません（base={base:g}、最大誤差 {err:.3g}）。",
-        "ko": "돌린 {part}의 값이 올바르지 않습니다(base={base:g}, 최대 오차 {err:.3g}).",
     },
     "hint_rope_interleaved": {
         "ja": "交互の並べ方（組 (0, 1), (2, 3), …）で回しています。この演習は Llama と同じ半分ずつの並べ方で、組は (i, i + D/2) です。前半と後半に分けて rotate_half を使います。",
@@ -215,10 +197,6 @@ MESSAGES = {
         "ja": "スライスの端は整数です。D / 2 は float になるので、前半と後半は x[..., :D // 2] と x[..., D // 2:] のように // で分けます。",
         "ko": "슬라이스의 경계는 정수여야 합니다. D / 2는 float가 되므로 x[..., :D // 2]와 x[..., D // 2:]처럼 D // 2로 앞쪽 절반과 뒤쪽 절반을 자르세요.",
     },
-    "rope_dtype": {
-        "ja": "float32 の q と k を渡したのに、返ってきたのは {got} です。",
-        "ko": "float32인 q와 k를 넘겼는데 반환된 것은 {got}입니다.",
-    },
     "hint_rope_dtype": {
         "ja": "float64 で計算した cos と sin を掛けると、結果も float64 になります。cos と sin を .to(q.dtype) で q と同じデータ型に直してから掛けてください。",
         "ko": "float64로 계산한 cos과 sin을 곱하면 결과도 float64가 됩니다. cos과 sin을 .to(q.dtype)로 q와 같은 자료형으로 바꾼 뒤 곱하세요.",
@@ -228,11 +206,6 @@ MESSAGES = {
         "ko": "cos과 sin이 q와 다른 장치에 만들어졌습니다. torch.arange(..., device=q.device)처럼 q의 장치에 만들고 positions도 .to(q.device)로 옮기세요. 그렇지 않으면 q와 k가 GPU에 있을 때 오류가 납니다.",
     },
     # ---------------------------------------------------------------- exercise 4
-    "what_weight": {"ja": "変換した重み行列", "ko": "변환한 가중치 행렬"},
-    "layout_differs": {
-        "ja": "H={h}、D={d} のとき、変換した重み行列の行の順番が正しくありません。",
-        "ko": "H={h}, D={d}일 때 변환한 가중치 행렬의 행 순서가 올바르지 않습니다.",
-    },
     "hint_layout_inverse": {
         "ja": "逆向きの変換（半分ずつから交互へ）になっています。view(H, D // 2, 2, E).transpose(1, 2) で、各ヘッドの偶数番目の行を前半に、奇数番目の行を後半に集めます。",
         "ko": "반대 방향의 변환(반씩 나누는 배치에서 번갈아 놓는 배치로)이 되었습니다. view(H, D // 2, 2, E).transpose(1, 2)로 각 헤드의 짝수 번째 행을 앞쪽 절반에, 홀수 번째 행을 뒤쪽 절반에 모읍니다.",
@@ -262,10 +235,6 @@ MESSAGES = {
         "ko": "가중치 행렬이 바뀌지 않았습니다. 모양은 그대로여도 행의 순서는 재배열해야 합니다.",
     },
     # ---------------------------------------------------------------- exercise 5
-    "relative_differs": {
-        "ja": "offset={offset} のとき、relative_score の値が正しくありません（最大誤差 {err:.3g}）。",
-        "ko": "offset={offset}일 때 relative_score의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
-    },
     "hint_relative_sign": {
         "ja": "回す向きが逆です。R_mᵀ R_n = R_(n−m) なので、キーを offset = n − m の位置まで回します。−offset で回したり、キーのかわりにクエリを回したりすると、offset の向きが反対の値（q^T R_(m−n) k）になります。",
         "ko": "돌리는 방향이 반대입니다. R_mᵀ R_n = R_(n−m)이므로 키를 offset = n − m 위치만큼 돌립니다. −offset으로 돌리거나 키 대신 쿼리를 돌리면 offset의 방향이 반대인 값(q^T R_(m−n) k)이 됩니다.",
@@ -277,10 +246,6 @@ MESSAGES = {
     "hint_relative_last_axis": {
         "ja": "内積は最後の軸でとります（sum(dim=-1)）。q と k は (…, D) で、(D,) の 1 本のベクトルのことも、(B, T, D) のように軸がもっと多いこともあります。dim=1 のように軸を前から数えると、2 次元 (N, D) のときしか合いません。",
         "ko": "내적은 마지막 축으로 구합니다(sum(dim=-1)). q와 k는 (…, D) 모양이라서 (D,) 벡터 하나일 수도 있고 (B, T, D)처럼 축이 더 많을 수도 있습니다. dim=1처럼 축을 앞에서부터 세면 2차원 (N, D)일 때만 맞습니다.",
-    },
-    "relative_ranks": {
-        "ja": "（q と k の形状が {shape} のとき）",
-        "ko": "(q와 k의 모양이 {shape}일 때)",
     },
     "hint_relative_unrotated": {
         "ja": "回していない q · k と同じ値です。q と k を同じ角度で回すと内積は変わりません。回すのはキーだけです。",
@@ -343,16 +308,7 @@ MESSAGES = {
         "ja": "返す順番が逆です。attend_rope_with_cache は (出力, 新しいキャッシュ) の順に返すので、return attn.c_proj(y), (k, v) と書きます。",
         "ko": "반환 순서가 반대입니다. attend_rope_with_cache는 (출력, 캐시) 순서로 반환합니다(return attn.c_proj(y), (k, v)).",
     },
-    "cache_part_differs": {
-        "ja": "{n} 個のトークンを渡したあとのキャッシュの {part} が正しくありません（最大誤差 {err:.3g}）。",
-        "ko": "토큰 {n}개를 넘긴 뒤 캐시의 {part} 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
-    },
     # ---------------------------------------------------------------- exercise 7
-    "what_bias": {"ja": "バイアス", "ko": "편향"},
-    "alibi_differs": {
-        "ja": "H={h} のとき、j ≤ i の部分のバイアスが正しくありません（最大誤差 {err:.3g}）。正しい傾き: {slopes}",
-        "ko": "H={h}일 때 j ≤ i 부분의 편향이 올바르지 않습니다(최대 오차 {err:.3g}). 올바른 기울기: {slopes}",
-    },
     "hint_alibi_sign": {
         "ja": "符号が逆です。バイアスは −m_h · (i − j) で、遠いキーほど小さく（絶対値の大きい負の値に）なります。",
         "ko": "부호가 반대입니다. 편향은 −m_h · (i − j)이고, 먼 키일수록 작아집니다(절댓값이 큰 음수가 됩니다).",
@@ -498,10 +454,6 @@ MESSAGES = {
     "hint_cross_nan": {
         "ja": "マスクの形が (B, 1, 1, T_k) になっているか確かめてください。キーの軸（最後の軸）以外にマスクをかけると、行全体が −∞ になって NaN が出ます。",
         "ko": "마스크 모양이 (B, 1, 1, T_k)인지 확인하세요. 키 축(마지막 축)이 아닌 축에 마스크를 적용하면 행 전체가 −∞가 되어 NaN이 나옵니다.",
-    },
-    "cross_no_mask_differs": {
-        "ja": "key_padding_mask を渡さないとき（None のとき）の出力が正しくありません。",
-        "ko": "key_padding_mask를 넘기지 않았을 때(None일 때)의 출력이 올바르지 않습니다.",
     },
     "hint_cross_none_mask": {
         "ja": "key_padding_mask が None のときは、マスクをかけずにそのまま計算します（if key_padding_mask is not None: の中だけでマスクをかけます）。",

@@ -1,4 +1,6 @@
-"""Lesson 7's hidden tests, kernel side: run the learner's code on the grader's inputs and record it.
+"""Lesson 7's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
+probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
+check (attn_course.checks.lesson7) with the right answer the course's public facts give, on a seed of its own.
 
 Exercises 5 and 6 take the rotation as an argument; here they get a right RoPE with a base drawn by
 name (the visible checks' `rope`), so a mistake in exercise 3 costs exercise 3 only.
@@ -8,10 +10,21 @@ import math
 import torch
 import torch.nn as nn
 
+from ..checks import lesson7_mistakes as checks
+from ..checks import lesson7_alibi as alibi
+from ..checks import lesson7_cross as cross
+from ..checks import lesson7_sinusoid as pe
 from ..checks.engine import raised
+from ..checks.heads import merged_out_of_order
+from ..checks.lesson7_mistakes import cache_call, largest_error_last, perm_variants, same_error
+from ..checks.lesson7_cross import NO_MASK_CALL
+from ..findings import dtype_finding, grad_finding
+from ..judging import (
+    DTYPE_CASES, Mismatch, cache_step, expect_close, expect_device, expect_finding, expect_layout, max_error, procedure,
+)
 from ..sizes import in_role
-from ..checks.lesson7 import NO_MASK_CALL, cache_call, largest_error_last, perm_variants, same_error
-from .cases import DTYPE_CASES, backward_with_probe, differentiable
+from .cases import backward_with_probe, differentiable
+from .codec import NoValues
 from .gpt2_module import build, configs
 from .recorder import probe
 from .rope import BASES, turn_with
@@ -265,3 +278,307 @@ def cross_attention(rec, cls):
     got = rec.call(f"{name}.forward", module, x, memory, pad)
     rec.put("grad", got)
     rec.put("grad.inputs", backward_with_probe(rec, got, [x, memory, *module.parameters()]))
+
+
+# --------------------------------------------------------------------------- the procedures
+# res: what the probe recorded (attn_course.judging.Results); right: the right implementation, the grader's hidden
+# reference or the visible check's right_* (attn_course.checks.lesson7).
+def _likely(got, variants: dict, tol: float, view=lambda z: z):
+    """The key of the classic bug whose result got equals, if any."""
+    if not isinstance(got, torch.Tensor):
+        return None
+    # nan_to_num: a bug that leaves NaN rows (an inverted padding mask) matches its variant's NaN rows
+    return next((key for key, value in variants.items() if key and got.shape == value.shape
+                 and max_error(*(torch.nan_to_num(view(z)) for z in (got, value))) <= tol), None)
+
+
+def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z: z, hint_tol=None, dtype_hint=None):
+    try:
+        expect_close(case, view(got) if isinstance(got, torch.Tensor) else got, view(want), tol, check_dtype)
+    except Mismatch as mismatch:
+        # A wrong dtype is no wrong value: the variants, compared by value, would name a mistake not made
+        # (make mutants: apply_rope's float64 output read as "base ignored").
+        mismatch.hint = dtype_hint if mismatch.key == "hidden_dtype" else \
+            _likely(got, variants or {}, hint_tol or max(tol, 1e-6), view)
+        raise
+
+
+def _kind(got) -> str:
+    return getattr(got, "kind", type(got).__name__)
+
+
+# The hidden functions, as a failure names them to the learner.
+PERM_NAMES = {"rowwise": "perm_fn_rowwise", "attention": "perm_fn_attention", "causal": "perm_fn_causal",
+              "positions": "perm_fn_positions"}
+
+
+@procedure(on_error=checks.perm_error)
+def judge_permutation_error(res, right):
+    x, perm, functions = perm_setup(res)
+    answers, wrong = [], None
+    for label, f in functions.items():
+        got, want = res[label], right(f, x, perm)
+        if isinstance(got, bool) or not isinstance(got, (int, float)):   # a 0-dim tensor is not the float asked for
+            raise Mismatch("perm_not_float", hint="hint_perm_float" if isinstance(got, torch.Tensor) else None,
+                           kind=_kind(got))
+        answers.append((got, perm_variants(f, x, perm)))
+        if wrong is None and not same_error(got, want):
+            wrong = label
+    if wrong:
+        raise Mismatch("perm_hidden_differs", hint=checks.likely_perm_mistake(answers), fn=(PERM_NAMES[wrong],))
+
+
+@procedure(on_error=pe.pe_error)
+def judge_sinusoidal_positions(res, right):
+    for t, e in pe_sizes(res):
+        want, got = right(t, e), res[f"T={t}, E={e}"]
+        variants = {k: v.float() for k, v in pe.sinusoid_variants(t, e).items()}
+        try:
+            _expect(f"sinusoidal_positions(T={t}, E={e})", got, want, 1e-4, variants,
+                    hint_tol=pe.PE_HINT_TOL, dtype_hint="hint_pe_dtype")
+        except Mismatch as mismatch:  # no classic mistake's table: where it is wrong says which
+            if mismatch.hint is None and isinstance(got, torch.Tensor) and got.shape == want.shape:
+                mismatch.hint = pe.pe_hint(got, want)
+            elif mismatch.key == "hidden_shape":
+                mismatch.hint = pe.pe_shape_hint(got, t, e)
+            raise
+    _expect("sinusoidal_positions(T=7, E=6, base=100)", res["base=100"], right(7, 6, 100.0), 1e-4,
+            {"hint_pe_base": right(7, 6)})
+    expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta", "hint_pe_device")
+
+
+def _rope_pair(got):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("rope_not_pair", name="apply_rope", kind=_kind(got))
+    return got
+
+
+@procedure(on_error=checks.rope_error)
+def judge_apply_rope(res, right):
+    for case, dtype in DTYPE_CASES:
+        q, k, positions, base = rope_setup(res, case, dtype)
+        want, got = right(q, k, positions, base), _rope_pair(res[case])
+        for part, g, w, x, other in zip("qk", got, want, (q, k), (k, q)):
+            tol = 1e-6 if case == "float64" else 1e-4
+            try:
+                _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol,
+                        checks.rope_variants(x, positions, base, other), dtype_hint="hint_rope_dtype")
+            except Mismatch as mismatch:   # no classic mistake's: what the result says of itself
+                if mismatch.key == "hidden_mismatch" and (mismatch.hint is None or mismatch.hint ==
+                                                          "hint_rope_unrotated" and not checks.exactly(g, x)):
+                    mismatch.hint = checks.rope_hint(g, x, max(tol, 1e-5))
+                raise
+    args = differentiable(rope_setup(res, "grad", torch.float64))
+    want = right(*args)
+    for g, w in zip(_rope_pair(res["grad"]), want):
+        expect_close("apply_rope (grad)", g, w.detach(), 1e-6)
+    grads = backward_with_probe(res, want, args[:2])
+    expect_finding(grad_finding("apply_rope", res["grad.inputs"], grads, ["q", "k"], checks.ROPE_GRAD_TOL))
+    for part, g in zip("qk", _rope_pair(res["meta"])):
+        expect_device(f"apply_rope (device=meta), {part}", g, "meta", "hint_rope_device")
+
+
+def _layout_error(kind, message, call=""):
+    """A view that does not fit the weight: sizes taken from its columns."""
+    return "hint_layout_columns" if checks.layout_axis_error(message) else None
+
+
+@procedure(on_error=_layout_error)
+def judge_interleaved_to_half(res, right):
+    weight, n_head = layout_setup(res)
+    try:
+        _expect(f"interleaved_to_half(H={n_head}, weight {tuple(weight.shape)})", res["weight"],
+                right(weight, n_head), 0.0)
+    except Mismatch as mismatch:
+        if mismatch.key != "hidden_dtype":   # the variants, a 4-D result, rows reordered wrongly or mixed
+            mismatch.hint = checks.layout_hint(res["weight"], weight, n_head)
+        raise
+
+
+def _relative_error(kind: str, message: str, call: str = "") -> str | None:
+    """An error in a call with a vector or a 3-D q: an axis counted from the front."""
+    return "hint_relative_last_axis" if call.startswith("relative_score, q (") else \
+        checks.relative_error(kind, message, call)
+
+
+@procedure(on_error=_relative_error, partial=True)   # a wrong value before a raise is named
+def judge_relative_score(res, right):
+    q, k, offsets, base = relative_setup(res)
+    for offset in offsets:
+        want, got = right(q, k, offset, turn_with(base)), res[f"offset={offset}"]
+        try:
+            _expect(f"relative_score(offset={offset}), base={base:g}", got, want, 1e-9,
+                    checks.relative_variants(q, k, offset, base))
+        except Mismatch as mismatch:
+            if mismatch.key == "hidden_shape":   # the rope's position axis kept
+                mismatch.hint = "hint_relative_shape"
+            elif mismatch.key != "hidden_dtype" and mismatch.hint is None:   # the position axis added or taken off
+                mismatch.hint = checks.relative_hint(got, q, k, offset, base, 1e-6)
+            raise
+    for label, (q_, k_) in relative_ranks(res, q, k).items():
+        want = right(q_, k_, offsets[0], turn_with(base))
+        try:
+            _expect(f"relative_score({label}, offset={offsets[0]}), base={base:g}", res[label], want, 1e-9, {})
+        except Mismatch as mismatch:
+            mismatch.hint = mismatch.hint or "hint_relative_last_axis"
+            raise
+
+
+def _cache_output(index, lo, hi, got, shape, fields, want, b, h, d, e):
+    """One call's output: its shape, then its cache's (a cache wrong after the first call, without a cache, is the
+    heads split wrongly, not the join), then its values."""
+    if isinstance(got, torch.Tensor) and tuple(got.shape) != (b, hi - lo, e):
+        swapped = tuple(got.shape) == (hi - lo, b, e)
+        raise Mismatch("hidden_shape", hint=("swapped_axes", {"a": 0, "b": 1, "name_a": "B", "name_b": "T_new"})
+                       if swapped else None, case=("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                                                   fields), want=(b, hi - lo, e), got=tuple(got.shape))
+    if index == 0 and shape != [[b, h, hi, d]] * 2:
+        raise Mismatch("hidden_cache_shape", hint="hint_rope_cache_shapes", name="attend_rope_with_cache", n=hi,
+                       want=(b, h, hi, d), got=shape)
+    expect_close(cache_step("attend_rope_with_cache", fields["sizes"], lo, hi, shape, (b, h, hi, d)), got, want,
+                 1e-9)
+
+
+# partial: the outputs of the calls before one that raised are judged first.
+@procedure(on_error=checks.rope_cache_error, partial=True)
+def judge_rope_cache(res, right):
+    """right(attn, x, rope): RoPE attention over the whole sequence at once, causal, what a KV cache must give."""
+    host, x, chunks, base = cache_setup(res)
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="attend_rope_with_cache", kind=_kind(res["result"]))
+    b, t, e = x.shape
+    h, d = host.n_head, host.head_dim
+    turn = turn_with(base)
+    with torch.no_grad():
+        full = right(host, x, turn)
+        contents = checks.cache_contents(host, x, turn)
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(shapes) or \
+            len(outputs) > len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_rope_with_cache", err=float("inf"))
+    if isinstance(outputs[0], tuple) and shapes[0] is None:   # return (k, v), attn.c_proj(y)
+        raise Mismatch("hidden_not_tensor", hint="hint_rope_cache_return_order", case="attend_rope_with_cache",
+                       kind="tuple")
+    for index, ((lo, hi), got, shape) in enumerate(zip(chunks, outputs, shapes)):
+        fields = {"name": "attend_rope_with_cache", "sizes": f"B={b}, H={h}, D={d}, base={base:g}", "lo": lo,
+                  "last": hi - 1}
+        try:
+            _cache_output(index, lo, hi, got, shape, fields, full[:, lo:hi], b, h, d, e)
+        except Mismatch as mismatch:
+            if mismatch.key == "hidden_mismatch" and isinstance(got, torch.Tensor):
+                with torch.no_grad():
+                    name, found = checks.cache_hint(got, index, host, x, chunks, turn, full[:, lo:hi], 1e-6) or \
+                        (None, {})
+                mismatch.hint = (name, found) if found else name
+            raise
+    if len(outputs) < len(chunks):   # a later call raised: its error speaks (decide reads this as no verdict)
+        raise Mismatch("results_unreadable", why=("why_missing_value", {"key": "outputs"}))
+    cache = res["cache"]   # after the last call: every token's key, rotated once, and its value
+    if not isinstance(cache, tuple) or len(cache) != 2:
+        raise Mismatch("cache_not_pair", kind=_kind(cache))
+    for part, got, want, bug, other in zip("KV", cache, contents[None], contents["hint_rope_cache_unrotated"],
+                                           contents[None][::-1]):
+        try:
+            _expect(("case_cache_part", {"name": "attend_rope_with_cache", "n": t, "part": part}), got, want, 1e-9,
+                    {"hint_rope_cache_unrotated": bug, "hint_cache_kv_swapped": other} if part == "K"
+                    else {"hint_cache_kv_swapped": other})
+        except Mismatch as mismatch:   # the right tokens in another order: new ones joined first
+            if mismatch.hint is None and checks.tokens_reordered(got, want):
+                mismatch.hint = "hint_cache_cat_order"
+            raise
+
+
+@procedure(on_error=alibi.alibi_error)
+def judge_alibi_bias(res, right):
+    results = []
+    for h, t in alibi_sizes(res):
+        case, got = f"alibi_bias(n_head={h}, T={t})", res[f"H={h}, T={t}"]
+        if isinstance(got, torch.Tensor) and tuple(got.shape) != (h, t, t):   # before lower(), which broadcasts
+            raise Mismatch("hidden_shape", hint=alibi.alibi_shape_hint(tuple(got.shape), h), case=case,
+                           want=(h, t, t), got=tuple(got.shape))
+        if isinstance(got, torch.Tensor) and got.dtype != torch.float32:
+            raise Mismatch("alibi_dtype", hint="hint_alibi_dtype", got=got.dtype)
+        results.append((case, got, h, t))
+    for case, got, h, t in results:
+        try:
+            _expect(case, got, right(h, t), 1e-6, check_dtype=False, view=alibi.lower)
+        except Mismatch as mismatch:   # named from every head count
+            if all(isinstance(r[1], torch.Tensor) for r in results):
+                mismatch.hint = alibi.alibi_hint([r[1:] for r in results])
+            raise
+    got = res["meta"]
+    if isinstance(got, NoValues) and tuple(got.shape) != (2, 3, 3):
+        raise Mismatch("hidden_shape", case="alibi_bias(2, 3, device=meta)", want=(2, 3, 3), got=tuple(got.shape))
+    expect_device("alibi_bias(device=meta)", got, "meta", "hint_alibi_device")
+
+
+CROSS_TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
+
+
+def _cross_pair(got):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=_kind(got))
+    return got
+
+
+def _cross_case(ref, case, dtype, label, got, want, variants) -> None:
+    """One call's (output, weights): their dtype, then shapes, then values, weights first."""
+    expect_finding(dtype_finding("CrossAttention.forward", got, dtype))
+    if cross.heads_averaged(got[1], tuple(want[1].shape)):
+        raise Mismatch("hidden_shape", hint="hint_cross_heads_averaged", case=f"{label}: weights",
+                       want=tuple(want[1].shape), got=tuple(got[1].shape))
+    for what, g, w, hint in (("out", got[0], want[0], "hint_cross_q_from_memory"),
+                             ("weights", got[1], want[1], "hint_cross_kv_from_x")):
+        if isinstance(g, torch.Tensor) and g.shape != w.shape:
+            raise Mismatch("hidden_shape", hint=hint, case=f"{label}: {what}", want=tuple(w.shape), got=tuple(g.shape))
+    tol = CROSS_TOLERANCE[case]
+    for what, index in (("weights", 1), ("out", 0)):
+        try:
+            expect_close(f"{label}: {what}", got[index], want[index], tol)
+        except Mismatch as mismatch:
+            g = got[index]
+            if mismatch.key != "hidden_dtype" and isinstance(g, torch.Tensor):
+                mismatch.hint = cross.cross_hint(g, variants, index, max(tol, 1e-6))
+                if mismatch.hint is None and index == 0 and merged_out_of_order(
+                        g, ref.out_proj, variants[None][0], max(tol, 1e-6)):
+                    mismatch.hint = "hint_cross_merge"
+                if mismatch.hint is None and not torch.isfinite(g).all():   # NaN rows: a mask on another axis
+                    mismatch.hint = "hint_cross_nan"
+            raise
+
+
+# partial: outputs recorded before a call raised are judged first (a mask applied only when there is none: the masked
+# call's outputs, unmasked, name it, before the call without a mask raises).
+@procedure(on_error=cross.cross_error, partial=True)
+def judge_cross_attention(res, right):
+    """right: the module class; the outputs it must match are nn.MultiheadAttention's with its weights."""
+    ref = right(*cross_setup(res, "float64", torch.float64)[0]).double()
+    expect_layout(res, ref)
+    res.fill_parameters(ref)
+    ref.eval()
+    for case, dtype in DTYPE_CASES:
+        _, x, memory, pad = cross_setup(res, case, dtype)
+        ref.to(dtype)
+        with torch.no_grad():
+            for suffix, mask in (("", pad), (".no_mask", None)):
+                want = cross.to_torch_mha(ref)(x, memory, memory, key_padding_mask=mask, need_weights=True,
+                                                average_attn_weights=False)
+                variants = cross.cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
+                _cross_case(ref, case, dtype, f"CrossAttention {case}{suffix}", _cross_pair(res[case + suffix]),
+                            want, variants)
+    if res["error_on_10_3"] != "ValueError":
+        raise Mismatch("hint_cross_head_dim", e=10, h=3)
+    for what in ("memory", "x"):
+        error, shapes = res[f"error_on_bad_{what}"]
+        if error != "ValueError":
+            # The shapes as text: hint_of drops tuple fields (a tuple there is a message of its own).
+            raise Mismatch("hint_cross_no_input_check", x=str(tuple(shapes[0])), memory=str(tuple(shapes[1])))
+    ref.double()
+    _, x, memory, pad = cross_setup(res, "grad", torch.float64)
+    x, memory = x.requires_grad_(True), memory.requires_grad_(True)
+    want = ref(x, memory, pad)
+    for g, w in zip(_cross_pair(res["grad"]), want):
+        expect_close("CrossAttention (grad)", g, w.detach(), 1e-9)
+    grads = backward_with_probe(res, want, [x, memory, *ref.parameters()])
+    names = ["x", "memory", *(n for n, _ in ref.named_parameters())]
+    expect_finding(grad_finding("CrossAttention.forward", res["grad.inputs"], grads, names))
