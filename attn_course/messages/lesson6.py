@@ -302,10 +302,6 @@ MESSAGES = {
         "ja": "位置 {lo}〜{last} のトークン（{n} 個）の出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
         "ko": "위치 {lo} ~ {last}의 토큰({n}개) 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
     },
-    "cache_differs_token": {
-        "ja": "位置 {lo} のトークンの出力が、全体を一度に計算した結果と違います（最大誤差 {err:.3g}）。",
-        "ko": "위치 {lo}의 토큰 출력이 전체를 한 번에 계산한 결과와 다릅니다(최대 오차 {err:.3g}).",
-    },
     "hint_cache_mask_offset": {
         "ja": "マスクが新しいトークンの絶対位置に合っていません。tril() のままだと、キャッシュがあるとき新しいトークン i は先頭の i+1 個のキーしか見られません。対角線を T_past だけ右にずらし、tril(diagonal=T_past) にしてください。SDPA の is_causal=True も同じ左上にそろえたマスクなので、ここでは使えません。SDPA を使うなら attn_mask=torch.nn.attention.bias.causal_lower_right(T_new, T_all) を渡します（その keep マスクを渡しても結果は同じですが、GPU では FlashAttention が使えなくなります）。",
         "ko": "마스크가 새 토큰의 절대 위치에 맞지 않습니다. tril()을 그대로 쓰면 캐시가 있을 때 새 토큰 i가 맨 앞의 키 i+1개만 보게 됩니다. 대각선을 T_past만큼 오른쪽으로 밀어 tril(diagonal=T_past)로 만드세요. SDPA의 is_causal=True도 똑같이 왼쪽 위에 맞춘 마스크라서 여기서는 쓸 수 없습니다. SDPA를 쓴다면 attn_mask=torch.nn.attention.bias.causal_lower_right(T_new, T_all)을 넘기세요(그 keep 마스크를 넘겨도 결과는 같지만, GPU에서는 FlashAttention을 쓸 수 없게 됩니다).",
