@@ -7,16 +7,21 @@ they stand for.
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson8.py.
 """
+import inspect
 import math
+import os
 
 import pytest
 import torch
 
 import attn_course as course
 from attn_course.checks import lesson8 as checks
+from attn_course.checks import lesson8_visible as visible
 from attn_course.checks.lesson7 import rope
+from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
-from conftest import fails, fails_with, passes, reference
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, fails, fails_with, passes, reference
 
 
 @pytest.fixture(scope="module")
@@ -361,6 +366,44 @@ def test_sink_attention_through_the_library_is_refused(lang):
         assert fails(probes.sink_attention, bypass, key="hidden_by_hand").hint[0] == "hint_from_scratch", bypass
     fails_with(checks.check_sink_attention, through_the_checks, "hint_course_not_answer", name="sink_attention")
     assert fails(probes.sink_attention, through_the_checks, key="hidden_by_hand").hint[0] == "hint_course_not_answer"
+
+
+def _answer(exercise: str, bug: str) -> tuple:
+    """A wrong answer to one of the exercises whose check is their procedure (checks.lesson8_visible)."""
+    from test_lesson8_fused import _flex_sink, _softcap
+    makers = {"mask_mods": _mods, "alibi_score_mod": _alibi, "sliding_window_mod": _window,
+              "attend_rolling": _rolling, "attend_streaming": _streaming, "sink_attention": _sink,
+              "flex_sink_attention": _flex_sink, "softcap_score_mod": _softcap}
+    made = makers[exercise](bug)
+    return made if isinstance(made, tuple) else (made,)
+
+
+AGREE = [("mask_mods", "top_left"), ("mask_mods", "and"), ("alibi_score_mod", "scaled"),
+         ("sliding_window_mod", "plus_one"), ("attend_rolling", "restart"), ("attend_rolling", "grow"),
+         ("attend_streaming", "budget"), ("sink_attention", "kept"), ("sink_attention", "scaled"),
+         ("flex_sink_attention", "unsqueeze"), ("flex_sink_attention", "log2"), ("softcap_score_mod", "clamp")]
+
+
+@pytest.mark.parametrize("exercise, bug", AGREE)
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(lang, exercise, bug):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the lesson's formulas (its message key, fields and hint). An error
+    is compared as the message shows it, to 3 digits: BLOOM's slopes and Gemma 2's softmax are float32 inside."""
+    def shown(mismatch):
+        fields = {k: float(f"{v:.3g}") if isinstance(v, float) else v for k, v in mismatch.fields.items()}
+        return mismatch.key, fields, hint_of(mismatch)
+
+    answer = _answer(exercise, bug)
+    with pytest.raises(course.CheckFailed) as info:
+        getattr(checks, f"check_{exercise}")(*answer)
+    seed = visible.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(*answer)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson8.{exercise}", payload, "\n".join(map(inspect.getsource, answer)))
+    assert shown(graded) == shown(info.value.mismatch)
 
 
 # --------------------------------------------------------------------------- exercise 7

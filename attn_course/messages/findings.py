@@ -93,6 +93,14 @@ MESSAGES = {
     "why_missing_value": {"ja": "「{key}」がありません", "ko": "'{key}' 항목이 없습니다"},
     "why_not_decodable": {"ja": "「{key}」の形式が正しくありません", "ko": "'{key}'의 형식이 올바르지 않습니다"},
     "case_unbatched": {"ja": "バッチの軸がない入力", "ko": "배치 축이 없는 입력"},
+    "case_cache_tokens": {
+        "ja": "{name}（{sizes}）の、位置 {lo}〜{last} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo}~{last} 토큰 출력",
+    },
+    "case_cache_token": {
+        "ja": "{name}（{sizes}）の、位置 {lo} のトークンの出力",
+        "ko": "{name}({sizes})의 위치 {lo} 토큰 출력",
+    },
     "check_mismatch": {
         "ja": "{case}で、正しい結果と一致しません（最大誤差 {err:.3g}）。",
         "ko": "{case}에서 올바른 결과와 일치하지 않습니다(최대 오차 {err:.3g}).",

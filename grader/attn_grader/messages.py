@@ -118,14 +118,6 @@ MESSAGES = {
         "ja": "隠しテスト（{case}）: 入力が {want} なのに出力が {got} になりました。途中で型を変えないでください。",
         "ko": "숨겨진 테스트({case}): 입력이 {want}인데 출력이 {got}입니다. 중간에 자료형을 바꾸지 마세요.",
     },
-    "case_cache_tokens": {
-        "ja": "{name}（{sizes}）の、位置 {lo}〜{last} のトークンの出力",
-        "ko": "{name}({sizes})의 위치 {lo}~{last} 토큰 출력",
-    },
-    "case_cache_token": {
-        "ja": "{name}（{sizes}）の、位置 {lo} のトークンの出力",
-        "ko": "{name}({sizes})의 위치 {lo} 토큰 출력",
-    },
     "case_cache_part": {
         "ja": "{name} に {n} 個のトークンを渡したあとのキャッシュの {part}",
         "ko": "{name}에 토큰 {n}개를 넘긴 뒤 캐시의 {part}",
