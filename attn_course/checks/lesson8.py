@@ -17,14 +17,9 @@ from .lesson8_common import (  # noqa: F401
     all_nan, as_named, attend, cache_pair_swapped, control_flow_error, first_call_hint, grid, hint_text, length_error,
     matched_so_far, shape_error, unmerged,
 )
-from .lesson8_mods import (  # noqa: F401
-    alibi_variants, cache_variants, causal, causal_variants, mask_hint, padding_rules, padding_variants, score_slope,
-    score_slope_hint, window_rules, window_variants,
-)
+from .lesson8_mods import cache_variants, padding_variants, window_variants  # noqa: F401
 from .lesson8_caches import (  # noqa: F401
-    CacheHost, STATIC_BUGS, STREAM_BUGS, buffers_hint, check_attend_preallocated, first_turned, gpt2_qkv, ring_replaced,
-    ring_shape_hint, rolling_bug, rolling_error, rolling_run, static_error, static_run, stream_length_hint,
-    streaming_error, streaming_run,
+    CacheHost, STATIC_BUGS, buffers_hint, check_attend_preallocated, gpt2_qkv, static_error, static_run, streaming_run,
 )
 from .lesson8_mla import (  # noqa: F401
     ABSORBED_BUGS, ABSORB_SIZES, MLAHost, MLA_SIZES, SpanWatch, absorbed_run, check_mla, check_mla_decode, decode_error,
@@ -43,10 +38,8 @@ from .lesson8_lengths import (  # noqa: F401
 from .lesson8_packing import (  # noqa: F401
     check_packed, document_rules, document_variants, packed_error, positions_hint, positions_kind, positions_variants,
 )
-from .lesson8_softcap import softcap_bug, softcap_variants  # noqa: F401
-from .lesson8_sink import (  # noqa: F401
-    flex_sink_bug, flex_sink_error, flex_sink_variants, mask_of, sink_bug, sink_variants,
-)
+from .lesson8_softcap import softcap_variants  # noqa: F401
+from .lesson8_sink import flex_sink_variants, mask_of, sink_variants  # noqa: F401
 from .lesson8_visible import (  # noqa: F401
     check_alibi_score_mod, check_attend_rolling, check_attend_streaming, check_flex_sink_attention, check_mask_mods,
     check_sink_attention, check_sliding_window_mod, check_softcap_score_mod,

@@ -21,16 +21,6 @@ def _full(mask):
     return mask if mask.dim() == 4 else mask[None, None]
 
 
-# The masks the three mods of exercise 1 must make: causal, right-aligned under a cache, and padded keys hidden.
-RIGHT_MASKS = (lambda n: _full(causal_variants(n)[None]),
-               lambda t_new, t_past: _full(cache_variants(t_new, t_past)[None]),
-               lambda n, lengths: padding_variants(n, lengths)[None])
-
-
-def right_window(window: int, t_new: int, t_past: int):
-    return _full(window_variants(window, t_new, t_past)[None])
-
-
 def right_alibi(q, k, v, slopes):
     """Causal attention with the bias −m_h (i − j) added to each head's scores."""
     n = q.size(-2)
@@ -38,57 +28,32 @@ def right_alibi(q, k, v, slopes):
     return attend(q, k, v, rows >= cols, alibi_bias_of(slopes.to(q.dtype), n))
 
 
-def right_sink(q, k, v, sinks, keep=None):
-    return sink_variants(q, k, v, sinks, keep)[None]
+# Each exercise's right answer: exercise 1's three masks (causal, right-aligned under a cache, padded keys hidden),
+# then each function as its procedure calls it.
+RIGHT = {"mask_mods": (lambda n: _full(causal_variants(n)[None]),
+                       lambda t_new, t_past: _full(cache_variants(t_new, t_past)[None]),
+                       lambda n, lengths: padding_variants(n, lengths)[None]),
+         "alibi_score_mod": right_alibi,
+         "sliding_window_mod": lambda window, t_new, t_past: _full(window_variants(window, t_new, t_past)[None]),
+         "attend_rolling": sliding_reference, "attend_streaming": streaming_run,
+         "sink_attention": lambda q, k, v, sinks, keep=None: sink_variants(q, k, v, sinks, keep)[None],
+         "flex_sink_attention": lambda q, k, v, sinks, block_mask: flex_sink_variants(q, k, v, sinks, block_mask)[None],
+         "softcap_score_mod": lambda q, k, v, cap, window: softcap_variants(q, k, v, cap, window)[None]}
 
 
-def right_flex_sink(q, k, v, sinks, block_mask):
-    return flex_sink_variants(q, k, v, sinks, block_mask)[None]
+def _check(exercise: str):
+    """The visible check of an exercise: its probe on the check's seed, judged by its procedure with RIGHT's answer."""
+    def check(*objs) -> None:
+        from ..judging import verify   # here: the probes' package imports the checks
+        from ..probes import lesson8 as probes
+        verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), RIGHT[exercise], SEEDS[exercise],
+               exercise, *objs)
+    check.__name__ = check.__qualname__ = f"check_{exercise}"
+    return check
 
 
-def right_softcap(q, k, v, cap, window):
-    return softcap_variants(q, k, v, cap, window)[None]
-
-
-RIGHT = {"mask_mods": RIGHT_MASKS, "alibi_score_mod": right_alibi, "sliding_window_mod": right_window,
-         "attend_rolling": sliding_reference, "attend_streaming": streaming_run, "sink_attention": right_sink,
-         "flex_sink_attention": right_flex_sink, "softcap_score_mod": right_softcap}
-
-
-def _verify(exercise: str, *objs) -> None:
-    from ..judging import verify   # here: the probes' package imports the checks
-    from ..probes import lesson8 as probes
-    verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), RIGHT[exercise], SEEDS[exercise],
-           exercise, *objs)
-
-
-def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
-    _verify("mask_mods", causal_mod, cache_mod, causal_padding_mod)
-
-
-def check_alibi_score_mod(fn) -> None:
-    _verify("alibi_score_mod", fn)
-
-
-def check_sliding_window_mod(fn) -> None:
-    _verify("sliding_window_mod", fn)
-
-
-def check_attend_rolling(fn) -> None:
-    _verify("attend_rolling", fn)
-
-
-def check_attend_streaming(fn) -> None:
-    _verify("attend_streaming", fn)
-
-
-def check_sink_attention(fn) -> None:
-    _verify("sink_attention", fn)
-
-
-def check_flex_sink_attention(fn) -> None:
-    _verify("flex_sink_attention", fn)
-
-
-def check_softcap_score_mod(fn) -> None:
-    _verify("softcap_score_mod", fn)
+check_mask_mods, check_alibi_score_mod, check_sliding_window_mod = (
+    _check("mask_mods"), _check("alibi_score_mod"), _check("sliding_window_mod"))
+check_attend_rolling, check_attend_streaming = _check("attend_rolling"), _check("attend_streaming")
+check_sink_attention, check_flex_sink_attention = _check("sink_attention"), _check("flex_sink_attention")
+check_softcap_score_mod = _check("softcap_score_mod")

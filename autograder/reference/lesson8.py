@@ -37,16 +37,8 @@ sibling(__file__, "lesson8_paging")
 sibling(__file__, "lesson8_fused")
 
 
-# --------------------------------------------------------------------------- masks (transformers)
-def _quietly(make):
-    def made(*args):
-        with quiet():
-            return make(*args)
-    return made
-
-
 # The masks exercise 1's mods must make: transformers' causal mask, the same under a cache, and padded keys hidden.
-MASKS = (_quietly(causal_mask), _quietly(cache_mask), _quietly(padding_mask))
+MASKS = (causal_mask, cache_mask, padding_mask)
 
 
 # --------------------------------------------------------------------------- ALiBi (BLOOM)
@@ -66,8 +58,7 @@ def sliding_attention(q, k, v, window, turn):
     """Sliding-window attention over the whole sequence at once, RoPE at 0 … T−1, Mistral's mask."""
     n = q.size(2)
     q, k = turn(q, k, torch.arange(n))
-    with quiet():
-        return sdpa(q, k, v, window_mask(window, n, 0))
+    return sdpa(q, k, v, window_mask(window, n, 0))
 
 
 # --------------------------------------------------------------------------- StreamingLLM (Xiao et al.)
@@ -108,7 +99,7 @@ def streaming_attention(q, k, v, chunks, n_sink, window, turn):
 # the same procedure with the right answer the lesson's formulas give.
 judged_by("lesson8.mask_mods", probe.judge_mask_mods, MASKS)
 judged_by("lesson8.alibi_score_mod", probe.judge_alibi_score_mod, bloom_alibi)
-judged_by("lesson8.sliding_window_mod", probe.judge_sliding_window_mod, _quietly(window_mask))
+judged_by("lesson8.sliding_window_mod", probe.judge_sliding_window_mod, window_mask)
 judged_by("lesson8.attend_rolling", probe.judge_attend_rolling, sliding_attention)
 judged_by("lesson8.attend_streaming", probe.judge_attend_streaming, streaming_attention)
 judged_by("lesson8.sink_attention", probe.judge_sink_attention, gpt_oss_attention)

@@ -20,8 +20,9 @@ def quiet():
 # --------------------------------------------------------------------------- reference: masks (transformers)
 def hf_mask(mask_function, n_q: int, n_k: int, q_offset: int = 0, batch: int = 1, attention_mask=None):
     from transformers.masking_utils import sdpa_mask
-    return sdpa_mask(batch, n_q, n_k, q_offset=q_offset, mask_function=mask_function, attention_mask=attention_mask,
-                     allow_is_causal_skip=False)                                           # (B, 1, n_q, n_k) bool
+    with quiet():
+        return sdpa_mask(batch, n_q, n_k, q_offset=q_offset, mask_function=mask_function,
+                         attention_mask=attention_mask, allow_is_causal_skip=False)        # (B, 1, n_q, n_k) bool
 
 
 def causal_mask(n):
