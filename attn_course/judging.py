@@ -509,6 +509,15 @@ def _sources(objs) -> str:
     return "\n".join(out)
 
 
+def _unhinted(proc, payload) -> bool:
+    """The exercise's on_error gives the error the learner's code raised no hint (False): the kernel's own, from the
+    generic rules, would name a cause the code does not have (lesson 1's transposed K for a shape error elsewhere)."""
+    raised = payload.get("raised") if isinstance(payload, dict) else None
+    on_error = getattr(proc, "on_error", None)
+    return isinstance(raised, dict) and callable(on_error) and on_error(
+        str(raised.get("kind", "")), str(raised.get("message", "")), str(raised.get("call", "?"))[:80]) is False
+
+
 def verify(hidden_test, proc, right, seed: int, name: str, *objs) -> None:
     """The visible check of an exercise: its probe (hidden_test) run here on the check's own seed, under the probe's
     by-hand guard; its values decoded as the grader decodes them; the exercise's procedure run on them with the right
@@ -525,7 +534,7 @@ def verify(hidden_test, proc, right, seed: int, name: str, *objs) -> None:
     message, hint, also = texts(mismatch, t, "" if kernel else _visible_key(mismatch.key))
     hints = [hint[1]] if hint else []
     if kernel:
-        message, hints = error.message, hints or error.hints
+        message, hints = error.message, hints or ([] if _unhinted(proc, payload) else error.hints)
     failure = CheckFailed(message, *hints)
     for line in also:
         failure.add_also(line)

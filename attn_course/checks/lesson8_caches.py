@@ -1,5 +1,6 @@
-"""Lesson 8's visible checks for the KV caches a decoder attends through: a rolling (ring-buffer) cache (exercise 4),
-StreamingLLM's kept first tokens (exercise 5) and a preallocated cache written in place (exercise 9)."""
+"""Lesson 8's KV caches a decoder attends through: a rolling (ring-buffer) cache (exercise 4) and StreamingLLM's kept
+first tokens (exercise 5), simulated right and with each classic mistake for their procedures
+(attn_course.probes.lesson8), and the visible check of a preallocated cache written in place (exercise 9)."""
 from __future__ import annotations
 
 import torch
@@ -10,11 +11,10 @@ from ..validate import CheckFailed
 from .engine import close, expect_shape, inputs, max_error, passed, run
 from .heads import merge_heads, split_heads
 from .lesson8_common import (
-    B, CORE_MISTAKES, D, H, UNSCALED, all_nan, attend, cache_none_error, cache_pair_swapped, first_call_hint, grid,
-    hint_text, length_error, matched_so_far, one_or_span, shape_error, unmerged,
+    B, CORE_MISTAKES, UNSCALED, all_nan, attend, cache_none_error, first_call_hint, grid, hint_text, length_error,
+    matched_so_far, one_or_span, shape_error,
 )
 from .lesson8_mods import window_variants
-from .rope import rope
 
 
 def streaming_error(kind: str, message: str, call: str = "") -> str | None:
@@ -107,7 +107,8 @@ ROLLING_BUGS = {"hint_rolling_positions": dict(restart=True), "hint_rolling_wind
                 "hint_rolling_rope_restart": dict(turn_at="restart"), "hint_rolling_rope_slots": dict(turn_at="slots"),
                 "hint_rope_qk_swapped": dict(swap_qk=True), "hint_keys_values_swapped": dict(swap_kv=True),
                 "hint_cache_kv_swapped": dict(swap_ring=True), "hint_mask_self_hidden": dict(strict=True),
-                **{("hint_rolling_join_order", part): dict(new_first=part) for part in ("k", "v", "p", "kv", "kp", "vp")},
+                **{("hint_rolling_join_order", part): dict(new_first=part)
+                   for part in ("k", "v", "p", "kv", "kp", "vp")},
                 **{key: dict(core=key) for key in {**CORE_MISTAKES, **UNSCALED}},
                 "hint_rolling_seen_off": dict(seen_off=True), "hint_rolling_write_then_join": dict(write_join=True),
                 "hint_rolling_no_causal": dict(causal=False)}
@@ -158,56 +159,6 @@ def ring_order_wrong(shapes) -> bool:
     return sorted(d for d in dims if d) == [1, 4, 4] and dims != [4, 4, 1]
 
 
-def _ring(result, name):
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == 3):
-        raise CheckFailed(t("rolling_not_pair", name=name, kind=type(result).__name__),
-                          t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 3) else None)
-    return result
-
-
-ROLLING_CHUNKS = ((0, 5), (5, 6), (6, 7), (7, 9), (9, 10), (10, 11))   # W = 4: a prefill past W, steps, a chunk
-
-
-def check_attend_rolling(fn) -> None:
-    name = "attend_rolling"
-    window, n = 4, 11
-    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=83)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731 - a small base: positions matter a lot
-    want, rings = rolling_run(q, k, v, ROLLING_CHUNKS, window, turn)
-    full = sliding_reference(q, k, v, window, turn)
-    cache, so_far, pos_so_far = None, [], []
-    for index, (lo, hi) in enumerate(ROLLING_CHUNKS):
-        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {window}, rope)"
-        y, cache = _ring(run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn,
-                             on_error=rolling_error), name)
-        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
-        so_far.append(y)
-        pos_so_far.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
-        for part, ring in zip("KV", cache[:2]):
-            shape = [tuple(ring.shape)] if isinstance(ring, torch.Tensor) else []
-            parts = [tuple(z.shape) if isinstance(z, torch.Tensor) else None for z in cache]
-            hint = ring_shape_hint(shape, parts, lo, hi, window)
-            expect_shape(ring, (B, H, window, D), ("B", "H", "W", "D"), t("what_ring", part=part),
-                         t(hint) if hint else None)
-        if not close(y, full[:, :, lo:hi], 1e-9):
-            # A query left with no key (NaN from torch.softmax) compares as the variants' 0.
-            key = all_nan(so_far) or rolling_bug(so_far, pos_so_far, lambda **bug: rolling_run(
-                q, k, v, ROLLING_CHUNKS, window, turn, **bug))
-            hint = hint_text(key) if key else None
-            if hint is None and index == 0:
-                key = first_call_hint(y, *first_turned(q, k, v, hi, turn), window_variants(window, hi, 0)[None],
-                                      unmerged(H))
-                hint = hint_text(key) if key else None
-            raise CheckFailed(t(one_or_span("rolling_differs", lo, hi), lo=lo, last=hi - 1,
-                                err=max_error(y, full[:, :, lo:hi])), hint)
-        pos = cache[2]
-        if not (isinstance(pos, torch.Tensor) and torch.equal(pos.cpu(), rings[index][2])):
-            raise CheckFailed(t("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
-                                want=rings[index][2].tolist()),
-                              t("hint_rolling_replaced") if ring_replaced((), pos, lo, hi, window) else None)
-    passed(name)
-
-
 # --------------------------------------------------------------------------- exercise 5: StreamingLLM
 def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=False, late=False,
                   budget_slack=False, top_left=False, swap_cache=False, swap_join=False, new_first="",
@@ -221,7 +172,8 @@ def streaming_run(q, k, v, chunks, n_sink, window, turn, sinks=True, rotated=Fal
     new_first / sink_order: "k", "v" or "kv", the new tokens joined before the cache / the kept recent tokens
     before the sinks; mask_sign: the diagonal shifted left, tril(diagonal=T_new − L_all); tail: the recent tokens
     kept as x[:, :, -(window − T_new):], all of them when T_new = window; turned_cache: the rotated keys returned as
-    the cache, turned again on every call; q_zero: queries turned at 0 …; diag_less: tril(diagonal=L_all − T_new − 1))."""
+    the cache, turned again on every call; q_zero: queries turned at 0 …; diag_less:
+    tril(diagonal=L_all − T_new − 1))."""
     cache_k = cache_v = None
     outputs, lengths = [], []
     for lo, hi in chunks:
@@ -296,49 +248,6 @@ def stream_length_hint(length: int, index: int, n_sink: int, window: int, droppe
     if length == dropped[index]:
         return "hint_stream_no_sink"
     return "hint_cache_concat" if index and length == t_new else None
-
-
-# n_sink = 2, window = 4: the last chunk as long as the window, on a full cache (T_new ≤ window is allowed)
-STREAM_CHUNKS = ((0, 4), (4, 6), (6, 7), (7, 8), (8, 9), (9, 11), (11, 15))
-
-
-def check_attend_streaming(fn) -> None:
-    name = "attend_streaming"
-    n_sink, window, n = 2, 4, 15
-    q, k, v = inputs((B, H, n, D), (B, H, n, D), (B, H, n, D), seed=84)
-    turn = lambda a, b_, p: rope(a, b_, p, 100.0)  # noqa: E731
-    want, lengths = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn)
-    variants = {key: streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, **flags)[0]
-                for key, flags in STREAM_BUGS.items()}
-    dropped = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, sinks="dropped")[1]
-    sliced = streaming_run(q, k, v, STREAM_CHUNKS, n_sink, window, turn, tail=True)[1]
-    cache, so_far = None, []
-    for index, (lo, hi) in enumerate(STREAM_CHUNKS):
-        call = f"{name}(q, k, v, {'None' if cache is None else 'cache'}, {n_sink}, {window}, rope)"
-        result = run(call, fn, q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn,
-                     on_error=streaming_error)
-        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)
-                and len(result[1]) == 2):
-            raise CheckFailed(t("returned_not_cache_pair", name=name, kind=type(result).__name__),
-                              t("hint_cache_pair_order", name=name) if cache_pair_swapped(result, 2) else None)
-        y, cache = result
-        expect_shape(y, (B, H, hi - lo, D), ("B", "H", "T_new", "D"), t("what_output"))
-        for part, c in zip("KV", cache):
-            hint = stream_length_hint(c.size(2), index, n_sink, window, dropped, hi - lo, sliced) \
-                if isinstance(c, torch.Tensor) and c.dim() == 4 else None
-            expect_shape(c, (B, H, lengths[index], D), ("B", "H", "T", "D"), t("what_cache", part=part),
-                         t(hint) if hint else None)
-        so_far.append(y)
-        if not close(y, want[index], 1e-9):
-            key = all_nan(so_far) or matched_so_far(so_far, variants)
-            hint = hint_text(key) if key else None
-            if hint is None and index == 0:
-                key = first_call_hint(y, *first_turned(q, k, v, hi, turn), grid(hi, hi)[0] >= grid(hi, hi)[1],
-                                      unmerged(H))
-                hint = hint_text(key) if key else None
-            raise CheckFailed(t(one_or_span("stream_differs", lo, hi), lo=lo, last=hi - 1,
-                                err=max_error(y, want[index])), hint)
-    passed(name)
 
 
 # --------------------------------------------------------------------------- exercise 9: a preallocated cache

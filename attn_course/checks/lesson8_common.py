@@ -30,8 +30,7 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
 
 
 # Each message for a span of tokens, and its form for one token ("position 5", not "5 to 5").
-ONE_TOKEN = {"rolling_differs": "rolling_differs_one", "stream_differs": "stream_differs_one",
-             "cache_differs": "cache_differs_one"}
+ONE_TOKEN = {"cache_differs": "cache_differs_one"}
 
 
 def one_or_span(key: str, lo: int, hi: int) -> str:

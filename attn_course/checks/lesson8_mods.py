@@ -1,9 +1,9 @@
-"""Lesson 8's visible checks for FlexAttention's mask_mod and score_mod (exercises 1 to 3): causal, cache and padding
-masks, ALiBi as a score_mod, and a sliding window.
+"""The classic mistakes of lesson 8's FlexAttention mask_mods and score_mods (exercises 1 to 3): causal, cache and
+padding masks, ALiBi as a score_mod, and a sliding window.
 
-Each classic mistake is a variant: a function of the same inputs that makes that mistake. The visible checks
-name the variant the learner's result equals; the grader's judges compute the same variants on their own
-inputs (matching_bug), so both name a mistake alike.
+Each classic mistake is a variant: a function of the same inputs that makes that mistake. The exercises' procedures
+(attn_course.probes.lesson8_flex) name the variant the learner's result equals (matching_bug), in the grader and in
+the visible check alike.
 """
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ import torch
 
 from ..messages import t
 from ..validate import CheckFailed
-from .alibi import alibi_slopes
-from .engine import close, expect_shape, inputs, max_error, passed, run
-from .flex import create_mask, flex
-from .lesson8_common import B, D, H, T, attend, control_flow_error, grid
+from .lesson8_common import attend, grid
 
 
 def causal_variants(n: int) -> dict:
@@ -84,33 +81,6 @@ def _expect_mask(got, variants: dict, what: str, offset: int = 0, rules=()) -> N
     raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
 
 
-def check_mask_mods(causal_mod, cache_mod, causal_padding_mod) -> None:
-    name = "mask_mods"
-    got = run("causal_mod", create_mask, causal_mod, None, T, T, on_error=control_flow_error)
-    _expect_mask(got, causal_variants(T), "causal_mod")
-    t_new, t_past = 3, 4
-    mod = run("cache_mod", cache_mod, t_past, on_error=control_flow_error)
-    got = run("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new, on_error=control_flow_error)
-    _expect_mask(got, cache_variants(t_new, t_past), f"cache_mod({t_past})", t_past)
-    lengths = torch.tensor([T, 3, 5])
-    mod = run("causal_padding_mod", causal_padding_mod, lengths, on_error=control_flow_error)
-    got = run("causal_padding_mod(lengths)", create_mask, mod, B, T, T, on_error=control_flow_error)
-    _expect_mask(got, padding_variants(T, lengths), "causal_padding_mod", rules=padding_rules(T, lengths))
-    # As the grader runs it: flex_attention over every head (H + 2 > B: an index that is not b goes past lengths).
-    q, k, v = inputs((B, H + 2, T, D), (B, H + 2, T, D), (B, H + 2, T, D), seed=80)
-    y = run("flex_attention(…, causal_padding_mod)", flex, q, k, v, mod, None, B, on_error=control_flow_error)
-    want = attend(q, k, v, padding_variants(T, lengths)[None])
-    if not close(y, want, 1e-9):
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
-    # The same mods in flex_attention: the lesson-6 cache's output, without writing a mask tensor.
-    q, k, v = inputs((B, H, t_new, D), (B, H, t_past + t_new, D), (B, H, t_past + t_new, D), seed=81)
-    y = run("flex_attention(…, cache_mod)", flex, q, k, v, cache_mod(t_past), on_error=control_flow_error)
-    want = attend(q, k, v, cache_variants(t_new, t_past)[None])
-    if not close(y, want, 1e-9):
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, want)))
-    passed(name)
-
-
 # --------------------------------------------------------------------------- exercise 2: ALiBi as a score_mod
 def alibi_bias_of(slopes: torch.Tensor, n: int, bug: str | None = None) -> torch.Tensor:
     """(H or B, 1, n, n)-broadcastable bias −m_h (i − j), or a mistake's."""
@@ -155,23 +125,6 @@ def score_slope_hint(slope) -> str | None:
     return None if ok else "hint_alibi_mod_score_scaled"
 
 
-def check_alibi_score_mod(fn) -> None:
-    name = "alibi_score_mod"
-    heads = 4
-    slopes = alibi_slopes(heads).float()
-    q, k, v = inputs((B - 1, heads, T, D), (B - 1, heads, T, D), (B - 1, heads, T, D), seed=82)
-    mod = run(name, fn, slopes.double(), on_error=control_flow_error)
-    y = run("flex_attention(…, score_mod)", flex, q, k, v, causal, mod, on_error=control_flow_error)
-    expect_shape(y, tuple(q.shape), ("B", "H", "T", "D"), t("what_output"))
-    variants = {key: val for key, val in alibi_variants(q, k, v, slopes.double()).items() if val is not None}
-    if not close(y, variants[None], 1e-9):
-        hint = next((t(key) for key, val in variants.items() if key and close(y, val, 1e-9)), None)
-        scaled = score_slope_hint(score_slope(mod))
-        raise CheckFailed(t("values_differ", what=t("what_output"), err=max_error(y, variants[None])),
-                          hint or (t(scaled) if scaled else None))
-    passed(name)
-
-
 # --------------------------------------------------------------------------- exercise 3: sliding window
 def window_variants(window: int, t_new: int, t_past: int) -> dict:
     """Mistral's rule: a query at position p sees keys p − W < j ≤ p, W keys with itself."""
@@ -181,17 +134,3 @@ def window_variants(window: int, t_new: int, t_past: int) -> dict:
             "hint_window_minus_one": causal_ & (k > q - window + 1), "hint_window_no_causal": k > q - window,
             "hint_window_shifted": (k < q) & (k >= q - window),
             "hint_window_top_left": (k <= q - t_past) & (k > q - t_past - window)}
-
-
-WINDOW_CASES = ((3, 6, 0), (3, 1, 8), (4, 3, 5))   # (W, T_new, T_past): a prefill longer than W, a step, a chunk
-
-
-def check_sliding_window_mod(fn) -> None:
-    name = "sliding_window_mod"
-    for window, t_new, t_past in WINDOW_CASES:
-        mod = run(name, fn, window, t_past, on_error=control_flow_error)
-        got = run(f"{name}({window}, T_past={t_past})", create_mask, mod, None, t_new, t_past + t_new,
-                  on_error=control_flow_error)
-        _expect_mask(got, window_variants(window, t_new, t_past), f"{name}({window}, T_past={t_past})", t_past,
-                     window_rules(window, t_new, t_past))
-    passed(name)

@@ -1,18 +1,16 @@
-"""Lesson 8's visible checks for gpt-oss's learned sink: one logit per head as an extra column of the softmax (exercise
-6), and the same sink applied to FlexAttention's output through its log-sum-exp, as fused kernels apply it (exercise
-15). Their variants are the grader's too (attn_course.checks.lesson8.sink_variants, flex_sink_variants)."""
+"""gpt-oss's learned sink and its classic mistakes: one logit per head as an extra column of the softmax (exercise 6),
+and the same sink applied to FlexAttention's output through its log-sum-exp, as fused kernels apply it (exercise 15).
+The exercises' procedures (attn_course.probes.lesson8) name a mistake by these variants; the visible checks
+(lesson8_visible) take the right answer from them."""
 from __future__ import annotations
 
 import math
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, max_error, named, pair_swapped, passed, run, scale_variants
-from .flex import create_mask, in_eager
-from .invariants import expect_cases
-from .lesson8_common import B, D, H, T, as_named, hint_text, shape_error
+from .engine import close, scale_variants
+from .flex import create_mask
+from .lesson8_common import as_named, shape_error
 
 
 # --------------------------------------------------------------------------- exercise 6: gpt-oss's sink
@@ -70,40 +68,6 @@ def sink_bug(args, got):
     return None
 
 
-def check_sink_attention(fn) -> None:
-    name = "sink_attention"
-    q, k, v = inputs((B, H, T, D), (B, H, T + 2, D), (B, H, T + 2, D), seed=85)
-    sinks = torch.tensor([1.5, -0.5], dtype=torch.float64)
-    keep = torch.ones(T, T + 2, dtype=torch.bool).tril(diagonal=2)
-    for mask in (keep, None):
-        result = run(name, fn, q, k, v, sinks, mask, on_error=shape_error)
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
-        if pair_swapped(result, (B, H, T, D)):
-            raise named("hint_pair_order", name=name)
-        y, w = result
-        if isinstance(w, torch.Tensor) and w.dim() == 4 and w.size(-1) == T + 3:
-            raise CheckFailed(t("wrong_axis", what=t("what_weights"), want=(B, H, T, T + 2), layout="(B, H, T_q, T_k)",
-                                got=tuple(w.shape), axis=3, axis_name="T_k", want_n=T + 2, got_n=T + 3),
-                              t("hint_sink_column_kept"))
-        expect_shape(w, (B, H, T, T + 2), ("B", "H", "T_q", "T_k"), t("what_weights"))
-        expect_shape(y, (B, H, T, D), ("B", "H", "T_q", "D"), t("what_output"))
-        variants = sink_variants(q, k, v, sinks, mask)
-        for what, index in (("what_weights", 1), ("what_output", 0)):
-            got, right = (y, w)[index], variants[None][index]
-            if not close(got, right, 1e-9):
-                hint = next((hint_text(key) for key, val in variants.items()   # NaN as 0: softmax over a masked axis
-                             if key and close(torch.nan_to_num(got), torch.nan_to_num(val[index]), 1e-9)), None)
-                if hint is None and close(w.sum(-1), torch.ones_like(w.sum(-1)), 1e-9):
-                    hint = t("hint_sink_rows_sum_to_one")
-                raise CheckFailed(t("values_differ", what=t(what), err=max_error(got, right)), hint)
-    # The grader's cases on this check's seed: float64, float32, and the gradients of q, k, v and the sinks.
-    from ..probes.lesson8 import sink_inputs   # here: the probes' package imports the checks
-    expect_cases(name, fn, lambda *args: sink_variants(*args)[None], sink_inputs, 186, ["q", "k", "v", "sinks"],
-                 on_error=shape_error, name_bug=sink_bug)
-    passed(name)
-
-
 # --------------------------------------------------------------------------- exercise 15: the sink after FlexAttention
 def mask_of(block, n_q: int, n_k: int):
     """The (n_q, n_k) keys a BlockMask lets each query see (its mask_mod at every position), or None for no mask."""
@@ -145,14 +109,3 @@ def flex_sink_error(kind: str, message: str, call: str = "") -> str | bool | Non
     if "must match the size of tensor" in message:
         return "hint_flex_sink_unsqueeze"
     return shape_error(kind, message, call)
-
-
-def check_flex_sink_attention(fn) -> None:
-    """The grader's cases on this check's seed: a right-aligned causal BlockMask, then none; values alone
-    (FlexAttention has no backward on the CPU), against exercise 6's formula."""
-    from ..probes.lesson8 import FLEX_SINK_CASES   # here: the probes' package imports the checks
-    name = "flex_sink_attention"
-    for prefix, inputs in FLEX_SINK_CASES:
-        expect_cases(name, in_eager(fn), lambda *args: flex_sink_variants(*args)[None], inputs, 187, [],
-                     on_error=flex_sink_error, name_bug=flex_sink_bug, grads=False)
-    passed(name)

@@ -1,92 +1,40 @@
 """Lesson 8's hidden tests, kernel side: run the learner's code on the grader's inputs and record what came back.
+The exercises written for FlexAttention (1 to 3, 15 and 16) are in lesson8_flex, and reached here as the notebook
+calls them (course.probes.lesson8.…).
 
-A mask_mod is recorded as the mask FlexAttention makes of it (create_mask: the mod at every position, through
-vmap, as flex_attention evaluates it) and as flex_attention's output with it. Exercises that turn queries and
-keys take the rotation as an argument and get lesson 7's right RoPE with a base drawn by name, so a mistake in
-exercise 0 costs exercise 0 only. FlexAttention has no backward on the CPU, so its exercises are judged on
-values alone.
+Exercises that turn queries and keys take the rotation as an argument and get lesson 7's right RoPE with a base
+drawn by name, so a mistake in exercise 0 costs exercise 0 only. FlexAttention has no backward on the CPU, so its
+exercises are judged on values alone.
 """
 import contextlib
 
 import torch
 
-from ..checks.alibi import alibi_slopes
-from ..checks.flex import block_mask, create_mask, flex, in_eager, quiet_flex
-from ..checks.lesson8_caches import CacheHost
+from ..checks.flex import create_mask, flex, quiet_flex
+from ..checks.lesson8_caches import (
+    CacheHost, STREAM_BUGS, first_turned, ring_replaced, ring_shape_hint, rolling_bug, rolling_error, rolling_run,
+    stream_length_hint, streaming_error, streaming_run,
+)
+from ..checks.lesson8_common import all_nan, as_named, cache_pair_swapped, grid, shape_error, unmerged
 from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
-from ..checks.lesson8_mods import causal, score_slope
+from ..checks.lesson8_mods import window_variants
+from ..checks.lesson8_sink import sink_bug
+from ..judging import Mismatch, expect_close, judge_function, naming, procedure
 from ..checks.lesson8_lengths import batched_run, grad_run, meta_run
 from ..checks.lesson8_paged import paged_decode_inputs, watched_decode
-from ..sizes import avoided
 from .cases import DTYPE_CASES, backward_with_probe, function_cases
+from .lesson8_common import decoding_bug, first_call, partial_end
+from .lesson8_flex import (  # noqa: F401 - the notebook calls them as course.probes.lesson8.…
+    FLEX_SINK_CASES, SOFTCAP_CASES, alibi_score_mod, flex_sink_attention, judge_alibi_score_mod,
+    judge_flex_sink_attention, judge_mask_mods, judge_sliding_window_mod, judge_softcap_score_mod, mask_mods,
+    sliding_window_mod, softcap_attention, softcap_score_mod,
+)
 from .recorder import _Stopped, probe
 from .rope import BASES, turn_with
 
 
 def draw_base(draws, name: str = "base") -> float:
     return BASES[int(draws.randint(name, 0, len(BASES), (1,)))]
-
-
-# --------------------------------------------------------------------------- exercise 1
-def mods_setup(draws):
-    n, t_new, t_past = draws.sizes("sizes", 3, low=2, high=11)
-    n += 2                                                             # at least 4 tokens
-    b, h, d = draws.sizes("heads", 3, low=2, high=7)
-    lengths = torch.cat([torch.tensor([n]), draws.randint("lengths", 1, n, (b - 1,))])   # one row unpadded
-    return n, t_new, t_past, b, h, d, lengths
-
-
-@probe("lesson8.mask_mods")
-def mask_mods(rec, causal_mod, cache_mod, causal_padding_mod):
-    n, t_new, t_past, b, h, d, lengths = mods_setup(rec)
-    rec.put("causal", rec.call("causal_mod", create_mask, causal_mod, None, n, n))
-    mod = rec.call("cache_mod", cache_mod, t_past)
-    rec.put("cache", rec.call("cache_mod(T_past)", create_mask, mod, None, t_new, t_past + t_new))
-    q, k, v = (rec.randn(f"cache.{x}", b, h, m, d) for x, m in (("q", t_new), ("k", t_past + t_new), ("v", t_past + t_new)))
-    rec.put("cache.flex", rec.call("flex_attention(…, cache_mod)", flex, q, k, v, mod))
-    mod = rec.call("causal_padding_mod", causal_padding_mod, lengths.clone())
-    rec.put("padding", rec.call("causal_padding_mod(lengths)", create_mask, mod, b, n, n))
-    q, k, v = (rec.randn(f"padding.{x}", b, h, n, d) for x in "qkv")
-    rec.put("padding.flex", rec.call("flex_attention(…, causal_padding_mod)", flex, q, k, v, mod, None, b))
-
-
-# --------------------------------------------------------------------------- exercise 2
-def alibi_setup(draws, case, dtype):
-    n, d = draws.sizes(f"{case}.sizes", 2, low=2, high=10)
-    h = [2, 4, 8, 3, 6, 12][int(draws.randint(f"{case}.heads", 0, 6, (1,)))]
-    # 2 ≤ B ≤ H: slopes[b] is no error, and differs from slopes[0] for every head (one row would make them one)
-    b = 2 + int(draws.randint(f"{case}.batch", 0, h - 1, (1,)))
-    q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype) for x in "qkv")
-    return q, k, v, alibi_slopes(h).to(dtype)
-
-
-@probe("lesson8.alibi_score_mod")
-def alibi_score_mod(rec, fn):
-    for case, dtype in DTYPE_CASES:
-        q, k, v, slopes = alibi_setup(rec, case, dtype)
-        mod = rec.call("alibi_score_mod", fn, slopes.clone())
-        rec.put(case, rec.call("flex_attention(…, score_mod)", flex, q, k, v, causal, mod))
-        rec.put(f"{case}.slope", score_slope(mod))   # names a score scaled again, whatever the factor
-
-
-# --------------------------------------------------------------------------- exercise 3
-def window_cases(draws) -> list[tuple[int, int, int]]:
-    """(W, T_new, T_past): a prefill longer than the window, one token far past it, a chunk across it."""
-    w1, w2, w3 = draws.sizes("windows", 3, low=2, high=7)
-    extra = draws.sizes("extra", 3, low=1, high=6)
-    return [(w1, w1 + extra[0], 0), (w2, 1, w2 + extra[1]), (w3, extra[2] + 1, w3 + extra[1])]
-
-
-@probe("lesson8.sliding_window_mod")
-def sliding_window_mod(rec, fn):
-    for i, (window, t_new, t_past) in enumerate(window_cases(rec)):
-        mod = rec.call("sliding_window_mod", fn, window, t_past)
-        rec.put(f"mask.{i}", rec.call(f"sliding_window_mod({window}, T_past={t_past})", create_mask, mod, None,
-                                      t_new, t_past + t_new))
-        if i == 2:   # flex_attention traces each mod it is given (seconds on a busy machine): once is enough here
-            q, k, v = (rec.randn(f"{i}.{x}", 2, 3, m, 4) for x, m in (("q", t_new), ("k", t_past + t_new),
-                                                                     ("v", t_past + t_new)))
-            rec.put(f"flex.{i}", rec.call("flex_attention(…, sliding_window_mod)", flex, q, k, v, mod))
 
 
 # --------------------------------------------------------------------------- exercises 4 and 5
@@ -156,6 +104,58 @@ def attend_rolling(rec, fn):
         rec.put("positions", positions)
 
 
+def ring_positions(chunks, window):
+    """The absolute position each slot holds after each call (−1: empty)."""
+    pos, out = torch.full((window,), -1, dtype=torch.long), []
+    for lo, hi in chunks:
+        for p in range(max(lo, hi - window), hi):
+            pos[p % window] = p
+        out.append(pos.clone())
+    return out
+
+
+def _rolling_bug(res, q, k, v, chunks, window, turn):
+    first = chunks[0][1]
+    return all_nan(res["outputs"]) or as_named(rolling_bug(
+        res["outputs"], res["positions"], lambda **bug: rolling_run(q, k, v, chunks, window, turn, **bug))) \
+        or first_call(res, *first_turned(q, k, v, first, turn), window_variants(window, first, 0)[None],
+                      unmerged(q.size(1)))
+
+
+# partial: the calls before one that raised are judged first (the ring replaced by a new tensor shows in its shape or
+# positions there; the next call's error only says two sizes differ).
+@procedure(on_error=rolling_error, partial=True)
+def judge_attend_rolling(res, right):
+    """right(q, k, v, W, rope): sliding-window attention over the whole sequence at once, RoPE at 0 … T−1."""
+    q, k, v, window, _, chunks, base = stream_setup(res, "rolling")
+    if "result" in res:
+        raise Mismatch("rolling_not_pair", name="attend_rolling", kind=type(res["result"]).__name__,
+                       hint=("hint_cache_pair_order", {"name": "attend_rolling"})
+                       if cache_pair_swapped(res["result"], 3) else None)
+    b, h, n, d = q.shape
+    turn = turn_with(base)
+    full = right(q, k, v, window, turn)
+    outputs, rings, positions = res["outputs"], res["cache_shapes"], res["positions"]
+    if not all(isinstance(z, list) and len(z) == len(outputs) for z in (outputs, rings, positions)) \
+            or len(outputs) > len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
+    with naming(lambda: _rolling_bug(res, q, k, v, chunks, window, turn)):
+        sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
+        for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions,
+                                                      ring_positions(chunks, window)):
+            if ring[:2] != [[b, h, window, d]] * 2:
+                hint = ring_shape_hint(ring[:2], ring, lo, hi, window)
+                raise Mismatch("ring_shape_differs", hint=hint, n=hi, want=(b, h, window, d), got=ring[:2])
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_rolling", "sizes": sizes, "lo": lo, "last": hi - 1})
+            expect_close(case, got, full[:, :, lo:hi], 1e-9)
+            if not (isinstance(pos, torch.Tensor) and torch.equal(pos, want_pos)):
+                raise Mismatch("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
+                               want=want_pos.tolist(),
+                               hint="hint_rolling_replaced" if ring_replaced((), pos, lo, hi, window) else None)
+    partial_end(res, chunks)
+
+
 @probe("lesson8.attend_streaming")
 def attend_streaming(rec, fn):
     q, k, v, window, n_sink, chunks, base = stream_setup(rec, "streaming")
@@ -164,6 +164,44 @@ def attend_streaming(rec, fn):
         return rec.call(f"attend_streaming(q, k, v, {_cache_arg(cache)}, {n_sink}, {window}, rope)", fn,
                         q[:, :, lo:hi], k[:, :, lo:hi], v[:, :, lo:hi], cache, n_sink, window, turn_with(base))
     decode_steps(rec, chunks, step, 2)
+
+
+def _streaming_bug(res, q, k, v, chunks, n_sink, window, turn):
+    first = chunks[0][1]
+    return all_nan(res["outputs"]) or decoding_bug(
+        res, STREAM_BUGS, lambda **bug: streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[0]) \
+        or first_call(res, *first_turned(q, k, v, first, turn), grid(first, first)[0] >= grid(first, first)[1],
+                      unmerged(q.size(1)))
+
+
+@procedure(on_error=streaming_error)
+def judge_attend_streaming(res, right):
+    """right(q, k, v, chunks, n_sink, window, rope): each call's output and the cache's length after it."""
+    q, k, v, window, n_sink, chunks, base = stream_setup(res, "streaming")
+    if "result" in res:
+        raise Mismatch("returned_not_cache_pair", name="attend_streaming", kind=type(res["result"]).__name__,
+                       hint=("hint_cache_pair_order", {"name": "attend_streaming"})
+                       if cache_pair_swapped(res["result"], 2) else None)
+    b, h, _, d = q.shape
+    turn = turn_with(base)
+    want, lengths = right(q, k, v, chunks, n_sink, window, turn)
+    outputs, shapes = res["outputs"], res["cache_shapes"]
+    if not isinstance(outputs, list) or not isinstance(shapes, list) or len(outputs) != len(chunks):
+        raise Mismatch("hidden_mismatch", case="attend_streaming", err=float("inf"))
+    dropped, sliced = (streaming_run(q, k, v, chunks, n_sink, window, turn, **bug)[1]
+                       for bug in (dict(sinks="dropped"), dict(tail=True)))
+    with naming(lambda: _streaming_bug(res, q, k, v, chunks, n_sink, window, turn)):
+        for index, ((lo, hi), got, shape, w, n) in enumerate(zip(chunks, outputs, shapes, want, lengths)):
+            if shape != [[b, h, n, d]] * 2:
+                four = shape and isinstance(shape[0], list) and len(shape[0]) == 4
+                hint = stream_length_hint(shape[0][2], index, n_sink, window, dropped, hi - lo, sliced) if four \
+                    else None
+                raise Mismatch("stream_cache_shape", hint=hint, name="attend_streaming", n=n, last=hi - 1,
+                               want=(b, h, n, d), got=shape)
+            case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
+                    {"name": "attend_streaming", "sizes": f"n_sink={n_sink}, window={window}, base={base:g}",
+                     "lo": lo, "last": hi - 1})
+            expect_close(case, got, w, 1e-9)
 
 
 # --------------------------------------------------------------------------- exercise 6
@@ -184,68 +222,34 @@ def sink_attention(rec, fn):
     rec.put("no_mask", rec.call("sink_attention", fn, q, k, v, sinks, None))
 
 
-# --------------------------------------------------------------------------- exercise 15
-def flex_sink_inputs(draws, case, dtype, masked: bool = True):
-    """Exercise 6's inputs, with the mask as flex_attention takes it: a BlockMask, right-aligned (T_k > T_q), or None.
-    Sizes away from the notebook's (attn_course.sizes), an even head width as gpt-oss's config takes."""
-    b, h, t_q, t_k = draws.sizes(f"{case}.sizes", 4, low=3, high=14, avoid=avoided(8))
-    t_q, t_k = sorted((t_q, t_k))
-    d = (6, 14)[int(draws.randint(f"{case}.width", 0, 2, (1,)))]
-    q, k, v = (draws.randn(f"{case}.{x}", b, h, m, d, dtype=dtype) for x, m in (("q", t_q), ("k", t_k), ("v", t_k)))
-    sinks = draws.randn(f"{case}.sinks", h, dtype=dtype, scale=2.0)
-    past = t_k - t_q
-    mod = (lambda b, h, q_idx, kv_idx: q_idx + past >= kv_idx) if masked else None
-    return q, k, v, sinks, mod and block_mask(mod, None, t_q, t_k)
+def _sink_bug(res):
+    got = res["float64"]
+    found = sink_bug(sink_inputs(res, "float64", torch.float64), got)
+    if found is None and isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor):
+        sums = got[1].detach().double().sum(-1)   # no share left to the sink: its column left out of the sum
+        if torch.allclose(sums, torch.ones_like(sums), atol=1e-9, rtol=0):
+            return "hint_sink_rows_sum_to_one"
+    return found
 
 
-FLEX_SINK_CASES = (("", flex_sink_inputs),
-                   ("open.", lambda draws, case, dtype: flex_sink_inputs(draws, f"open.{case}", dtype, masked=False)))   # (prefix, inputs): the check's and ours
-
-
-@probe("lesson8.flex_sink_attention")
-def flex_sink_attention(rec, fn):
-    for prefix, inputs in FLEX_SINK_CASES:   # values alone: FlexAttention has no backward on the CPU
-        function_cases(rec, "flex_sink_attention", in_eager(fn), inputs, prefix, grads=False)
-
-
-# --------------------------------------------------------------------------- exercise 16
-def window_mod(window: int):
-    def mod(b, h, q_idx, kv_idx):
-        return (kv_idx <= q_idx) & (kv_idx > q_idx - window)
-    return mod
-
-
-def softcap_attention(fn):
-    """The learner's softcap_score_mod(cap) in flex_attention, on a Gemma 2 layer of either kind: causal over every
-    key (window None) or within the window (the course's sliding_window_mod rule)."""
-    def attention(q, k, v, cap, window):
-        mod = fn(cap)
-        return flex(q, k, v, causal if window is None else window_mod(window), mod)
-    return attention
-
-
-def softcap_inputs(draws, case, dtype, sliding: bool):
-    """Scores of tens (q and k drawn at scale 4: q · k / √D has a standard deviation of 16), which a cap of 10 to 30
-    bends and some pass (where none passes, a clamp at ±cap changes nothing); T the largest size drawn, and
-    a window shorter than T. Sizes away from the notebook's (attn_course.sizes), an even head width as Gemma 2's
-    config takes."""
-    *sizes, n = sorted(draws.sizes(f"{case}.sizes", 3, low=3, high=14, avoid=avoided(8)))
-    b, h = (sizes[int(i)] for i in torch.randperm(2, generator=draws.gen(f"{case}.roles")))
-    d = (6, 14)[int(draws.randint(f"{case}.width", 0, 2, (1,)))]
-    q, k, v = (draws.randn(f"{case}.{x}", b, h, n, d, dtype=dtype, scale=1.0 if x == "v" else 4.0) for x in "qkv")
-    cap = float((10, 20, 30)[int(draws.randint(f"{case}.cap", 0, 3, (1,)))])
-    window = draws.sizes(f"{case}.window", 1, low=3, high=n, avoid=avoided(8))[0] if sliding else None
-    return q, k, v, cap, window
-
-
-SOFTCAP_CASES = (("global.", lambda draws, case, dtype: softcap_inputs(draws, f"global.{case}", dtype, False)),
-                 ("sliding.", lambda draws, case, dtype: softcap_inputs(draws, f"sliding.{case}", dtype, True)))
-
-
-@probe("lesson8.softcap_score_mod")
-def softcap_score_mod(rec, fn):
-    for prefix, inputs in SOFTCAP_CASES:     # Gemma 2's two kinds of layer, values alone
-        function_cases(rec, "softcap_score_mod", softcap_attention(fn), inputs, prefix, grads=False)
+@procedure(on_error=shape_error)
+def judge_sink_attention(res, right):
+    """right(q, k, v, sinks, keep=None): (output, weights) with one learned logit per head in the softmax."""
+    with naming(lambda: _sink_bug(res)):
+        got = res["float64"]
+        if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor) and got[1].dim() == 4:
+            t_k = sink_inputs(res, "float64", torch.float64)[1].size(2)
+            if got[1].size(-1) == t_k + 1:
+                raise Mismatch("hidden_shape", hint="hint_sink_column_kept", case="sink_attention: weights",
+                               want=(*got[1].shape[:-1], t_k), got=tuple(got[1].shape))
+        judge_function(res, right, sink_inputs)
+        q, k, v, sinks, _ = sink_inputs(res, "no_mask", torch.float64)
+        want = right(q, k, v, sinks)
+        got = res["no_mask"]
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise Mismatch("returned_not_pair", name="sink_attention", kind=type(got).__name__)
+        for what, g, w in zip(("out", "weights"), got, want):
+            expect_close(f"sink_attention(keep=None): {what}", g, w.detach(), 1e-9)
 
 
 # --------------------------------------------------------------------------- exercise 7
