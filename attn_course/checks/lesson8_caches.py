@@ -6,13 +6,10 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, expect_shape, inputs, max_error, passed, run
+from .engine import close
 from .heads import merge_heads, split_heads
 from .lesson8_common import (
-    B, CORE_MISTAKES, UNSCALED, all_nan, attend, cache_none_error, first_call_hint, grid, hint_text, length_error,
-    matched_so_far, one_or_span, shape_error,
+    CORE_MISTAKES, UNSCALED, attend, cache_none_error, grid, length_error, shape_error,
 )
 from .lesson8_mods import window_variants
 

@@ -5,7 +5,6 @@ procedure (attn_course/probes/lesson1.py) given this reference.
 """
 import math
 
-import torch
 import torch.nn as nn
 from attn_course.probes import lesson1 as probe
 from attn_course.validate import expect_qkv, expect_size, expect_tokens
