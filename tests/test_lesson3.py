@@ -5,7 +5,9 @@ hidden tests (probe in the kernel, judge in the grader: the reference passes, bu
 Its planted bugs (a graded submission per classic bug, which tests/test_grading.py grades as a class) are in
 tools/planted/lesson3.py.
 """
+import inspect
 import math
+import os
 import re
 
 import pytest
@@ -15,9 +17,11 @@ import torch.nn as nn
 import attn_course as course
 from attn_course.checks import lesson3 as checks
 from attn_course.messages import t
+from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson3 as probes
-from attn_grader.verdict import hint_of
-from conftest import fails, fails_with, passes, reference
+from attn_course.validate import CheckFailed
+from attn_grader.verdict import decide, hint_of
+from conftest import REFERENCE, fails, fails_with, passes, reference
 from planted.lesson3 import SDPA_LINE
 from test_lesson2 import merge_ok, split_ok
 
@@ -52,9 +56,12 @@ def test_a_wrong_mask_says_how_many_places_not_a_max_error(lang):
     # A count of wrong places was shown as "max error 10"; masked scores hold -inf, whose difference showed as nan.
     triu = lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).triu()  # noqa: E731
     failure = fails_with(checks.check_causal_mask, triu, "hint_upper_triangle")
-    assert failure.message == t("mask_differs", what="causal_mask", n=20, total=25)
+    T = failure.mismatch.fields["total"] ** 0.5
+    # triu against tril: both triangles but the diagonal
+    assert failure.mismatch.key == "mask_differs" and failure.mismatch.fields["n"] == T * (T - 1)
+    assert failure.message == t("mask_differs", **failure.mismatch.fields)
     failure = fails_with(checks.check_apply_mask, lambda s, k: s.masked_fill(k, float("-inf")), "hint_inverted_mask")
-    assert "nan" not in failure.message.lower()
+    assert failure.mismatch.key == "mask_differs" and "nan" not in failure.message.lower()
 
 
 class CausalOK(nn.Module):
@@ -447,3 +454,42 @@ def test_the_buffer_sized_by_a_number_fails_past_32_on_both_sides(ref, lang):
     for cls in (Fixed32, MaskOf32):
         fails_with(checks.check_causal_module, cls, "hint_causal_max_len")
         assert hint_of(fails(probes.module, cls))[0] == "hint_causal_max_len", cls
+
+
+INF_ = float("-inf")
+# (exercise, a wrong answer): each of the five mask functions, a mistake of its values and one of its device or form.
+ONE_PROCEDURE = {
+    "causal_triu": ("causal_mask", lambda T, device=None: torch.ones(T, T, dtype=torch.bool, device=device).triu()),
+    "causal_on_cpu": ("causal_mask", lambda T, device=None: torch.ones(T, T, dtype=torch.bool).tril()),
+    "causal_float": ("causal_mask", lambda T, device=None: torch.ones(T, T, device=device).tril()),
+    "apply_additive": ("apply_mask", lambda s, k: s + (~k) * INF_),
+    "apply_extra_axes": ("apply_mask", lambda s, k: s.masked_fill(~k[None, None], INF_)),
+    "apply_one_minus": ("apply_mask", lambda s, k: s.masked_fill((1 - k).bool(), INF_)),
+    "padding_off_by_one": ("padding_keep", lambda n, T: torch.arange(T, device=n.device) <= n[:, None]),
+    "padding_on_cpu": ("padding_keep", lambda n, T: torch.arange(T) < n[:, None]),
+    "to_sdpa_same": ("mha_mask_to_sdpa", lambda m: m),
+    "to_sdpa_negated": ("mha_mask_to_sdpa", lambda m: ~m if m.dtype == torch.bool else -m),
+    "safe_softmax_nan": ("safe_softmax", lambda s: torch.softmax(s, -1)),
+    "safe_softmax_queries": ("safe_softmax", lambda s: torch.softmax(s, -2).nan_to_num(0.0)),
+    "safe_softmax_float32": ("safe_softmax", lambda s: torch.softmax(s.float(), -1).nan_to_num(0.0)),
+}
+
+
+@pytest.mark.parametrize("answer", sorted(ONE_PROCEDURE))
+def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, answer):
+    """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
+    reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
+    exercise, wrong = ONE_PROCEDURE[answer]
+    with pytest.raises(CheckFailed) as info:
+        getattr(checks, f"check_{exercise}")(wrong)
+    seed = checks.SEEDS[exercise]
+    os.environ[SEED_ENV] = str(seed)
+    try:
+        payload = getattr(probes, exercise).record(wrong)
+    finally:
+        os.environ.pop(SEED_ENV)
+    graded = decide(REFERENCE, seed, f"lesson3.{exercise}", payload, inspect.getsource(wrong))
+    seen = info.value.mismatch
+    assert graded is not None and hint_of(graded)[0]
+    # repr: a max error may be NaN, which equals nothing
+    assert repr((graded.key, graded.fields, hint_of(graded))) == repr((seen.key, seen.fields, hint_of(seen)))

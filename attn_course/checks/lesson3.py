@@ -1,11 +1,12 @@
-"""Lesson 3's visible checks: causal and padding masks, the two mask conventions, NaN rows, the module."""
+"""Lesson 3's visible checks: causal and padding masks, the two mask conventions, NaN rows, the module. The mask
+functions' checks run their exercise's probe on a seed of their own and judge what it recorded by the exercise's
+procedure (attn_course.probes.lesson3), as the grader does, with the right answer given here."""
 from __future__ import annotations
 
 import math
 
 import torch
 
-from ..findings import dtype_finding
 from ..messages import t
 from ..validate import CheckFailed
 from .engine import (
@@ -13,7 +14,7 @@ from .engine import (
     expect_returned_pair, expect_shape, inputs, max_error, named, passed, run, run_forward, scale_variants,
 )
 from .heads import merge_heads, split_heads
-from .invariants import expect_cases, expect_dtype, expect_module_grads, reads_globals
+from .invariants import expect_module_grads, reads_globals
 from .masks import tril
 
 # Sizes all different: batch, query rows, sequence, embedding, heads, head width.
@@ -23,15 +24,12 @@ LESSON = 3
 # The module's buffer size, in this check and in the grader's probe alike (their errors name it).
 MAX_LEN = 16
 
-def _count_differs(name: str, got, want) -> str:
-    """Masks and masked scores hold -inf, where a difference is NaN: say how many places differ instead."""
-    if not (isinstance(got, torch.Tensor) and got.shape == want.shape):
-        return t("mask_differs", what=name, n=want.numel(), total=want.numel())
-    return t("mask_differs", what=name, n=int((got != want).sum()), total=want.numel())
+# Each check's own seed: the probe's inputs drawn from it follow the probe's rule (no size the notebook binds).
+SEEDS = {"causal_mask": 111, "apply_mask": 112, "padding_keep": 113, "safe_softmax": 114, "mha_mask_to_sdpa": 115}
 
 
 def _probe():
-    """The grader's probes, whose cases the checks run on their own seeds (_draws)."""
+    """The grader's probes, whose cases the module's check runs on its own seeds (_draws)."""
     from ..probes import lesson3   # here: the probes' package imports the checks
     return lesson3
 
@@ -41,97 +39,52 @@ def _draws(seed: int, name: str):
     return Draws(seed, name)
 
 
-@reads_globals(LESSON)
+def right_causal_mask(T, device=None):
+    return torch.ones(T, T, dtype=torch.bool, device=device).tril()
+
+
+def right_apply_mask(scores, keep):
+    return scores.masked_fill(~keep, float("-inf"))
+
+
+def right_padding_keep(lengths, T):
+    return torch.arange(T, device=lengths.device) < lengths[:, None]
+
+
+def right_mha_mask_to_sdpa(mask):
+    """nn.MultiheadAttention's bool mask says True = do not attend, SDPA's True = attend; an additive mask reads
+    the same in both."""
+    return ~mask if mask.dtype == torch.bool else mask
+
+
+def right_safe_softmax(scores):
+    return torch.softmax(scores, dim=-1).nan_to_num(0.0)
+
+
+def _verify(exercise: str, right, obj) -> None:
+    from ..judging import verify
+    probes = _probe()
+    verify(getattr(probes, exercise), getattr(probes, f"judge_{exercise}"), right, SEEDS[exercise], exercise, obj)
+
+
 def check_causal_mask(fn) -> None:
-    name = "causal_mask"
-    # This check's T, then the lengths the grader tries (its draw, on this check's seed).
-    for size in (T, *_probe().causal_sizes(_draws(111, "check.causal_mask"))):
-        got = run(name, fn, size)
-        expect_shape(got, (size, size), ("T", "T"), name)
-        if got.dtype != torch.bool:
-            raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
-        want = tril(size)
-        if not torch.equal(got, want):
-            hint = next((key for key, value in causal_mask_variants(size).items() if key and torch.equal(got, value)),
-                        None)
-            hint = hint[0] if isinstance(hint, tuple) else hint
-            raise CheckFailed(_count_differs(name, got, want), t(hint) if hint else None)
-    # The meta device stands in for a GPU: a mask made without device= stays on the CPU.
-    meta = run(name, fn, T, torch.device("meta"), on_error=causal_mask_error)
-    if not isinstance(meta, torch.Tensor) or meta.device.type != "meta":
-        raise CheckFailed(t("hint_mask_device"))
-    passed(name)
+    _verify("causal_mask", right_causal_mask, fn)
 
 
-def causal_mask_error(kind: str, message: str, call: str) -> str | None:
-    """An error that names the device (causal_mask without a device= argument, a mask on another device): the
-    device hint. Any other error is named by its own text (the grader's judge takes this function too)."""
-    return "hint_mask_device" if "device" in message else None
-
-
-def causal_mask_variants(T: int) -> dict:
-    """The right causal mask and the classic wrong ones (the grader names them from the same table)."""
-    ones = torch.ones(T, T, dtype=torch.bool)
-    return {None: ones.tril(), "hint_upper_triangle": ones.triu(), "hint_inverted_mask": ~ones.tril(),
-            "hint_mask_diagonal": ones.tril(diagonal=-1), ("hint_mask_diagonal", "future"): ones.tril(diagonal=1),
-            "hint_mask_no_tril": ones}
-
-
-def apply_mask_variants(scores, keep) -> dict:
-    """apply_mask's right result and the classic wrong ones, for a (T, T) or a (B, 1, T, T) keep."""
-    inf = float("-inf")
-    out = {None: scores.masked_fill(~keep, inf), "hint_inverted_mask": scores.masked_fill(keep, inf),
-           "hint_mask_multiplied": scores * keep, "hint_mask_not_applied": scores,
-           ("hint_fill_not_inf", "-1e9"): scores.masked_fill(~keep, -1e9),
-           ("hint_fill_not_inf", "finfo"): scores.masked_fill(~keep, torch.finfo(scores.dtype).min)}
-    with torch.no_grad():
-        out["hint_additive_nan"] = scores + (~keep) * inf
-    # keep turned round (.T, .mT): the learner's causal mask may be right, the transpose is apply_mask's own
-    out["hint_keep_transposed"] = scores.masked_fill(~keep.transpose(-2, -1), inf)
-    return out
-
-
-def apply_mask_error(kind: str, message: str, call: str) -> str | None:
-    """`1 - keep` on a bool keep: PyTorch refuses to subtract from a bool tensor (the course inverts with ~)."""
-    return "hint_bool_subtract" if "Subtraction, the `-` operator, with a bool tensor" in message else None
-
-
-def apply_mask_bug(scores, keep, got) -> str | tuple | None:
-    """The classic mistake apply_mask's result shows, or None (the grader names it from the same rules)."""
-    if isinstance(got, torch.Tensor) and got.dtype != scores.dtype:
-        return "hint_dtype_changed", {"got": str(got.dtype), "want": str(scores.dtype)}
-    return name_masked(got, apply_mask_variants(scores, keep))
-
-
-def name_masked(got, variants) -> str | None:
-    """The hint of the variant got equals (NaN where NaN), or None."""
-    for key, value in variants.items():
-        if key is not None and isinstance(got, torch.Tensor) and got.shape == value.shape \
-                and torch.equal(got.isnan(), value.isnan()) and torch.equal(got.nan_to_num(), value.nan_to_num()):
-            return key[0] if isinstance(key, tuple) else key
-    return None
-
-
-@reads_globals(LESSON)
 def check_apply_mask(fn) -> None:
-    name = "apply_mask"
-    (scores,) = inputs((B, H, T, T), seed=13)
-    g = torch.Generator().manual_seed(16)
-    # Both forms the text allows: a causal (T, T) keep, and a (B, 1, T, T) keep (causal and padding, per sequence);
-    # then the grader's case on this check's seed (sizes the notebook binds nowhere).
-    cases = [(scores, tril(T)), (scores, tril(T) & (torch.rand(B, 1, 1, T, generator=g) > 0.3)),
-             _probe().mask_scores(_draws(112, f"check.{name}"))]
-    for scores, keep in cases:
-        got = run(name, fn, scores.clone(), keep, on_error=apply_mask_error)
-        if isinstance(got, torch.Tensor) and tuple(got.shape) != tuple(scores.shape) and keep.dim() == 4:
-            raise CheckFailed(t("wrong_ndim", what=name, want=4, layout="(B, H, T, T)", got=got.dim(),
-                                shape=tuple(got.shape)), t("hint_keep_as_given"))
-        expect_shape(got, tuple(scores.shape), ("B", "H", "T", "T"), name)
-        want = apply_mask_variants(scores, keep)[None]
-        if not torch.equal(got, want):
-            hint = apply_mask_bug(scores, keep, got)
-            raise CheckFailed(_count_differs(name, got, want), _text(hint))
-    passed(name)
+    _verify("apply_mask", right_apply_mask, fn)
+
+
+def check_padding_keep(fn) -> None:
+    _verify("padding_keep", right_padding_keep, fn)
+
+
+def check_mha_mask_to_sdpa(fn) -> None:
+    _verify("mha_mask_to_sdpa", right_mha_mask_to_sdpa, fn)
+
+
+def check_safe_softmax(fn) -> None:
+    _verify("safe_softmax", right_safe_softmax, fn)
 
 
 def _text(hint) -> str | None:
@@ -139,133 +92,6 @@ def _text(hint) -> str | None:
     if isinstance(hint, tuple):
         return t(hint[0], **hint[1])
     return t(hint) if hint else None
-
-
-@reads_globals(LESSON)
-def check_padding_keep(fn) -> None:
-    name = "padding_keep"
-    lengths = torch.tensor([5, 2, 0])
-    # This check's lengths, then the grader's case on this check's seed.
-    for lens, size in ((lengths, 6), _probe().padding_inputs(_draws(113, f"check.{name}"))):
-        got = run(name, fn, lens, size)
-        expect_shape(got, (lens.size(0), size), ("B", "T"), name)
-        if got.dtype != torch.bool:
-            raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
-        variants = padding_variants(lens, size)
-        want = variants[None]
-        if not torch.equal(got, want):
-            hint = next((key for key, value in variants.items() if key and torch.equal(got, value)), None)
-            raise CheckFailed(_count_differs(name, got, want), t(hint[0] if isinstance(hint, tuple) else hint)
-                              if hint else None)
-    meta = run(name, fn, lengths.to("meta"), 6, on_error=padding_keep_error)
-    if meta.device.type != "meta":
-        raise CheckFailed(t("hint_padding_device"))
-    passed(name)
-
-
-def padding_keep_error(kind: str, message: str, call: str) -> str | None:
-    """padding_keep on the meta device (a GPU's stand-in): values read out of lengths (.tolist(), .item(), int())
-    cannot be read there; any other error there is the positions made on another device than lengths'."""
-    if "copy out of meta tensor" in message or "cannot be called on meta tensors" in message:
-        return "hint_meta_values"
-    return "hint_padding_device" if "meta" in call or "device" in message else None
-
-
-def to_sdpa_error(kind: str, message: str, call: str) -> str | None:
-    """`~` on a float mask is Python's TypeError: the additive mask was to come back unchanged."""
-    return "hint_invert_float_mask" if kind == "TypeError" and "invert" in message else None
-
-
-def padding_variants(lengths, T: int) -> dict:
-    position = torch.arange(T, device=lengths.device)
-    return {None: position < lengths[:, None], "hint_padding_off_by_one": position <= lengths[:, None],
-            "hint_padding_short_by_one": position + 1 < lengths[:, None],   # arange(1, T + 1) < lengths
-            "hint_padding_inverted": position >= lengths[:, None],
-            ("hint_padding_inverted", ">"): position > lengths[:, None]}
-
-
-@reads_globals(LESSON)
-def check_mha_mask_to_sdpa(fn) -> None:
-    name = "mha_mask_to_sdpa"
-    hidden = ~tril(T)  # nn.MultiheadAttention: True = do not attend
-    additive = torch.zeros(T, T, dtype=torch.float64).masked_fill(hidden, float("-inf"))
-    # This check's masks, then the grader's case on this check's seed.
-    for hidden, additive in ((hidden, additive), _probe().mha_masks(_draws(115, f"check.{name}"))):
-        _expect_to_sdpa(name, fn, hidden, additive)
-    passed(name)
-
-
-def _expect_to_sdpa(name, fn, hidden, additive) -> None:
-    # The additive (float) mask first, as the grader's probe does: a `~` that reaches it raises, and that is
-    # the mistake to name (a condition turned round also leaves the bool mask as it was).
-    got = run(name, fn, additive.clone(), on_error=to_sdpa_error)
-    if not (isinstance(got, torch.Tensor) and got.dtype == additive.dtype and torch.equal(got, additive)):
-        raise CheckFailed(_count_differs(name, got, additive), t("hint_additive_changed"))
-    # A copy: an in-place ~ (logical_not_) returns the right mask, and the text asks for no more (as apply_mask's
-    # masked_fill_ may change the scores); the grader's probe gives the learner's code its own copy too.
-    got = run(name, fn, hidden.clone(), on_error=to_sdpa_error)
-    expect_shape(got, tuple(hidden.shape), ("T", "T"), name)
-    if got.dtype != torch.bool:
-        raise CheckFailed(t("hint_mask_not_bool", dtype=got.dtype))
-    if not torch.equal(got, ~hidden):
-        raise CheckFailed(_count_differs(name, got, ~hidden),
-                          t("hint_same_convention") if torch.equal(got, hidden) else None)
-
-
-@reads_globals(LESSON)
-def check_safe_softmax(fn) -> None:
-    name = "safe_softmax"
-    (scores,) = inputs((B, T_Q, T), seed=14)
-    scores = scores.masked_fill(~torch.ones(T_Q, T, dtype=torch.bool).tril(), float("-inf"))
-    scores[1, 0] = float("-inf")  # a row with every key masked
-    got = run(name, fn, scores)
-    expect_shape(got, tuple(scores.shape), ("B", "T_q", "T_k"), name)
-    if torch.isnan(got).any():
-        raise CheckFailed(t("has_nan", what=name), t("hint_nan_fully_masked"))
-    expect_dtype(name, got, scores.dtype)
-    right = safe_softmax_variants(scores)[None]
-    if not close(got, right, 1e-9):
-        hint = safe_softmax_bug(scores, got)
-        sums = got.sum(-1)[~torch.isneginf(scores).all(-1)]
-        if hint is None and not close(sums, torch.ones_like(sums), 1e-3):   # rows that see a key must sum to 1
-            hint = "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
-        raise CheckFailed(t("values_differ", what=t("what_weights"), err=max_error(got, right)), _text(hint))
-    # The grader's cases on this check's seed: rows of large scores, float32, the gradient.
-    expect_cases(name, fn, lambda s: safe_softmax_variants(s)[None], _probe().softmax_scores, 114, ["scores"],
-                 name_bug=lambda args, got: safe_softmax_bug(args[0].detach(), got))
-    passed(name)
-
-
-def safe_softmax_bug(scores, got) -> str | tuple | None:
-    """The classic mistake safe_softmax's result shows (the grader names it from the same rules), or None."""
-    if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
-        return None
-    got = got.detach()
-    dead = torch.isneginf(scores).all(-1)
-    if torch.isnan(got[dead]).any():
-        return "hint_nan_fully_masked"
-    if dtype_finding("safe_softmax", got, scores.dtype):
-        return "hint_keep_dtype"
-    for key, value in safe_softmax_variants(scores).items():
-        if key is not None and close(got, value, 1e-9):
-            return (key[0], dict(key[1])) if isinstance(key, tuple) else key
-    live = got[~dead]
-    if not torch.isfinite(live).all() or (live == 0).all(-1).any():
-        return "hint_safe_softmax_overflow"   # exp without each row's max first: inf / inf, 0 / 0
-    dead = torch.isneginf(scores).all(-1)
-    right = safe_softmax_variants(scores)[None]
-    if dead.any() and close(got[~dead], right[~dead], 1e-9):
-        return "hint_dead_rows_not_zero"   # nan_to_num(1.0), or another number, where every key is masked
-    return None
-
-
-def safe_softmax_variants(scores) -> dict:
-    """The right weights, and -inf replaced by a large negative number: a row with every key masked
-    then gets 1/T everywhere instead of zeros."""
-    return {None: torch.softmax(scores, -1).nan_to_num(0.0),
-            "hint_safe_softmax_uniform": torch.softmax(scores.clamp(min=-1e9), -1),
-            ("hint_softmax_axis", (("axis", 0),)): torch.softmax(scores, 0).nan_to_num(0.0),
-            ("hint_softmax_axis", (("axis", -2),)): torch.softmax(scores, -2).nan_to_num(0.0)}
 
 
 def causal_reference(module, x, lengths=None):
@@ -371,7 +197,7 @@ def module_error(kind: str, message: str, call: str) -> str | None:
         return "hint_sdpa_merge"           # W_o on SDPA's (B, H, T, D) output, the heads not merged
     if "same dtype" in message or "expected scalar type" in message:
         return "hint_dtype_mixed"          # a step that changed the dtype (apply_mask's scores.float())
-    return apply_mask_error(kind, message, call) or padding_error(kind, message, call)
+    return _probe().apply_mask_error(kind, message, call) or padding_error(kind, message, call)
 
 
 def padding_variants_of(weights_of, scaled, pad, lengths) -> dict:

@@ -10,9 +10,9 @@ from attn_course.probes import lesson3 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
 from attn_course.probes.cases import backward_with_probe
 from attn_course.judging import (
-    Mismatch, expect_close, expect_device, expect_equal, expect_grads, expect_layout, judge_function, matching_bug, max_error, naming,
+    Mismatch, expect_close, expect_grads, expect_layout, matching_bug, max_error, naming,
 )
-from attn_grader.judge import judge
+from attn_grader.judge import judge, judged_by
 
 
 def causal_mask(T, device=None):
@@ -79,46 +79,9 @@ class CausalSelfAttention(nn.Module):
         return self.W_o(y), weights
 
 
-# --------------------------------------------------------------------------- naming the mistake
-# On a mismatch, the learner's results are compared with the visible checks' classic bugs
+# --------------------------------------------------------------------------- naming the module's mistake
+# On a mismatch, the learner's results are compared with the visible check's classic bugs
 # (attn_course.checks.lesson3), computed here on the grader's own inputs.
-def _mask_bug(got, T):
-    if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
-        return "hint_mask_not_bool", {"dtype": str(got.dtype)}
-    return matching_bug(got, checks.causal_mask_variants(T), 0.0)
-
-
-def _causal_mask_bug(res):
-    for T in probe.causal_sizes(res):
-        if T > 1 and (key := _mask_bug(res[f"T={T}"], T)):
-            return key
-    meta = res["meta"]
-    return "hint_mask_device" if isinstance(meta, torch.Tensor) and meta.device.type != "meta" else None
-
-
-def _apply_mask_bug(res):
-    scores, keep = probe.mask_scores(res)
-    got = res["masked"]
-    if isinstance(got, torch.Tensor) and got.dim() > scores.dim():
-        return "hint_keep_as_given"
-    return checks.apply_mask_bug(scores, keep, got)
-
-
-def _padding_bug(res):
-    lengths, T = probe.padding_inputs(res)
-    got = res["keep"]
-    if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
-        return "hint_mask_not_bool", {"dtype": str(got.dtype)}
-    return matching_bug(got, checks.padding_variants(lengths, T), 0.0)
-
-
-def _to_sdpa_bug(res):
-    mask, additive = probe.mha_masks(res)
-    if matching_bug(res["bool"], {"hint_same_convention": mask}, 0.0):
-        return "hint_same_convention"
-    return None if matching_bug(res["additive"], {"right": additive}, 0.0) else "hint_additive_changed"
-
-
 def _nan(*tensors) -> bool:
     return any(isinstance(x, torch.Tensor) and x.is_floating_point() and torch.isnan(x).any() for x in tensors)
 
@@ -304,50 +267,13 @@ def _module_error(kind, message, call):
 
 
 # --------------------------------------------------------------------------- judges
-@judge("lesson3.causal_mask", on_error=checks.causal_mask_error)
-def judge_causal_mask(res):
-    with naming(lambda: _causal_mask_bug(res)):
-        for T in probe.causal_sizes(res):
-            expect_equal(f"T = {T}", res[f"T={T}"], causal_mask(T))
-        expect_device("causal_mask(3, device=meta)", res["meta"], "meta")
-
-
-@judge("lesson3.apply_mask", on_error=checks.apply_mask_error)
-def judge_apply_mask(res):
-    with naming(lambda: _apply_mask_bug(res)):
-        expect_equal("apply_mask", res["masked"], apply_mask(*probe.mask_scores(res)))
-
-
-# An error on the meta device is the positions made on the CPU (arange without device=), as the visible check says.
-@judge("lesson3.padding_keep", on_error=checks.padding_keep_error)
-def judge_padding_keep(res):
-    lengths, T = probe.padding_inputs(res)
-    with naming(lambda: _padding_bug(res)):
-        expect_equal(f"lengths = {lengths.tolist()}, T = {T}", res["keep"], padding_keep(lengths, T))
-    with naming(lambda: "hint_padding_device"):
-        expect_device(f"padding_keep(lengths.to('meta'), {T})", res["meta"], "meta")
-
-
-@judge("lesson3.mha_mask_to_sdpa", on_error=checks.to_sdpa_error)
-def judge_mha_mask_to_sdpa(res):
-    with naming(lambda: _to_sdpa_bug(res)):
-        for name, mask in zip(("bool", "additive"), probe.mha_masks(res)):
-            expect_equal(str(mask.dtype), res[name], mha_mask_to_sdpa(mask))
-
-
-@judge("lesson3.safe_softmax")
-def judge_safe_softmax(res):
-    with naming(lambda: _safe_softmax_bug(res)):
-        judge_function(res, safe_softmax, probe.softmax_scores)
-
-
-def _safe_softmax_bug(res):
-    """The visible check's diagnosis, on the first case that went wrong (float64, float32, then the gradient's)."""
-    for case, dtype in (("float64", torch.float64), ("float32", torch.float32), ("grad", torch.float64)):
-        (scores,) = probe.softmax_scores(res, case, dtype)
-        if key := checks.safe_softmax_bug(scores, res[case]):
-            return key
-    return None
+# Each is the exercise's public procedure (attn_course.probes.lesson3) given this reference: the visible check runs
+# the same procedure with the right answer the course's public facts give.
+judged_by("lesson3.causal_mask", probe.judge_causal_mask, causal_mask)
+judged_by("lesson3.apply_mask", probe.judge_apply_mask, apply_mask)
+judged_by("lesson3.padding_keep", probe.judge_padding_keep, padding_keep)
+judged_by("lesson3.mha_mask_to_sdpa", probe.judge_mha_mask_to_sdpa, mha_mask_to_sdpa)
+judged_by("lesson3.safe_softmax", probe.judge_safe_softmax, safe_softmax)
 
 
 def _reference(res, dropout, max_len=probe.MAX_LEN):
