@@ -356,14 +356,15 @@ class Guard:
             module = "attn_course." + os.path.relpath(file, _COURSE_DIR)[:-3].replace(os.sep, ".")
             return None if module.startswith(_COURSE_ALLOWED) or code in self.entries else \
                 ("course", f"{module}.{qualname}", (_COURSE_DIR,))
-        if f"{os.sep}transformers{os.sep}" in file:
+        attention = "attention" in self.rule.families   # a concat-only exercise may call the library's attention
+        if attention and f"{os.sep}transformers{os.sep}" in file:
             return "attention", f"transformers.{qualname}", (f"{os.sep}transformers{os.sep}",)
         if file.startswith(_TORCH_DIR):
             family = family_of(code.co_name, self.rule.families)
             if family:
                 return family, qualname, None
             forward = qualname.endswith(".forward") and "Transformer" in qualname  # a mask helper is no attention
-            if "MultiheadAttention" in qualname or forward or f"nn{os.sep}attention{os.sep}" in file:
+            if attention and ("MultiheadAttention" in qualname or forward or f"nn{os.sep}attention{os.sep}" in file):
                 return "attention", qualname, None
         return None
 

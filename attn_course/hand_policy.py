@@ -266,7 +266,7 @@ def _finding(unit: _Unit, node, why: str, what: str) -> Finding:
 
 
 # ---------------------------------------------------------------------------------------------- what is allowed
-def _torch_why(parts: list[str]) -> str | None:
+def _torch_why(parts: list[str], families) -> str | None:
     import torch
     obj, where = torch, "torch"
     for part in parts:
@@ -277,8 +277,13 @@ def _torch_why(parts: list[str]) -> str | None:
             return None
         if isinstance(obj, types.ModuleType):
             where = obj.__name__
-            if not any(where == m or where.startswith(m + ".") and m != "torch" for m in TORCH_MODULES) \
-                    or where.startswith("torch.nn.attention"):
+            # torch.nn.attention is the library's attention (SDPA's masks and backends, FlexAttention): refused
+            # where the exercise refuses attention; a concat-only exercise may call SDPA and its mask helpers
+            # (causal_lower_right).
+            if where.startswith("torch.nn.attention"):
+                if "attention" in families:
+                    return "reach_outside"
+            elif not any(where == m or where.startswith(m + ".") and m != "torch" for m in TORCH_MODULES):
                 return "reach_outside"
     return None
 
@@ -300,7 +305,7 @@ def path_why(path: str, families) -> str | None:
     if parts[0] not in MODULES and ".".join(parts[:2]) not in MODULES:
         return "reach_outside"
     if parts[0] == "torch":
-        return _torch_why(parts[1:])
+        return _torch_why(parts[1:], families)
     if len(parts) > 1 and parts[1] in NOT_OPS.get(parts[0], ()):
         return "reach_dynamic" if parts[0] == "operator" else "reach_outside"
     return None

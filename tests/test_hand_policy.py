@@ -86,6 +86,12 @@ def test_the_softmax_and_concat_families_only_where_declared():
     assert ("reach_softmax", "Tensor.softmax") in refused("def f(s):\n    return s.softmax(-1)",
                                                           families=("attention", "softmax"))
     assert ("reach_concat", "torch.cat") in refused("def f(a, b):\n    return torch.cat([a, b])", families=("concat",))
+    # A concat-only exercise (lesson 8's preallocated cache) may call the library's attention and its mask helpers,
+    # as its text says (a learner's right answer with causal_lower_right was refused).
+    sdpa = ("from torch.nn.attention.bias import causal_lower_right\n"
+            "def f(q, k, v, t):\n    return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(t, t))")
+    assert refused(sdpa, families=("concat",)) == set()
+    assert refused(sdpa)   # where attention is refused, so is SDPA's mask helper
 
 
 def test_the_library_path_may_call_the_library():

@@ -538,6 +538,26 @@ STATIC_BUGS = {"at_zero": "hint_static_offset", "offset": "hint_cache_mask_offse
 STATIC_JOINS = ("cat", "cat_copied", "stack_alias")
 
 
+def test_a_preallocated_cache_through_sdpa_and_its_mask_helper_passes(lang):
+    """Exercise 9 refuses only concatenation: SDPA with causal_lower_right, as its hint suggests, is a right answer
+    (a learner's was refused by the check and the grader alike, for reaching torch.nn.attention)."""
+    import torch.nn.functional as F
+    from torch.nn.attention.bias import causal_lower_right
+
+    def attend_preallocated(attn, x_new, k_buf, v_buf, T_past):
+        B, T_new, E = x_new.shape
+        H = attn.n_head
+        q, k, v = (z.view(B, T_new, H, E // H).transpose(1, 2) for z in attn.c_attn(x_new).split(E, dim=2))
+        T_all = T_past + T_new
+        k_buf[:, :, T_past:T_all] = k
+        v_buf[:, :, T_past:T_all] = v
+        y = F.scaled_dot_product_attention(q, k_buf[:, :, :T_all], v_buf[:, :, :T_all],
+                                           attn_mask=causal_lower_right(T_new, T_all))
+        return attn.c_proj(y.transpose(1, 2).reshape(B, T_new, E))
+    checks.check_attend_preallocated(attend_preallocated)
+    passes(probes.attend_preallocated, attend_preallocated)
+
+
 def test_preallocated_bugs_get_their_hints(lang):
     checks.check_attend_preallocated(_static())
     for bug, hint in STATIC_BUGS.items():

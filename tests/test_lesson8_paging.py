@@ -134,7 +134,10 @@ def _batched(bug=None):
         T_max = k_cache.size(2)
         rows = torch.arange(B, device=q.device)
         where = lengths[0].expand(B) if bug == "shared_slot" else lengths
-        if bug != "unwritten":
+        if bug == "tolist":   # a learner's loop over the lengths read out: the meta device cannot copy them out
+            for b, n in enumerate(lengths.tolist()):
+                k_cache[b, :, n], v_cache[b, :, n] = k_new[b, :, 0], v_new[b, :, 0]
+        elif bug != "unwritten":
             k_cache[rows, :, where] = k_new[:, :, 0]
             v_cache[rows, :, where] = v_new[:, :, 0]
         positions = torch.arange(T_max, device="cpu" if bug == "device" else q.device)
@@ -161,7 +164,7 @@ def _batched(bug=None):
 BATCHED_BUGS = {"shared_slot": "hint_batch_shared_slot", "longest": "hint_batch_shared_length",
                 "before_write": "hint_batch_before_write", "no_mask": "hint_batch_no_mask",
                 "unwritten": "hint_batch_unwritten", "python": "hint_batch_python_lengths",
-                "device": "hint_batch_device", "axis": "hint_batch_lengths_axis"}
+                "device": "hint_batch_device", "axis": "hint_batch_lengths_axis", "tolist": "hint_batch_python_lengths"}
 
 
 def test_decode_batched_bugs_get_their_hints(lang):

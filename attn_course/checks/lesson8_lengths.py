@@ -98,7 +98,8 @@ def batched_error(kind: str, message: str, call: str = "") -> str | None:
     length read out as a Python number (impossible on the meta device, a wait for the GPU on a real one), or the
     lengths compared with the key positions without their row axis (lengths[:, None])."""
     if "meta" in call and (".item()" in message or "Tensor.item" in message or "tolist" in message
-                           or "cannot be converted to Scalar" in message or "data-dependent" in message):
+                           or "cannot be converted to Scalar" in message or "data-dependent" in message
+                           or "copy out of meta tensor" in message):   # .tolist() on the meta device says this
         return "hint_batch_python_lengths"
     if "meta" in call and ("meta" in message or "device" in message):
         return "hint_batch_device"

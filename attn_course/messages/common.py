@@ -285,8 +285,8 @@ MESSAGES = {
         "ko": "{name}의 값이 올바르지 않습니다.",
     },
     "answer_not_int_kind": {
-        "ja": "{name} には Python の整数（int）を入れてください（いまは {kind}）。数を数える答えなので、2359296.0 のような float ではなく整数のまま書きます。NumPy の数（numpy.int64 など）は int(...) で Python の整数に変換できます。",
-        "ko": "{name}에는 Python 정수(int)를 넣으세요(지금은 {kind}). 개수를 세는 답이므로 2359296.0 같은 float가 아니라 정수 그대로 씁니다. NumPy 수(numpy.int64 등)는 int(...)로 감싸면 Python 정수가 됩니다.",
+        "ja": "{name} には Python の整数（int）を入れてください（いまは {kind}）。数を数える答えなので、'12' のような文字列や 12.0 のような float ではなく、12 のような整数で書きます。NumPy の数（numpy.int64 など）は int(...) で Python の整数に変換できます。",
+        "ko": "{name}에는 Python 정수(int)를 넣으세요(지금은 {kind}). 개수를 세는 답이므로 '12' 같은 문자열이나 12.0 같은 float가 아니라 12처럼 정수로 씁니다. NumPy 수(numpy.int64 등)는 int(...)로 감싸면 Python 정수가 됩니다.",
     },
     "answer_not_finite": {
         "ja": "{name} が有限の数ではありません（いまは {got}）。inf や nan にならないように計算してください。",
