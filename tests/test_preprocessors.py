@@ -70,6 +70,19 @@ def test_forgive_warnings_moves_a_warning_but_keeps_other_stderr():
     assert nb.cells[0].outputs[0].name == "stdout" and nb.cells[1].outputs[0].name == "stderr"
 
 
+def test_a_progress_bar_left_open_by_an_earlier_cell_costs_nothing():
+    """A demonstration that raised mid-loop leaves its tqdm bar open; it is redrawn on stderr in whatever grade cell
+    runs when it is collected (lesson 7's training with a float64 ALiBi bias, then the cross-attention cell: 0/4)."""
+    bar = _grade_cell("pass", [new_output("stream", name="stderr", text="\r位置の教え方:  60%|██████    | 3/5 "
+                                                                         "[00:00<00:00,  3.76it/s]"),
+                               new_output("stream", name="stderr", text="\n"),
+                               new_output("stream", name="stderr", text="\x1b[A\r  0%|          | 0/8 [00:00<?, ?it/s]")])
+    mixed = _grade_cell("pass", [new_output("stream", name="stderr", text="50%|█████     | 1/2 [00:01<00:01]\nI failed")],
+                        grade_id="b")
+    nb, _ = ForgiveWarnings().preprocess(new_notebook(cells=[bar, mixed]), _resources())
+    assert [o.name for o in nb.cells[0].outputs] == ["stdout"] * 3 and nb.cells[1].outputs[0].name == "stderr"
+
+
 # --------------------------------------------------------------------------- GuardedExecute
 def test_guarded_execute_gives_the_kernel_its_seed_and_caps_a_flood():
     cells = [new_code_cell(f"import os\nprint(os.environ['{SEED_ENV}'])"),

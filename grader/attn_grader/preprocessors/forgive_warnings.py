@@ -1,4 +1,4 @@
-"""Move Python warnings on stderr to stdout in grade cells."""
+"""Move Python warnings and progress bars on stderr to stdout in grade cells."""
 import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -6,6 +6,15 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 # warnings.showwarning prints "path.py:12: SomeWarning: text", maybe more lines of text,
 # then the offending source line, indented.
 _WARNING_HEADER = re.compile(r"^\S.*:\d+: \w*Warning: ")
+# tqdm's bar ("label:  60%|██████    | 3/5 [00:00<00:00,  3.76it/s]"), its cursor moves and blank redraws: a bar an
+# earlier cell left open (a demonstration that raised) is redrawn when it is collected, in whatever cell runs then.
+_PROGRESS = re.compile(r"\d+%\|.*\|\s*\d+/\d+\s*\[")
+_BLANK = re.compile(r"^(\s|\x1b\[[0-9;]*[A-Za-z])*$")
+
+
+def only_progress(text: str) -> bool:
+    """True when text is nothing but progress bars being drawn (or the blank line that closes one)."""
+    return all(_PROGRESS.search(p) or _BLANK.match(p) for p in re.split(r"[\r\n]", text))
 
 
 def only_warnings(text: str) -> bool:
@@ -24,14 +33,15 @@ def only_warnings(text: str) -> bool:
 
 class ForgiveWarnings(NbGraderPreprocessor):
     """nbgrader gives zero to a grade cell with any stderr output, so a harmless UserWarning
-    (from torch, say) would zero a correct answer. Only text made entirely of warnings
-    moves; any other stderr text still counts as failure.
+    (from torch, say) or a progress bar would zero a correct answer. Only text made entirely of warnings
+    or of progress bars moves; any other stderr text still counts as failure.
     """
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("grade"):
             return cell, resources
         for output in cell.outputs:
-            if output.output_type == "stream" and output.name == "stderr" and only_warnings(output.text):
+            if output.output_type == "stream" and output.name == "stderr" and (only_warnings(output.text)
+                                                                          or only_progress(output.text)):
                 output.name = "stdout"
         return cell, resources
