@@ -15,7 +15,7 @@ from ..judging import (
 from ..messages import matches
 from ..score_watch import MatmulWatch
 from ..sizes import avoided
-from .cases import function_cases, module_cases, scalar
+from .cases import function_cases, module_cases, refusal, scalar
 from .recorder import probe
 
 # Every size drawn here differs from every size the notebook binds at top level (its table's d_k = 4, 64, 512):
@@ -112,22 +112,11 @@ def attention(rec, fn):
         function_cases(rec, "attention", fn, one_batch_axis)
 
 
-def _refusal(module, shape) -> str | None:
-    """The kind of error module(x) raised for a bad x of this shape, or None when it raised none."""
-    try:
-        module(torch.randn(*shape, dtype=torch.float64))
-    except ValueError:
-        return "ValueError"
-    except Exception as error:  # noqa: BLE001 - a torch error is not the clear message the text asks for
-        return type(error).__name__
-    return None
-
-
 @probe("lesson1.attention_module")
 def attention_module(rec, cls):
     with products_watched(rec, cls):
         module = module_cases(rec, "Attention", cls, module_args, module_input)
-    rec.put("refusals", [_refusal(module, shape) for shape in bad_inputs(rec)])
+    rec.put("refusals", [refusal(module, shape) for shape in bad_inputs(rec)])
 
 
 @probe("lesson1.variance")
