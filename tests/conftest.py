@@ -162,8 +162,9 @@ def reference(lesson: str):
     return load(REFERENCE, lesson)
 
 
-def judged(hidden_test, *learner_objects, seed: int = 20261123):
-    """Run a probe as the kernel would and judge it as the grader would: None, or the Mismatch."""
+def judged(hidden_test, *learner_objects, seed: int = 20261123, source: str = ""):
+    """Run a probe as the kernel would and judge it as the grader would: None, or the Mismatch. source: the learner's
+    cell, which the grader reads too (a `.T` in it names the error)."""
     from attn_course.probes import SEED_ENV
     from attn_grader.verdict import decide
     saved = os.environ.get(SEED_ENV)
@@ -175,7 +176,7 @@ def judged(hidden_test, *learner_objects, seed: int = 20261123):
             os.environ.pop(SEED_ENV)
         else:
             os.environ[SEED_ENV] = saved
-    return decide(REFERENCE, seed, hidden_test.test, payload)
+    return decide(REFERENCE, seed, hidden_test.test, payload, source)
 
 
 def passes(hidden_test, *learner_objects, seed: int = 20261123) -> None:

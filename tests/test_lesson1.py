@@ -7,7 +7,6 @@ tools/planted/lesson1.py.
 """
 import inspect
 import math
-import os
 import re
 
 import pytest
@@ -18,9 +17,8 @@ import attn_course as course
 from attn_course.checks import lesson1 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson1 as probes
-from attn_course.probes import SEED_ENV
-from attn_grader.verdict import decide, hint_of
-from conftest import REFERENCE, check_names, fails, fails_with, passes, reference
+from attn_grader.verdict import hint_of
+from conftest import check_names, fails, fails_with, judged, passes, reference
 
 # --------------------------------------------------------------------------- lesson 1 functions
 def scores_ok(Q, K):
@@ -462,13 +460,8 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, hint
     with pytest.raises(checks.CheckFailed) as info:
         checks.check_attention_scores(SCORE_BUGS[hint])
     seed = checks.SEEDS["attention_scores"]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = probes.attention_scores.record(SCORE_BUGS[hint])
-    finally:
-        os.environ.pop(SEED_ENV)
     # The grader reads the learner's cell too (a `.T` in it names the error): here, the function's source.
-    graded = decide(REFERENCE, seed, "lesson1.attention_scores", payload, inspect.getsource(SCORE_BUGS[hint]))
+    graded = judged(probes.attention_scores, SCORE_BUGS[hint], seed=seed, source=inspect.getsource(SCORE_BUGS[hint]))
     seen = info.value.mismatch
     assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))
 

@@ -7,7 +7,6 @@ tools/planted/lesson2.py.
 """
 import inspect
 import math
-import os
 import re
 
 import pytest
@@ -18,9 +17,8 @@ import attn_course as course
 from attn_course.checks import lesson2 as checks
 from attn_course.validate import CheckFailed
 from attn_course.messages import matches, t
-from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson2 as probes
-from conftest import REFERENCE, fails, fails_with, passes, reference
+from conftest import fails, fails_with, judged, passes, reference
 from test_lesson1 import AttentionOK
 
 # --------------------------------------------------------------------------- lesson 2
@@ -488,17 +486,12 @@ def _source(objs) -> str:
 def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, case):
     """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
     reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
-    from attn_grader.verdict import decide, hint_of
+    from attn_grader.verdict import hint_of
     exercise, check, make = AGREE[case]
     objs = make()
     with pytest.raises(CheckFailed) as info:
         check(*objs)
     seed = checks.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(*objs)
-    finally:
-        os.environ.pop(SEED_ENV)
-    graded = decide(REFERENCE, seed, f"lesson2.{exercise}", payload, _source(objs))
+    graded = judged(getattr(probes, exercise), *objs, seed=seed, source=_source(objs))
     seen = info.value.mismatch
     assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

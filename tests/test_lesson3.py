@@ -7,7 +7,6 @@ tools/planted/lesson3.py.
 """
 import inspect
 import math
-import os
 import re
 
 import pytest
@@ -17,11 +16,10 @@ import torch.nn as nn
 import attn_course as course
 from attn_course.checks import lesson3 as checks
 from attn_course.messages import t
-from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson3 as probes
 from attn_course.validate import CheckFailed
-from attn_grader.verdict import decide, hint_of
-from conftest import REFERENCE, fails, fails_with, passes, reference
+from attn_grader.verdict import hint_of
+from conftest import fails, fails_with, judged, passes, reference
 from planted.lesson3 import SDPA_LINE
 from test_lesson2 import merge_ok, split_ok
 
@@ -483,12 +481,7 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, answ
     with pytest.raises(CheckFailed) as info:
         getattr(checks, f"check_{exercise}")(wrong)
     seed = checks.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(wrong)
-    finally:
-        os.environ.pop(SEED_ENV)
-    graded = decide(REFERENCE, seed, f"lesson3.{exercise}", payload, inspect.getsource(wrong))
+    graded = judged(getattr(probes, exercise), wrong, seed=seed, source=inspect.getsource(wrong))
     seen = info.value.mismatch
     assert graded is not None and hint_of(graded)[0]
     # repr: a max error may be NaN, which equals nothing

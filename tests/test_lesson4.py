@@ -6,7 +6,6 @@ Its planted bugs (a graded submission per classic bug, which tests/test_grading.
 tools/planted/lesson4.py.
 """
 import math
-import os
 import re
 
 import pytest
@@ -18,7 +17,7 @@ import attn_course as course
 from attn_course.checks import lesson4 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson4 as probes
-from conftest import check_names, fails, fails_with, passes, reference
+from conftest import check_names, fails, fails_with, judged, passes, reference
 from test_lesson2 import merge_ok, split_ok
 
 # --------------------------------------------------------------------------- lesson 4
@@ -481,9 +480,6 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exer
     """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
     reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
     from attn_course.judging import _sources, hint_of
-    from attn_course.probes import SEED_ENV
-    from attn_grader.verdict import decide
-    from conftest import REFERENCE
     objs = AGREE[exercise][i]
     check = {"split_qkv": checks.check_split_qkv, "init": checks.check_gpt2_init,
              "load_from_hf": checks.check_load_from_hf, "export_to_hf": checks.check_export_to_hf,
@@ -491,11 +487,6 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exer
     with pytest.raises(checks.CheckFailed) as info:
         check(*objs)
     seed = checks.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(*objs)
-    finally:
-        os.environ.pop(SEED_ENV)
-    graded = decide(REFERENCE, seed, f"lesson4.{exercise}", payload, _sources(objs))
+    graded = judged(getattr(probes, exercise), *objs, seed=seed, source=_sources(objs))
     seen = info.value.mismatch
     assert (graded.key, graded.fields, hint_of(graded)) == (seen.key, seen.fields, hint_of(seen))

@@ -7,7 +7,6 @@ and BUGS: one graded submission per classic bug, which tests/test_grading.py gra
 """
 import inspect
 import math
-import os
 
 import pytest
 import torch
@@ -17,10 +16,8 @@ from attn_course.checks import lesson5 as checks
 from attn_course.messages import t
 from attn_course.probes import lesson5 as probes
 from attn_course.judging import hint_of
-from attn_course.probes import SEED_ENV
 from attn_course.validate import CheckFailed
-from attn_grader.verdict import decide
-from conftest import REFERENCE, check_names, fails, fails_with, passes, reference
+from conftest import check_names, fails, fails_with, judged, passes, reference
 
 
 @pytest.fixture(scope="module")
@@ -365,13 +362,8 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, trai
     with pytest.raises(CheckFailed) as info:
         CHECKS[exercise](*objs)
     seed = checks.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(*objs)
-    finally:
-        os.environ.pop(SEED_ENV)
     source = inspect.getsource(objs[0]) if inspect.isfunction(objs[0]) else ""
-    graded = decide(REFERENCE, seed, f"lesson5.{exercise}", payload, source)
+    graded = judged(getattr(probes, exercise), *objs, seed=seed, source=source)
     seen = info.value.mismatch
     # repr: a NaN error (0 · log 0) is the same verdict on both sides, though NaN != NaN.
     assert repr((graded.key, graded.fields, hint_of(graded))) == repr((seen.key, seen.fields, hint_of(seen)))

@@ -340,18 +340,14 @@ AGREE = {
 def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exercise, answer):
     """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
     reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
-    from attn_course.probes import SEED_ENV
-    from attn_grader.verdict import decide, hint_of
-    from conftest import REFERENCE
+    from attn_grader.verdict import hint_of
+    from conftest import judged
     check, wrong = AGREE[exercise]
     obj = wrong[answer](ref)
     with pytest.raises(CheckFailed) as info:
         check(obj)
     seed = checks.SEEDS[exercise]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(SEED_ENV, str(seed))
-        payload = getattr(probes, exercise).record(obj)
-    graded = decide(REFERENCE, seed, f"lesson6.{exercise}", payload)
+    graded = judged(getattr(probes, exercise), obj, seed=seed)
     seen = info.value.mismatch
     # repr: an err of NaN (a mask that leaves a row no key) is the same verdict, though NaN != NaN.
     assert repr((graded.key, graded.fields, hint_of(graded))) == repr((seen.key, seen.fields, hint_of(seen)))

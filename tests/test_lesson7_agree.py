@@ -1,17 +1,15 @@
 """Lesson 7: the visible check is the grader's procedure on a seed of its own, for a few wrong answers of each
 exercise (the answers are test_lesson7.py's)."""
 import inspect
-import os
 
 import pytest
 import torch
 
 from attn_course.checks import lesson7 as checks
 from attn_course.checks import lesson7_mistakes as mistakes
-from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson7 as probes
-from attn_grader.verdict import decide, hint_of
-from conftest import REFERENCE, reference
+from attn_grader.verdict import hint_of
+from conftest import judged, reference
 from test_lesson7 import _alibi, _cross, _layout_columns, _pe, _pe_float32, _perm_error, _relative, _rope, _rope_cache
 
 
@@ -56,16 +54,11 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, wron
     with pytest.raises(checks.CheckFailed) as info:
         getattr(checks, f"check_{exercise}")(answer)
     seed = checks.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(answer)
-    finally:
-        os.environ.pop(SEED_ENV)
     try:   # the grader reads the learner's cell too: here, the answer's source
         source = inspect.getsource(answer)
     except (OSError, TypeError):
         source = ""
-    graded = decide(REFERENCE, seed, f"lesson7.{exercise}", payload, source)
+    graded = judged(getattr(probes, exercise), answer, seed=seed, source=source)
     seen = info.value.mismatch
     # apply_rope's hidden reference is transformers' own, whose float32 angles move an error by about 1e-8.
     fields = lambda m: {k: round(v, 6) if isinstance(v, float) else v for k, v in m.fields.items()}  # noqa: E731

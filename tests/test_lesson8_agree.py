@@ -2,17 +2,15 @@
 wrong answers of each (the answers are test_lesson8.py's and test_lesson8_fused.py's; exercises 7 to 14 are in
 test_lesson8_memory.py)."""
 import inspect
-import os
 
 import pytest
 
 import attn_course as course
 from attn_course.checks import lesson8 as checks
 from attn_course.checks import lesson8_visible as visible
-from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
-from attn_grader.verdict import decide, hint_of
-from conftest import REFERENCE
+from attn_grader.verdict import hint_of
+from conftest import judged
 from test_lesson8 import _alibi, _mods, _rolling, _sink, _streaming, _window
 
 
@@ -45,10 +43,5 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(lang, exercise,
     with pytest.raises(course.CheckFailed) as info:
         getattr(checks, f"check_{exercise}")(*answer)
     seed = visible.SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(*answer)
-    finally:
-        os.environ.pop(SEED_ENV)
-    graded = decide(REFERENCE, seed, f"lesson8.{exercise}", payload, "\n".join(map(inspect.getsource, answer)))
+    graded = judged(getattr(probes, exercise), *answer, seed=seed, source="\n".join(map(inspect.getsource, answer)))
     assert shown(graded) == shown(info.value.mismatch)

@@ -4,17 +4,15 @@ cache costs, attention over pages, rows of different lengths): each visible chec
 reaches the very verdict the check reached with the course's right answer.
 """
 import inspect
-import os
 
 import pytest
 
 from attn_course.checks import lesson8 as checks
 from attn_course.checks.lesson8_memory import SEEDS
-from attn_course.probes import SEED_ENV
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
-from attn_grader.verdict import decide, hint_of
-from conftest import REFERENCE, reference
+from attn_grader.verdict import hint_of
+from conftest import judged, reference
 from test_lesson8 import _decode, _mla, _static
 from test_lesson8_layouts import _bytes, _packed, _paged
 from test_lesson8_paging import _batched
@@ -51,13 +49,8 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, exer
     with pytest.raises(CheckFailed) as info:
         check(*objs)
     seed = SEEDS[exercise]
-    os.environ[SEED_ENV] = str(seed)
-    try:
-        payload = getattr(probes, exercise).record(*objs)
-    finally:
-        os.environ.pop(SEED_ENV)
     source = "\n".join(inspect.getsource(o) for o in objs if callable(o))
-    graded = decide(REFERENCE, seed, f"lesson8.{exercise}", payload, source)
+    graded = judged(getattr(probes, exercise), *objs, seed=seed, source=source)
     seen = info.value.mismatch
     assert graded is not None
     # An error is measured against each side's right answer (transformers' MLA computes in float32 inside), as the
