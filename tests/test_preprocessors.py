@@ -99,6 +99,21 @@ def test_guarded_execute_gives_the_kernel_its_seed_and_caps_a_flood():
     assert SEED_ENV not in os.environ
 
 
+def test_guarded_execute_spares_every_results_bundle_of_a_cell_up_to_their_own_cap():
+    # A grade cell with two hidden tests sends two bundles; the print cap must not cut the second.
+    emit = (f"from IPython.display import display\n"
+            f"for _ in range({{n}}):\n    display({{{{'{MIME}': {{{{'pad': 'x' * 3000}}}}}}}}, raw=True)")
+    resources = _resources()
+    resources["metadata"] = {"path": os.getcwd()}
+    execute = GuardedExecute(timeout=60, max_output_bytes=1000, max_results_bytes=10_000)
+    nb, _ = execute.preprocess(new_notebook(cells=[new_code_cell(emit.format(n=2)), new_code_cell(emit.format(n=4))]),
+                               resources)
+    assert [o.output_type for o in nb.cells[0].outputs] == ["display_data"] * 2
+    kept = [o for o in nb.cells[1].outputs if o.output_type == "display_data"]
+    notes = [o.text for o in nb.cells[1].outputs if o.output_type == "stream"]
+    assert len(kept) == 3 and any("a results bundle of" in t for t in notes)
+
+
 # --------------------------------------------------------------------------- DecideHiddenTests
 def _bundle(fn, seed):
     os.environ[SEED_ENV] = str(seed)

@@ -24,8 +24,10 @@ class GuardedExecute(Execute):
     - start the kernel with an allowlist of the environment (kernel_env.py), not all of it;
     - cap the output of one cell: a `while True: print(...)` would otherwise pile gigabytes
       into the grader's memory before the cell timeout. Past the cap the rest is dropped,
-      the kernel is interrupted (the cell then fails) and a note says why. The first
-      results bundle of a cell has a cap of its own: it carries a hidden test's tensors.
+      the kernel is interrupted (the cell then fails) and a note says why. The results
+      bundles of a cell share a cap of their own: they carry the hidden tests' tensors, and a
+      grade cell with two hidden tests sends two (lesson 6's pasted module: a wrong weights
+      tensor made the second one over 1 MB on some seeds, and only the first was spared).
     """
 
     max_output_bytes = Integer(1 << 20).tag(config=True)
@@ -64,16 +66,19 @@ class GuardedExecute(Execute):
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         size = len(content["text"]) if "text" in content else len(json.dumps(content))
-        if MIME in content.get("data", {}) and cell_index not in self._bundles and size <= self.max_results_bytes:
-            self._bundles[cell_index] = size
+        bundle = MIME in content.get("data", {})
+        if bundle and self._bundles.get(cell_index, 0) + size <= self.max_results_bytes:
+            self._bundles[cell_index] = self._bundles.get(cell_index, 0) + size
             return super().output(outs, msg, display_id, cell_index)
         used = self._output_bytes
         used[cell_index] = used.get(cell_index, 0) + size
         if used[cell_index] <= self.max_output_bytes:
             return super().output(outs, msg, display_id, cell_index)
         if used[cell_index] - size <= self.max_output_bytes:
-            outs.append(nbformat.v4.new_output("stream", name="stderr",
-                                               text=f"\n[output over {self.max_output_bytes} bytes: cut off]\n"))
+            # What was cut, so that a run graded 0 for it can be told apart from a print loop afterwards.
+            what = f"a results bundle of {size} bytes" if bundle else f"{msg.get('msg_type', 'output')} {size} bytes"
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stderr", text=f"\n[output over {self.max_output_bytes} bytes: cut off at {what}]\n"))
         # Interrupt at once, and again each second while the flood goes on: on a loaded machine an
         # interrupt can land where the kernel does not act on it, and the cell would run to its timeout.
         now = time.monotonic()
