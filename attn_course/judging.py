@@ -526,7 +526,8 @@ def verify(hidden_test, proc, right, seed: int, name: str, *objs) -> None:
     from .messages import t
     from .validate import CheckFailed
     payload, error = hidden_test.record_for_check(seed, *objs)
-    mismatch = decide(bound(proc, right), seed, hidden_test.test, payload, _sources(objs))
+    with torch.random.fork_rng(devices=[]):  # a procedure may seed dropout: the notebook's own stream stays
+        mismatch = decide(bound(proc, right), seed, hidden_test.test, payload, _sources(objs))
     if mismatch is None:
         print(t("passed", name=name))
         return
