@@ -365,13 +365,42 @@ SURE = (ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.Cl
 
 
 def _library_path_nodes(stmt, keyword: str | None) -> set:
+    """The nodes that run only when `keyword` is true: the body of `if use_sdpa`, the else of `if not use_sdpa`, what
+    follows an `if not use_sdpa:` block that always returns, and the matching side of `a if use_sdpa else b`."""
     inside = set()
+
+    def names(test) -> bool:
+        return keyword in {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(test)}
+
+    def side(test):
+        """'body' when the test is true on the library path, 'orelse' when it is false, None when not about it."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return {"body": "orelse", "orelse": "body"}.get(side(test.operand))
+        if isinstance(test, ast.BoolOp):   # `and` is true only with the keyword's side true; `or` false likewise
+            sides = [side(v) for v in test.values]
+            want = "body" if isinstance(test.op, ast.And) else "orelse"
+            return want if want in sides else None
+        return "body" if names(test) else None
+
+    def mark(nodes):
+        inside.update(id(n) for part in nodes for n in ast.walk(part))
+
     if keyword:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.If) and keyword in {getattr(n, "id", getattr(n, "attr", None))
-                                                        for n in ast.walk(node.test)}:
-                inside |= {id(n) for part in node.body for n in ast.walk(part)}
+            if isinstance(node, (ast.If, ast.IfExp)) and side(node.test):
+                mark(_as_list(getattr(node, side(node.test))))
+            for block in (getattr(node, f, None) for f in ("body", "orelse", "finalbody")):
+                if not isinstance(block, list):
+                    continue
+                for i, part in enumerate(block):  # `if not use_sdpa: …; return …` then the library path
+                    if isinstance(part, ast.If) and side(part.test) == "orelse" and not part.orelse and \
+                            part.body and isinstance(part.body[-1], (ast.Return, ast.Raise)):
+                        mark(block[i + 1:])
     return inside
+
+
+def _as_list(part) -> list:
+    return part if isinstance(part, list) else [part]
 
 
 def _reached(unit: _Unit, families, library_path, binders, methods) -> tuple[set, list]:

@@ -99,6 +99,22 @@ def test_the_library_path_may_call_the_library():
             "            return F.scaled_dot_product_attention(x, x, x)\n        return x @ x.mT")
     assert refused(code, keyword="use_sdpa") == set()
     assert refused(code)
+    sdpa, manual = "F.scaled_dot_product_attention(x, x, x)", "x @ x.mT"
+    head = "class M(nn.Module):\n    def forward(self, x, use_sdpa=False):\n"
+    # The library path however the branch is written (a learner's `if not use_sdpa: … else: SDPA` was refused).
+    for body in (f"        if not use_sdpa:\n            y = {manual}\n        else:\n            y = {sdpa}\n"
+                 "        return y",
+                 f"        if not use_sdpa:\n            return {manual}\n        return {sdpa}",
+                 f"        return {sdpa} if use_sdpa else {manual}",
+                 f"        if not self.training and use_sdpa:\n            return {sdpa}\n        return {manual}"):
+        assert refused(head + body, keyword="use_sdpa") == set(), body
+    # The path that runs without the keyword stays by hand.
+    for body in (f"        if not use_sdpa:\n            return {sdpa}\n        return {manual}",
+                 f"        if use_sdpa:\n            return {manual}\n        return {sdpa}",
+                 f"        return {manual} if use_sdpa else {sdpa}",
+                 f"        if not use_sdpa or self.training:\n            return {sdpa}\n        return {manual}",
+                 f"        if use_sdpa or True:\n            return {sdpa}\n        return {manual}"):
+        assert refused(head + body, keyword="use_sdpa"), body
 
 
 @pytest.mark.parametrize("code", [
