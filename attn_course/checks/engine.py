@@ -260,6 +260,9 @@ _GLOSSES = (
     ("error_gloss_load_size", re.compile(r"size mismatch for (?P<param>[\w.]+): copying a param with shape "
                                          r"torch.Size\((?P<got>\[[\d, ]*\])\) from checkpoint, the shape in "
                                          r"current model is torch.Size\((?P<want>\[[\d, ]*\])\)")),
+    ("error_gloss_dtype", re.compile(r"expected scalar type (?P<a>\w+) but found (?P<b>\w+)|expected m1 and m2 to "
+                                     r"have the same dtype, but got: (?P<a2>\w+) != (?P<b2>\w+)")),
+    ("error_gloss_inplace_view", re.compile(r"Output \d+ of (?P<op>\w+) is a view and is being modified inplace")),
 )
 
 
