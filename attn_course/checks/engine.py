@@ -136,7 +136,8 @@ NOT_A_TENSOR = re.compile(r"'(list|tuple)' object has no attribute|for @: '(Tens
                           r"|must be Tensor, not (list|tuple)")
 # A tensor's method (or indexing) on an object that is no tensor, no list or tuple, and not None: a module.
 A_TENSOR_METHOD = re.compile(r"'(?!list'|tuple'|NoneType'|int'|float'|str'|dict')\w+' object (has no attribute "
-                             r"'(view|split|transpose|reshape|size|contiguous|masked_fill|softmax)'|is not subscriptable)")
+                             r"'(view|split|transpose|reshape|size|contiguous|masked_fill|softmax)'"
+                             r"|is not subscriptable)")
 
 # The course's modules' own sizes, read in forward: one __init__ never set (make mutants, lesson 7's pasted module).
 MODULE_ATTRIBUTE = re.compile(r"object has no attribute '(embed_dim|n_head|head_dim)'")
@@ -154,14 +155,16 @@ def error_hint(kind: str, message: str, dot_T: bool) -> str | None:
         return "hint_dot_T"
     if kind == "IndexError" and "Dimension out of range" in message:
         return "hint_negative_dims"   # transpose(1, 2) works on (B, T, D) but not on an unbatched (T, D)
-    if kind == "TypeError" and any(s in message for s in ("argument 'size'", "tuple of ints", "'float' object cannot be")):
+    if kind == "TypeError" and any(s in message
+                                   for s in ("argument 'size'", "tuple of ints", "'float' object cannot be")):
         return "hint_int_division"   # a size computed with / is a float: view, reshape and nn.Linear want ints
     if kind == "TypeError" and 'missing 1 required positional argument' in message and '"dim"' in message:
         return "hint_dim_missing"
     if kind == "ValueError" and ("too many values to unpack" in message or "not enough values to unpack" in message):
         return "hint_unpack_tensor"    # a, b = tensor: the call that returns a pair (split, rope) left out
     if kind in ("TypeError", "AttributeError") and NOT_A_TENSOR.search(message):
-        return "hint_list_not_tensor"  # [a, b] where torch.cat(...) was meant, or a tuple (split's, a cache's) used whole
+        # [a, b] where torch.cat(...) was meant, or a tuple (split's, a cache's) used whole
+        return "hint_list_not_tensor"
     if kind in ("TypeError", "AttributeError") and A_TENSOR_METHOD.search(message):
         return "hint_not_a_tensor_method"   # view, split, … called on a module, not on the tensor a layer returns
     if kind == "TypeError" and "operator.invert" in message:
@@ -315,7 +318,8 @@ def expect_shape(got, want: tuple, names: tuple, what: str, extra_hint: str | No
     if not isinstance(got, torch.Tensor):
         raise CheckFailed(t("returned_not_tensor", name=what, kind=type(got).__name__))
     if got.dim() != len(want):
-        raise CheckFailed(t("wrong_ndim", what=what, want=len(want), layout=layout, got=got.dim(), shape=tuple(got.shape)), extra_hint)
+        raise CheckFailed(t("wrong_ndim", what=what, want=len(want), layout=layout, got=got.dim(),
+                            shape=tuple(got.shape)), extra_hint)
     if tuple(got.shape) == tuple(want):
         return
     axis = next(i for i, (g, w) in enumerate(zip(got.shape, want)) if g != w)
@@ -355,7 +359,8 @@ def diagnose(got: torch.Tensor, variants: dict, what: str, tol: float = 1e-4):
         return
     for key, value in variants.items():
         if key is not None and close(got, value, tol):
-            # (hint, detail) when one hint has several variants; (hint, (("field", value), …)) when its text has fields
+            # (hint, detail) when one hint has several variants;
+            # (hint, (("field", value), …)) when its text has fields
             fields = dict(key[1]) if isinstance(key, tuple) and isinstance(key[1], tuple) else {}
             key = key[0] if isinstance(key, tuple) else key
             hint = t(key, axis=-2) if key == "hint_softmax_axis" else t(key, **fields)
@@ -412,7 +417,8 @@ def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str =
             variants = placements(noisy)
             noisy.eval()
         if not close(y, variants[None], 1e-9):
-            key = next((k for k, v in variants.items() if k is not None and close(y, v, 1e-9)), "hint_dropout_placement")
+            key = next((k for k, v in variants.items() if k is not None and close(y, v, 1e-9)),
+                       "hint_dropout_placement")
             raise named(key[0] if isinstance(key, tuple) else key)
     sums = weights.sum(-1) if isinstance(weights, torch.Tensor) else None
     if sums is None or not close(sums, torch.ones_like(sums), 1e-6):

@@ -28,10 +28,11 @@ def failed(finding) -> CheckFailed:
 
 def reads_globals(lesson: int):
     """Decorate a visible check: the exercise's own code (its first callable argument) that reads a size the
-    notebook binds at top level fails, as the grader's verdict fails it (attn_grader.verdict, findings.global_read_finding): such a global
-    gives the right answer only while it holds a fitting value (E = 768 left by a later cell's loop splits any
-    smaller weight whole), and the grader runs the cells in order, where it may not exist yet. When the check
-    itself fails, a global any of its callables read is named first among its hints."""
+    notebook binds at top level fails, as the grader's verdict fails it (attn_grader.verdict,
+    findings.global_read_finding): such a global gives the right answer only while it holds a fitting value
+    (E = 768 left by a later cell's loop splits any smaller weight whole), and the grader runs the cells in
+    order, where it may not exist yet. When the check itself fails, a global any of its callables read is named
+    first among its hints."""
     def wrap(check):
         @functools.wraps(check)
         def checked(*objs, **kwargs):
