@@ -2,7 +2,7 @@
 slot when T_new > W: the CPU's last write happens to win, a GPU's order is undefined) or failed with no cause named
 (heads split with view alone, the online softmax rescaling only ℓ or acc, k_cache[:, :, lengths], ln 2 in the sink's
 σ, a softcap of 50 written in). Each is the lesson's own solution cell with one replacement, and must get the same
-hint from the visible check and the grader."""
+hint from the visible check and the grader; and exercise 9's rule as its text now states it (no join of any tensor)."""
 import math
 
 import jupytext
@@ -15,7 +15,7 @@ from torch.nn.attention.flex_attention import AuxRequest, flex_attention
 from attn_course.checks import lesson8 as checks
 from attn_course.probes import lesson8 as probes
 from attn_course.validate import CheckFailed
-from conftest import ROOT, fails, passes
+from conftest import ROOT, fails, fails_with, passes
 from planted.lesson8 import BUGS
 
 CELLS = {c.metadata.get("id"): c.source for c in jupytext.read(ROOT / "lessons" / "08_deployed.md").cells}
@@ -41,6 +41,11 @@ MORE = {
                           "hint_mla_heads_view"),
     "mla_both_heads_view": ("ex7_mla", "(B, T, H, d_C + d_R).transpose(1, 2)", "(B, H, T, d_C + d_R)",
                             "hint_mla_heads_view"),
+    "batch_lengths_index_kv": ("ex14_batched_lengths", "[rows, :, lengths] = k_new[:, :, 0]" + " " * 41 +
+                               "# t(\"c8_row_slots\")\n    v_cache[rows, :, lengths] = v_new[:, :, 0]",
+                               "[:, :, lengths] = k_new\n    v_cache[:, :, lengths] = v_new", "hint_batch_lengths_index"),
+    "batch_lengths_index_error": ("ex14_batched_lengths", "_cache[rows, :, lengths] = ", "_cache[:, :, lengths] = ",
+                                  "hint_batch_lengths_index"),
     "pdec_sum_not_rescaled": ("ex13_paged_attention", "l = l * scale + ", "l = l + ", "hint_pdec_rescale_sum"),
     "flex_sink_base": ("ex15_flex_sink", "torch.sigmoid(aux.lse - sinks.view(1, -1, 1))",
                        "torch.sigmoid((aux.lse - sinks.view(1, -1, 1)) * math.log(2))", "hint_flex_sink_base"),
@@ -86,3 +91,20 @@ def test_a_ring_written_slot_by_slot_once_passes():
     fn = learner("ex4_rolling_cache", RING_WRITE, one_by_one)
     checks.check_attend_rolling(fn)
     passes(probes.attend_rolling, fn)
+
+
+def test_exercise_9_refuses_any_join_as_its_text_says(lang):
+    """The text: no function that joins tensors (torch.cat, torch.stack, …) anywhere in attend_preallocated, even on
+    a tensor that is not the cache (a mask), and SDPA allowed (test_lesson8.py). A mask stacked row by row is refused
+    by the check and by the grader alike."""
+    stacked = "torch.stack([torch.arange(T_all, device=x_new.device) <= T_past + i for i in range(T_new)])"
+    source = CELLS["ex9_preallocated"]
+    old = "torch.ones(T_new, T_all, dtype=torch.bool, device=x_new.device).tril(diagonal=T_past)"
+    assert old in source
+    scope = {"torch": torch, "math": math}
+    exec(source.replace(old, stacked), scope)   # noqa: S102 - the lesson's own solution, one replacement
+    fn = scope["attend_preallocated"]
+    fails_with(checks.check_attend_preallocated, fn, "hint_concat_by_hand",
+               name="attend_preallocated(attn, x_new, k_buf, v_buf, 0)")
+    failure = fails(probes.attend_preallocated, fn, key="hidden_concat_refused")
+    assert failure.hint[0] == "hint_concat_by_hand"

@@ -35,14 +35,18 @@ def batched_inputs(draws, case: str, dtype):
 
 def write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=None, unwritten=False, crossed=False):
     """The caches after writing each row's new token at its own length (shared: every row at that one position;
-    crossed: k_cache[:, :, lengths] = k_new, each row's token at every row's length)."""
+    crossed: k_cache[:, :, lengths] = k_new, each row's token at every row's length; "k": the keys alone so, the
+    values written right)."""
     k_cache, v_cache = k_cache.clone(), v_cache.clone()
+    rows = torch.arange(k_cache.size(0))
+    where = lengths if shared is None else torch.full_like(lengths, shared)
     if crossed:
-        k_cache[:, :, lengths], v_cache[:, :, lengths] = k_new, v_new
+        k_cache[:, :, lengths] = k_new
     elif not unwritten:
-        rows = torch.arange(k_cache.size(0))
-        where = lengths if shared is None else torch.full_like(lengths, shared)
         k_cache[rows, :, where] = k_new[:, :, 0]
+    if crossed is True:
+        v_cache[:, :, lengths] = v_new
+    elif not unwritten:
         v_cache[rows, :, where] = v_new[:, :, 0]
     return k_cache, v_cache
 
@@ -63,11 +67,12 @@ def batched_variants(q, k_new, v_new, k_cache, v_cache, lengths) -> dict:
     right = write_rows(k_cache, v_cache, k_new, v_new, lengths)
     first = write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=int(lengths[0]))
     longest = write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=int(lengths.max()))
-    crossed = write_rows(k_cache, v_cache, k_new, v_new, lengths, crossed=True)
+    crossed, keys_crossed = (write_rows(k_cache, v_cache, k_new, v_new, lengths, crossed=how) for how in (True, "k"))
     return {None: out(*right, lengths + 1),
             ("hint_batch_shared_slot", "first"): out(*first, lengths + 1),
             ("hint_batch_shared_slot", "longest"): out(*longest, torch.full_like(lengths, int(lengths.max()) + 1)),
             "hint_batch_lengths_index": out(*crossed, lengths + 1),
+            ("hint_batch_lengths_index", "k"): out(*keys_crossed, lengths + 1),
             "hint_batch_shared_length": out(*right, torch.full_like(lengths, int(lengths.max()) + 1)),
             "hint_batch_before_write": out(*right, lengths),
             "hint_batch_no_mask": out(*right, None),
