@@ -160,7 +160,7 @@ def _rolling(bug=None):
         positions = torch.arange(T_new) if bug == "restart" else torch.arange(seen, seen + T_new)
         turned = {"rope_restart": torch.arange(T_new), "rope_slots": positions % window}.get(bug, positions)
         q, k = rope(q, k, turned)
-        last = min(T_new, window)
+        last = T_new if bug == "every_slot" else min(T_new, window)   # every_slot: a slot written twice
         slots = positions[-last:] if bug == "no_modulo" else positions[-last:] % window
         if bug == "write_first":
             k_ring[:, :, slots], v_ring[:, :, slots], pos[slots] = k[:, :, -last:], v[:, :, -last:], positions[-last:]
@@ -201,7 +201,8 @@ ROLLING_BUGS = {"restart": "hint_rolling_positions", "plus_one": "hint_rolling_w
                 "ring_dtype": "hint_rolling_ring_dtype", "ring_swapped": "hint_cache_kv_swapped",
                 "join_order": "hint_rolling_join_order", "replaced": "hint_rolling_replaced",
                 "pos_replaced": "hint_rolling_replaced", "ring_order": "hint_rolling_ring_order",
-                "rebound": "hint_rolling_replaced", "pos_rebound": "hint_rolling_replaced"}
+                "rebound": "hint_rolling_replaced", "pos_rebound": "hint_rolling_replaced",
+                "every_slot": "hint_rolling_repeated_slots"}
 
 
 def test_rolling_cache_bugs_get_their_hints(lang):

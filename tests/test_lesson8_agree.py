@@ -26,6 +26,7 @@ def _answer(exercise: str, bug: str) -> tuple:
 
 AGREE = [("mask_mods", "top_left"), ("mask_mods", "and"), ("alibi_score_mod", "scaled"),
          ("sliding_window_mod", "plus_one"), ("attend_rolling", "restart"), ("attend_rolling", "grow"),
+         ("attend_rolling", "every_slot"),
          ("attend_streaming", "budget"), ("sink_attention", "kept"), ("sink_attention", "scaled"),
          ("flex_sink_attention", "unsqueeze"), ("flex_sink_attention", "log2"), ("softcap_score_mod", "clamp")]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn as nn
+from torch.overrides import TorchFunctionMode
 
 from .engine import close
 from .heads import merge_heads, split_heads
@@ -125,6 +126,71 @@ def rolling_error(kind: str, message: str, call: str = "") -> str | None:
     if "dtypes match" in message or "expected scalar type" in message.lower() or "same dtype" in message:
         return "hint_rolling_ring_dtype"
     return length_error(kind, message)
+
+
+def _repeats(index, dim: int | None = None) -> bool:
+    """An integer index that names one place twice (dim: scatter's axis, along which its places are taken)."""
+    if not isinstance(index, torch.Tensor) or index.dtype == torch.bool or index.is_floating_point() \
+            or index.device.type == "meta" or index.numel() < 2:
+        return False
+    if dim is None:
+        return index.unique().numel() < index.numel()
+    ordered = index.sort(dim).values
+    n = ordered.size(dim)
+    return n > 1 and bool((ordered.narrow(dim, 1, n - 1) == ordered.narrow(dim, 0, n - 1)).any())
+
+
+def _places(key) -> torch.Tensor | None:
+    """The places an advanced index (a setitem key, index_put's indices) writes, one row each: its integer index
+    tensors broadcast together; None without two integer indices or more than one place."""
+    parts = key if isinstance(key, (tuple, list)) and not all(isinstance(x, int) for x in key) else (key,)
+    parts = [torch.as_tensor(x) if isinstance(x, list) else x for x in parts]
+    found = [x for x in parts if isinstance(x, torch.Tensor) and not x.dtype == torch.bool
+             and not x.is_floating_point() and x.dim() > 0 and x.device.type != "meta"]
+    if not found:
+        return None
+    return torch.stack([x.reshape(-1) for x in torch.broadcast_tensors(*found)], -1)
+
+
+class RepeatedWrites(TorchFunctionMode):
+    """Watches a call for writes that put two values in one place (k_ring[:, :, slots] = k with a slot named twice):
+    PyTorch leaves which value stays undefined (on the CPU the last write happens to win; on a GPU the order may
+    change from run to run). Records the storages written that way; into(result) says whether the cache returned is
+    one of them."""
+    SETTERS = {torch.Tensor.__setitem__, torch.Tensor.index_put_, torch.Tensor.index_put, torch.index_put}
+    COPIES = {torch.Tensor.index_copy_, torch.Tensor.index_copy, torch.index_copy}
+    SCATTERS = {torch.Tensor.scatter_, torch.Tensor.scatter, torch.scatter}
+
+    def __init__(self):
+        super().__init__()
+        self.storages = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        try:
+            self._watch(func, args, kwargs)
+        except Exception:   # a key this reading does not follow: the call itself says what is wrong with it
+            pass
+        return func(*args, **kwargs)
+
+    def _watch(self, func, args, kwargs):
+        if not args or not isinstance(args[0], torch.Tensor):
+            return
+        repeated = False
+        if func in self.SETTERS and len(args) > 1 and not kwargs.get("accumulate", args[3] if len(args) > 3 else False):
+            places = _places(args[1])
+            repeated = places is not None and places.size(0) > 1 and places.unique(dim=0).size(0) < places.size(0)
+        elif func in self.COPIES and len(args) > 2:
+            repeated = _repeats(args[2])
+        elif func in self.SCATTERS and len(args) > 2 and "reduce" not in kwargs and len(args) < 5:
+            repeated = _repeats(args[2], args[1] if isinstance(args[1], int) else None)
+        if repeated:
+            self.storages.add(args[0].untyped_storage().data_ptr())
+
+    def into(self, result) -> bool:
+        """Whether a tensor of the cache the call returned, (output, (k_ring, v_ring, pos)), was written that way."""
+        cache = result[1] if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple) else ()
+        return any(isinstance(x, torch.Tensor) and x.untyped_storage().data_ptr() in self.storages for x in cache)
 
 
 def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:

@@ -9,6 +9,7 @@ transformers' padding mask (autograder/reference/lesson8_paging.py).
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -32,13 +33,20 @@ def batched_inputs(draws, case: str, dtype):
     return lengths, k_cache, v_cache, steps
 
 
-def write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=None, unwritten=False):
-    """The caches after writing each row's new token at its own length (shared: every row at that one position)."""
+def write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=None, unwritten=False, crossed=False):
+    """The caches after writing each row's new token at its own length (shared: every row at that one position;
+    crossed: k_cache[:, :, lengths] = k_new, each row's token at every row's length; "k": the keys alone so, the
+    values written right)."""
     k_cache, v_cache = k_cache.clone(), v_cache.clone()
-    if not unwritten:
-        rows = torch.arange(k_cache.size(0))
-        where = lengths if shared is None else torch.full_like(lengths, shared)
+    rows = torch.arange(k_cache.size(0))
+    where = lengths if shared is None else torch.full_like(lengths, shared)
+    if crossed:
+        k_cache[:, :, lengths] = k_new
+    elif not unwritten:
         k_cache[rows, :, where] = k_new[:, :, 0]
+    if crossed is True:
+        v_cache[:, :, lengths] = v_new
+    elif not unwritten:
         v_cache[rows, :, where] = v_new[:, :, 0]
     return k_cache, v_cache
 
@@ -46,8 +54,8 @@ def write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=None, unwritten=F
 def batched_variants(q, k_new, v_new, k_cache, v_cache, lengths) -> dict:
     """The output (B, H, 1, D) of one step from caches holding lengths[b] tokens in row b, right (None) and with each
     classic mistake: every row written at one position (the first row's length, or the longest), every row masked at
-    the longest length, the mask made from the length before the write (the new token hidden), no mask (stale slots
-    attended), scores not scaled."""
+    the longest length, each row's token written at every row's length (k_cache[:, :, lengths]), the mask made from
+    the length before the write (the new token hidden), no mask (stale slots attended), scores not scaled."""
     keys = torch.arange(k_cache.size(2))
 
     def out(kc, vc, seen, scale=1.0):
@@ -59,9 +67,12 @@ def batched_variants(q, k_new, v_new, k_cache, v_cache, lengths) -> dict:
     right = write_rows(k_cache, v_cache, k_new, v_new, lengths)
     first = write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=int(lengths[0]))
     longest = write_rows(k_cache, v_cache, k_new, v_new, lengths, shared=int(lengths.max()))
+    crossed, keys_crossed = (write_rows(k_cache, v_cache, k_new, v_new, lengths, crossed=how) for how in (True, "k"))
     return {None: out(*right, lengths + 1),
             ("hint_batch_shared_slot", "first"): out(*first, lengths + 1),
             ("hint_batch_shared_slot", "longest"): out(*longest, torch.full_like(lengths, int(lengths.max()) + 1)),
+            "hint_batch_lengths_index": out(*crossed, lengths + 1),
+            ("hint_batch_lengths_index", "k"): out(*keys_crossed, lengths + 1),
             "hint_batch_shared_length": out(*right, torch.full_like(lengths, int(lengths.max()) + 1)),
             "hint_batch_before_write": out(*right, lengths),
             "hint_batch_no_mask": out(*right, None),
@@ -83,20 +94,24 @@ def batched_bug(args, got) -> str | None:
 
 
 def cache_bug(got_k, k_cache, k_new, lengths) -> str | None:
-    """What a key cache written wrong shows: the new keys at one shared position, or not written at all."""
+    """What a key cache written wrong shows: the new keys at one shared position, at every row's length
+    (k_cache[:, :, lengths]), or not written at all."""
     if not isinstance(got_k, torch.Tensor) or got_k.shape != k_cache.shape:
         return None
     got_k = got_k.detach().double()
     for shared in {int(lengths[0]), int(lengths.max())}:
         if close(got_k, write_rows(k_cache, k_cache, k_new, k_new, lengths, shared=shared)[0].double(), 1e-9):
             return "hint_batch_shared_slot"
+    if close(got_k, write_rows(k_cache, k_cache, k_new, k_new, lengths, crossed=True)[0].double(), 1e-9):
+        return "hint_batch_lengths_index"
     return "hint_batch_unwritten" if close(got_k, k_cache.double(), 1e-9) else None
 
 
 def batched_error(kind: str, message: str, call: str = "") -> str | None:
     """An error in decode_batched: a tensor made on the CPU that met the meta device's (no device=q.device), a
     length read out as a Python number (impossible on the meta device, a wait for the GPU on a real one), or the
-    lengths compared with the key positions without their row axis (lengths[:, None])."""
+    lengths compared with the key positions without their row axis (lengths[:, None]), or the lengths as the index of
+    the cache's time axis alone (k_cache[:, :, lengths] = k_new[:, :, 0]: (B, H, D) into a (B, H, B, D) result)."""
     if "meta" in call and (".item()" in message or "Tensor.item" in message or "tolist" in message
                            or "cannot be converted to Scalar" in message or "data-dependent" in message
                            or "copy out of meta tensor" in message):   # .tolist() on the meta device says this
@@ -105,6 +120,8 @@ def batched_error(kind: str, message: str, call: str = "") -> str | None:
         return "hint_batch_device"
     if "must match the size of tensor" in message:
         return "hint_batch_lengths_axis"
+    if re.search(r"indexing result of shape \[\d+, \d+, \d+, \d+\]", message):
+        return "hint_batch_lengths_index"
     return None
 
 

@@ -42,11 +42,12 @@ class MLAHost(nn.Module):
         self.o_proj = nn.Linear(*layers["o_proj"], bias=False)
 
 
-def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=True, rotate=True):
-    """q_nope (B, H, T, dn), q_rot (B, H, T, dr), the normalised latent c (B, T, r) and the shared k_rot (B, T, dr)."""
+def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=True, rotate=True, heads_view=False):
+    """q_nope (B, H, T, dn), q_rot (B, H, T, dr), the normalised latent c (B, T, r) and the shared k_rot (B, T, dr).
+    heads_view: the query's heads split with view(B, H, T, …) alone, without view(B, T, H, …).transpose(1, 2)."""
     b, n, _ = x.shape
     h, r, dn, dr = m.n_head, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim
-    q = m.q_proj(x).view(b, n, h, dn + dr).transpose(1, 2)
+    q = m.q_proj(x).view(b, h, n, dn + dr) if heads_view else m.q_proj(x).view(b, n, h, dn + dr).transpose(1, 2)
     q_nope, q_rot = q.split([dn, dr], -1) if q_nope_first else q.split([dr, dn], -1)[::-1]
     latent = m.kv_a_proj_with_mqa(x)
     c, k_rot = latent.split([r, dr], -1) if latent_first else latent.split([dr, r], -1)[::-1]
@@ -59,13 +60,16 @@ def mla_parts(m, x, positions, turn, norm=True, latent_first=True, q_nope_first=
 
 
 def mla_qkv(m, x, turn, bug: str | None = None) -> tuple:
-    """MLA's q, k (B, H, T, dn + dr) and v (B, H, T, dv) for x (B, T, E), RoPE at 0 … T−1."""
+    """MLA's q, k (B, H, T, dn + dr) and v (B, H, T, dv) for x (B, T, E), RoPE at 0 … T−1. bug: a classic mistake's
+    hint, or ("hint_mla_heads_view", "q", "kv" or "qkv"): those heads split with view(B, H, T, …) alone."""
     b, n, _ = x.shape
     h, dn, dr, dv = m.n_head, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim
+    viewed = bug[1] if isinstance(bug, tuple) and bug[0] == "hint_mla_heads_view" else ""
     q_nope, q_rot, c, k_rot = mla_parts(m, x, torch.arange(n), turn, norm=bug != "hint_mla_norm",
                                         latent_first=bug != "hint_mla_latent_split",
-                                        q_nope_first=bug != "hint_mla_q_split")
-    kv = m.kv_b_proj(c).view(b, n, h, dn + dv).transpose(1, 2)
+                                        q_nope_first=bug != "hint_mla_q_split", heads_view=viewed.startswith("q"))
+    kv = m.kv_b_proj(c)
+    kv = kv.view(b, h, n, dn + dv) if "kv" in viewed else kv.view(b, n, h, dn + dv).transpose(1, 2)
     k_nope, v = kv.split([dn, dv], -1) if bug != "hint_mla_kv_split" else kv.split([dv, dn], -1)[::-1]
     return torch.cat([q_nope, q_rot], -1), torch.cat([k_nope, k_rot[:, None].expand(b, h, n, dr)], -1), v
 
@@ -81,7 +85,7 @@ def mla_run(m, x, turn, bug: str | None = None) -> torch.Tensor:
 
 
 MLA_BUGS = ("hint_mla_norm", "hint_mla_scale", "hint_mla_kv_split", "hint_mla_latent_split", "hint_mla_q_split",
-            "hint_mla_no_mask")
+            "hint_mla_no_mask", *(("hint_mla_heads_view", which) for which in ("q", "kv", "qkv")))
 
 
 def mla_variants(m, x, turn) -> dict:
@@ -200,7 +204,7 @@ def right_mla(sizes, base: float) -> tuple:
 
 # --------------------------------------------------------------------------- exercise 8: MLA absorbed, a latent cache
 def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swap_qk=False, new_first="",
-                 renorm=False, nope_scale=False) -> list:
+                 renorm=False, nope_scale=False, heads_view=False) -> list:
     """What the absorbed form returns for each chunk (output, latent cache): W_UK taken into the query side, W_UV
     into the output side, keys and values never expanded. Right with the defaults, or one classic mistake
     (new_first: "c", "k" or "ck", the new latent or shared key joined before the cache's; renorm: the latent
@@ -216,7 +220,7 @@ def absorbed_run(m, x, chunks, turn, restart=False, swap=False, offset=True, swa
         n = hi - lo
         past = 0 if cache is None else cache[0].size(1)
         positions = torch.arange(n) if restart else torch.arange(past, past + n)
-        q_nope, q_rot, c, k_rot = mla_parts(m, x[:, lo:hi], positions, turn)
+        q_nope, q_rot, c, k_rot = mla_parts(m, x[:, lo:hi], positions, turn, heads_view=heads_view)
         if swap_qk:   # rope's results taken the other way round: the shared key as the query, head 0's query cached
             q_rot, k_rot = k_rot[:, None], q_rot[:, 0]
         if cache is not None:
@@ -237,7 +241,7 @@ ABSORBED_BUGS = {"hint_mla_positions": dict(restart=True), "hint_mla_absorb_swap
                  "hint_cache_mask_offset": dict(offset=False), "hint_rope_qk_swapped": dict(swap_qk=True),
                  **{("hint_mla_cache_order", part): dict(new_first=part) for part in ("ck", "c", "k")},
                  "hint_mla_norm_twice": dict(renorm=True), ("hint_mla_norm_twice", "joined"): dict(renorm="joined"),
-                 "hint_mla_scale": dict(nope_scale=True)}
+                 "hint_mla_scale": dict(nope_scale=True), "hint_mla_heads_view": dict(heads_view=True)}
 
 
 def latent_shape_hint(shape, b: int, n: int, width: int, r: int, dr: int, h: int):

@@ -111,9 +111,9 @@ def _online(q, ks, vs, rescale=True, update_max=True, divide=True, per_page=Fals
             continue
         m_new = torch.maximum(m, s.amax(-1, keepdim=True))
         p = torch.exp(s - m_new)
-        c = torch.exp(m - m_new) if rescale else torch.ones_like(m)
-        l = l * c + p.sum(-1, keepdim=True)
-        acc = acc * c + torch.einsum("hn,nhd->hd", p, v)
+        c, one = torch.exp(m - m_new), torch.ones_like(m)   # rescale "l" or "acc": only that one rescaled
+        l = l * (c if rescale in (True, "l") else one) + p.sum(-1, keepdim=True)
+        acc = acc * (c if rescale in (True, "acc") else one) + torch.einsum("hn,nhd->hd", p, v)
         m = m_new if update_max else m
     return acc / l if divide and not per_page else acc
 
@@ -140,8 +140,8 @@ def paged_decode_run(q, k_pages, v_pages, block_tables, seq_lens, table=None, fi
 def paged_decode_variants(*args) -> dict:
     """The right answer (None) and the classic mistakes, each (N, H, D): the table not used (logical page numbers as
     physical ones), the first sequence's row or length for all, the last page not cut at the length (its unused
-    slots read) or left out (length // P pages), the online softmax's rescaling or its running max forgotten, acc
-    not divided by l, each page's own softmax added up, scores not scaled."""
+    slots read) or left out (length // P pages), the online softmax's rescaling (of both, of acc or of ℓ) or its
+    running max forgotten, acc not divided by l, each page's own softmax added up, scores not scaled."""
     d = args[0].size(-1)
     return {None: paged_decode_run(*args), "hint_pdec_table": paged_decode_run(*args, table="logical"),
             "hint_pdec_first_row": paged_decode_run(*args, first=True),
@@ -150,6 +150,8 @@ def paged_decode_variants(*args) -> dict:
             "hint_pdec_tail": paged_decode_run(*args, tail=True),
             "hint_pdec_floor": paged_decode_run(*args, floor=True),
             "hint_pdec_rescale": paged_decode_run(*args, rescale=False),
+            "hint_pdec_rescale_acc": paged_decode_run(*args, rescale="l"),
+            "hint_pdec_rescale_sum": paged_decode_run(*args, rescale="acc"),
             "hint_pdec_max": paged_decode_run(*args, update_max=False),
             "hint_pdec_not_divided": paged_decode_run(*args, divide=False),
             "hint_pdec_page_softmax": paged_decode_run(*args, per_page=True),

@@ -76,7 +76,8 @@ def mask_of(block, n_q: int, n_k: int):
 
 def flex_sink_variants(q, k, v, sinks, block) -> dict:
     """FlexAttention's output times σ(lse − s_h), the share of each row's weight the sink leaves to the keys (it
-    equals exercise 6's output), and the mistakes; each (B, H, T_q, D)."""
+    equals exercise 6's output), and the mistakes (ln 2 where no base-2 log is: lse times or over it, or the
+    difference lse − s_h times or over it, as 2 ** (s_h − lse) computes); each (B, H, T_q, D)."""
     d = q.size(-1)
     keep = mask_of(block, q.size(-2), k.size(-2))
     s = q @ k.transpose(-2, -1) / math.sqrt(d)
@@ -88,6 +89,9 @@ def flex_sink_variants(q, k, v, sinks, block) -> dict:
         return out * torch.sigmoid(x).unsqueeze(-1)
     return {None: kept(lse - sink), "hint_flex_sink_sign": kept(sink - lse),
             "hint_flex_sink_log2": kept(lse * math.log(2) - sink),
+            "hint_flex_sink_log2_divided": kept(lse / math.log(2) - sink),   # lse * log2(e) alike
+            "hint_flex_sink_base": kept((lse - sink) * math.log(2)), ("hint_flex_sink_base", "divided"):
+            kept((lse - sink) / math.log(2)),
             "hint_flex_sink_scaled": kept(lse - sink / math.sqrt(d)), "hint_flex_sink_missing": out}
 
 
@@ -100,8 +104,9 @@ def flex_sink_bug(args, got):
     with torch.no_grad():
         variants = flex_sink_variants(q.double(), k.double(), v.double(), sinks.double(), block)
     got = got.detach().double()
-    return next((key for key, val in variants.items() if key and got.shape == val.shape and close(got, val, 1e-4)),
-                None)
+    found = next((key for key, val in variants.items() if key and got.shape == val.shape and close(got, val, 1e-4)),
+                 None)
+    return found[0] if isinstance(found, tuple) else found
 
 
 def flex_sink_error(kind: str, message: str, call: str = "") -> str | bool | None:

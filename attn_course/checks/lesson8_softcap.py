@@ -25,6 +25,7 @@ def softcap_variants(q, k, v, cap, window) -> dict:
             "hint_softcap_outside": capped(lambda x: cap * torch.tanh(x)),
             "hint_softcap_inverted": capped(lambda x: torch.tanh(x * cap) / cap),
             "hint_softcap_not_rescaled": capped(lambda x: torch.tanh(x / cap)),
+            "hint_softcap_fixed": capped(lambda x: 50.0 * torch.tanh(x / 50.0)),   # Gemma 2's cap, not the argument
             "hint_softcap_missing": capped(lambda x: x),     # before the clamp, which is this where no score passes cap
             "hint_softcap_clamp": capped(lambda x: x.clamp(-cap, cap))}
 

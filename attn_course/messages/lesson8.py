@@ -98,8 +98,8 @@ MESSAGES = {
         "ko": "윈도의 왼쪽 끝만 정해서 미래의 키도 보입니다. kv_idx <= p도 &로 잇습니다.",
     },
     "hint_window_top_left": {
-        "ja": "T_past を使っていません。キャッシュがあるときは、新しいトークンの位置は p = q_idx + T_past です。",
-        "ko": "T_past를 쓰지 않았습니다. 캐시가 있을 때 새 토큰의 위치는 p = q_idx + T_past입니다.",
+        "ja": "クエリの位置に T_past を足していません。キャッシュに T_past 個のトークンがあるとき、新しいトークンの位置は T_past から始まるので、q_idx 番目の新しいトークンの位置は p = q_idx + T_past です（右下にそろえます）。いまは p = q_idx なので、ウィンドウが位置 0 から始まる左上にそろえた形になっています。",
+        "ko": "쿼리 위치에 T_past를 더하지 않았습니다. 캐시에 토큰이 T_past개 있으면 새 토큰의 위치는 T_past부터 시작하므로, q_idx번째 새 토큰의 위치는 p = q_idx + T_past입니다(오른쪽 아래에 맞춥니다). 지금은 p = q_idx라서 윈도가 위치 0부터 시작하는, 왼쪽 위에 맞춘 모양입니다.",
     },
     "hint_window_shifted": {
         "ja": "ウィンドウが1つ過去にずれています（p − W ≤ j < p）。自分自身が見えず、代わりに W 個前のキーが見えます。見るのは自分を含む p − W < j ≤ p で、(kv_idx <= p) & (kv_idx > p - window) です。",
@@ -180,8 +180,8 @@ MESSAGES = {
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
     "hint_stream_is_causal": {
-        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L_all, dtype=torch.bool, device=q.device).tril(diagonal=L_all - T_new) を使います（L_all はキャッシュと新しいトークンをつないだあとのキーの数 k.size(2)。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
-        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 tril(diagonal=L_all - T_new)의 keep을 attn_mask로 넘깁니다(L_all은 캐시와 새 토큰을 이은 뒤의 키 개수 k.size(2)). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L', dtype=torch.bool, device=q.device).tril(diagonal=L' - T_new) を使います（L' はキャッシュと新しいトークンをつないだあとのキーの数 k.size(2)。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 keep = torch.ones(T_new, L', dtype=torch.bool, device=q.device).tril(diagonal=L' - T_new)를 씁니다(L'은 캐시와 새 토큰을 이은 뒤의 키 개수 k.size(2). SDPA라면 attn_mask=keep). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
@@ -458,8 +458,8 @@ MESSAGES = {
         "ko": "첫 호출에서는 cache가 None인데, 이 None을 언패킹하거나 cache[0]처럼 인덱싱했습니다. if cache is None: 분기가 있는지, 조건이 거꾸로 되지 않았는지 확인하세요.",
     },
     "hint_rolling_write": {
-        "ja": "リングバッファで書き込み先にするスロットの数と、書き込むトークンの数が合いません。last = min(T_new, window) として、系列の軸（軸 2）の最後の last 個のトークンを、スロット positions[-last:] % window に書き込みます（k_ring[:, :, slots] = k[:, :, -last:]）。",
-        "ko": "링 버퍼에서 값을 쓸 슬롯 수와 쓰려는 토큰 수가 다릅니다. last = min(T_new, window)로 두면, 슬롯 positions[-last:] % window에 시퀀스 축(축 2)의 마지막 토큰 last개를 써야 합니다(k_ring[:, :, slots] = k[:, :, -last:]).",
+        "ja": "リングバッファで書き込み先にするスロットの数と、書き込むトークンの数が合いません。書き込むのは、新しいトークンのうち系列の軸（軸 2）の最後の min(T_new, window) 個で、書き込み先はスロット positions[-min(T_new, window):] % window です（k_ring[:, :, slots] = k[:, :, -min(T_new, window):]）。",
+        "ko": "링 버퍼에서 값을 쓸 슬롯 수와 쓰려는 토큰 수가 다릅니다. 쓰는 것은 새 토큰 중 시퀀스 축(축 2)의 마지막 min(T_new, window)개이고, 쓸 곳은 슬롯 positions[-min(T_new, window):] % window입니다(k_ring[:, :, slots] = k[:, :, -min(T_new, window):]).",
     },
     "hint_mla_norm_input": {
         "ja": "kv_a_layernorm に、最後の軸の大きさが r でないテンソルを渡しています。kv_a_proj_with_mqa(x) の出力を split([r, d_R], dim=-1) で c、k_R の順に分け、正規化するのは c（幅 r）のほうです。",
@@ -478,8 +478,8 @@ MESSAGES = {
         "ko": "캐시가 있는 호출에서 c나 k_R이 T_past + T_new 토큰이 되지 않았습니다. 캐시와 이어 붙이지 않았거나 다른 축으로 이어 붙였습니다. 점수는 캐시를 포함한 모든 토큰에 대해 계산하므로, c = torch.cat([cache[0], c], dim=1), k_R = torch.cat([cache[1], k_R], dim=1)처럼 둘 다 토큰 축(축 1)에서 캐시 뒤에 이어 붙입니다.",
     },
     "hint_rolling_replaced": {
-        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -min(T_new, window):] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。書き込むトークンの数を last = min(T_new, window) として、k_ring[:, :, slots] = k[:, :, -last:]、v_ring[:, :, slots] = v[:, :, -last:]、pos[slots] = positions[-last:] のように、添字をつけて代入してください。",
-        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -min(T_new, window):] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. 쓸 토큰 수를 last = min(T_new, window)로 두고 k_ring[:, :, slots] = k[:, :, -last:], v_ring[:, :, slots] = v[:, :, -last:], pos[slots] = positions[-last:]처럼 인덱스를 지정해 대입하세요.",
+        "ja": "リングバッファに書き込まずに、新しいテンソルで置き換えています（k_ring = k や k_ring = k[:, :, -min(T_new, window):] のような代入）。リングバッファのスロットはいつも W 個で、新しいトークンは、絶対位置が p ならスロット p % window（window は W）に書き込みます。書き込むのは最後の min(T_new, window) 個なので、slots = positions[-min(T_new, window):] % window として、k_ring[:, :, slots] = k[:, :, -min(T_new, window):]、v_ring[:, :, slots] = v[:, :, -min(T_new, window):]、pos[slots] = positions[-min(T_new, window):] のように、添字をつけて代入してください。",
+        "ko": "링 버퍼의 슬롯에 값을 써넣지 않고 변수 자체를 새 텐서로 바꿔 버렸습니다(k_ring = k나 k_ring = k[:, :, -min(T_new, window):] 같은 대입). 링 버퍼는 항상 슬롯 W개를 유지하고, 새 토큰은 절대 위치 p에 해당하는 슬롯 p % window에 씁니다. 쓰는 것은 마지막 min(T_new, window)개이므로 slots = positions[-min(T_new, window):] % window로 두고 k_ring[:, :, slots] = k[:, :, -min(T_new, window):], v_ring[:, :, slots] = v[:, :, -min(T_new, window):], pos[slots] = positions[-min(T_new, window):]처럼 인덱스를 지정해 대입하세요.",
     },
     "hint_rolling_ring_order": {
         "ja": "キャッシュの3つの要素の順番が違います。attend_rolling はキャッシュを (k_ring, v_ring, pos) の順で返し、次の呼び出しでも同じ順で k_ring, v_ring, pos = cache と分解します。",

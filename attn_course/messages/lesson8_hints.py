@@ -5,6 +5,14 @@ Kept apart from lesson8.py, which is near the module-length limit."""
 
 MESSAGES = {
     # ---------------------------------------------------------------- exercise 4: a rolling cache
+    "rolling_repeated_slots": {
+        "ja": "{name} に {n} 個のトークンを一度に渡したとき（window = {window}）、リングの同じスロットに2回以上書き込んでいます。出力が正しくても、この書き方では結果が決まりません。",
+        "ko": "{name}에 토큰 {n}개를 한 번에 넘겼을 때(window = {window}) 링의 같은 슬롯에 두 번 이상 썼습니다. 출력이 맞더라도 이렇게 쓰면 결과가 정해지지 않습니다.",
+    },
+    "hint_rolling_repeated_slots": {
+        "ja": "新しいトークンを全部、スロット positions % window に書き込んでいませんか。T_new が window より多いと、positions % window に同じスロットが2回以上現れます。同じ添字に2回以上代入したときにどの値が残るかを、PyTorch は決めていません。CPU ではたまたま最後の値が残りますが、GPU では書き込みが並列に進むので、実行のたびに違う値が残ることがあります。書き込むのは最後の min(T_new, window) 個だけです。slots = positions[-min(T_new, window):] % window として、k_ring[:, :, slots] = k[:, :, -min(T_new, window):] のように書き込みます。",
+        "ko": "새 토큰을 모두 슬롯 positions % window에 쓰지 않았나요? T_new가 window보다 많으면 positions % window에 같은 슬롯이 두 번 이상 나옵니다. 같은 인덱스에 두 번 이상 대입했을 때 어느 값이 남을지 PyTorch는 정해 두지 않았습니다. CPU에서는 우연히 마지막 값이 남지만, GPU에서는 쓰기가 병렬로 진행되므로 실행할 때마다 다른 값이 남을 수 있습니다. 쓰는 것은 마지막 min(T_new, window)개뿐입니다. slots = positions[-min(T_new, window):] % window로 두고 k_ring[:, :, slots] = k[:, :, -min(T_new, window):]처럼 씁니다.",
+    },
     "hint_rolling_seen_off": {
         "ja": "新しいトークンの位置が1つ前にずれています。pos.max() は最後に書き込んだトークンの位置なので、次のトークンの位置は T_seen = int(pos.max()) + 1 から始まります（最初の呼び出しでは pos がすべて −1 なので 0 からです）。",
         "ko": "새 토큰의 위치가 하나 앞으로 밀렸습니다. pos.max()는 마지막으로 쓴 토큰의 위치이므로, 다음 토큰의 위치는 T_seen = int(pos.max()) + 1부터 시작합니다(첫 호출에서는 pos가 모두 −1이므로 0부터입니다).",
@@ -25,6 +33,38 @@ MESSAGES = {
         "ja": "重みにキーを掛けています（softmax(...) @ keys）。出力は重みとバリューの積です：torch.softmax(scores, dim=-1) @ values。",
         "ko": "가중치에 키를 곱했습니다(softmax(...) @ keys). 출력은 가중치와 밸류의 곱입니다: torch.softmax(scores, dim=-1) @ values.",
     },
+    # ---------------------------------------------------------------- exercises 7 and 8: MLA
+    "hint_mla_heads_view": {
+        "ja": "ヘッドを view(B, H, T, …) だけで分けていませんか。q_proj(x) や kv_b_proj(c) の出力 (B, T, …) の最後の軸には、トークンごとにヘッド 0 の成分、ヘッド 1 の成分、… が並んでいます。まず view(B, T, H, …) でトークンごとにヘッドに分け、そのあと .transpose(1, 2) で (B, H, T, …) にします。いきなり view(B, H, T, …) とすると、形状は合っていても、別のトークンの成分が1つのヘッドに混ざります。",
+        "ko": "헤드를 view(B, H, T, …)만으로 나누지 않았나요? q_proj(x)나 kv_b_proj(c)의 출력 (B, T, …)의 마지막 축에는 토큰마다 헤드 0의 성분, 헤드 1의 성분, …이 놓여 있습니다. 먼저 view(B, T, H, …)로 토큰마다 헤드로 나눈 뒤 .transpose(1, 2)로 (B, H, T, …)로 만듭니다. 바로 view(B, H, T, …)로 하면 모양은 맞아도 다른 토큰의 성분이 한 헤드에 섞입니다.",
+    },
+    # ---------------------------------------------------------------- exercise 13: attention page by page
+    "hint_pdec_rescale_acc": {
+        "ja": "最大値が m から m' に上がったとき、指数の和 ℓ は e^{{m - m'}} 倍していますが、acc は倍していません。acc もそれまでのページの、重みをかけたバリューの和で、古い最大値を基準にしています。同じ c = torch.exp(m - m_new) で acc = acc * c + … と更新します。",
+        "ko": "최댓값이 m에서 m'으로 올랐을 때 지수의 합 ℓ에는 e^{{m - m'}}을 곱했지만 acc에는 곱하지 않았습니다. acc도 앞 페이지들의, 가중치를 곱한 밸류의 합이라 이전 최댓값을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 acc = acc * c + …로 갱신합니다.",
+    },
+    "hint_pdec_rescale_sum": {
+        "ja": "最大値が m から m' に上がったとき、acc は e^{{m - m'}} 倍していますが、指数の和 ℓ は倍していません。ℓ もそれまでのページの和で、古い最大値を基準にしています。同じ c = torch.exp(m - m_new) で ℓ = ℓ * c + … と更新します。",
+        "ko": "최댓값이 m에서 m'으로 올랐을 때 acc에는 e^{{m - m'}}을 곱했지만 지수의 합 ℓ에는 곱하지 않았습니다. ℓ도 앞 페이지들의 합이라 이전 최댓값을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 ℓ = ℓ * c + …로 갱신합니다.",
+    },
+    # ---------------------------------------------------------------- exercise 14: rows of different lengths
+    "hint_batch_lengths_index": {
+        "ja": "k_cache[:, :, lengths] のように、長さのテンソルで系列の軸だけに添字をつけていませんか。これは行ごとに1つの位置を選ぶのではなく、どの行でも lengths のすべての位置を選ぶので、(B, H, B, D) になります（各行の新しいトークンが、ほかの行の長さの位置にも書き込まれます）。行 b に使うのは lengths[b] の位置だけです。行の番号 rows = torch.arange(B) と組にして k_cache[rows, :, lengths] = k_new[:, :, 0] と書き込み、見てよいキーは torch.arange(T_max) <= lengths[:, None] のマスクで決めます。",
+        "ko": "k_cache[:, :, lengths]처럼 길이 텐서로 시퀀스 축만 인덱싱하지 않았나요? 이렇게 하면 행마다 위치 하나를 고르는 것이 아니라 모든 행에서 lengths의 모든 위치를 골라 (B, H, B, D)가 됩니다(각 행의 새 토큰이 다른 행의 길이 위치에도 쓰입니다). 행 b에 쓰는 것은 lengths[b] 위치뿐입니다. 행 번호 rows = torch.arange(B)와 짝지어 k_cache[rows, :, lengths] = k_new[:, :, 0]로 쓰고, 봐도 되는 키는 torch.arange(T_max) <= lengths[:, None] 마스크로 정합니다.",
+    },
+    # ---------------------------------------------------------------- exercises 15 and 16
+    "hint_flex_sink_log2_divided": {
+        "ja": "lse を ln 2 で割っています（または log2(e) を掛けています）。自然対数の lse を底 2 の対数に直したようですが、aux.lse も s_h も自然対数の尺度でそろっています。torch.sigmoid(aux.lse - s_h) のように、lse はそのまま使います。",
+        "ko": "lse를 ln 2로 나눴습니다(또는 log2(e)를 곱했습니다). 자연로그인 lse를 밑이 2인 로그로 바꾼 것 같지만, aux.lse도 s_h도 자연로그 척도로 맞춰져 있습니다. torch.sigmoid(aux.lse - s_h)처럼 lse를 그대로 씁니다.",
+    },
+    "hint_flex_sink_base": {
+        "ja": "lse − s_h に ln 2 を掛けるか、ln 2 で割っています（2 の累乗や log2 で σ を計算すると、こうなります）。lse も s_h も自然対数の尺度なので、σ(lse − s_h) は底 e のまま torch.sigmoid(aux.lse - s_h) で計算します。",
+        "ko": "lse − s_h에 ln 2를 곱하거나 ln 2로 나눴습니다(2의 거듭제곱이나 log2로 σ를 계산하면 이렇게 됩니다). lse도 s_h도 자연로그 척도이므로 σ(lse − s_h)는 밑 e 그대로 torch.sigmoid(aux.lse - s_h)로 계산합니다.",
+    },
+    "hint_softcap_fixed": {
+        "ja": "引数の cap ではなく、Gemma 2 の値 50 を書き込んでいませんか。softcap_score_mod(cap) は、渡された cap で cap * torch.tanh(score / cap) を計算する score_mod を返します（隠しテストは 50 以外の cap も渡します）。",
+        "ko": "인자 cap 대신 Gemma 2의 값 50을 직접 쓰지 않았나요? softcap_score_mod(cap)는 넘겨받은 cap으로 cap * torch.tanh(score / cap)을 계산하는 score_mod를 반환합니다(숨겨진 테스트는 50이 아닌 cap도 넘깁니다).",
+    },
     # ---------------------------------------------------------------- exercise 5: StreamingLLM
     "hint_stream_tail_slice": {
         "ja": "キャッシュのキー（またはバリュー）を x とします。T_new が window と等しいと、x[:, :, -(window - T_new):] は x[:, :, -0:]、つまり x[:, :, 0:] になり（-0 は 0 です）、何も追い出さずにキャッシュ全体を残してしまいます。残す最後の部分はキャッシュの長さ L = x.size(2) から数えて x[:, :, L - (window - T_new):] と書きます。これなら残す数が 0 のときは空になります。",
@@ -35,12 +75,12 @@ MESSAGES = {
         "ko": "캐시로 돌린 뒤의 키(k_rot)를 반환했습니다. 다음 호출에서 그 키를 한 번 더 돌리므로 회전이 겹쳐 쌓입니다. 캐시로 반환하는 것은 돌리기 전의 키 (k, v)이고, 돌리는 것은 호출할 때마다 계산 안에서만 합니다.",
     },
     "hint_stream_query_from_zero": {
-        "ja": "クエリを位置 0, 1, … で回しています。新しいトークンはキャッシュの最後にいるので、キャッシュと新しいトークンをつないだあとのキーの数を L_all とすると、クエリの位置は L_all - T_new, …, L_all - 1 です。",
-        "ko": "쿼리를 위치 0, 1, …로 돌렸습니다. 새 토큰은 캐시의 끝에 있으므로 캐시와 새 토큰을 이은 뒤의 키 개수를 L_all이라 하면 쿼리의 위치는 L_all - T_new, …, L_all - 1입니다.",
+        "ja": "クエリを位置 0, 1, … で回しています。新しいトークンはキャッシュの最後にいるので、キャッシュと新しいトークンをつないだあとのキーの数を L' とすると、クエリの位置は L' - T_new, …, L' - 1 です。",
+        "ko": "쿼리를 위치 0, 1, …로 돌렸습니다. 새 토큰은 캐시의 끝에 있으므로 캐시와 새 토큰을 이은 뒤의 키 개수를 L'이라 하면 쿼리의 위치는 L' - T_new, …, L' - 1입니다.",
     },
     "hint_stream_diagonal_minus_one": {
-        "ja": "マスクの対角線が1つ左にずれていて、どのトークンも自分自身を見ていません。右下にそろえたマスクは tril(diagonal=L_all - T_new) です（L_all はキャッシュと新しいトークンをつないだあとのキーの数。- 1 は付けません）。",
-        "ko": "마스크의 대각선이 하나 왼쪽으로 밀려서 어떤 토큰도 자기 자신을 보지 못합니다. 오른쪽 아래에 맞춘 마스크는 tril(diagonal=L_all - T_new)입니다(L_all은 캐시와 새 토큰을 이은 뒤의 키 개수이며, - 1을 붙이지 않습니다).",
+        "ja": "マスクの対角線が1つ左にずれていて、どのトークンも自分自身を見ていません。右下にそろえたマスクは tril(diagonal=L' - T_new) です（L' はキャッシュと新しいトークンをつないだあとのキーの数。- 1 は付けません）。",
+        "ko": "마스크의 대각선이 하나 왼쪽으로 밀려서 어떤 토큰도 자기 자신을 보지 못합니다. 오른쪽 아래에 맞춘 마스크는 tril(diagonal=L' - T_new)입니다(L'은 캐시와 새 토큰을 이은 뒤의 키 개수이며, - 1을 붙이지 않습니다).",
     },
     # ---------------------------------------------------------------- exercises 7 and 8: MLA
     "hint_mla_rope_head_axis": {

@@ -52,12 +52,12 @@ MESSAGES = {
         "ko": "페이지를 모아 텐서 하나로 복사했습니다(k_pages[block_tables[i, :n]], torch.cat, torch.stack 등). 이러면 연습 문제 10의 paged_gather와 같은 복사가 됩니다. 페이지를 한 장씩 k_pages[page]로 읽고, 온라인 소프트맥스로 더해 갑니다.",
     },
     "pdec_gathered": {
-        "ja": "paged_decode が、ページから形状 {shape} のテンソルを新しく作りました。一度に読むのは、1つの系列のページ1枚（または各系列のページ1枚ずつ）までです",
-        "ko": "paged_decode가 페이지로부터 모양이 {shape}인 텐서를 새로 만들었습니다. 한 번에 읽어도 되는 것은 한 시퀀스의 페이지 한 장(또는 각 시퀀스의 페이지 한 장씩)까지입니다",
+        "ja": "paged_decode が、ページから形状 {shape} のテンソルを新しく作りました。一度に読むのは、1つの系列のページ1枚（または各系列のページ1枚ずつ）までです。",
+        "ko": "paged_decode가 페이지로부터 모양이 {shape}인 텐서를 새로 만들었습니다. 한 번에 읽어도 되는 것은 한 시퀀스의 페이지 한 장(또는 각 시퀀스의 페이지 한 장씩)까지입니다.",
     },
     "pdec_meta": {
-        "ja": "meta デバイスの float16 の入力に対して、paged_decode の出力が {device} の {dtype} になりました（meta の float16 になるはずです）",
-        "ko": "meta 장치의 float16 입력에 대해 paged_decode의 출력이 {device}의 {dtype}이(가) 되었습니다(meta의 float16이어야 합니다)",
+        "ja": "meta デバイスの float16 の入力に対して、paged_decode の出力が {device} の {dtype} になりました（meta の float16 になるはずです）。",
+        "ko": "meta 장치의 float16 입력에 대해 paged_decode의 출력이 {device}의 {dtype}이(가) 되었습니다(meta의 float16이어야 합니다).",
     },
     # ---------------------------------------------------------------- exercise 14: one cache, rows of different lengths
     "hint_batch_shared_slot": {
@@ -97,16 +97,16 @@ MESSAGES = {
         "ko": "lengths(모양 (B,))와 키의 위치(모양 (T_max,))를 그대로 비교했습니다. lengths[:, None]으로 (B, 1)로 만든 다음 비교하면 (B, T_max) 마스크가 되고, 그것을 [:, None, None, :]로 (B, 1, 1, T_max)로 만들면 점수 (B, H, 1, T_max)에 맞출 수 있습니다.",
     },
     "batch_differs": {
-        "ja": "ステップ {step}（各行の長さ {lengths}）で、decode_batched の出力が正しい値と違います（最大誤差 {err:.2e}）",
-        "ko": "스텝 {step}(각 행의 길이 {lengths})에서 decode_batched의 출력이 올바른 값과 다릅니다(최대 오차 {err:.2e})",
+        "ja": "ステップ {step}（各行の長さ {lengths}）で、decode_batched の出力が正しい値と違います（最大誤差 {err:.3g}）。",
+        "ko": "스텝 {step}(각 행의 길이 {lengths})에서 decode_batched의 출력이 올바른 값과 다릅니다(최대 오차 {err:.3g}).",
     },
     "batch_cache_differs": {
-        "ja": "ステップ {step}（各行の長さ {lengths}）のあと、キーのキャッシュの中身が正しくありません",
-        "ko": "스텝 {step}(각 행의 길이 {lengths}) 뒤에 키 캐시의 내용이 올바르지 않습니다",
+        "ja": "ステップ {step}（各行の長さ {lengths}）のあと、キーのキャッシュの中身が正しくありません。",
+        "ko": "스텝 {step}(각 행의 길이 {lengths}) 뒤에 키 캐시의 내용이 올바르지 않습니다.",
     },
     "batch_meta": {
-        "ja": "meta デバイスの float16 の入力に対して、decode_batched の出力が {device} の {dtype} になりました（meta の float16 になるはずです）",
-        "ko": "meta 장치의 float16 입력에 대해 decode_batched의 출력이 {device}의 {dtype}이(가) 되었습니다(meta의 float16이어야 합니다)",
+        "ja": "meta デバイスの float16 の入力に対して、decode_batched の出力が {device} の {dtype} になりました（meta の float16 になるはずです）。",
+        "ko": "meta 장치의 float16 입력에 대해 decode_batched의 출력이 {device}의 {dtype}이(가) 되었습니다(meta의 float16이어야 합니다).",
     },
     # ---------------------------------------------------------------- the notebook's texts
     "c8_running_state": {

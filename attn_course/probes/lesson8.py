@@ -12,8 +12,8 @@ import torch
 
 from ..checks.flex import create_mask, flex, quiet_flex
 from ..checks.lesson8_caches import (
-    CacheHost, STREAM_BUGS, first_turned, ring_replaced, ring_shape_hint, rolling_bug, rolling_error, rolling_run,
-    stream_length_hint, streaming_error, streaming_run,
+    CacheHost, STREAM_BUGS, RepeatedWrites, first_turned, ring_replaced, ring_shape_hint, rolling_bug, rolling_error,
+    rolling_run, stream_length_hint, streaming_error, streaming_run,
 )
 from ..checks.lesson8_common import all_nan, as_named, cache_pair_swapped, grid, shape_error, unmerged
 from ..checks.lesson8_mla import MLAHost, SpanWatch, expands_heads
@@ -90,11 +90,14 @@ def _cache_arg(cache) -> str:
 @probe("lesson8.attend_rolling")
 def attend_rolling(rec, fn):
     q, k, v, window, _, chunks, base = stream_setup(rec, "rolling")
-    positions = []
+    positions, repeated = [], []
 
     def step(lo, hi, cache):
-        return rec.call(f"attend_rolling(q, k, v, {_cache_arg(cache)}, {window}, rope)", fn, q[:, :, lo:hi],
-                        k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn_with(base))
+        with RepeatedWrites() as watch:   # the prefill has more tokens than slots: a slot written twice shows here
+            result = rec.call(f"attend_rolling(q, k, v, {_cache_arg(cache)}, {window}, rope)", fn, q[:, :, lo:hi],
+                              k[:, :, lo:hi], v[:, :, lo:hi], cache, window, turn_with(base))
+        repeated.append(watch.into(result))
+        return result
 
     def each(cache):   # the ring is written in place: its positions as they are now, not as a later call leaves them
         positions.append(cache[2].clone() if isinstance(cache[2], torch.Tensor) else cache[2])
@@ -102,6 +105,7 @@ def attend_rolling(rec, fn):
         decode_steps(rec, chunks, step, 3, each)
     finally:   # the calls before one that raised, as decode_steps records them
         rec.put("positions", positions)
+        rec.put("repeated", repeated)
 
 
 def ring_positions(chunks, window):
@@ -141,8 +145,8 @@ def judge_attend_rolling(res, right):
         raise Mismatch("hidden_mismatch", case="attend_rolling", err=float("inf"))
     with naming(lambda: _rolling_bug(res, q, k, v, chunks, window, turn)):
         sizes = f"B={b}, H={h}, D={d}, W={window}, base={base:g}"
-        for (lo, hi), got, ring, pos, want_pos in zip(chunks, outputs, rings, positions,
-                                                      ring_positions(chunks, window)):
+        for index, ((lo, hi), got, ring, pos, want_pos) in enumerate(zip(chunks, outputs, rings, positions,
+                                                                         ring_positions(chunks, window))):
             if ring[:2] != [[b, h, window, d]] * 2:
                 hint = ring_shape_hint(ring[:2], ring, lo, hi, window)
                 raise Mismatch("ring_shape_differs", hint=hint, n=hi, want=(b, h, window, d), got=ring[:2])
@@ -153,6 +157,9 @@ def judge_attend_rolling(res, right):
                 raise Mismatch("rolling_positions_differ", n=hi, got=getattr(pos, "tolist", lambda: pos)(),
                                want=want_pos.tolist(),
                                hint="hint_rolling_replaced" if ring_replaced((), pos, lo, hi, window) else None)
+            if "repeated" in res and index < len(res["repeated"]) and res["repeated"][index]:
+                raise Mismatch("rolling_repeated_slots", hint="hint_rolling_repeated_slots", n=hi - lo,
+                               window=window, name="attend_rolling")
     partial_end(res, chunks)
 
 

@@ -112,7 +112,7 @@ def judge_mla_decode(res, right):
         for (lo, hi), got, shape in zip(chunks, outputs, shapes):
             if shape != [[b, hi, r], [b, hi, dr]]:
                 raise _latent_shape(shape, b, hi, r, dr, h)
-            sizes = f"H={h}, r={r}, d_rope={dr}, base={base:g}"
+            sizes = f"H={h}, r={r}, d_R={dr}, base={base:g}"
             case = ("case_cache_token" if hi - lo == 1 else "case_cache_tokens",
                     {"name": "mla_decode", "sizes": sizes, "lo": lo, "last": hi - 1})
             expect_close(case, got, full[:, lo:hi], TOLERANCE["float64"])

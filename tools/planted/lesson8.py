@@ -253,6 +253,9 @@ BUGS = {
                                    "n_window = config[\"n_layer\"]",
                                    {"ex12_cache_bytes_tests": "hint_bytes_window_all"},
                                    "window on every layer (gpt-oss alternates)"),
+    "rolling_every_slot": Bug("ex4_rolling_cache", "last = min(T_new, window)", "last = T_new",
+                              {"ex4_rolling_cache_tests": "hint_rolling_repeated_slots"},
+                              "every new token written at `positions % window`: a slot written twice when T_new > W"),
     "rolling_no_causal": Bug("ex4_rolling_cache", "(key_pos >= 0) & (key_pos <= p) & ", "(key_pos >= 0) & ",
                              {"ex4_rolling_cache_tests": "hint_rolling_no_causal"},
                              "ring cache mask without `key_pos <= p`: a chunk's tokens see its later ones"),
@@ -311,4 +314,29 @@ BUGS.update({
                                 "tanh(score / cap) not multiplied back by cap"),
     "softcap_clamp": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "score.clamp(-cap, cap)",
                          {"ex16_softcap_tests": "hint_softcap_clamp"}, "a hard clamp at ±cap instead of tanh"),
+})
+
+
+# --------------------------------------------------------------------------- a Japanese learner's mistakes
+BUGS.update({
+    "mla_heads_view": Bug("ex7_mla", ".view(B, T, H, d_C + d_R).transpose(1, 2)", ".view(B, H, T, d_C + d_R)",
+                          {"ex7_mla_tests": "hint_mla_heads_view"},
+                          "query heads split with `view(B, H, T, …)`, no transpose"),
+    "decode_heads_view": Bug("ex8_mla_decode", ".view(B, T_new, H, d_C + d_R).transpose(1, 2)",
+                             ".view(B, H, T_new, d_C + d_R)", {"ex8_mla_decode_tests": "hint_mla_heads_view"},
+                             "absorbed form: query heads split with `view(B, H, T_new, …)`, no transpose"),
+    "pdec_acc_not_rescaled": Bug("ex13_paged_attention", "acc = acc * scale + ", "acc = acc + ",
+                                 {"ex13_paged_attention_tests": "hint_pdec_rescale_acc"},
+                                 "ℓ rescaled by exp(m − m'), acc not"),
+    "batch_lengths_index": Bug("ex14_batched_lengths", "k_cache[rows, :, lengths] = k_new[:, :, 0]",
+                               "k_cache[:, :, lengths] = k_new",
+                               {"ex14_batched_lengths_tests": "hint_batch_lengths_index"},
+                               "`k_cache[:, :, lengths] = k_new`: each row's key at every row's length"),
+    "flex_sink_log2_divided": Bug("ex15_flex_sink", "torch.sigmoid(aux.lse - ",
+                                  "torch.sigmoid(aux.lse / math.log(2) - ",
+                                  {"ex15_flex_sink_tests": "hint_flex_sink_log2_divided"},
+                                  "lse divided by ln 2 (turned into a base-2 log)"),
+    "softcap_fixed": Bug("ex16_softcap", "cap * torch.tanh(score / cap)", "50.0 * torch.tanh(score / 50.0)",
+                         {"ex16_softcap_tests": "hint_softcap_fixed"},
+                         "Gemma 2's cap 50 written in, the argument unused"),
 })
