@@ -387,7 +387,8 @@ def test_a_visible_check_called_in_the_exercise_cell_is_no_escape():
         assert refused(HONEST_ATTENTION + "\n" + call) == set(), call
         assert tampered(HONEST_ATTENTION + "\n" + call) == set(), call
     for code in ("y = course.checks.lesson1.right_scores(q, q)", "f = course.checks.lesson1.check_attention.__wrapped__",
-                 "from attn_course.checks import lesson1", "from attn_course.checks.lesson1 import right_scores"):
+                 "from attn_course.checks import lesson1", "from attn_course.checks.lesson1 import right_scores",
+                 "from attn_course.checks.lesson7_cross import to_torch_mha", "y = course.checks.lesson8.sink_variants(q)"):
         assert tampered(code) == {"tamper_course"}, code
     for stem in sorted(EXERCISES):
         nb = checked_in_place(_solved(stem))
