@@ -86,7 +86,6 @@ class Exercise:
 
     def __exit__(self, *exc):
         _current.remove(self)
-        return False
 
 
 def current() -> Exercise | None:
@@ -245,13 +244,9 @@ KINDS = {"attention": ("by_hand_refused", "hidden_by_hand", "hint_from_scratch")
          "threads": ("by_hand_threads", "hidden_by_hand_threads", "hint_by_hand_threads")}
 
 
-def _kind(recorded: str) -> tuple:
-    return KINDS.get(recorded.split(":", 1)[0], KINDS["attention"])
-
-
 def hint_key(recorded: str) -> str:
     """The hint for a refusal a probe recorded as "kind:what"."""
-    return _kind(recorded)[2]
+    return message_key(recorded, 2)
 
 
 def hint_for(recorded: str, rule: Rule | None, name: str) -> tuple[str, dict]:
@@ -268,9 +263,9 @@ def refused_what(recorded: str) -> str:
     return recorded.split(":", 1)[-1]
 
 
-def message_key(recorded: str, hidden: bool = False) -> str:
+def message_key(recorded: str, hidden: int = False) -> str:
     """The message for a refusal recorded as "kind:what": the visible check's, or the grader's (hidden)."""
-    return _kind(recorded)[hidden]
+    return KINDS.get(recorded.split(":", 1)[0], KINDS["attention"])[hidden]
 
 
 class Refusal(TorchFunctionMode):

@@ -156,10 +156,9 @@ def test_library_path_may_call_the_library(lang):
 
 def test_the_declarations_come_from_the_lesson_sources():
     # lesson 3 ex6 and lesson 7 ex8 were by hand to the probes but missing from the scan's own list.
-    from attn_grader.scan import by_hand_cells
-    assert "ex6_causal_module" in by_hand_cells("03_masks")
-    assert "ex8_cross_attention" in by_hand_cells("07_positions")
-    assert by_hand_cells("01_attention")["ex3_softmax_last"] == (("attention", "softmax"), None)
+    assert "ex6_causal_module" in by_hand.RULES["03_masks"]
+    assert "ex8_cross_attention" in by_hand.RULES["07_positions"]
+    assert by_hand.RULES["01_attention"]["ex3_softmax_last"] == (("attention", "softmax"), None)
     assert "lesson7.cross_attention" in by_hand.PROBE_RULES and "lesson7.check_cross_attention" in by_hand.CHECK_RULES
     assert "lesson2.to_torch_mha" not in by_hand.PROBE_RULES  # meant to call the library
 
