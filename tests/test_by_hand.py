@@ -222,7 +222,8 @@ OUTSIDE_THE_MODE = {  # the function mode does not see these: the policy, read f
                                  "        return F.scaled_dot_product_attention(Q, K, V)", "off(Q, K, V)"),
     "the function mode popped": ("def popped(Q, K, V):\n    mode = torch._C._pop_torch_function_stack()\n"
                                  "    try:\n        return F.scaled_dot_product_attention(Q, K, V)\n"
-                                 "    finally:\n        torch._C._push_on_torch_function_stack(mode)", "popped(Q, K, V)"),
+                                 "    finally:\n        torch._C._push_on_torch_function_stack(mode)",
+                                 "popped(Q, K, V)"),
     "the course's checks through importlib": ("import importlib\ndef answer(Q, K, V):\n"
                                               "    m = importlib.import_module('attn_course.checks.' + 'lesson1')\n"
                                               "    return m.right_scores(Q, K).softmax(-1) @ V", "answer(Q, K, V)"),
@@ -244,7 +245,8 @@ def test_attack_outside_the_function_mode_is_shown_by_the_policy(lang, attack, m
     from attn_course.hand_policy import Cell
     helper, call = OUTSIDE_THE_MODE[attack]
     monkeypatch.setattr(by_hand, "history", lambda: [
-        Cell("In [1]", "import math\nimport torch\nimport torch.nn.functional as F", True), Cell("In [2]", helper, False),
+        Cell("In [1]", "import math\nimport torch\nimport torch.nn.functional as F", True),
+        Cell("In [2]", helper, False),
         Cell("In [3]", f"def attention(Q, K, V):\n    w = (Q @ K.mT / math.sqrt(Q.size(-1))).softmax(-1)\n"
                        f"    return {call}, w", False)])
     with pytest.raises(CheckFailed):

@@ -4,9 +4,7 @@ One policy, read from the learner's source: the grader decides with it, the visi
 exercise's code does not reach costs nothing; code that could undo the kernel's guards costs every by-hand
 exercise; honest solutions and planted mistakes hold neither.
 """
-import ast
 import builtins
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -386,9 +384,10 @@ def test_a_visible_check_called_in_the_exercise_cell_is_no_escape():
                  "from attn_course.checks.lesson1 import check_attention\ncheck_attention(attention)"):
         assert refused(HONEST_ATTENTION + "\n" + call) == set(), call
         assert tampered(HONEST_ATTENTION + "\n" + call) == set(), call
-    for code in ("y = course.checks.lesson1.right_scores(q, q)", "f = course.checks.lesson1.check_attention.__wrapped__",
-                 "from attn_course.checks import lesson1", "from attn_course.checks.lesson1 import right_scores",
-                 "from attn_course.checks.lesson7_cross import to_torch_mha", "y = course.checks.lesson8.sink_variants(q)"):
+    for code in ("y = course.checks.lesson1.right_scores(q, q)", "from attn_course.checks import lesson1",
+                 "f = course.checks.lesson1.check_attention.__wrapped__",
+                 "from attn_course.checks.lesson1 import right_scores", "y = course.checks.lesson8.sink_variants(q)",
+                 "from attn_course.checks.lesson7_cross import to_torch_mha"):
         assert tampered(code) == {"tamper_course"}, code
     for stem in sorted(EXERCISES):
         nb = checked_in_place(_solved(stem))
