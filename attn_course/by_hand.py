@@ -279,10 +279,13 @@ class Refusal(TorchFunctionMode):
         name = (getattr(func, "__name__", "") or str(func)).rsplit("::", 1)[-1].split(".", 1)[0]   # aten::x.default
         families = () if self.guard.leaving else self.guard.rule.families
         family = hand_policy.family_of(name, families)
-        # torch.nn.attention's own code (flex_attention, before torch compiles it, which no refusal survives)
-        caller = sys._getframe(1).f_code
-        if not family and "attention" in families and caller.co_filename.startswith(_NN_ATTENTION):
-            family, name = "attention", caller.co_qualname
+        # torch.nn.attention's own code (flex_attention, before torch compiles it, which no refusal survives); read
+        # only where attention is refused: a concat-only exercise may call flex_attention, whose compiling reads this
+        caller = sys._getframe(1) if not family and "attention" in families else None
+        if caller is not None and caller.f_code.co_filename.startswith(_NN_ATTENTION):
+            while caller.f_back is not None and caller.f_back.f_code.co_filename.startswith(_NN_ATTENTION):
+                caller = caller.f_back   # named by the function the learner's code called
+            family, name = "attention", caller.f_code.co_qualname
         if family:
             self.guard.refuse(family, name)
         return func(*args, **(kwargs or {}))
