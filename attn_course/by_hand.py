@@ -3,22 +3,16 @@
 The grader decides with one policy (attn_course/hand_policy.py), from the learner's source, where nothing in the
 kernel reaches; the visible check asks the same policy about the kernel's history of cells (policy_failure). While
 the learner's code runs inside a by-hand exercise's check or probe, a Guard is up:
-- a function mode sees every torch function by its own name, however it was reached (an alias, a default argument,
-  torch.ops, aten's raw handle);
-- a profile hook, in the kernel's thread and in any thread started under it, sees builtins by their own name (with
-  torch functions disabled), torch's Python code of the families (multi_head_attention_forward, the attention
-  classes), transformers, the course's checks and probes (they hold right answers), and, called from the learner's
-  code, what the policy counts as the interpreter's insides and torch's switches of its function modes: each by
-  identity or by where its code lives, never by a bare name a tensor operation shares (torch.stack is not
-  inspect.stack);
-- no thread or child process the learner started may be running, and a lazy result is unpacked while the guard
-  is up (take).
+- a function mode refuses the families' torch functions by their own names, however they were reached (an alias, a
+  default argument, torch.ops, aten's raw handle), never by a bare name a tensor operation shares;
+- no thread or child process the learner started may be running, and none may start (a new thread is outside the
+  function mode), and a lazy result is unpacked while the guard is up (take).
+What could switch the function mode off (torch._C, a frame's insides) the policy reads from the source.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import inspect
 import os
 import sys
@@ -31,7 +25,6 @@ from torch.overrides import TorchFunctionMode
 
 from . import hand_policy
 from .exercises import EXERCISES
-from .hand_policy import family_of
 from .messages import t
 from .validate import CheckFailed
 
@@ -77,6 +70,7 @@ RULES = {stem: {tests.removesuffix("_tests"): _rule(c) for tests, c in cells.ite
 PROBE_RULES, CHECK_RULES = ({name: _rule(c) for cells in EXERCISES.values() for c in cells.values() if c["by_hand"]
                              for name in c[kind]} for kind in ("probes", "checks"))
 _current: list = []  # the Exercise whose check or probe is running, innermost last
+_guards: list = []   # the Guards up now
 
 
 class Exercise:
@@ -92,7 +86,6 @@ class Exercise:
 
     def __exit__(self, *exc):
         _current.remove(self)
-        return False
 
 
 def current() -> Exercise | None:
@@ -117,14 +110,11 @@ def guarded(rule: Rule | None, fn):
     return check
 
 
-# --------------------------------------------------------------------------- whose code
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+# --------------------------------------------------------------------------- the learner's threads and processes
 _STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _COURSE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NN_ATTENTION = os.path.join(os.path.dirname(torch.__file__), "nn", "attention") + os.sep
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
-# The course's code a by-hand exercise may call: the policy's public modules, and the guards' own (a function mode's
-# handler and lesson 6's score watch run while the learner's code does).
-_COURSE_ALLOWED = (*hand_policy.COURSE_PUBLIC, "attn_course.by_hand", "attn_course.score_watch")
 
 
 def _learners(file: str) -> bool:
@@ -132,37 +122,19 @@ def _learners(file: str) -> bool:
     return not (file.startswith((_STDLIB_DIR, _COURSE_DIR)) or any(p in file for p in _PACKAGES))
 
 
-def _insides() -> tuple[set, set]:
-    """What the policy counts as the interpreter's insides (hand_policy.MODULE_INSIDES), and torch's private builtins
-    that pop, push or switch off its function modes (the guard's own), as the kernel meets them: builtins by
-    identity, Python functions by their code. Bound now, before any learner code runs."""
-    found = [getattr(importlib.import_module(module), name, None)
-             for module, names in hand_policy.MODULE_INSIDES.items() for name in names]
-    found += [f for n, f in vars(torch._C).items() if "torch_function" in n and n.startswith(("_pop", "_push", "_set"))]
-    return ({id(f) for f in found if callable(f) and not isinstance(f, types.FunctionType)},
-            {f.__code__ for f in found if isinstance(f, types.FunctionType)})
-
-
-_INSIDE_BUILTINS, _INSIDE_CODES = _insides()
-_setprofile, _getprofile = sys.setprofile, sys.getprofile
-_thread_setprofile, _thread_getprofile = threading.setprofile, threading.getprofile
-
-# --------------------------------------------------------------------------- the learner's threads and processes
-def _started_by_learner() -> bool:
-    """Whether the code starting a thread is the learner's: the first frame outside Python's own modules
-    (threading, concurrent.futures, multiprocessing …) is in a cell or a file of theirs."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_STDLIB_DIR):
-        frame = frame.f_back
-    return frame is not None and _learners(frame.f_code.co_filename)
-
-
 _thread_start = threading.Thread.start
 
 
 @functools.wraps(_thread_start)
 def _start(self, *args, **kwargs):
-    self._attn_learners = _started_by_learner()
+    """Marks a thread the learner's code starts, through any of Python's modules (the first frame outside them is
+    theirs), and refuses it while a guard is up: torch's function modes do not reach into a new thread."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_STDLIB_DIR):
+        frame = frame.f_back
+    self._attn_learners = frame is not None and _learners(frame.f_code.co_filename)
+    if self._attn_learners and _guards and not _guards[-1].leaving:
+        _guards[-1].refuse("threads", self.name)
     return _thread_start(self, *args, **kwargs)
 
 
@@ -201,12 +173,10 @@ def in_kernel() -> bool:
 def _children() -> set:
     """This process's child processes (Linux); empty where /proc says nothing."""
     children = set()
-    try:
+    with contextlib.suppress(OSError):
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children") as f:
                 children |= set(f.read().split())
-    except OSError:
-        pass
     return children
 
 
@@ -266,14 +236,17 @@ def _root_names(values) -> list[str]:
     return names
 
 
-# --------------------------------------------------------------------------- the guards
-HINTS = {"attention": "hint_from_scratch", "softmax": "hint_softmax_by_hand", "concat": "hint_concat_by_hand",
-         "course": "hint_course_not_answer", "guard": "hint_by_hand_guard", "threads": "hint_by_hand_threads"}
+# --------------------------------------------------------------------------- the guard
+# A refusal's kind: (the visible check's message, the grader's, the hint).
+KINDS = {"attention": ("by_hand_refused", "hidden_by_hand", "hint_from_scratch"),
+         "softmax": ("by_hand_refused", "hidden_by_hand", "hint_softmax_by_hand"),
+         "concat": ("concat_refused", "hidden_concat_refused", "hint_concat_by_hand"),
+         "threads": ("by_hand_threads", "hidden_by_hand_threads", "hint_by_hand_threads")}
 
 
 def hint_key(recorded: str) -> str:
     """The hint for a refusal a probe recorded as "kind:what"."""
-    return HINTS.get(recorded.split(":", 1)[0], "hint_from_scratch")
+    return message_key(recorded, 2)
 
 
 def hint_for(recorded: str, rule: Rule | None, name: str) -> tuple[str, dict]:
@@ -290,11 +263,9 @@ def refused_what(recorded: str) -> str:
     return recorded.split(":", 1)[-1]
 
 
-def message_key(recorded: str, hidden: bool = False) -> str:
+def message_key(recorded: str, hidden: int = False) -> str:
     """The message for a refusal recorded as "kind:what": the visible check's, or the grader's (hidden)."""
-    keys = {"concat": ("concat_refused", "hidden_concat_refused"),
-            "threads": ("by_hand_threads", "hidden_by_hand_threads")}
-    return keys.get(recorded.split(":", 1)[0], ("by_hand_refused", "hidden_by_hand"))[hidden]
+    return KINDS.get(recorded.split(":", 1)[0], KINDS["attention"])[hidden]
 
 
 class Refusal(TorchFunctionMode):
@@ -306,32 +277,27 @@ class Refusal(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = (getattr(func, "__name__", "") or str(func)).rsplit("::", 1)[-1].split(".", 1)[0]   # aten::x.default
-        family = None if self.guard.leaving else family_of(name, self.guard.rule.families)
+        families = () if self.guard.leaving else self.guard.rule.families
+        family = hand_policy.family_of(name, families)
+        # torch.nn.attention's own code (flex_attention, before torch compiles it, which no refusal survives); read
+        # only where attention is refused: a concat-only exercise may call flex_attention, whose compiling reads this
+        caller = sys._getframe(1) if not family and "attention" in families else None
+        if caller is not None and caller.f_code.co_filename.startswith(_NN_ATTENTION):
+            while caller.f_back is not None and caller.f_back.f_code.co_filename.startswith(_NN_ATTENTION):
+                caller = caller.f_back   # named by the function the learner's code called
+            family, name = "attention", caller.f_code.co_qualname
         if family:
             self.guard.refuse(family, name)
         return func(*args, **(kwargs or {}))
 
 
-def _entries(values) -> set:
-    """The code of callables the course itself hands to the learner's code (a rotation, say): those may run."""
-    codes = set()
-    for value in values:
-        code = getattr(getattr(value, "__func__", value), "__code__", None)
-        if code is None and isinstance(value, torch.nn.Module):
-            code = getattr(type(value).forward, "__code__", None)
-        if code is not None and code.co_filename.startswith(_COURSE_DIR):
-            codes.add(code)
-    return codes
-
-
 class Guard:
     """Up for one call of the learner's code: see the module docstring."""
 
-    def __init__(self, name: str, rule: Rule, record: Exercise | None = None, handed=()):
+    def __init__(self, name: str, rule: Rule, record: Exercise | None = None):
         self.name, self.rule, self.record = name, rule, record
-        self.entries = _entries(handed)
         self.refused: str | None = None     # "kind:what": the first call refused
-        self.leaving, self._codes = False, {}
+        self.leaving = False
 
     def refuse(self, kind: str, what: str):
         if self.refused is None:
@@ -346,79 +312,25 @@ class Guard:
         failure.raised = {"kind": REFUSED_KIND, "message": self.refused, "dot_T": False}
         return failure
 
-    def _classify(self, code) -> tuple | None:
-        """(kind, what, home) for a Python function the learner's code may not call, or None.
-        home: the places whose code may call it (the package itself), or None when nothing may."""
-        file, qualname = code.co_filename, code.co_qualname
-        if not code.co_flags & inspect.CO_NEWLOCALS:
-            return None  # a module or class body, run by an import: importing is not calling
-        if file.startswith(_COURSE_DIR):
-            module = "attn_course." + os.path.relpath(file, _COURSE_DIR)[:-3].replace(os.sep, ".")
-            return None if module.startswith(_COURSE_ALLOWED) or code in self.entries else \
-                ("course", f"{module}.{qualname}", (_COURSE_DIR,))
-        attention = "attention" in self.rule.families   # a concat-only exercise may call the library's attention
-        if attention and f"{os.sep}transformers{os.sep}" in file:
-            return "attention", f"transformers.{qualname}", (f"{os.sep}transformers{os.sep}",)
-        if file.startswith(_TORCH_DIR):
-            family = family_of(code.co_name, self.rule.families)
-            if family:
-                return family, qualname, None
-            forward = qualname.endswith(".forward") and "Transformer" in qualname  # a mask helper is no attention
-            if attention and ("MultiheadAttention" in qualname or forward or f"nn{os.sep}attention{os.sep}" in file):
-                return "attention", qualname, None
-        return None
-
-    def _profile(self, frame, event, arg):
-        if self.leaving:
-            return
-        caller = frame.f_back.f_code.co_filename if event == "call" and frame.f_back is not None else \
-            frame.f_code.co_filename
-        if event == "call":
-            code = frame.f_code
-            if code not in self._codes:
-                self._codes[code] = self._classify(code)
-            verdict = self._codes[code]
-            if verdict is not None:
-                kind, what, home = verdict
-                # A package may call itself: the course's helper handed to the learner, transformers within.
-                if home is None or not any(h in caller for h in home):
-                    self.refuse(kind, what)
-            elif code in _INSIDE_CODES and _learners(caller):
-                self.refuse("guard", f"{os.path.basename(code.co_filename)[:-3]}.{code.co_name}")
-        elif event == "c_call":
-            name = getattr(arg, "__name__", "") or ""
-            family = family_of(name, self.rule.families)
-            if family:
-                self.refuse(family, name)
-            if _learners(caller) and (id(arg) in _INSIDE_BUILTINS):
-                self.refuse("guard", name)
-
-    # up and down
     def __enter__(self):
-        running = workers()   # before any guard goes up: a refusal here leaves nothing to take down
+        running = workers()   # before the guard goes up: a refusal here leaves nothing to take down
         if running:
             self.refuse("threads", ", ".join(running)[:120])
         self._mode = Refusal(self)
         self._mode.__enter__()
-        self._before = _getprofile(), _thread_getprofile()
-        _thread_setprofile(self._profile)
-        _setprofile(self._profile)
+        _guards.append(self)
         if self.record is not None:
             self.record.calls += 1
         return self
 
     def __exit__(self, kind, error, tb):
         self.leaving = True
-        up = _getprofile() == self._profile
-        _setprofile(self._before[0])
-        _thread_setprofile(self._before[1])
+        _guards.remove(self)
         with contextlib.suppress(Exception):   # popped by the learner's code: the policy reads that from the source
             self._mode.__exit__(None, None, None)
         running = workers() if self.refused is None else []
         if running:
             self.refused = f"threads:{', '.join(running)[:120]}"
-        if self.refused is None and not up:
-            self.refused = "guard:sys.setprofile"
         if self.refused is None:
             return False
         if self.record is not None:
@@ -431,4 +343,4 @@ def guard_for(name: str, args: tuple, kwargs: dict):
     ex = current()
     if ex is None or ex.rule.exempts(args[0], args[1:], kwargs):
         return contextlib.nullcontext()
-    return Guard(name, ex.rule, ex, handed=(*args, *kwargs.values()))
+    return Guard(name, ex.rule, ex)

@@ -88,6 +88,9 @@ CODE_MODULES = {"importlib", "runpy", "code", "codeop", "pickle", "marshal", "di
                 "zipimport", "cffi"}
 CODE_READABLE = {"importlib.import_module", "importlib.reload", "importlib.util.find_spec", "importlib.metadata"}
 COURSE_INTERNALS = {"checks", "probes", "by_hand", "hand_policy", "exercises", "score_watch", "course_cells"}
+# A visible check called from the learner's own cell (course.checks.lesson2.check_split_heads(split_heads)): it
+# returns nothing, and grades are decided in the grader. The checks' other names hold right answers.
+COURSE_CHECK = re.compile(r"attn_course\.checks\.(lesson\d+\.)?check_\w+")
 TORCH_READABLE = {"_get_sdp_priority_order"}   # torch._C's one name a lesson invites learners to read
 MAGICS = re.compile(r"^\s*%%?(run|load|writefile|python\d?|script|macro|store|pycat)\b|^\s*%load_ext\s+(\S+)")
 
@@ -292,6 +295,8 @@ def path_why(path: str, families) -> str | None:
     """Why a by-hand exercise's code may not reach the dotted name path (a message key), or None."""
     parts = path.split(".")
     family = family_of(parts[-1], families)
+    if COURSE_CHECK.fullmatch(path):   # check_attention is no attention
+        return None
     if family:
         return REACH[family]
     if parts[0] == "attn_course":
@@ -522,7 +527,7 @@ def _tamper_why(node, parents, imports, foreign) -> tuple | None:
     if isinstance(node, ast.Import):
         paths = [a.name for a in node.names]
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        paths = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        paths = [f"{node.module}.{a.name}" for a in node.names]
     elif not inner and isinstance(node, (ast.Attribute, ast.Call)) and (chain := _chain(node)) and chain[0] in imports:
         paths = [".".join([imports[chain[0]]] + chain[1:])]
     elif isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call)) and (text := fold(node)) and \
@@ -538,7 +543,7 @@ def _tamper_why(node, parents, imports, foreign) -> tuple | None:
 
 def _path_tamper(path: str, imported: bool, called: bool, parent) -> str | None:
     parts = path.split(".")
-    if parts[0] == "attn_course" and set(parts[1:]) & COURSE_INTERNALS:
+    if parts[0] == "attn_course" and set(parts[1:]) & COURSE_INTERNALS and not COURSE_CHECK.fullmatch(path):
         return "tamper_course"
     if parts[:2] == ["sys", "modules"] and not imported:
         return None if _sys_modules(parent) else "tamper_insides"

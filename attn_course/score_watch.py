@@ -3,8 +3,7 @@ two tensors a failing matrix product was given.
 
 Lesson 6's tiling must never make the whole (T, T) scores, nor scores whose key axis is whole (queries tiled,
 keys not: attn_course.checks.lesson6_tiles). The watch runs inside a by-hand exercise's check and probe, while
-the learner's code runs, so it lives here, in a module the by-hand guards let that code reach
-(attn_course.by_hand._COURSE_ALLOWED): it holds no answer, only a shape.
+the learner's code runs: it holds no answer, only a shape.
 """
 from __future__ import annotations
 

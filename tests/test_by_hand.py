@@ -5,7 +5,6 @@ by a path the old attribute swap did not expect. The visible check and the hidde
 it, and name the rule; the honest function must pass both; every guard must be down again afterwards,
 so demo cells can call the library as before. tests/test_tamper_by_hand.py grades the same attacks.
 """
-import importlib
 import math
 import sys
 import threading
@@ -54,17 +53,10 @@ def _in_a_thread(Q, K, V):
     return out[0] if out else honest(Q, K, V)[0]
 
 
-def _disabled(Q, K, V):
-    with torch._C.DisableTorchFunction():
-        return F.scaled_dot_product_attention(Q, K, V)
-
-
-def _popped(Q, K, V):
-    mode = torch._C._pop_torch_function_stack()
-    try:
-        return F.scaled_dot_product_attention(Q, K, V)
-    finally:
-        torch._C._push_on_torch_function_stack(mode)
+def _mha(Q, K, V):
+    mha = nn.MultiheadAttention(Q.size(-1), 1, bias=False, batch_first=True).to(Q.dtype)
+    mha(Q, K, V)
+    return honest(Q, K, V)[0]
 
 
 def _caught(Q, K, V):
@@ -74,26 +66,9 @@ def _caught(Q, K, V):
         return honest(Q, K, V)[0]
 
 
-def _mha(Q, K, V):
-    mha = nn.MultiheadAttention(Q.size(-1), 1, bias=False, batch_first=True).to(Q.dtype)
-    with torch._C.DisableTorchFunction():  # Python's own multi_head_attention_forward, with modes off
-        mha(Q, K, V)
-    return honest(Q, K, V)[0]
-
-
 def _flex(Q, K, V):
     from torch.nn.attention.flex_attention import flex_attention
     return flex_attention(Q[:, None], K[:, None], V[:, None])[:, 0]
-
-
-def _course_answer(Q, K, V):
-    module = importlib.import_module("attn_course.checks." + "lesson1")
-    return softmax_last(getattr(module, "right_" + "scores")(Q, K)) @ V
-
-
-def _profile_off(Q, K, V):
-    sys.setprofile(None)
-    return honest(Q, K, V)[0]
 
 
 def _default(Q, K, V, attend=F.scaled_dot_product_attention):
@@ -109,15 +84,18 @@ ATTACKS = {
     "torch.ops.aten's raw handle": (lambda Q, K, V: _RAW(Q, K, V)[0], "hint_from_scratch"),
     "torch._C._nn": (lambda Q, K, V: torch._C._nn.scaled_dot_product_attention(Q, K, V), "hint_from_scratch"),
     "a default argument": (_default, "hint_from_scratch"),
-    "another thread": (_in_a_thread, "hint_from_scratch"),
-    "torch functions disabled": (_disabled, "hint_from_scratch"),
-    "the function mode popped": (_popped, "hint_by_hand_guard"),
     "the refusal caught": (_caught, "hint_from_scratch"),
-    "nn.MultiheadAttention with modes off": (_mha, "hint_from_scratch"),
+    "nn.MultiheadAttention": (_mha, "hint_from_scratch"),
     "flex_attention": (_flex, "hint_from_scratch"),
-    "the course's checks through importlib": (_course_answer, "hint_course_not_answer"),
-    "the profiler switched off": (_profile_off, "hint_by_hand_guard"),
 }
+
+
+def test_a_thread_started_inside_is_refused(lang):
+    # torch's function modes do not reach into a new thread: none of the learner's may start while the guard is up.
+    fails_with(checks.check_attention, returning(_in_a_thread), "hint_by_hand_threads", name="attention")
+    failure = fails(probes.attention, returning(_in_a_thread), key="hidden_by_hand_threads")
+    assert failure.hint[0] == "hint_by_hand_threads"
+    _guards_are_down()
 
 
 def _guards_are_down():
@@ -178,10 +156,9 @@ def test_library_path_may_call_the_library(lang):
 
 def test_the_declarations_come_from_the_lesson_sources():
     # lesson 3 ex6 and lesson 7 ex8 were by hand to the probes but missing from the scan's own list.
-    from attn_grader.scan import by_hand_cells
-    assert "ex6_causal_module" in by_hand_cells("03_masks")
-    assert "ex8_cross_attention" in by_hand_cells("07_positions")
-    assert by_hand_cells("01_attention")["ex3_softmax_last"] == (("attention", "softmax"), None)
+    assert "ex6_causal_module" in by_hand.RULES["03_masks"]
+    assert "ex8_cross_attention" in by_hand.RULES["07_positions"]
+    assert by_hand.RULES["01_attention"]["ex3_softmax_last"] == (("attention", "softmax"), None)
     assert "lesson7.cross_attention" in by_hand.PROBE_RULES and "lesson7.check_cross_attention" in by_hand.CHECK_RULES
     assert "lesson2.to_torch_mha" not in by_hand.PROBE_RULES  # meant to call the library
 
@@ -240,7 +217,19 @@ def test_a_thread_started_earlier_is_refused(lang, monkeypatch):
     _guards_are_down()
 
 
-BELOW_PYTHON = {  # no Python frame or function mode sees these: the policy, read from the cells, does
+OUTSIDE_THE_MODE = {  # the function mode does not see these: the policy, read from the cells, does
+    "torch functions disabled": ("def off(Q, K, V):\n    with torch._C.DisableTorchFunction():\n"
+                                 "        return F.scaled_dot_product_attention(Q, K, V)", "off(Q, K, V)"),
+    "the function mode popped": ("def popped(Q, K, V):\n    mode = torch._C._pop_torch_function_stack()\n"
+                                 "    try:\n        return F.scaled_dot_product_attention(Q, K, V)\n"
+                                 "    finally:\n        torch._C._push_on_torch_function_stack(mode)",
+                                 "popped(Q, K, V)"),
+    "the course's checks through importlib": ("import importlib\ndef answer(Q, K, V):\n"
+                                              "    m = importlib.import_module('attn_course.checks.' + 'lesson1')\n"
+                                              "    return m.right_scores(Q, K).softmax(-1) @ V", "answer(Q, K, V)"),
+    "frames walked": ("import inspect\ndef framed(Q, K, V):\n    inspect.currentframe().f_back.f_locals.get('self')\n"
+                      "    return F.scaled_dot_product_attention(Q, K, V)", "framed(Q, K, V)"),
+    "the guard's state through sys.getprofile": ("import sys\nhook = sys.getprofile()", "w @ V"),
     "a TorchScript function of aten's math kernel": (
         "@torch.jit.script\ndef fused(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):\n"
         "    return torch.ops.aten._scaled_dot_product_attention_math(q, k, v)[0]", "fused(Q, K, V)"),
@@ -251,12 +240,13 @@ BELOW_PYTHON = {  # no Python frame or function mode sees these: the policy, rea
 }
 
 
-@pytest.mark.parametrize("attack", sorted(BELOW_PYTHON))
-def test_attack_below_python_is_shown_by_the_policy(lang, attack, monkeypatch):
+@pytest.mark.parametrize("attack", sorted(OUTSIDE_THE_MODE))
+def test_attack_outside_the_function_mode_is_shown_by_the_policy(lang, attack, monkeypatch):
     from attn_course.hand_policy import Cell
-    helper, call = BELOW_PYTHON[attack]
+    helper, call = OUTSIDE_THE_MODE[attack]
     monkeypatch.setattr(by_hand, "history", lambda: [
-        Cell("In [1]", "import math\nimport torch", True), Cell("In [2]", helper, False),
+        Cell("In [1]", "import math\nimport torch\nimport torch.nn.functional as F", True),
+        Cell("In [2]", helper, False),
         Cell("In [3]", f"def attention(Q, K, V):\n    w = (Q @ K.mT / math.sqrt(Q.size(-1))).softmax(-1)\n"
                        f"    return {call}, w", False)])
     with pytest.raises(CheckFailed):
@@ -268,13 +258,6 @@ def _named_attention():
     def attention(Q, K, V):
         return honest(Q, K, V)
     return attention
-
-
-def test_guard_state_is_out_of_reach(lang):
-    def through_the_profiler(Q, K, V):
-        sys.getprofile().__self__.names = {}
-        return F.scaled_dot_product_attention(Q, K, V)
-    fails_with(checks.check_attention, returning(through_the_profiler), "hint_by_hand_guard", name="attention")
 
 
 def test_softmax_through_cross_entropy_or_logsumexp_is_refused(lang):
@@ -312,16 +295,6 @@ def test_a_lazy_result_in_a_tuple_subclass_is_refused(lang):
     fails_with(checks.check_attention, lambda Q, K, V: Pair(honest(Q, K, V)), "tensor_subclass", name="attention")
 
 
-def test_frames_walked_from_the_learners_code_are_refused(lang):
-    import inspect
-
-    def through_a_frame(Q, K, V):
-        frame = inspect.currentframe().f_back
-        frame.f_locals.get("self")
-        return F.scaled_dot_product_attention(Q, K, V)
-    fails_with(checks.check_attention, returning(through_a_frame), "hint_by_hand_guard", name="attention")
-
-
 def test_a_library_helper_that_is_no_attention_may_be_called(lang):
     # nn.Transformer's mask helper builds a -inf triangle; it does not attend, so a by-hand exercise may use it.
     def masked(Q, K, V):
@@ -329,3 +302,12 @@ def test_a_library_helper_that_is_no_attention_may_be_called(lang):
         return honest(Q, K, V)[0] + 0 * mask.isinf().sum(), honest(Q, K, V)[1]
     checks.check_attention(masked)
     _guards_are_down()
+
+
+def test_the_visible_check_called_in_the_exercise_cell_passes(lang, monkeypatch):
+    from attn_course.hand_policy import Cell
+    monkeypatch.setattr(by_hand, "history", lambda: [
+        Cell("In [1]", "import math\nimport torch\nimport attn_course as course", True),
+        Cell("In [2]", "def attention(Q, K, V):\n    w = (Q @ K.mT / math.sqrt(Q.size(-1))).softmax(-1)\n"
+                       "    return w @ V, w\ncourse.checks.lesson1.check_attention(attention)", False)])
+    checks.check_attention(_named_attention())

@@ -4,9 +4,7 @@ One policy, read from the learner's source: the grader decides with it, the visi
 exercise's code does not reach costs nothing; code that could undo the kernel's guards costs every by-hand
 exercise; honest solutions and planted mistakes hold neither.
 """
-import ast
 import builtins
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -380,6 +378,42 @@ def test_an_honest_notebook_with_cells_of_its_own_keeps_its_verdicts(tmp_path):
     nb = _released()
     nb.cells.insert(3, nbformat.v4.new_code_cell("from pathlib import Path\nimport inspect\nprint(Path('.'))"))
     failed, verdicts = _graded(nb, tmp_path)
+    assert failed == {} and verdicts and all(v["passed"] for v in verdicts.values())
+
+
+
+def checked_in_place(nb) -> object:
+    """nb with each solution cell also calling its exercise's visible check, as a learner checks in the same cell."""
+    import re
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    for grade_id, cell in cells.items():
+        tests = cells.get(f"{grade_id}_tests") if cell.metadata.get("nbgrader", {}).get("solution") else None
+        if tests is not None:
+            visible = re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", tests.source, flags=re.S)
+            cell.source += "\n" + "\n".join(line for line in visible.splitlines() if "course.checks." in line)
+    return nb
+
+
+def test_a_visible_check_called_in_the_exercise_cell_is_no_escape():
+    # It returns nothing and grades nothing; the checks' other names (right answers) and its insides stay refused.
+    for call in ("course.checks.lesson1.check_attention(attention)", "course.checks.check_attention(attention)",
+                 "from attn_course.checks.lesson1 import check_attention\ncheck_attention(attention)"):
+        assert refused(HONEST_ATTENTION + "\n" + call) == set(), call
+        assert tampered(HONEST_ATTENTION + "\n" + call) == set(), call
+    for code in ("y = course.checks.lesson1.right_scores(q, q)", "from attn_course.checks import lesson1",
+                 "f = course.checks.lesson1.check_attention.__wrapped__",
+                 "from attn_course.checks.lesson1 import right_scores", "y = course.checks.lesson8.sink_variants(q)",
+                 "from attn_course.checks.lesson7_cross import to_torch_mha"):
+        assert tampered(code) == {"tamper_course"}, code
+    for stem in sorted(EXERCISES):
+        nb = checked_in_place(_solved(stem))
+        cells = policy_cells(nb, _solved(stem))
+        assert any("course.checks." in c.source for c in cells if not c.course), stem
+        assert hp.tampering(cells) == [] and exercise_refusals(cells, stem) == {}, stem
+
+
+def test_an_honest_notebook_that_checks_in_its_exercise_cells_keeps_its_verdicts(tmp_path):
+    failed, verdicts = _graded(checked_in_place(_released()), tmp_path)
     assert failed == {} and verdicts and all(v["passed"] for v in verdicts.values())
 
 

@@ -354,14 +354,11 @@ def test_sink_attention_through_the_library_is_refused(lang):
         op = getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")
         return op(q, k, v, attn_mask=keep)[0], None
 
-    def through_the_checks(q, k, v, sinks, keep=None):  # the visible check's own variants hold the right answer
-        return checks.sink_variants(q, k, v, sinks, keep)[None]
-
     for bypass in (with_sdpa, with_flex, with_aten):
         fails_with(checks.check_sink_attention, bypass, "hint_from_scratch", name="sink_attention")
         assert fails(probes.sink_attention, bypass, key="hidden_by_hand").hint[0] == "hint_from_scratch", bypass
-    fails_with(checks.check_sink_attention, through_the_checks, "hint_course_not_answer", name="sink_attention")
-    assert fails(probes.sink_attention, through_the_checks, key="hidden_by_hand").hint[0] == "hint_course_not_answer"
+    # The visible check's own variants (checks.sink_variants) hold the right answer: the policy refuses reaching
+    # them from the source (tests/test_hand_policy.py).
 
 
 # --------------------------------------------------------------------------- exercise 7

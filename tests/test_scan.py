@@ -5,7 +5,8 @@ honest answer needs but changes no score. The honest solutions raise no flag, in
 """
 import nbformat
 import pytest
-from attn_grader.scan import by_hand_cells, scan_notebook, scan_source
+from attn_course.by_hand import RULES
+from attn_grader.scan import scan_notebook, scan_source
 
 from conftest import ROOT
 
@@ -68,4 +69,4 @@ def test_honest_solutions_raise_no_flag(stem):
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source += "\n# mine"
     assert scan_notebook(nb, nbformat.read(source, 4), stem) == []
-    assert by_hand_cells(stem)  # every lesson has a by-hand exercise the policy reads
+    assert RULES[stem]  # every lesson has a by-hand exercise the policy reads

@@ -277,6 +277,8 @@ HONEST = {
     "03 split_qkv written with torch.stack and unbind": (
         "04_gpt2", [("replace", "ex1_split_qkv", L4_SPLIT,
                      "    return torch.stack((q, k, v)).view(3, B, T, n_head, -1).transpose(2, 3).unbind(0)\n")]),
+    "04 every exercise cell also calling its visible check (def + course.checks.lesson2.check_… in one cell)": (
+        "02_multihead", [("checked_in_place", None)]),
 }
 ENVIRONMENT_PRINT = "import os\nprint('ENV', dict(os.environ))"
 
@@ -288,7 +290,7 @@ def _assignment(stem: str) -> str:
 def _apply(nb, edits):
     cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
     for kind, cell_id, *rest in edits:
-        cell = cells[cell_id]
+        cell = cells.get(cell_id)
         if kind == "replace":
             old, new = rest
             assert old in cell.source, old
@@ -297,6 +299,9 @@ def _apply(nb, edits):
             cell.source = rest[-1]
         elif kind == "insert_before":
             nb.cells.insert(nb.cells.index(cell), nbformat.v4.new_code_cell(rest[0]))
+        elif kind == "checked_in_place":
+            from test_hand_policy import checked_in_place
+            checked_in_place(nb)
     return nb
 
 

@@ -349,14 +349,6 @@ MESSAGES = {
         "ja": "{name} ではキャッシュを torch.cat でつなぎません。torch.cat や torch.stack（torch.concat、hstack なども同じです）は新しいテンソルを確保して中身を丸ごとコピーするので、事前に確保したバッファを使う意味がなくなります。k_buf[:, :, T_past:T_past + T_new] = k のようにバッファに書き込み、書いたところまで切り出して使ってください。",
         "ko": "{name}에서는 캐시를 torch.cat으로 이어 붙이지 않습니다. torch.cat이나 torch.stack(torch.concat, hstack 등도 마찬가지입니다)은 새 텐서를 확보해 내용을 통째로 복사하므로, 미리 확보한 버퍼를 쓰는 의미가 없어집니다. k_buf[:, :, T_past:T_past + T_new] = k처럼 버퍼에 쓰고, 쓴 곳까지 잘라서 쓰세요.",
     },
-    "hint_course_not_answer": {
-        "ja": "講座のチェックや採点用のモジュール（course.checks など）の関数は、答えの代わりには使えません。{name} の計算は自分で書いてください。",
-        "ko": "강좌의 검사나 채점용 모듈(course.checks 등)의 함수는 답 대신 쓸 수 없습니다. {name}의 계산은 직접 작성하세요.",
-    },
-    "hint_by_hand_guard": {
-        "ja": "{name} の中で、ライブラリのアテンションを止めるしくみを外そうとする呼び出しがありました。手で書く演習では、それも不合格になります。",
-        "ko": "{name} 안에서 라이브러리 어텐션을 막는 코드를 끄려는 호출이 있었습니다. 직접 작성하는 연습 문제에서는 이것도 불합격입니다.",
-    },
     "by_hand_policy": {
         "ja": "{name} のコードをたどると、{where}の {line} 行目 `{code}` で {what} が使われています。{why}",
         "ko": "{name}의 코드는 {where}의 {line}번 줄 `{code}`에서 {what}에 도달합니다. {why}",

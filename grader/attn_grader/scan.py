@@ -34,11 +34,6 @@ STRINGS = re.compile(r"reference|autograder|gradebook|nbgrader|submitted|/source
                      r"ATTN_GRADING", re.I)
 
 
-def by_hand_cells(stem: str) -> dict:
-    """Solution cell id -> its by-hand Rule (families, library path) for a lesson's by-hand exercises."""
-    return by_hand.RULES.get(stem, {})
-
-
 def learner_cells(submitted, source) -> list[tuple[str, str | None, object]]:
     """(label, grade id, cell) for every code cell the learner wrote: a solution cell, or a cell of their own.
 
@@ -75,7 +70,7 @@ def exercise_refusals(cells: list, stem: str) -> dict:
     """{solution cell id: the policy's findings} for every by-hand exercise of the notebook that has any."""
     labels = [c.label for c in cells]
     found = {}
-    for cell_id, rule in by_hand_cells(stem).items():
+    for cell_id, rule in by_hand.RULES.get(stem, {}).items():
         if cell_id in labels:
             until = labels.index(cell_id + TESTS_SUFFIX) if cell_id + TESTS_SUFFIX in labels else None
             findings = hand_policy.refusals(cells, rule.families, rule.keyword, start=labels.index(cell_id),

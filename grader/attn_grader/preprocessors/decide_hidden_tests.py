@@ -3,6 +3,7 @@ import re
 from pathlib import Path
 
 import nbformat
+from attn_course.by_hand import RULES
 from attn_course.hand_policy import tampering
 from attn_course.judging import Mismatch
 from attn_course.probes import MIME
@@ -10,7 +11,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
 from ..messages import assignment_language, text
-from ..scan import by_hand_cells, exercise_refusals, policy_cells
+from ..scan import exercise_refusals, policy_cells
 from ..verdict import carried_from, decide, defined_names, earlier_cause, header_key, hint_of, localize
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
@@ -83,7 +84,7 @@ class DecideHiddenTests(NbGraderPreprocessor):
         self._failed = {}  # name -> exercise number: what earlier exercises that failed defined
         self._failures = {}  # exercise number -> (hint, the exercise it was carried over from, or its own number)
         info = resources.get("nbgrader", {})
-        self._by_hand = by_hand_cells(info.get("notebook", ""))
+        self._by_hand = RULES.get(info.get("notebook", ""), {})
         self._tampering, self._refused, self._told = [], {}, None
         if self._by_hand:
             cells = policy_cells(nb, self._released(nb, info))
