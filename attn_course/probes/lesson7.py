@@ -25,7 +25,7 @@ from ..judging import (
 from ..sizes import in_role
 from .cases import backward_with_probe, differentiable
 from .codec import NoValues
-from .gpt2_module import build, configs
+from .gpt2_module import NAME, build, configs
 from .recorder import probe
 from .rope import BASES, turn_with
 
@@ -172,14 +172,13 @@ def cross_setup(draws, case, dtype):
 @probe("lesson7.module_buffer")
 def module_buffer(rec, cls):
     """Section 1 removes the mask by setting the `causal` buffer all True: forward must read that buffer."""
-    name = "GPT2SelfAttention"
     b, t, h, d = next(configs(rec))
-    module, layout = build(rec, cls, name, h, d, max_len=32)
+    module, layout = build(rec, cls, NAME, h, d, max_len=32)
     rec.put("layout", layout)
     module = module.double().eval()
-    rec.call(f"{name}.causal", lambda: module.causal.fill_(True))
+    rec.call(f"{NAME}.causal", lambda: module.causal.fill_(True))
     with torch.no_grad():
-        rec.put("open", rec.call(name, module, rec.randn("x", b, t, h * d)))
+        rec.put("open", rec.call(NAME, module, rec.randn("x", b, t, h * d)))
 
 
 @probe("lesson7.permutation_error")
@@ -305,6 +304,31 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
 
 def _kind(got) -> str:
     return getattr(got, "kind", type(got).__name__)
+
+
+@procedure()
+def judge_module_buffer(res, right):
+    """right: the module class. With its buffer all True it is attention without a mask; a module still masked
+    builds its own mask instead of reading the buffer."""
+    b, t, h, d = next(configs(res))
+    ref = right(h * d, h, max_len=32)
+    expect_layout(res, ref)
+    res.fill_parameters(ref, f"params.{h}.{d}")
+    ref = ref.double().eval()
+    x = res.randn("x", b, t, h * d)
+    got = res["open"]
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name=f"{NAME}.forward", kind=_kind(got))
+    with torch.no_grad():
+        masked = ref(x)[0]
+        ref.causal.fill_(True)
+        want = ref(x)[0]
+    try:
+        _expect(f"{NAME} (causal = True)", got[0], want, 1e-9, {"hint_mask_not_from_buffer": masked})
+    except Mismatch as mismatch:   # said as what the open buffer should have done
+        if mismatch.key != "hidden_mismatch":
+            raise
+        raise Mismatch("buffer_open_differs", hint=mismatch.hint, err=mismatch.fields["err"]) from None
 
 
 # The hidden functions, as a failure names them to the learner.
