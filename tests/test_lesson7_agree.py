@@ -46,8 +46,8 @@ def _wrong_answers(ref) -> dict:
 
 
 WRONG = ["own_mask", "perm_inverse", "perm_tensor", "pe_halves", "pe_sign", "rope_pairing", "rope_device",
-         "layout_inverse", "layout_columns", "relative_sign", "relative_rope", "cache_restart", "cache_v", "alibi_odd", "alibi_dtype",
-         "cross_causal", "cross_no_input_check"]
+         "layout_inverse", "layout_columns", "relative_sign", "relative_rope", "cache_restart", "cache_v", "alibi_odd",
+         "alibi_dtype", "cross_causal", "cross_no_input_check"]
 
 
 CHECKS = {"module_buffer": "check_gpt2_module"}   # the pasted module's check runs lesson 4's first
