@@ -1,9 +1,9 @@
-"""Lesson 7's visible checks: order-blindness, sinusoidal positions, RoPE (Llama's layout, the interleaved layout,
-the relative property, a KV cache), ALiBi and cross-attention. Each runs its exercise's probe on a seed of its own and
-judges what it recorded by the exercise's procedure (attn_course.probes.lesson7), as the grader does, with the right
-answer given here; the classic mistakes the procedures name are written here too. `rope` below is a right RoPE
-(Llama's rotate-half layout): the probes of exercises 5 and 6 hand it to the learner's code, so those two are graded
-on their own."""
+"""Lesson 7's visible checks: the pasted module's buffer, order-blindness, sinusoidal positions, RoPE (Llama's
+layout, the interleaved layout, the relative property, a KV cache), ALiBi and cross-attention. Each runs its
+exercise's probe on a seed of its own and judges what it recorded by the exercise's procedure
+(attn_course.probes.lesson7), as the grader does, with the right answer given here (the classic mistakes the
+procedures name: lesson7_mistakes and its kin). `rope` is a right RoPE (Llama's rotate-half layout): the probes of
+exercises 5 and 6 hand it to the learner's code, so those two are graded on their own."""
 from __future__ import annotations
 
 import torch

@@ -74,10 +74,7 @@ class CrossAttention(nn.Module):
         super().__init__()
         self.embed_dim, self.n_head = expect_size(embed_dim, "embed_dim"), expect_size(n_head, "n_head")
         self.head_dim = resolve_head_dim(embed_dim, n_head)
-        self.q_proj = nn.Linear(embed_dim, embed_dim)
-        self.k_proj = nn.Linear(embed_dim, embed_dim)
-        self.v_proj = nn.Linear(embed_dim, embed_dim)
-        self.out_proj = nn.Linear(embed_dim, embed_dim)
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(embed_dim, embed_dim) for _ in range(4))
 
     def forward(self, x, memory, key_padding_mask=None):
         expect_tokens(x, self.embed_dim)
