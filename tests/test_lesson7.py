@@ -146,7 +146,7 @@ def _rope(bug=None, only_q=False, device_aware=True):
         if bug in (None, "hint_rope_positions", "hint_rope_base"):
             q2, k2 = checks.rope(q, k, positions, base)
         else:
-            q2, k2 = (mistakes._rope_bug(z, positions, base, bug) for z in (q, k))
+            q2, k2 = (mistakes.rope_with(z, positions, base, bug) for z in (q, k))
         return (q2, k) if only_q else (q2, k2)
     return apply_rope
 
@@ -220,7 +220,7 @@ def test_converted_weights_give_the_interleaved_scores(ref):
     x = torch.randn(t, e, dtype=torch.float64)
     positions = torch.arange(t)
     heads = lambda z: z.view(t, h, d).transpose(0, 1)  # noqa: E731
-    inter = mistakes.rope_interleaved(heads(x @ w.T), positions)
+    inter = mistakes.rope_with(heads(x @ w.T), positions, mistake="hint_rope_interleaved")
     converted = heads(x @ ref.interleaved_to_half(w, h).T)
     half, _ = checks.rope(converted, converted, positions)
     torch.testing.assert_close(half @ half.mT, inter @ inter.mT)
@@ -264,7 +264,8 @@ def _rope_cache(**bug):
         if bug.get("unrotated_cache"):   # raw keys cached; the whole cache turned again on every call
             raw = k if cache is None else torch.cat([cache[0], k], dim=2)
             q = rope(q, q, positions)[0]
-            k, v = rope(raw, raw, torch.arange(past + T_new))[1], v if cache is None else torch.cat([cache[1], v], dim=2)
+            k = rope(raw, raw, torch.arange(past + T_new))[1]
+            v = v if cache is None else torch.cat([cache[1], v], dim=2)
         else:
             if bug.get("rotate", True):
                 q_turned, k = rope(q, k, positions)
@@ -273,8 +274,10 @@ def _rope_cache(**bug):
                 old = rope(cache[0], cache[0], torch.arange(past))[1] if bug.get("twice") else cache[0]
                 k = torch.cat([old, k], dim=2)
                 v = v if bug.get("v_not_joined") else torch.cat([cache[1], v], dim=2)
-        keep = torch.ones(T_new, past + T_new, dtype=torch.bool).tril(diagonal=0 if bug.get("offset") is False else past)
-        s = (q @ k.transpose(-2, -1) / math.sqrt(E if bug.get("scale_by_e") else E // H)).masked_fill(~keep, float("-inf"))
+        keep = torch.ones(T_new, past + T_new, dtype=torch.bool).tril(
+            diagonal=0 if bug.get("offset") is False else past)
+        s = (q @ k.transpose(-2, -1) / math.sqrt(E if bug.get("scale_by_e") else E // H)).masked_fill(
+            ~keep, float("-inf"))
         y = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T_new, E)
         return (y if bug.get("no_proj") else attn.c_proj(y)), ((raw if bug.get("unrotated_cache") else k), v)
     return attend_rope_with_cache
@@ -513,13 +516,15 @@ def test_hidden_tests_name_the_likely_mistake(ref):
                      seed=seed).hint == "hint_layout_inverse"
     assert fails(probes.relative_score, _relative(sign=-1)).hint == "hint_relative_sign"
     # The rope's position axis kept (the query turned too, or [..., 0, :] forgotten): a score per key pair.
-    keeps_axis = lambda q, k, offset, rope: (rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))[0]  # noqa: E731
-                                             * rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))[1][..., 0, :]).sum(-1)
+    def keeps_axis(q, k, offset, rope):
+        q_turned, k_turned = rope(q[..., None, :], k[..., None, :], torch.tensor([offset]))
+        return (q_turned * k_turned[..., 0, :]).sum(-1)
     assert fails(probes.relative_score, keeps_axis, key="hidden_shape").hint == "hint_relative_shape"
     fails_with(checks.check_relative_score, keeps_axis, "hint_relative_shape")
     # A position made with arange: fine for offset 3, an error for -2.
-    by_arange = lambda q, k, offset, rope: (q * rope(k[..., None, :], k[..., None, :],  # noqa: E731
-                                                     torch.arange(offset, offset + 1) if offset >= 0 else torch.arange(offset))[1][..., 0, :]).sum(-1)
+    def by_arange(q, k, offset, rope):
+        position = torch.arange(offset, offset + 1) if offset >= 0 else torch.arange(offset)
+        return (q * rope(k[..., None, :], k[..., None, :], position)[1][..., 0, :]).sum(-1)
     fails_with(checks.check_relative_score, by_arange, "hint_relative_negative")
     assert fails(probes.relative_score, by_arange, key="hidden_raised").hint == "hint_relative_negative"
     assert fails(probes.rope_cache, _rope_cache(restart=True)).hint == "hint_rope_cache_restart"
@@ -527,7 +532,8 @@ def test_hidden_tests_name_the_likely_mistake(ref):
     for bug, hint in (("q_not_rotated", "hint_rope_cache_q_not_rotated"), ("scale_by_e", "hint_scale_head_dim"),
                       ("no_proj", "hint_rope_cache_no_proj"), ("unrotated_cache", "hint_rope_cache_unrotated")):
         assert fails(probes.rope_cache, _rope_cache(**{bug: True})).hint == hint, bug
-    assert fails(probes.rope_cache, _rope_cache(v_not_joined=True), key="hidden_raised").hint == "hint_rope_cache_concat"
+    assert fails(probes.rope_cache, _rope_cache(v_not_joined=True), key="hidden_raised").hint == \
+        "hint_rope_cache_concat"
     assert fails(probes.alibi_bias, _alibi(rule="hint_alibi_power_of_two")).hint == "hint_alibi_power_of_two"
     assert fails(probes.cross_attention, _cross(ref, "causal")).hint == "hint_cross_causal"
 

@@ -8,9 +8,12 @@ import torch
 from attn_course.checks import lesson7 as checks
 from attn_course.checks import lesson7_mistakes as mistakes
 from attn_course.probes import lesson7 as probes
+from attn_course.validate import CheckFailed
 from attn_grader.verdict import hint_of
 from conftest import judged, reference
-from test_lesson7 import _alibi, _cross, _layout_columns, _pe, _pe_float32, _perm_error, _relative, _rope, _rope_cache
+from test_lesson7 import (
+    _alibi, _cross, _layout_columns, _own_mask, _pe, _pe_float32, _perm_error, _relative, _rope, _rope_cache,
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +25,7 @@ def _wrong_answers(ref) -> dict:
     """A few wrong answers of each exercise the check and the grader judge by one procedure: (exercise, answer)."""
     tensor = lambda fn, x, perm: torch.tensor(ref.permutation_error(fn, x, perm))  # noqa: E731
     return {
+        "own_mask": ("module_buffer", _own_mask(reference("lesson4"))),
         "perm_inverse": ("permutation_error", _perm_error(compare="inverse")),
         "perm_tensor": ("permutation_error", tensor),
         "pe_halves": ("sinusoidal_positions", _pe(layout="halves")),
@@ -41,9 +45,12 @@ def _wrong_answers(ref) -> dict:
     }
 
 
-WRONG = ["perm_inverse", "perm_tensor", "pe_halves", "pe_sign", "rope_pairing", "rope_device", "layout_inverse",
-         "layout_columns", "relative_sign", "relative_rope", "cache_restart", "cache_v", "alibi_odd", "alibi_dtype",
-         "cross_causal", "cross_no_input_check"]
+WRONG = ["own_mask", "perm_inverse", "perm_tensor", "pe_halves", "pe_sign", "rope_pairing", "rope_device",
+         "layout_inverse", "layout_columns", "relative_sign", "relative_rope", "cache_restart", "cache_v", "alibi_odd",
+         "alibi_dtype", "cross_causal", "cross_no_input_check"]
+
+
+CHECKS = {"module_buffer": "check_gpt2_module"}   # the pasted module's check runs lesson 4's first
 
 
 @pytest.mark.parametrize("wrong", WRONG)
@@ -51,8 +58,8 @@ def test_the_check_is_the_graders_procedure_on_a_seed_of_its_own(ref, lang, wron
     """The visible check and the grader run one procedure: on the check's seed, the grader with the hidden reference
     reaches the very verdict the check reached with the course's right answer (its message key, fields and hint)."""
     exercise, answer = _wrong_answers(ref)[wrong]
-    with pytest.raises(checks.CheckFailed) as info:
-        getattr(checks, f"check_{exercise}")(answer)
+    with pytest.raises(CheckFailed) as info:
+        getattr(checks, CHECKS.get(exercise, f"check_{exercise}"))(answer)
     seed = checks.SEEDS[exercise]
     try:   # the grader reads the learner's cell too: here, the answer's source
         source = inspect.getsource(answer)

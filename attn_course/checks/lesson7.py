@@ -1,17 +1,14 @@
-"""Lesson 7's visible checks: order-blindness, sinusoidal positions, RoPE (Llama's layout, the interleaved layout,
-the relative property, a KV cache), ALiBi and cross-attention. Each runs its exercise's probe on a seed of its own and
-judges what it recorded by the exercise's procedure (attn_course.probes.lesson7), as the grader does, with the right
-answer given here; the classic mistakes the procedures name are written here too. `rope` below is a right RoPE
-(Llama's rotate-half layout): the probes of exercises 5 and 6 hand it to the learner's code, so those two are graded
-on their own."""
+"""Lesson 7's visible checks: the pasted module's buffer, order-blindness, sinusoidal positions, RoPE (Llama's
+layout, the interleaved layout, the relative property, a KV cache), ALiBi and cross-attention. Each runs its
+exercise's probe on a seed of its own and judges what it recorded by the exercise's procedure
+(attn_course.probes.lesson7), as the grader does, with the right answer given here (the classic mistakes the
+procedures name: lesson7_mistakes and its kin). `rope` is a right RoPE (Llama's rotate-half layout): the probes of
+exercises 5 and 6 hand it to the learner's code, so those two are graded on their own."""
 from __future__ import annotations
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
-from .engine import close, expect_returned_pair, inputs, max_error, passed, run
-from .gpt2_module import expect_gpt2_module, gpt2_expected
+from .gpt2_module import RightGPT2SelfAttention, expect_gpt2_module
 from .invariants import reads_globals
 from .lesson7_alibi import right_alibi_bias
 from .lesson7_cross import RightCrossAttention
@@ -19,15 +16,12 @@ from .lesson7_mistakes import _to_half, rope_cache_run
 from .lesson7_sinusoid import sinusoid
 from .rope import rope
 
-# The pasted module's check: batch, sequence, heads, head width all different, so a mixed-up axis shows as a wrong
-# size; none the notebook binds.
-B, T, H, D = 3, 7, 2, 6
-E = H * D
 # Each check's own seed: the probe's inputs drawn from it follow the probe's rule (no size the notebook binds).
 # Seeds whose draws tell the classic mistakes apart: relative_score's base is not the default (code that ignores the
 # rope it is given shows), and the heads are not as many as a head's width (H = D makes a view of (D, H) right).
-SEEDS = {"permutation_error": 701, "sinusoidal_positions": 702, "apply_rope": 703, "interleaved_to_half": 703,
-         "relative_score": 704, "rope_cache": 707, "alibi_bias": 707, "cross_attention": 708}
+SEEDS = {"module_buffer": 700, "permutation_error": 701, "sinusoidal_positions": 702, "apply_rope": 703,
+         "interleaved_to_half": 703, "relative_score": 704, "rope_cache": 707, "alibi_bias": 707,
+         "cross_attention": 708}
 
 
 def _verify(exercise: str, name: str, right, obj) -> None:
@@ -87,27 +81,8 @@ def check_cross_attention(cls) -> None:
     _verify("cross_attention", "CrossAttention", RightCrossAttention, cls)
 
 
-# --------------------------------------------------------------------------- the pasted module
-def open_variants(module, x) -> dict:
-    """The module's output once its `causal` buffer is all True: attention without a mask. Still masked is
-    a forward that builds its own mask instead of reading the buffer (section 1 opens the mask that way)."""
-    outputs = gpt2_expected(module, x)
-    return {None: outputs["hint_missing_mask"], "hint_mask_not_from_buffer": outputs[None]}
-
-
 @reads_globals(4)   # the module's hidden test is lesson 4's, which names lesson 4's globals
 def check_gpt2_module(cls) -> None:
     """Lesson 4's checks, then the one rule this lesson adds: forward masks with the `causal` buffer."""
     expect_gpt2_module(cls)
-    name = "GPT2SelfAttention"
-    module = run(name, cls, E, H).double().eval()
-    module.causal.fill_(True)                                  # what section 1 does to remove the mask
-    (x,) = inputs((B, T, E), seed=23)
-    with torch.no_grad():
-        y, _ = expect_returned_pair(run(f"{name}.forward", module, x), f"{name}.forward")
-        variants = open_variants(module, x)
-        if not close(y, variants[None], 1e-6):
-            masked = close(y, variants["hint_mask_not_from_buffer"], 1e-6)
-            raise CheckFailed(t("buffer_open_differs", err=max_error(y, variants[None])),
-                              t("hint_mask_not_from_buffer") if masked else None)
-    passed(name)
+    _verify("module_buffer", "GPT2SelfAttention", RightGPT2SelfAttention, cls)

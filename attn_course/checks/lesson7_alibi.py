@@ -44,7 +44,8 @@ def alibi_hint(results: list, tol: float = 1e-5) -> str | None:
     """The likely mistake behind (H, T, T) biases, given as (bias, H, T) for every head count tried: the classic
     mistake whose bias every one of them equals (at some head counts two mistakes give the same slopes, as `//`
     in the other H − n slopes and j = 1, 3, 5, … do at n = 8), or, read from the first wrong bias itself, a
-    distance that is not i − j (the bias is not m_h times the distance), or the first n slopes wrong, or the others."""
+    distance that is not i − j (the bias is not m_h times the distance), or the first n slopes wrong, or the
+    others."""
     tables = [(lower(got), alibi_variants(n_head, n)) for got, n_head, n in results]
     for key in tables[0][1]:
         if key is not None and all(close(mine, lower(variants[key]), tol) for mine, variants in tables):

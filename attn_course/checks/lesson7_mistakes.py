@@ -32,7 +32,7 @@ def perm_variants(fn, x, perm) -> dict:
         "hint_perm_abs": float((y_perm - y[:, perm]).max()),
         "hint_perm_mean": float((y_perm - y[:, perm]).abs().mean()),
         "hint_perm_first_batch": float((y_perm - y[:, perm])[0].abs().max()),
-        # make mutants: a sum for the difference; f called on one side only (the input compared as it is)
+        # a sum for the difference; f called on one side only (the input compared as it is)
         "hint_perm_plus": float((y_perm + y[:, perm]).abs().max()),
         ("hint_perm_fn_once", "input"): float((x[:, perm] - y[:, perm]).abs().max()),
         ("hint_perm_fn_once", "output"): float((y_perm - x[:, perm]).abs().max()),
@@ -58,49 +58,36 @@ def perm_error(kind: str, message: str, call: str = "") -> str | None:
 
 
 # --------------------------------------------------------------------------- RoPE
-def rope_interleaved(x, positions, base: float = 10000.0):
-    """The same rotation with the pairs (0, 1), (2, 3), … (Meta's original Llama, RoFormer's paper)."""
+# The classic RoPE mistakes rope_with makes, in the order they are tried.
+ROPE_MISTAKES = ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing",
+                 "hint_rope_positions", "hint_rope_base", "hint_rope_unrotated", "hint_rope_cos_sin")
+
+
+def rope_with(x, positions, base: float = 10000.0, mistake: str | None = None):
+    """x rotated as Llama's RoPE does (rotate-half layout), or as the classic mistake `mistake` (its hint) does;
+    "hint_rope_interleaved" is the same rotation with the pairs (0, 1), (2, 3), … (Meta's original Llama)."""
+    if mistake == "hint_rope_unrotated":
+        return x
+    positions = torch.arange(x.size(-2)) if mistake == "hint_rope_positions" else positions
+    base = 10000.0 if mistake == "hint_rope_base" else base
     d = x.size(-1)
+    step = 1 if mistake == "hint_rope_freq" else 2
     angles = positions.to(x.device, torch.float64)[:, None] * base ** (
-        -torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    x1, x2 = x[..., 0::2], x[..., 1::2]
-    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+        -step * torch.arange(d // 2, dtype=torch.float64, device=x.device) / d)
+    if mistake == "hint_rope_interleaved":
+        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+    emb = angles.repeat_interleave(2, dim=-1) if mistake == "hint_rope_pairing" else torch.cat([angles, angles], -1)
+    cos, sin = (emb.sin(), emb.cos()) if mistake == "hint_rope_cos_sin" else (emb.cos(), emb.sin())
+    return x * cos + (-rotate_half(x) if mistake == "hint_rope_direction" else rotate_half(x)) * sin
 
 
-def _rope_bug(x, positions, base, bug: str):
-    d = x.size(-1)
-    step = 1 if bug == "hint_rope_freq" else 2
-    inv_freq = base ** (-step * torch.arange(d // 2, dtype=torch.float64, device=x.device) / d)
-    angles = positions.to(x.device, torch.float64)[:, None] * inv_freq
-    if bug == "hint_rope_interleaved":
-        return rope_interleaved(x, positions, base)
-    emb = angles.repeat_interleave(2, dim=-1) if bug == "hint_rope_pairing" else torch.cat([angles, angles], -1)
-    turn = -rotate_half(x) if bug == "hint_rope_direction" else rotate_half(x)
-    return x * emb.cos() + turn * emb.sin()
-
-
-def rope_variants(x, positions, base, other=None) -> dict:
-    """Rotated x: right, and the classic RoPE bugs; with other (k for q, q for k), the two returned swapped."""
-    variants = {None: rope(x, x, positions, base)[0]}
-    for bug in ("hint_rope_interleaved", "hint_rope_direction", "hint_rope_freq", "hint_rope_pairing"):
-        variants[bug] = _rope_bug(x, positions, base, bug)
-    variants["hint_rope_positions"] = rope(x, x, torch.arange(x.size(-2)), base)[0]
-    variants["hint_rope_base"] = rope(x, x, positions, 10000.0)[0]
-    variants["hint_rope_unrotated"] = x
-    variants["hint_rope_cos_sin"] = _rope_swapped_cos_sin(x, positions, base)
-    if other is not None:
-        variants["hint_rope_pair_order"] = rope(other, other, positions, base)[0]
+def rope_variants(x, positions, base, other) -> dict:
+    """Rotated x as each classic RoPE mistake gives it; and other (k for q, q for k), the two returned swapped."""
+    variants = {mistake: rope_with(x, positions, base, mistake) for mistake in ROPE_MISTAKES}
+    variants["hint_rope_pair_order"] = rope_with(other, positions, base)
     return variants
-
-
-def _rope_swapped_cos_sin(x, positions, base):
-    """cos, sin = emb.sin(), emb.cos(): x · sin + rotate_half(x) · cos."""
-    d = x.size(-1)
-    inv_freq = base ** (-torch.arange(0, d, 2, dtype=torch.float64, device=x.device) / d)
-    emb = positions.to(x.device, torch.float64)[:, None] * inv_freq
-    emb = torch.cat([emb, emb], dim=-1)
-    return x * emb.sin() + rotate_half(x) * emb.cos()
 
 
 def rope_hint(y, x, tol: float = 1e-5) -> str | None:
@@ -162,9 +149,9 @@ def layout_variants(weight, n_head) -> dict:
 
 
 def layout_hint(got, weight, n_head) -> str | None:
-    """The layout mistake a returned weight shows, the visible check's and the grader's alike: a classic variant; the
-    4-D (H, 2, D/2, E) not reshaped back; or, for axes mixed up in view or transpose (make mutants: no hint before),
-    whether each row is still one of the weight's rows (reordered, wrongly) or mixes values of several."""
+    """The layout mistake a returned weight shows: a classic variant; the 4-D (H, 2, D/2, E) not reshaped back; or,
+    for axes mixed up in view or transpose, whether each row is still one of the weight's rows (reordered, wrongly) or
+    mixes values of several."""
     if not isinstance(got, torch.Tensor):
         return None
     rows, cols = weight.shape
@@ -180,9 +167,9 @@ def layout_hint(got, weight, n_head) -> str | None:
     return "hint_layout_order" if found.any(0).all() and found.any(1).all() else "hint_layout_mixed"
 
 
-def layout_axis_error(message: str) -> bool:
+def layout_error(kind: str, message: str, call: str = "") -> str | None:
     """A view that does not fit the weight: its sizes were taken from the columns (E), not the rows (H·D)."""
-    return "invalid for input of size" in message
+    return "hint_layout_columns" if "invalid for input of size" in message else None
 
 
 def relative_variants(q, k, offset: int, base: float) -> dict:
@@ -198,8 +185,8 @@ def relative_variants(q, k, offset: int, base: float) -> dict:
 
 def _key_axis_slips(q, k, offset: int, base: float) -> list:
     """relative_score's values when the key's position axis is added or taken off wrongly: rope(…, k, …) or
-    rope(…, k[..., None], …) for k[..., None, :], or k_turned[..., 0] for k_turned[..., 0, :] (make mutants: these
-    failed with no hint). Each is what hint_relative_shape describes; a slip these inputs cannot run is left out."""
+    rope(…, k[..., None], …) for k[..., None, :], or k_turned[..., 0] for k_turned[..., 0, :]. Each is what
+    hint_relative_shape describes; a slip these inputs cannot run is left out."""
     position = torch.tensor([offset])
     turned = lambda z: rope(k[..., None, :], z, position, base)[1]  # noqa: E731
     slips = []
@@ -222,7 +209,10 @@ def relative_hint(got, q, k, offset: int, base: float, tol: float = 1e-9) -> str
 
 
 def relative_error(kind: str, message: str, call: str = "") -> str | None:
-    """torch.arange(offset) and its kin fail on a negative offset, which the exercise allows (the grader's too)."""
+    """An error in a call with a vector or a 3-D q: an axis counted from the front. torch.arange(offset) and its kin
+    fail on a negative offset, which the exercise allows."""
+    if call.startswith("relative_score, q ("):
+        return "hint_relative_last_axis"
     return "hint_relative_negative" if "inconsistent with step sign" in message else None
 
 
@@ -233,7 +223,7 @@ CACHE_BUGS = {
     "hint_cache_mask_offset": dict(offset=False), "hint_rope_cache_no_rope": dict(rotate=""),
     "hint_rope_cache_q_not_rotated": dict(rotate="k"), "hint_scale_head_dim": dict(scale_by_e=True),
     "hint_rope_cache_no_proj": dict(project=False),
-    # make mutants (issue 29): lesson 6's cache mistakes, and the rest of an attention's, made here too
+    # lesson 6's cache mistakes, and the rest of an attention's
     # k, q, v = …split(…) and k, q = rope(q, k, …) are one mistake: rope turns q and k alike
     "hint_qkv_order": dict(order="qvk"), "hint_rope_cache_qk_swapped": dict(swap_qk=True),
     "hint_cache_kv_swapped": dict(cat="swap"), ("hint_cache_kv_swapped", "returned"): dict(returned_swapped=True),

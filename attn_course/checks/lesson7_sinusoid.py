@@ -1,6 +1,5 @@
 """Lesson 7, exercise 2: the sinusoidal positions a right answer gives, the classic mistakes' versions of them, and
-what a wrong table's own shape says when it matches none of those (make mutants, issue 29: ten of exercise 2's
-generated mistakes failed with no hint). Shared by the visible check and the grader's judge."""
+what a wrong table's own shape says when it matches none of those."""
 from __future__ import annotations
 
 import torch
@@ -64,6 +63,5 @@ def pe_error(kind: str, message: str, call: str = "") -> str | None:
 
 
 def pe_shape_hint(got, n: int, e: int) -> str | None:
-    """A table of (T, E/2): one half of the columns returned, `pe = torch.cos(…)` for `pe[:, 1::2] = …` (make
-    mutants: no hint before)."""
+    """A table of (T, E/2): one half of the columns returned, `pe = torch.cos(…)` for `pe[:, 1::2] = …`."""
     return "hint_pe_half_table" if isinstance(got, torch.Tensor) and tuple(got.shape) == (n, e // 2) else None

@@ -25,7 +25,7 @@ from ..judging import (
 from ..sizes import in_role
 from .cases import backward_with_probe, differentiable
 from .codec import NoValues
-from .gpt2_module import build, configs
+from .gpt2_module import NAME, build, configs
 from .recorder import probe
 from .rope import BASES, turn_with
 
@@ -172,14 +172,13 @@ def cross_setup(draws, case, dtype):
 @probe("lesson7.module_buffer")
 def module_buffer(rec, cls):
     """Section 1 removes the mask by setting the `causal` buffer all True: forward must read that buffer."""
-    name = "GPT2SelfAttention"
     b, t, h, d = next(configs(rec))
-    module, layout = build(rec, cls, name, h, d, max_len=32)
+    module, layout = build(rec, cls, NAME, h, d, max_len=32)
     rec.put("layout", layout)
     module = module.double().eval()
-    rec.call(f"{name}.causal", lambda: module.causal.fill_(True))
+    rec.call(f"{NAME}.causal", lambda: module.causal.fill_(True))
     with torch.no_grad():
-        rec.put("open", rec.call(name, module, rec.randn("x", b, t, h * d)))
+        rec.put("open", rec.call(NAME, module, rec.randn("x", b, t, h * d)))
 
 
 @probe("lesson7.permutation_error")
@@ -297,7 +296,7 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
         expect_close(case, view(got) if isinstance(got, torch.Tensor) else got, view(want), tol, check_dtype)
     except Mismatch as mismatch:
         # A wrong dtype is no wrong value: the variants, compared by value, would name a mistake not made
-        # (make mutants: apply_rope's float64 output read as "base ignored").
+        # (apply_rope's float64 output read as "base ignored").
         mismatch.hint = dtype_hint if mismatch.key == "hidden_dtype" else \
             _likely(got, variants or {}, hint_tol or max(tol, 1e-6), view)
         raise
@@ -305,6 +304,35 @@ def _expect(case, got, want, tol, variants=None, check_dtype=True, view=lambda z
 
 def _kind(got) -> str:
     return getattr(got, "kind", type(got).__name__)
+
+
+def _pair(got, name: str, key: str = "returned_not_pair"):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch(key, name=name, kind=_kind(got))
+    return got
+
+
+@procedure()
+def judge_module_buffer(res, right):
+    """right: the module class. With its buffer all True it is attention without a mask; a module still masked
+    builds its own mask instead of reading the buffer."""
+    b, t, h, d = next(configs(res))
+    ref = right(h * d, h, max_len=32)
+    expect_layout(res, ref)
+    res.fill_parameters(ref, f"params.{h}.{d}")
+    ref = ref.double().eval()
+    x = res.randn("x", b, t, h * d)
+    got = _pair(res["open"], f"{NAME}.forward")
+    with torch.no_grad():
+        masked = ref(x)[0]
+        ref.causal.fill_(True)
+        want = ref(x)[0]
+    try:
+        _expect(f"{NAME} (causal = True)", got[0], want, 1e-9, {"hint_mask_not_from_buffer": masked})
+    except Mismatch as mismatch:   # said as what the open buffer should have done
+        if mismatch.key != "hidden_mismatch":
+            raise
+        raise Mismatch("buffer_open_differs", hint=mismatch.hint, err=mismatch.fields["err"]) from None
 
 
 # The hidden functions, as a failure names them to the learner.
@@ -347,17 +375,11 @@ def judge_sinusoidal_positions(res, right):
     expect_device("sinusoidal_positions(device=meta)", res["meta"], "meta", "hint_pe_device")
 
 
-def _rope_pair(got):
-    if not (isinstance(got, tuple) and len(got) == 2):
-        raise Mismatch("rope_not_pair", name="apply_rope", kind=_kind(got))
-    return got
-
-
 @procedure(on_error=checks.rope_error)
 def judge_apply_rope(res, right):
     for case, dtype in DTYPE_CASES:
         q, k, positions, base = rope_setup(res, case, dtype)
-        want, got = right(q, k, positions, base), _rope_pair(res[case])
+        want, got = right(q, k, positions, base), _pair(res[case], "apply_rope", "rope_not_pair")
         for part, g, w, x, other in zip("qk", got, want, (q, k), (k, q)):
             tol = 1e-6 if case == "float64" else 1e-4
             try:
@@ -370,20 +392,15 @@ def judge_apply_rope(res, right):
                 raise
     args = differentiable(rope_setup(res, "grad", torch.float64))
     want = right(*args)
-    for g, w in zip(_rope_pair(res["grad"]), want):
+    for g, w in zip(_pair(res["grad"], "apply_rope", "rope_not_pair"), want):
         expect_close("apply_rope (grad)", g, w.detach(), 1e-6)
     grads = backward_with_probe(res, want, args[:2])
     expect_finding(grad_finding("apply_rope", res["grad.inputs"], grads, ["q", "k"], checks.ROPE_GRAD_TOL))
-    for part, g in zip("qk", _rope_pair(res["meta"])):
+    for part, g in zip("qk", _pair(res["meta"], "apply_rope", "rope_not_pair")):
         expect_device(f"apply_rope (device=meta), {part}", g, "meta", "hint_rope_device")
 
 
-def _layout_error(kind, message, call=""):
-    """A view that does not fit the weight: sizes taken from its columns."""
-    return "hint_layout_columns" if checks.layout_axis_error(message) else None
-
-
-@procedure(on_error=_layout_error)
+@procedure(on_error=checks.layout_error)
 def judge_interleaved_to_half(res, right):
     weight, n_head = layout_setup(res)
     try:
@@ -395,13 +412,7 @@ def judge_interleaved_to_half(res, right):
         raise
 
 
-def _relative_error(kind: str, message: str, call: str = "") -> str | None:
-    """An error in a call with a vector or a 3-D q: an axis counted from the front."""
-    return "hint_relative_last_axis" if call.startswith("relative_score, q (") else \
-        checks.relative_error(kind, message, call)
-
-
-@procedure(on_error=_relative_error, partial=True)   # a wrong value before a raise is named
+@procedure(on_error=checks.relative_error, partial=True)   # a wrong value before a raise is named
 def judge_relative_score(res, right):
     q, k, offsets, base = relative_setup(res)
     for offset in offsets:
@@ -515,16 +526,11 @@ def judge_alibi_bias(res, right):
 CROSS_TOLERANCE = {"float64": 1e-9, "float32": 1e-4}
 
 
-def _cross_pair(got):
-    if not (isinstance(got, tuple) and len(got) == 2):
-        raise Mismatch("returned_not_pair", name="CrossAttention.forward", kind=_kind(got))
-    return got
-
-
 def _cross_case(ref, case, dtype, label, got, want, variants) -> None:
     """One call's (output, weights): their dtype, then shapes, then values, weights first."""
     expect_finding(dtype_finding("CrossAttention.forward", got, dtype))
-    if cross.heads_averaged(got[1], tuple(want[1].shape)):
+    b, _, t_q, t_k = want[1].shape   # weights (B, T_q, T_k): averaged over the heads (MultiheadAttention's default)
+    if isinstance(got[1], torch.Tensor) and tuple(got[1].shape) == (b, t_q, t_k):
         raise Mismatch("hidden_shape", hint="hint_cross_heads_averaged", case=f"{label}: weights",
                        want=tuple(want[1].shape), got=tuple(got[1].shape))
     for what, g, w, hint in (("out", got[0], want[0], "hint_cross_q_from_memory"),
@@ -564,8 +570,8 @@ def judge_cross_attention(res, right):
                 want = cross.to_torch_mha(ref)(x, memory, memory, key_padding_mask=mask, need_weights=True,
                                                 average_attn_weights=False)
                 variants = cross.cross_variants(ref, x, memory, pad if mask is not None else torch.zeros_like(pad))
-                _cross_case(ref, case, dtype, f"CrossAttention {case}{suffix}", _cross_pair(res[case + suffix]),
-                            want, variants)
+                got = _pair(res[case + suffix], "CrossAttention.forward")
+                _cross_case(ref, case, dtype, f"CrossAttention {case}{suffix}", got, want, variants)
     if res["error_on_10_3"] != "ValueError":
         raise Mismatch("hint_cross_head_dim", e=10, h=3)
     for what in ("memory", "x"):
@@ -577,7 +583,7 @@ def judge_cross_attention(res, right):
     _, x, memory, pad = cross_setup(res, "grad", torch.float64)
     x, memory = x.requires_grad_(True), memory.requires_grad_(True)
     want = ref(x, memory, pad)
-    for g, w in zip(_cross_pair(res["grad"]), want):
+    for g, w in zip(_pair(res["grad"], "CrossAttention.forward"), want):
         expect_close("CrossAttention (grad)", g, w.detach(), 1e-9)
     grads = backward_with_probe(res, want, [x, memory, *ref.parameters()])
     names = ["x", "memory", *(n for n, _ in ref.named_parameters())]

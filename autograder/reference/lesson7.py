@@ -1,8 +1,7 @@
 """Lesson 7's reference. Lives only in autograder/: never in a release, never in a kernel.
 
 The grader imports this module in its own process and judges what the learner's kernel sent by each exercise's
-procedure (attn_course/probes/lesson7.py) given this reference; the pasted module's buffer (exercise 0) by a judge
-of its own below.
+procedure (attn_course/probes/lesson7.py) given this reference.
 
 apply_rope is judged against transformers' own Llama rotary code (LlamaRotaryEmbedding and
 apply_rotary_pos_emb, built from a LlamaConfig): transformers computes cos and sin in float32 whatever
@@ -13,12 +12,10 @@ import math
 
 import torch
 import torch.nn as nn
-from attn_course.checks import lesson7 as checks
 from attn_course.hf import llama_rotary
-from attn_course.probes import gpt2_module, lesson7 as probe
+from attn_course.probes import lesson7 as probe
 from attn_course.validate import expect_size, expect_tokens, resolve_head_dim
-from attn_course.judging import Mismatch, expect_layout
-from attn_grader.judge import judge, judged_by, sibling
+from attn_grader.judge import judged_by, sibling
 
 GPT2SelfAttention = sibling(__file__, "gpt2_module").GPT2SelfAttention
 
@@ -77,10 +74,7 @@ class CrossAttention(nn.Module):
         super().__init__()
         self.embed_dim, self.n_head = expect_size(embed_dim, "embed_dim"), expect_size(n_head, "n_head")
         self.head_dim = resolve_head_dim(embed_dim, n_head)
-        self.q_proj = nn.Linear(embed_dim, embed_dim)
-        self.k_proj = nn.Linear(embed_dim, embed_dim)
-        self.v_proj = nn.Linear(embed_dim, embed_dim)
-        self.out_proj = nn.Linear(embed_dim, embed_dim)
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(embed_dim, embed_dim) for _ in range(4))
 
     def forward(self, x, memory, key_padding_mask=None):
         expect_tokens(x, self.embed_dim)
@@ -96,24 +90,9 @@ class CrossAttention(nn.Module):
         return self.out_proj((weights @ v).transpose(1, 2).reshape(B, T_q, E)), weights
 
 
-@judge("lesson7.module_buffer")
-def judge_module_buffer(res):
-    b, t, h, d = next(gpt2_module.configs(res))
-    ref = GPT2SelfAttention(h * d, h, max_len=32)
-    expect_layout(res, ref)
-    res.fill_parameters(ref, f"params.{h}.{d}")
-    ref = ref.double().eval()
-    x = res.randn("x", b, t, h * d)
-    got = res["open"]
-    if not (isinstance(got, tuple) and len(got) == 2):
-        raise Mismatch("returned_not_pair", name="GPT2SelfAttention.forward", kind=type(got).__name__)
-    with torch.no_grad():
-        variants = checks.open_variants(ref, x)
-    probe._expect("GPT2SelfAttention (causal = True)", got[0], variants[None], 1e-9, variants)
-
-
-# Each exercise below is judged by its public procedure (attn_course.probes.lesson7) given this reference: the visible
-# check runs the same procedure with the right answer the course's public facts give.
+# Each exercise is judged by its public procedure (attn_course.probes.lesson7) given this reference: the visible check
+# runs the same procedure with the right answer the course's public facts give.
+judged_by("lesson7.module_buffer", probe.judge_module_buffer, GPT2SelfAttention)
 judged_by("lesson7.permutation_error", probe.judge_permutation_error, permutation_error)
 judged_by("lesson7.sinusoidal_positions", probe.judge_sinusoidal_positions, sinusoidal_positions)
 judged_by("lesson7.apply_rope", probe.judge_apply_rope, apply_rope)

@@ -27,7 +27,7 @@ BUGS = {
     "pasted_no_super_init": Bug("ex0_gpt2_attention", "        super().__init__()\n        self.embed_dim, self.n_head",
                                 "        self.embed_dim, self.n_head", {"ex0_gpt2_attention_tests": "hint_super_init"},
                                 "super().__init__() left out (make mutants)"),
-    # ✔ and full marks before the GPT-2 module's check and grader tried the meta device (a crash on a Colab GPU).
+    # A mask made on the CPU crashes on a GPU: the module's meta-device case names it.
     "pasted_sdpa_mask_on_cpu": Bug("ex0_gpt2_attention", "is_causal=True, dropout_p=p",
                                    "attn_mask=torch.ones(T, T, dtype=torch.bool).tril(), dropout_p=p",
                                    {"ex0_gpt2_attention_tests": "hint_module_device"},
@@ -138,7 +138,8 @@ BUGS = {
         + CACHE_TAIL + "    return attn.c_proj(y), (raw_k, v)",
         {"ex6_rope_cache_tests": "hint_rope_cache_unrotated"},
         "keys cached before rotation, the whole cache turned on every call"),
-    "cache_new_keys_first": Bug("ex6_rope_cache", "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)",
+    "cache_new_keys_first": Bug("ex6_rope_cache",
+                                "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)",
                                 "k, v = torch.cat([k, cache[0]], dim=2), torch.cat([v, cache[1]], dim=2)",
                                 {"ex6_rope_cache_tests": "hint_cache_cat_order"},
                                 "new keys and values joined before the cache (make mutants)"),
@@ -165,19 +166,23 @@ BUGS = {
     "alibi_device": Bug("ex7_alibi_bias", "m = torch.tensor(slopes, device=device)", "m = torch.tensor(slopes)",
                         {"ex7_alibi_bias_tests": "hint_alibi_device"},
                         "slopes made on the CPU whatever `device=` says"),
-    "cross_view_after_transpose": Bug("ex8_cross_attention", "k = self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)",
+    "cross_view_after_transpose": Bug("ex8_cross_attention",
+                                      "k = self.k_proj(memory).view(B, T_k, H, D).transpose(1, 2)",
                                       "k = self.k_proj(memory).transpose(1, 2).view(B, T_k, H, D)",
                                       {"ex8_cross_attention_tests": "hint_cross_view"},
                                       "keys transposed before the view (make mutants)"),
-    "cross_causal": Bug("ex8_cross_attention", "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
-                        "        scores = scores.masked_fill(~torch.ones(T_q, T_k, dtype=torch.bool).tril(), float(\"-inf\"))\n"
+    "cross_causal": Bug("ex8_cross_attention",
+                        "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
+                        "        scores = scores.masked_fill(~torch.ones(T_q, T_k, dtype=torch.bool).tril(), "
+                        "float(\"-inf\"))\n"
                         "        weights = torch.softmax(scores, dim=-1)\n        y = (weights @ v)",
                         {"ex8_cross_attention_tests": "hint_cross_causal"}, "a causal mask in cross-attention"),
     "cross_mask_inverted": Bug("ex8_cross_attention", "scores.masked_fill(key_padding_mask[:, None, None, :]",
                                "scores.masked_fill(~key_padding_mask[:, None, None, :]",
                                {"ex8_cross_attention_tests": "hint_cross_mask_inverted"},
                                "padding mask inverted (True taken as keep)"),
-    "cross_kv_from_x": Bug("ex8_cross_attention", "self.k_proj(memory).view(B, T_k, H, D)", "self.k_proj(x).view(B, T_q, H, D)",
+    "cross_kv_from_x": Bug("ex8_cross_attention", "self.k_proj(memory).view(B, T_k, H, D)",
+                           "self.k_proj(x).view(B, T_q, H, D)",
                            {"ex8_cross_attention_tests": "hint_cross_lengths"},
                            "keys from the decoder's sequence, not the encoder's"),
     "cross_no_out_proj": Bug("ex8_cross_attention", "        return self.out_proj(y), weights",
@@ -192,7 +197,9 @@ BUGS = {
                          {"ex8_cross_attention_tests": "hint_cross_scale_e"},
                          "scores divided by √E instead of √D"),
     "cross_no_input_check": Bug("ex8_cross_attention",
-                                "        course.expect_tokens(x, self.embed_dim)\n        course.expect_tokens(memory, self.embed_dim)\n",
+                                "        course.expect_tokens(x, self.embed_dim)\n"
+                                "        course.expect_tokens(memory, self.embed_dim)\n",
                                 "", {"ex8_cross_attention_tests": "hint_cross_no_input_check"},
-                                "forward without course.expect_tokens: bad input not refused (its grader message raised)"),
+                                "forward without course.expect_tokens: bad input not refused "
+                                "(its grader message raised)"),
 }
