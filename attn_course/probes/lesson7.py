@@ -383,7 +383,7 @@ def judge_apply_rope(res, right):
         for part, g, w, x, other in zip("qk", got, want, (q, k), (k, q)):
             tol = 1e-6 if case == "float64" else 1e-4
             try:
-                _expect(f"apply_rope {case}, {part}, base={base:g}", g, w, tol,
+                _expect(f"apply_rope(q, k, positions, base={base:g}) → {part} ({case})", g, w, tol,
                         checks.rope_variants(x, positions, base, other), dtype_hint="hint_rope_dtype")
             except Mismatch as mismatch:   # no classic mistake's: what the result says of itself
                 if mismatch.key == "hidden_mismatch" and (mismatch.hint is None or mismatch.hint ==
