@@ -19,7 +19,7 @@ from attn_course.messages import t
 from attn_course.probes import lesson3 as probes
 from attn_course.validate import CheckFailed
 from attn_grader.verdict import hint_of
-from conftest import fails, fails_with, judged, passes, reference
+from conftest import check_names, fails, fails_with, judged, passes, reference
 from planted.lesson3 import SDPA_LINE
 from test_lesson2 import merge_ok, split_ok
 
@@ -117,6 +117,18 @@ def causal_variant(bug):
     return Variant
 
 
+def _source(obj) -> str:
+    """The learner's code as the check reads it (attn_course.judging.verify): a class made in a test may have none."""
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        return ""
+
+
+def test_the_right_module_passes_the_check(lang):
+    checks.check_causal_module(CausalOK)
+
+
 @pytest.mark.parametrize("bug,hint", [
     ("after_softmax", "hint_mask_after_softmax"), ("triu", "hint_upper_triangle"),
     ("ignore_lengths", "hint_padding_ignored"), ("nan", "hint_nan_fully_masked"),
@@ -129,9 +141,16 @@ def causal_variant(bug):
     ("padding_or", "hint_padding_or"), ("lengths_always", "hint_lengths_none"),
     ("lengths_not_mask", "hint_lengths_not_mask"), ("no_w_o", "hint_w_o_missing"),
 ])
-def test_causal_module_bug_gets_its_hint(lang, bug, hint):
-    checks.check_causal_module(CausalOK)
-    fails_with(checks.check_causal_module, causal_variant(bug), hint)
+def test_causal_module_bug_gets_its_hint_by_the_graders_procedure(lang, bug, hint):
+    """The check names each bug; on the check's seed the grader, with the hidden reference, reaches the very verdict
+    (its message key, fields and hint): one procedure, so a bug only the check named (no buffer) is named by both."""
+    wrong = causal_variant(bug)
+    seen = fails_with(checks.check_causal_module, wrong, hint).mismatch
+    graded = judged(probes.module, wrong, seed=checks.SEEDS["module"], source=_source(wrong))
+    # Dropout left on in eval draws masks of its own: how far the output is off is a draw, not the procedure's.
+    fields = (lambda m: {k: v for k, v in m.fields.items() if k != "err"}) if "eval_dropout" in bug else \
+        (lambda m: m.fields)
+    assert repr((graded.key, fields(graded), hint_of(graded))) == repr((seen.key, fields(seen), hint_of(seen)))
 
 
 def test_sdpa_nan_rows_must_become_what_the_masked_path_gives(lang):
@@ -220,9 +239,9 @@ def test_mask_bugs_found_by_mutants_get_their_hints(lang):
 
 
 def test_a_causal_buffer_used_whole_is_named_not_a_transpose(lang):
-    # (max_len, max_len) = (16, 16) against (T, T) = (5, 5) scores: a broadcast error whose generic hint was "transpose K".
-    failure = fails_with(checks.check_causal_module, causal_variant("unsliced_buffer"), "hint_causal_slice",
-                         T=5, max_len=16)
+    # (max_len, max_len) against (T, T) scores: a broadcast error whose generic hint was "transpose K".
+    failure = check_names(checks.check_causal_module, causal_variant("unsliced_buffer"), "hint_causal_slice")
+    assert hint_of(failure.mismatch)[1]["max_len"] == probes.MAX_LEN
     assert t("hint_transpose_k") not in str(failure)
 
 
@@ -383,7 +402,7 @@ def test_hidden_catches_weights_returned_after_dropout(ref):
         def forward(self, x, lengths=None, use_sdpa=False):
             y, w = super().forward(x, lengths, use_sdpa)
             return y, (w if w is None else torch.nn.functional.dropout(w, self.dropout.p, self.training))
-    fails(probes.module, AfterDropout, key="hidden_dropout_train")
+    fails(probes.module, AfterDropout, key="dropout_train_differs")
 
 
 def test_padding_keep_on_the_inputs_device_is_graded(ref, lang):

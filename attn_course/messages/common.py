@@ -163,7 +163,6 @@ MESSAGES = {
         "ko": "{what}의 값이 올바르지 않습니다(최대 오차 {err:.3g}).",
     },
     "what_weights": {"ja": "重み", "ko": "가중치"},
-    "what_output": {"ja": "出力", "ko": "출력"},
     "has_nan": {
         "ja": "{what}に NaN または inf が含まれています。",
         "ko": "{what}에 NaN 또는 inf가 들어 있습니다.",

@@ -198,4 +198,21 @@ MESSAGES = {
         "ja": "softmax(s * keep)（バッチ 0・ヘッド 0 の 4×4。行がクエリ）=\n",
         "ko": "softmax(s * keep) (배치 0, 헤드 0의 4×4 부분, 행은 쿼리) =\n",
     },
+    "hint_not_causal": {
+        "ja": "因果性が崩れています：位置 {t} より後のトークンを変えたら、位置 {t} までの出力が変わりました。",
+        "ko": "인과성이 깨졌습니다: 위치 {t} 뒤의 토큰을 바꾸자 위치 {t}까지의 출력이 바뀌었습니다.",
+    },
+    "case_masked_path": {
+        "ja": "自分で書いた計算（use_sdpa=False）",
+        "ko": "직접 구현한 계산(use_sdpa=False)",
+    },
+    "case_sdpa_path": {
+        "ja": "scaled_dot_product_attention を使った計算（use_sdpa=True）",
+        "ko": "scaled_dot_product_attention을 쓴 계산(use_sdpa=True)",
+    },
+    "case_eval_determinism": {"ja": "eval モードでの再現性", "ko": "eval 모드에서의 재현성"},
+    "dropout_train_differs": {
+        "ja": "train モード（dropout=0.5、同じ乱数）で、出力か返した重みが、ソフトマックスのあとの重みにドロップアウトをかけたときの値と一致しません（最大誤差 {err:.3g}）。ドロップアウトは重みにかけ、返す重みはドロップアウト前のものにします。",
+        "ko": "train 모드(dropout=0.5, 같은 난수)에서 출력이나 반환한 가중치가, 소프트맥스 다음의 가중치에 드롭아웃을 걸었을 때의 값과 일치하지 않습니다(최대 오차 {err:.3g}). 드롭아웃은 가중치에 적용하고, 반환하는 가중치는 드롭아웃 전의 것이어야 합니다.",
+    },
 }

@@ -4,12 +4,20 @@ reference, the visible check (attn_course.checks.lesson3) with the right answer 
 seed of its own."""
 import torch
 
-from ..checks.engine import NanRowsSDPA, close
+from ..checks.engine import NanRowsSDPA, pair_swapped
+from ..checks.gpt2_mistakes import buffer_shape as buffer_size
 from ..checks.masks import tril
-from ..findings import dtype_finding
-from ..judging import Mismatch, expect_close, expect_device, judge_function, matching_bug, naming, procedure
+from ..judging import (
+    Mismatch, expect_close, expect_device, expect_grads, expect_layout, judge_function, matching_bug, max_error, naming,
+    procedure,
+)
 from ..sizes import avoided
 from .cases import backward_with_probe, function_cases
+from .lesson3_mistakes import (
+    MAX_LEN, apply_mask_error, apply_mask_variants, causal_mask_error, causal_mask_variants, dropout_variants,
+    module_error, output_variants, padding_keep_error, padding_variants, safe_softmax_bug, sdpa_bug, to_sdpa_error,
+    weight_variants,
+)
 from .recorder import probe
 
 # No size drawn here is one the notebook binds at top level (attn_course.sizes): lesson 3's demos bind none today,
@@ -131,9 +139,6 @@ def safe_softmax(rec, fn):
     function_cases(rec, "safe_softmax", fn, softmax_scores)
 
 
-MAX_LEN = 16   # the module's buffer, as the visible check's (lesson 3's checks.MAX_LEN)
-
-
 def max_len_sizes(draws):
     """A max_len above the constructor's default 32, and a sequence longer than 32 that fits in it: a causal buffer
     whose size is written as a number (causal_mask(32)) fails there. The visible check draws them alike."""
@@ -142,9 +147,9 @@ def max_len_sizes(draws):
 
 
 def buffer_shape(module) -> list | None:
-    """The causal buffer's shape, or None (no module, no buffer): the check's and the probe's alike."""
-    causal = dict(module.named_buffers()).get("causal") if isinstance(module, torch.nn.Module) else None
-    return list(causal.shape) if isinstance(causal, torch.Tensor) else None
+    """The causal buffer's shape, or None (no module, no buffer)."""
+    shape = buffer_size(module)
+    return None if shape is None else list(shape)
 
 
 def max_len_calls(name: str, max_len: int, T: int) -> tuple:
@@ -164,6 +169,7 @@ def module(rec, cls):
     name = "CausalSelfAttention"
     mine, layout = _build(rec, cls, 0.0)
     rec.put("layout", layout)
+    rec.put("buffer", buffer_shape(mine))   # the text's register_buffer("causal", …)
     rec.put("state_dict", sorted(mine.state_dict()))   # persistent=False: the causal buffer is not saved
     x, lengths, changed = module_inputs(rec)
     mine.eval()
@@ -219,95 +225,6 @@ def meta_error(module, x) -> str | None:
         module.to("meta")(x.to("meta"))
     except Exception as error:  # noqa: BLE001 - what failed is the grader's to judge
         return f"{type(error).__name__}: {error}"[:300]
-    return None
-
-
-# --------------------------------------------------------------------------- the mask functions' classic mistakes
-def causal_mask_error(kind: str, message: str, call: str) -> str | None:
-    """An error that names the device (causal_mask without a device= argument, a mask on another device): the
-    device hint. Any other error is named by its own text."""
-    return "hint_mask_device" if "device" in message else None
-
-
-def apply_mask_error(kind: str, message: str, call: str) -> str | None:
-    """`1 - keep` on a bool keep: PyTorch refuses to subtract from a bool tensor (the course inverts with ~)."""
-    return "hint_bool_subtract" if "Subtraction, the `-` operator, with a bool tensor" in message else None
-
-
-def padding_keep_error(kind: str, message: str, call: str) -> str | None:
-    """padding_keep on the meta device (a GPU's stand-in): values read out of lengths (.tolist(), .item(), int())
-    cannot be read there; any other error there is the positions made on another device than lengths'."""
-    if "copy out of meta tensor" in message or "cannot be called on meta tensors" in message:
-        return "hint_meta_values"
-    return "hint_padding_device" if "meta" in call or "device" in message else None
-
-
-def to_sdpa_error(kind: str, message: str, call: str) -> str | None:
-    """`~` on a float mask is Python's TypeError: the additive mask was to come back unchanged."""
-    return "hint_invert_float_mask" if kind == "TypeError" and "invert" in message else None
-
-
-def causal_mask_variants(T: int) -> dict:
-    """The right causal mask and the classic wrong ones."""
-    ones = torch.ones(T, T, dtype=torch.bool)
-    return {None: ones.tril(), "hint_upper_triangle": ones.triu(), "hint_inverted_mask": ~ones.tril(),
-            "hint_mask_diagonal": ones.tril(diagonal=-1), ("hint_mask_diagonal", "future"): ones.tril(diagonal=1),
-            "hint_mask_no_tril": ones}
-
-
-def apply_mask_variants(scores, keep) -> dict:
-    """apply_mask's right result and the classic wrong ones, for a (T, T) or a (B, 1, T, T) keep."""
-    inf = float("-inf")
-    out = {None: scores.masked_fill(~keep, inf), "hint_inverted_mask": scores.masked_fill(keep, inf),
-           "hint_mask_multiplied": scores * keep, "hint_mask_not_applied": scores,
-           ("hint_fill_not_inf", "-1e9"): scores.masked_fill(~keep, -1e9),
-           ("hint_fill_not_inf", "finfo"): scores.masked_fill(~keep, torch.finfo(scores.dtype).min)}
-    with torch.no_grad():
-        out["hint_additive_nan"] = scores + (~keep) * inf
-    # keep turned round (.T, .mT): the learner's causal mask may be right, the transpose is apply_mask's own
-    out["hint_keep_transposed"] = scores.masked_fill(~keep.transpose(-2, -1), inf)
-    return out
-
-
-def padding_variants(lengths, T: int) -> dict:
-    position = torch.arange(T, device=lengths.device)
-    return {None: position < lengths[:, None], "hint_padding_off_by_one": position <= lengths[:, None],
-            "hint_padding_short_by_one": position + 1 < lengths[:, None],   # arange(1, T + 1) < lengths
-            "hint_padding_inverted": position >= lengths[:, None],
-            ("hint_padding_inverted", ">"): position > lengths[:, None]}
-
-
-def safe_softmax_variants(scores) -> dict:
-    """The right weights, and -inf replaced by a large negative number: a row with every key masked
-    then gets 1/T everywhere instead of zeros."""
-    return {None: torch.softmax(scores, -1).nan_to_num(0.0),
-            "hint_safe_softmax_uniform": torch.softmax(scores.clamp(min=-1e9), -1),
-            ("hint_softmax_axis", (("axis", 0),)): torch.softmax(scores, 0).nan_to_num(0.0),
-            ("hint_softmax_axis", (("axis", -2),)): torch.softmax(scores, -2).nan_to_num(0.0)}
-
-
-def safe_softmax_bug(scores, got) -> str | tuple | None:
-    """The classic mistake safe_softmax's result shows, or None."""
-    if not isinstance(got, torch.Tensor) or got.shape != scores.shape:
-        return None
-    got = got.detach()
-    dead = torch.isneginf(scores).all(-1)
-    if torch.isnan(got[dead]).any():
-        return "hint_nan_fully_masked"
-    if dtype_finding("safe_softmax", got, scores.dtype):
-        return "hint_keep_dtype"
-    variants = safe_softmax_variants(scores)
-    key = matching_bug(got, variants, 1e-9)
-    if key:
-        return key
-    live = got[~dead]
-    if not torch.isfinite(live).all() or (live == 0).all(-1).any():
-        return "hint_safe_softmax_overflow"   # exp without each row's max first: inf / inf, 0 / 0
-    if dead.any() and close(got[~dead], variants[None][~dead], 1e-9):
-        return "hint_dead_rows_not_zero"   # nan_to_num(1.0), or another number, where every key is masked
-    sums = live.sum(-1)   # rows that see a key must sum to 1
-    if not close(sums, torch.ones_like(sums), 1e-3):
-        return "hint_rows_not_normalised", {"lo": float(sums.min()), "hi": float(sums.max())}
     return None
 
 
@@ -415,3 +332,233 @@ def judge_mha_mask_to_sdpa(res, right):
 def judge_safe_softmax(res, right):
     with naming(lambda: _safe_softmax_bug(res)):
         judge_function(res, right, softmax_scores)
+
+
+# --------------------------------------------------------------------------- the module's procedure
+# right: the module class. Each finder names one classic mistake from the recorded results, independently of the
+# others: the first that names one is the failure's hint, the rest are "also" lines.
+def _reference(res, right, dropout=0.0, max_len=MAX_LEN):
+    _, _, h, d, e = module_sizes(res)
+    ref = right(e, h, d, dropout=dropout, max_len=max_len).double()
+    expect_layout(res, ref)
+    res.fill_parameters(ref)
+    return ref
+
+
+def _nan(*tensors) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.is_floating_point() and torch.isnan(x).any() for x in tensors)
+
+
+def _pairs(res) -> bool:
+    return all(isinstance(res[f"{label}.masked"], tuple) and len(res[f"{label}.masked"]) == 2
+               for label in ("no_padding", "padding"))
+
+
+def _weights_bug(res, right):
+    """NaN rows, the weights' classic variants, the output's after right weights, the SDPA path."""
+    ref = _reference(res, right).eval()
+    x, lengths, _ = module_inputs(res)
+    if not _pairs(res):
+        return None
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            got, sdpa = res[f"{label}.masked"], res[f"{label}.sdpa"]
+            if _nan(*got, sdpa):
+                return "hint_nan_fully_masked"
+            variants, want_y = weight_variants(ref, x, lens)
+            key = matching_bug(got[1], variants, 1e-9)
+            if key or not matching_bug(got[1], {"right": variants[None]}, 1e-9):
+                return key
+            if not matching_bug(got[0], {"right": want_y}, 1e-9):   # the weights right, the output not
+                return matching_bug(got[0], output_variants(ref, x, lens), 1e-9)
+            if isinstance(sdpa, torch.Tensor) and not matching_bug(sdpa, {"right": want_y}, 1e-7):
+                return sdpa_bug(ref, x, lens, sdpa)   # a tensor, not SDPA's (a None is another mistake)
+    return None
+
+
+def _w_o_bug(res, right):
+    """The output is H·D wide, not E: W_o not applied."""
+    got = res["no_padding.masked"]
+    _, _, h, d, e = module_sizes(res)
+    y = got[0] if isinstance(got, tuple) and got else None
+    return "hint_w_o_missing" if isinstance(y, torch.Tensor) and y.shape[-1:] == (h * d,) != (e,) else None
+
+
+def _meta_bug(res, right):
+    meta = res["meta"]
+    return "hint_mask_device" if meta is not None and "device" in str(meta) else None
+
+
+def _dropout_eval_bug(res, right):
+    """Dropout in eval: the learner's module with p = 0.5 must give what it gives with p = 0 (its own output)."""
+    own = res["padding.masked"]
+    if not (isinstance(own, tuple) and isinstance(own[0], torch.Tensor)):
+        return None
+    # NaN where the module's own output has NaN is no dropout (a missing nan_to_num is named on its own)
+    if not all(matching_bug(res[k], {"own": own[0]}, 1e-9, nan=True) for k in ("eval.first", "eval.second")):
+        return "hint_dropout_eval"
+    if not matching_bug(res["eval.sdpa"], {"own": res["padding.sdpa"]}, 1e-9, nan=True):
+        return "hint_dropout_eval_sdpa"
+    return None
+
+
+def _dropout_train_bug(res, right):
+    """In training: dropout where it belongs (told only on a module that is otherwise right), then the weights
+    returned from before dropout (told only when the learner's own eval weights sum to 1)."""
+    got = res["train.masked"]
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], torch.Tensor)) or not _pairs(res):
+        return None
+    x = module_inputs(res)[0]
+    with torch.no_grad():
+        want = _reference(res, right).eval()(x)
+    # Where dropout went is told only when the learner's eval output is right: else the mistake is elsewhere (W_o).
+    if _weights_bug(res, right) is None and matching_bug(res["no_padding.masked"], {"right": want}, 1e-9):
+        if matching_bug(got[0], {"no dropout": want[0]}, 1e-9):
+            return "hint_dropout_train"
+        with torch.no_grad():
+            variants = dropout_variants(_reference(res, right, 0.5), x, res.integer("dropout"))
+        if not matching_bug(got[0], {"right": variants[None]}, 1e-9):
+            return matching_bug(got[0], variants, 1e-9) or "hint_dropout_placement"
+    own = res["no_padding.masked"][1]   # in eval the learner's own weights sum to 1: in training they must too
+    if isinstance(own, torch.Tensor) and matching_bug(own.sum(-1), {"ones": torch.ones_like(own.sum(-1))}, 1e-6):
+        sums = got[1].sum(-1)
+        if not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-6):
+            return "hint_weights_after_dropout"
+    return None
+
+
+def _persistent_bug(res, right):
+    return "hint_buffer_persistent" if "causal" in (res["state_dict"] or ()) else None
+
+
+def _sdpa_nan_bug(res, right):
+    """Where a GPU's SDPA gives NaN, the SDPA path must give what it gives here (nan_to_num(0.0)): compared with the
+    module's own SDPA output, not with the masked path's."""
+    own = res["padding.sdpa"]
+    if not isinstance(own, torch.Tensor) or _nan(own):
+        return None
+    return None if matching_bug(res["padding.sdpa_nan"], {"own": own}, 1e-9) else "hint_sdpa_nan_rows"
+
+
+def _wrong_only_in(res, right, keys, want, hint):
+    """hint when both paths are right at the probe's own T, with and without padding, and wrong (or failed) in keys:
+    the case they record is what differs."""
+    x, lengths, _ = module_inputs(res)
+    ref = _reference(res, right).eval()
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            at_t = ref(x, lens)
+            if not (matching_bug(res[f"{label}.masked"], {"right": at_t}, 1e-9)
+                    and matching_bug(res[f"{label}.sdpa"], {"right": at_t[0]}, 1e-7)):
+                return None
+    return None if all(matching_bug(res[k], {"right": want}, 1e-7) for k in keys) else hint
+
+
+def _full_right(res, right):
+    """The right output at T == max_len (the text's rule is T ≤ max_len: a slice off the buffer's corner fails
+    only there)."""
+    x = module_inputs(res)[0]
+    with torch.no_grad():
+        return _reference(res, right).eval()(res.randn("x_full", x.size(0), MAX_LEN, x.size(2)))[0]
+
+
+def _full_length_bug(res, right):
+    return _wrong_only_in(res, right, ("full.masked", "full.sdpa"), _full_right(res, right), "hint_causal_full_length")
+
+
+def _long_right(res, right):
+    """The right output built with a max_len above 32, at T > 32 (max_len_sizes)."""
+    max_len, t = max_len_sizes(res)
+    with torch.no_grad():
+        return _reference(res, right, max_len=max_len).eval()(res.randn("x_long", 1, t, module_sizes(res)[4]))[0]
+
+
+def _max_len_bug(res, right):
+    """A buffer not sized by max_len: of another shape, or the module right at the probe's T and wrong past 32."""
+    shape = res["long.causal_shape"]
+    if shape is not None and shape != [max_len_sizes(res)[0]] * 2:
+        return "hint_causal_max_len"
+    return _wrong_only_in(res, right, ("long.masked", "long.sdpa"), _long_right(res, right), "hint_causal_max_len")
+
+
+MODULE_FINDERS = (_weights_bug, _w_o_bug, _meta_bug, _dropout_eval_bug, _dropout_train_bug, _persistent_bug,
+                  _sdpa_nan_bug, _full_length_bug, _max_len_bug)
+
+
+def _module_bug(res, right):
+    for finder in MODULE_FINDERS:
+        if key := finder(res, right):
+            return key
+    return None
+
+
+# partial: a missing buffer is named from what was recorded before the error it caused
+@procedure(on_error=module_error, partial=True)
+def judge_module(res, right):
+    with naming(lambda: _module_bug(res, right), *(lambda f=f: f(res, right) for f in MODULE_FINDERS)):
+        _judge_module(res, right)
+
+
+def _expect_pair(case, got, want, tol=1e-9):
+    if not (isinstance(got, tuple) and len(got) == 2):
+        raise Mismatch("returned_not_pair", name="CausalSelfAttention.forward", kind=type(got).__name__)
+    if pair_swapped(got, want[0].shape):
+        raise Mismatch("hint_pair_order", name="CausalSelfAttention.forward")
+    expect_close(case, got[0], want[0], tol)
+    expect_close(case, got[1], want[1], tol)
+
+
+def _judge_module(res, right):
+    ref = _reference(res, right).eval()
+    if res["buffer"] is None:
+        raise Mismatch("hint_buffer_missing")
+    x, lengths, changed = module_inputs(res)
+    masked, sdpa = ("case_masked_path",), ("case_sdpa_path",)
+    with torch.no_grad():
+        for label, lens in (("no_padding", None), ("padding", lengths)):
+            want = ref(x, lens)
+            _expect_pair(masked, res[f"{label}.masked"], want)
+            expect_close(sdpa, res[f"{label}.sdpa"], want[0], 1e-7)
+        expect_close(sdpa, res["padding.sdpa_nan"], want[0], 1e-7)   # NaN where a GPU's SDPA gives it
+    want_full = _full_right(res, right)
+    expect_close(masked, res["full.masked"], want_full, 1e-9)
+    expect_close(sdpa, res["full.sdpa"], want_full, 1e-7)
+    max_len, t = max_len_sizes(res)
+    shape = res["long.causal_shape"]
+    if shape is not None and shape != [max_len, max_len]:
+        raise Mismatch("causal_max_len_buffer", hint="hint_causal_max_len", max_len=max_len, got=tuple(shape))
+    want_long = _long_right(res, right)
+    for key, tol in (("long.masked", 1e-9), ("long.sdpa", 1e-7)):   # named by _max_len_bug
+        expect_close(f"max_len={max_len}, T={t}", res[key], want_long, tol)
+    with torch.no_grad():
+        for cut, x2 in enumerate(changed):
+            want = ref(x2)[0]
+            got = res[f"changed_{cut}.masked"]
+            if isinstance(got, torch.Tensor) and got.shape == want.shape and \
+                    max_error(got[:, :cut + 1], want[:, :cut + 1]) > 1e-9:
+                raise Mismatch("hint_not_causal", t=cut)
+            expect_close(masked, got, want, 1e-9)
+            expect_close(sdpa, res[f"changed_{cut}.sdpa"], want, 1e-7)
+        noisy = _reference(res, right, 0.5).eval()
+        want = noisy(x, lengths)[0]
+        determinism = ("case_eval_determinism",)
+        for key, tol in (("eval.first", 1e-9), ("eval.second", 1e-9), ("eval.sdpa", 1e-7)):
+            expect_close(determinism, res[key], want, tol)
+        noisy.train()
+        torch.manual_seed(res.integer("dropout"))
+        want = noisy(x)
+    got = res["train.masked"]
+    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
+            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
+        raise Mismatch("dropout_train_differs", err=float("inf"))
+    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
+    if not err <= 1e-9:
+        raise Mismatch("dropout_train_differs", err=err)
+    if res["meta"] is not None:   # as on a GPU
+        raise Mismatch("hidden_raised", name="CausalSelfAttention (meta)", error=str(res["meta"])[:300])
+    if _persistent_bug(res, right):
+        raise Mismatch("hint_buffer_persistent")
+    # Gradients last, by the check's rule (attn_course.findings.grad_finding): once every output is right.
+    leaf = x.clone().requires_grad_(True)
+    grads = backward_with_probe(res, ref(leaf), [leaf, *ref.parameters()])
+    expect_grads("CausalSelfAttention", res["grad.inputs"], grads, ["x", *(n for n, _ in ref.named_parameters())])

@@ -93,19 +93,6 @@ MESSAGES = {
         "ja": "✔ {name}: 隠しテストに合格しました。",
         "ko": "✔ {name}: 숨겨진 테스트를 통과했습니다.",
     },
-    "hint_not_causal": {
-        "ja": "因果性が崩れています：位置 {t} より後のトークンを変えたら、位置 {t} までの出力が変わりました。",
-        "ko": "인과성이 깨졌습니다: 위치 {t} 뒤의 토큰을 바꾸자 위치 {t}까지의 출력이 바뀌었습니다.",
-    },
-    "case_masked_path": {
-        "ja": "自分で書いた計算（use_sdpa=False）",
-        "ko": "직접 구현한 계산(use_sdpa=False)",
-    },
-    "case_sdpa_path": {
-        "ja": "scaled_dot_product_attention を使った計算（use_sdpa=True）",
-        "ko": "scaled_dot_product_attention을 쓴 계산(use_sdpa=True)",
-    },
-    "case_eval_determinism": {"ja": "eval モードでの再現性", "ko": "eval 모드에서의 재현성"},
     "hidden_mismatch": {
         "ja": "隠しテスト（{case}）: 参照実装と一致しません（最大誤差 {err:.3g}）。",
         "ko": "숨겨진 테스트({case}): 참조 구현과 일치하지 않습니다(최대 오차 {err:.3g}).",
@@ -190,10 +177,6 @@ MESSAGES = {
     "hidden_earlier_cause": {
         "ja": "この演習は、演習 {n} で書いた {name} を使っています。演習 {n} の隠しテストも不合格だったので、ここでの失敗はそこから来ている可能性があります。",
         "ko": "이 연습 문제는 연습 문제 {n}에서 작성한 코드({name})를 씁니다. 연습 문제 {n}의 숨겨진 테스트도 통과하지 못했으므로, 여기서의 실패는 거기서 온 것일 수 있습니다.",
-    },
-    "hidden_dropout_train": {
-        "ja": "隠しテスト: train モードの出力が、同じ乱数で参照実装が出す出力と一致しません（最大誤差 {err:.3g}）。ドロップアウトは重みにかけ、返す重みはドロップアウト前のものにします。",
-        "ko": "숨겨진 테스트: train 모드의 출력이 같은 난수로 참조 구현이 내는 출력과 일치하지 않습니다(최대 오차 {err:.3g}). 드롭아웃은 가중치에 적용하고, 반환하는 가중치는 드롭아웃 전의 것이어야 합니다.",
     },
     # --- the class report for instructors (report.py) ------------------------------
     "report_title": {"ja": "クラスレポート：{title}", "ko": "수업 결과 보고서: {title}", "en": "Class report: {title}"},
