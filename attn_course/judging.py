@@ -518,18 +518,20 @@ def _unhinted(proc, payload) -> bool:
         str(raised.get("kind", "")), str(raised.get("message", "")), str(raised.get("call", "?"))[:80]) is False
 
 
-def verify(hidden_test, proc, right, seed: int, name: str, *objs) -> None:
+def verify(hidden_test, proc, right, seed: int, name: str, *objs, say_passed: bool = True) -> None:
     """The visible check of an exercise: its probe (hidden_test) run here on the check's own seed, under the probe's
     by-hand guard; its values decoded as the grader decodes them; the exercise's procedure run on them with the right
     answer `right`, exactly as the grader runs it with the hidden reference. A Mismatch becomes the learner's
-    CheckFailed, in their language, with the same hint and "also" lines; a pass prints ✔ name."""
+    CheckFailed, in their language, with the same hint and "also" lines; a pass prints ✔ name (unless say_passed is
+    False: a caller that runs several verdicts says once that they all passed)."""
     from .messages import t
     from .validate import CheckFailed
     payload, error = hidden_test.record_for_check(seed, *objs)
     with torch.random.fork_rng(devices=[]):  # a procedure may seed dropout: the notebook's own stream stays
         mismatch = decide(bound(proc, right), seed, hidden_test.test, payload, _sources(objs))
     if mismatch is None:
-        print(t("passed", name=name))
+        if say_passed:
+            print(t("passed", name=name))
         return
     kernel = error is not None and mismatch.key in RAISED
     message, hint, also = texts(mismatch, t, "" if kernel else _visible_key(mismatch.key))

@@ -108,7 +108,7 @@ def module_error(max_len: int):
                                       "object has no attribute 'shape'")):
             return "hint_split_qkv_input"
         # c_attn(split_qkv(x, H)): where E // 3 divides into H heads, split's three parts reach the layer whole
-        # (the check's E = 12 fails in the view instead, named above: make mutants found the grader saying otherwise)
+        # (the check's E = 12 fails in the view instead, named above; the grader's sizes reach here)
         if "linear()" in message and "must be Tensor, not tuple" in message:
             return "hint_split_qkv_input"
         if "operator.invert" in message:

@@ -6,9 +6,8 @@ import torch
 
 from ..validate import CheckFailed  # noqa: F401 - the lesson's tests catch it here
 from .engine import check_count_answer, linear_count
-from .gpt2_module import (  # noqa: F401 - the lesson's notebook calls lesson4.check_gpt2_module
-    B, D, H, SEEDS as MODULE_SEEDS, T, RightGPT2SelfAttention, check_gpt2_module, expect_gpt2_module, module_on_meta,
-)
+from .gpt2_mistakes import module_on_meta  # noqa: F401 - the lesson's tests reach it here
+from .gpt2_module import SEEDS as MODULE_SEEDS, RightGPT2SelfAttention, check_gpt2_module  # noqa: F401 - its notebook
 from .heads import split_heads
 
 

@@ -1,6 +1,8 @@
-"""Lesson 5's visible checks: each runs its exercise's probe on a seed of its own and judges what it recorded by the
-exercise's procedure (attn_course.probes.lesson5), as the grader does, with the right answer given here."""
+"""Lesson 5's visible checks: each exercise's procedure (attn_course.probes.lesson5) on a seed of its own, with the
+right answer given here."""
 from __future__ import annotations
+
+import copy
 
 import torch
 
@@ -12,36 +14,32 @@ SEEDS = {"train_step": 501, "head_entropy": 502, "loss_without_head": 513, "head
 
 
 def right_train_step(model, optimizer, x, y) -> float:
-    """One step as the lesson gives it: the loss, zero_grad() → backward() → step(), the loss as a float."""
+    """One step from the lesson's facts: the update uses this batch's gradient alone (what zero_grad() before
+    backward() leaves), AdamW's step takes it from each parameter's .grad, the loss comes back as a float."""
     loss = toy_loss(model(x)[0], y)
-    optimizer.zero_grad()
-    loss.backward()
+    params = [p for p in model.parameters() if p.requires_grad]
+    for p, grad in zip(params, torch.autograd.grad(loss, params)):
+        p.grad = grad
     optimizer.step()
     return loss.item()
 
 
 def right_head_entropy(weights):
-    """−Σ w log w over the keys (0 · log 0 = 0), averaged over the batch and the queries: (H,)."""
-    return -torch.special.xlogy(weights, weights).sum(dim=-1).mean(dim=(0, 2))
+    """Each query's weights are a distribution over the keys: its entropy, averaged over the batch and the queries,
+    per head: (H,)."""
+    rows = torch.distributions.Categorical(probs=weights, validate_args=False)
+    return rows.entropy().mean(dim=(0, 2))
 
 
 def right_loss_without_head(model, x, y, layer: int, head: int) -> float:
-    """The loss with head `head` of layer `layer` zeroed: its D columns of c_proj's input, by a pre-hook removed
-    after."""
-    attn = model.blocks[layer].attn
+    """c_proj mixes the heads' D columns each by its own columns of the weight: zeroing a head's input is zeroing
+    those weight columns, here in a copy of the model, which stays as it was."""
+    ablated = copy.deepcopy(model)
+    attn = ablated.blocks[layer].attn
     D = attn.c_proj.in_features // attn.n_head
-
-    def zero_head(_module, inputs):
-        heads = inputs[0].clone()
-        heads[..., head * D:(head + 1) * D] = 0
-        return (heads,)
-
-    handle = attn.c_proj.register_forward_pre_hook(zero_head)
-    try:
-        with torch.no_grad():
-            return toy_loss(model(x)[0], y).item()
-    finally:
-        handle.remove()
+    with torch.no_grad():
+        attn.c_proj.weight[:, head * D:(head + 1) * D] = 0
+        return float(toy_loss(ablated(x)[0], y))
 
 
 def _verify(exercise: str, name: str, right, *objs) -> None:

@@ -1,5 +1,5 @@
-"""Lesson 6's visible checks: each runs its exercise's probe on a seed of its own and judges what it recorded by the
-exercise's procedure (attn_course.probes.lesson6), as the grader does, with the right answer given here."""
+"""Lesson 6's visible checks: each exercise's procedure (attn_course.probes.lesson6) on a seed of its own, with the
+right answer given here."""
 from __future__ import annotations
 
 import math

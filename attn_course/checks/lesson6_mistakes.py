@@ -12,6 +12,18 @@ from .lesson6_tiles import meta_error
 from .masks import masked, tril
 
 
+# The scale's classic slips, lesson 6's hints: f(raw scores, D) for each.
+SCALE_SLIPS = (("hint_no_scale_6", lambda raw, d: raw), ("hint_scale_d_6", lambda raw, d: raw / d),
+               ("hint_scale_mul_6", lambda raw, d: raw * math.sqrt(d)),
+               ("hint_scale_floor_6", lambda raw, d: raw // math.sqrt(d)),
+               ("hint_scale_inverted_6", lambda raw, d: math.sqrt(d) / raw))
+
+
+def scale_slips(make, d: int) -> dict:
+    """{hint: make(scale)} for each of SCALE_SLIPS, scale(raw) its formula at head width d."""
+    return {key: make(lambda raw, f=f: f(raw, d)) for key, f in SCALE_SLIPS}
+
+
 def exact_scores(q, k, causal: bool):
     T_, D_ = q.size(-2), q.size(-1)
     s = q @ k.transpose(-2, -1) / math.sqrt(D_)
@@ -19,24 +31,15 @@ def exact_scores(q, k, causal: bool):
 
 
 def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
-    """The right answer and the classic wrong tilings (seed 004 adds the blocks' softmaxes)."""
+    """The right answer and the classic wrong tilings."""
     T_ = q.size(-2)
     s = exact_scores(q, k, causal)
     right = torch.softmax(s, -1) @ v
     summed = sum(torch.softmax(s[..., j:j + block], -1).nan_to_num() @ v[..., j:j + block, :]
                  for j in range(0, T_, block))
-    # No rescaling of the accumulator when the running max grows.
-    m = torch.full_like(s[..., :1], float("-inf"))
-    l, acc = torch.zeros_like(m), torch.zeros_like(q)
-    for j in range(0, T_, block):
-        sb = s[..., j:j + block]
-        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
-        p = torch.exp(sb - m_new)
-        l = l * torch.exp(m - m_new) + p.sum(-1, keepdim=True)
-        acc = acc + p @ v[..., j:j + block, :]
-        m = m_new
-    variants = {None: right, "hint_tiled_sum": summed, "hint_tiled_rescale": acc / l,
-                "hint_tiled_normalize": _unnormalized(s, v, block)}
+    variants = {None: right, "hint_tiled_sum": summed,
+                "hint_tiled_rescale": _online(s, v, block, rescale_acc=False),   # acc not rescaled as m grows
+                "hint_tiled_normalize": _online(s, v, block, final=lambda acc, l: acc)}   # l never divided out
     for end in range(block, T_, block):   # the loop stopped early: before the short last block, or sooner
         variants[("hint_tiled_tail", (("end", end - 1), ("T", T_)))] = \
             torch.softmax(s[..., :end], -1) @ v[..., :end, :]
@@ -46,7 +49,7 @@ def tiled_variants(q, k, v, block: int, causal: bool) -> dict:
 
 
 def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=lambda m, m_new: torch.exp(m - m_new),
-            sign: int = 1, signs=(1, 1), final=lambda acc, l: acc / l, update_max: bool = True):
+            signs=(1, 1), final=lambda acc, l: acc / l, update_max: bool = True, rescale_acc: bool = True):
     """The running-max tiling over masked scores s, with one of its formulas replaced (the defaults are right)."""
     m = torch.full_like(s[..., :1], float("-inf"))
     l, acc = torch.zeros_like(m), torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
@@ -55,13 +58,13 @@ def _online(s, v, block: int, p=lambda sb, m_new: torch.exp(sb - m_new), scale=l
         m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
         pb, c = p(sb, m_new), scale(m, m_new)
         l = l * c + signs[0] * pb.sum(-1, keepdim=True)
-        acc = acc * c + signs[1] * (pb @ v[..., j:j + block, :])
+        acc = (acc * c if rescale_acc else acc) + signs[1] * (pb @ v[..., j:j + block, :])
         m = m_new if update_max else m
     return final(acc, l)
 
 
 def _online_variants(q, k, v, block: int, causal: bool) -> dict:
-    """A formula of the tiling's loop written wrong (make mutants), each the loop run with that formula: a key
+    """A formula of the tiling's loop written wrong, each the loop run with that formula: a key
     (hint, "detail") where one hint has several."""
     T_, D_ = q.size(-2), q.size(-1)
     root = math.sqrt(D_)
@@ -72,11 +75,7 @@ def _online_variants(q, k, v, block: int, causal: bool) -> dict:
 
     s = scores()
     out = {
-        "hint_no_scale_6": _online(scores(scale=lambda raw: raw), v, block),
-        "hint_scale_d_6": _online(scores(scale=lambda raw: raw / D_), v, block),
-        "hint_scale_mul_6": _online(scores(scale=lambda raw: raw * root), v, block),
-        "hint_scale_floor_6": _online(scores(scale=lambda raw: raw // root), v, block),
-        "hint_scale_inverted_6": _online(scores(scale=lambda raw: root / raw), v, block),
+        **scale_slips(lambda scale: _online(scores(scale=scale), v, block), D_),
         "hint_tiled_kv_swapped": _online(scores(keys=v), k, block),
         ("hint_tiled_kv_swapped", "acc"): _online(s, k, block),          # acc += p @ kb: only the sum swapped
         "hint_tiled_max_update": _online(s, v, block, update_max=False),  # m = m_new forgotten
@@ -114,18 +113,6 @@ def hint_key(key):
     return key[0] if isinstance(key, tuple) and not isinstance(key[1], tuple) else key
 
 
-def _unnormalized(s, v, block: int):
-    """Every rescale done, but the running sum never divided out at the end."""
-    m = torch.full_like(s[..., :1], float("-inf"))
-    acc = torch.zeros(*s.shape[:-1], v.size(-1), dtype=v.dtype)
-    for j in range(0, s.size(-1), block):
-        sb = s[..., j:j + block]
-        m_new = torch.maximum(m, sb.amax(-1, keepdim=True))
-        acc = acc * torch.exp(m - m_new) + torch.exp(sb - m_new) @ v[..., j:j + block, :]
-        m = m_new
-    return acc
-
-
 def gqa_expected(module, x) -> dict:
     B_, T_, E_ = x.shape
     H_, G_ = module.n_head, module.n_kv_head
@@ -145,7 +132,6 @@ def gqa_expected(module, x) -> dict:
         y = merge(out(torch.softmax(s, axis) if softmax else s, values))
         return module.c_proj(y) if proj else y
 
-    root = math.sqrt(D_)
     variants = {
         None: attend(),
         "hint_gqa_repeat": attend(k.repeat(1, H_ // G_, 1, 1), v.repeat(1, H_ // G_, 1, 1)),
@@ -157,11 +143,7 @@ def gqa_expected(module, x) -> dict:
         "hint_upper_triangle": attend(mask=ones.triu()),
         "hint_mask_diagonal": attend(mask=ones.tril(diagonal=1)),
         ("hint_mask_diagonal", ()): attend(mask=ones.tril(diagonal=-1)),
-        "hint_no_scale_6": attend(scale=lambda raw: raw),
-        "hint_scale_d_6": attend(scale=lambda raw: raw / D_),
-        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
+        **scale_slips(lambda scale: attend(scale=scale), D_),
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
         "hint_merge_without_transpose": attend(merge=lambda y: y.reshape(B_, T_, E_)),
         "hint_w_o_missing": attend(proj=False),
@@ -298,7 +280,6 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
             s = masked(s, keep, fill)
         return host.c_proj(merge_heads((torch.softmax(s, axis) if softmax else s) @ values))
 
-    root = math.sqrt(host.head_dim)
     return {
         None: attend(),
         # T_past from cache[0].size(1), the heads' axis: right at the prefill (no cache), H after it. Before
@@ -318,11 +299,7 @@ def cache_variants(host, x, lo: int, hi: int) -> dict:
         "hint_upper_triangle": attend(keep=ones.triu(diagonal=lo)),
         "hint_qkv_order": attend(v, k),                                   # q, v, k = …split(E, dim=2)
         ("hint_qkv_order", ()): attend(q_all, v, query=k[:, :, lo:hi]),  # k, q, v = …
-        "hint_no_scale_6": attend(scale=lambda raw: raw),
-        "hint_scale_d_6": attend(scale=lambda raw: raw / host.head_dim),
-        "hint_scale_mul_6": attend(scale=lambda raw: raw * root),
-        "hint_scale_floor_6": attend(scale=lambda raw: raw // root),
-        "hint_scale_inverted_6": attend(scale=lambda raw: root / raw),
+        **scale_slips(lambda scale: attend(scale=scale), host.head_dim),
         ("hint_softmax_axis", (("axis", -2),)): attend(axis=-2),
         ("hint_softmax_axis", (("axis", 0),)): attend(axis=0),
         ("hint_softmax_axis", (("axis", 1),)): attend(axis=1),

@@ -117,11 +117,12 @@ def last_rows(result, rows: int = 2):
 
 # --------------------------------------------------------------------------- the procedures
 # res: what the probe recorded (attn_course.judging.Results); right: the module class.
-def _reference(res, right, h, d, dropout=0.0, key=None):
+def _reference(res, right, h, d, dropout=0.0):
+    """The right module with the probe's parameters, in float64 and eval mode, as the probe runs the learner's."""
     ref = right(h * d, h, max_len=32, dropout=dropout)
-    expect_layout(res, ref, key or f"layout.{h}.{d}")
+    expect_layout(res, ref, f"layout.{h}.{d}")
     res.fill_parameters(ref, f"params.{h}.{d}")
-    return ref
+    return ref.double().eval()
 
 
 def _layout_bug(res, right, h, d):
@@ -145,7 +146,7 @@ def _module_bug(res, right):
         layout = _layout_bug(res, right, h, d)
         if layout:
             return layout
-        ref = _reference(res, right, h, d).double().eval()
+        ref = _reference(res, right, h, d)
         got = res[f"masked.{h}.{d}"]
         x = res.randn(f"x.{h}.{d}", b, t, h * d)
         if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], torch.Tensor)):
@@ -162,7 +163,7 @@ def _module_bug(res, right):
             if not matching_bug(res[f"sdpa.{h}.{d}"], {"right": want}, 1e-9):
                 return sdpa_hint(ref, x, res[f"sdpa.{h}.{d}"], 1e-9)
     b, t, h, d = next(configs(res))
-    noisy = _reference(res, right, h, d, dropout=0.5).double().eval()
+    noisy = _reference(res, right, h, d, dropout=0.5)
     x = res.randn(f"x.{h}.{d}", b, t, h * d)
     with torch.no_grad():
         want = noisy(x)[0]
@@ -205,7 +206,7 @@ def _judge_module(res, right):
             raise Mismatch("hint_buffer_missing")
         if res[f"persistent.{h}.{d}"] is not False:   # the text's persistent=False
             raise Mismatch("hint_buffer_persistent")
-        ref = _reference(res, right, h, d).double().eval()
+        ref = _reference(res, right, h, d)
         x = res.randn(f"x.{h}.{d}", b, t, h * d)
         case = f"H={h}, D={d}"
         with torch.no_grad():
@@ -213,7 +214,7 @@ def _judge_module(res, right):
         _expect_pair(f"{case}, use_sdpa=False", res[f"masked.{h}.{d}"], want, 1e-9)
         expect_close(f"{case}, use_sdpa=True", res[f"sdpa.{h}.{d}"], want[0], 1e-9)
     b, t, h, d = next(configs(res))
-    noisy = _reference(res, right, h, d, dropout=0.5).double().eval()
+    noisy = _reference(res, right, h, d, dropout=0.5)
     x = res.randn(f"x.{h}.{d}", b, t, h * d)
     with torch.no_grad():
         want = noisy(x)[0]
@@ -241,7 +242,7 @@ def _judge_module(res, right):
 def _judge_grads(res, right):
     """Both paths' gradients with respect to x and every parameter."""
     b, t, h, d = next(configs(res))
-    ref = _reference(res, right, h, d).double().eval()
+    ref = _reference(res, right, h, d)
     params = [p for _, p in ref.named_parameters()]
     names = ["x", *(n for n, _ in ref.named_parameters())]
     for path, kwargs in GRAD_PATHS:

@@ -1,9 +1,6 @@
-"""Lesson 4's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
-probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
-check (attn_course.checks.lesson4) with the right answer the course's public facts give, on a seed of its own.
-
-`module` and `module_max_len` are also the hidden tests of the GPT2SelfAttention that lessons 5 to 7 paste in.
-"""
+"""Lesson 4's exercises: each one's probe and procedure (docs/authoring.md, "One exercise, one procedure"); the
+visible checks are attn_course.checks.lesson4. `module` and `module_max_len` are also the hidden tests of the
+GPT2SelfAttention that lessons 5 to 7 paste in."""
 import math
 
 import torch
@@ -18,8 +15,7 @@ from ..judging import (
     matching_bug, naming, procedure,
 )
 from .gpt2_module import (  # noqa: F401 - the notebooks call course.probes.lesson4.module, the grader its procedures
-    GRAD_PATHS, NOTEBOOK, build, configs, grads_of, judge_module, judge_module_max_len, last_rows, max_len_sizes,
-    module, module_max_len,
+    build, configs, judge_module, judge_module_max_len, module, module_max_len,
 )
 from .cases import backward_with_probe, scalar
 from .recorder import probe
@@ -94,13 +90,6 @@ def split_error(kind: str, message: str, call: str = "") -> str | None:
     if "values to unpack" in message or "split_size can only be 0" in message:
         return "hint_split_three"
     return _size_error(message)
-
-
-def init_error(kind: str, message: str, call: str = "") -> str | None:
-    """named_parameters() yields (name, parameter) pairs: unpacked the other way, or the module iterated."""
-    if "'Parameter' object has no attribute" in message or "object is not iterable" in message:
-        return "hint_named_parameters"
-    return None
 
 
 # A normal sample's kurtosis is 3 (its standard error at 2,304 draws about 0.1), a uniform one's 1.8.
@@ -230,13 +219,15 @@ def judge_split_qkv(res, right):
     expect_grads("split_qkv", res["grad"], backward_with_probe(res, right(qkv, h), [qkv]), ["qkv"])
 
 
-def _init_error(kind: str, message: str, call: str = ""):
-    """gpt2_init's own errors (named_parameters unpacked the other way), else the module's constructor's."""
-    return init_error(kind, message, call) or (module_error(64)(kind, message, call) if call == "GPT2SelfAttention"
-                                               else None)
+def init_error(kind: str, message: str, call: str = ""):
+    """gpt2_init's own errors (named_parameters() yields (name, parameter) pairs: unpacked the other way, or the
+    module iterated), else the module's constructor's."""
+    if "'Parameter' object has no attribute" in message or "object is not iterable" in message:
+        return "hint_named_parameters"
+    return module_error(64)(kind, message, call) if call == "GPT2SelfAttention" else None
 
 
-@procedure(on_error=_init_error)
+@procedure(on_error=init_error)
 def judge_init(res, right):
     """right: None. GPT-2's init is a distribution, judged by its statistics (checks.init_problem): 10% of each std,
     for the mean too. At E = 48 (6,912 and 2,304 draws) a right init stays within a fifth of that; nn.Linear's own
@@ -286,6 +277,22 @@ def _state_of(res, key):
     return state if isinstance(state, dict) else {}
 
 
+def _expect_copied(res, name, target, want, source, module, x, y):
+    """A copy's checks, either way: the copy holds want's parameters, the learner's module holding them gives y on x
+    (module: a right module with them), and the argument written into (target) holds them too. source: the module
+    copied from; hf_pair_problem reads the nn.Linear side first, the Conv1D side second."""
+    src = dict(source.named_parameters())
+
+    def problem(key):
+        got = _state_of(res, key)
+        return hf_pair_problem(got, src) if target == "mine" else hf_pair_problem(src, got)
+    with naming(lambda: problem("state")):
+        _expect_state(name, res["state"], want)
+    with naming(lambda: _cascade(res, module, x, res["y"])):
+        expect_close(name, res["y"], y, 1e-5)
+    expect_finding(target_finding(name, target, problem("target_state")))
+
+
 @procedure(on_error=hf_copy_error)
 def judge_load_from_hf(res, right):
     """right: (load_from_hf, the module class), the copy into a right module that want is."""
@@ -295,12 +302,8 @@ def judge_load_from_hf(res, right):
     expect_copy("load_from_hf", res, hf, into="mine")   # first: a copy_ the wrong way makes the two modules agree
     want = load(cls(h * d, h), hf).eval()
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
-    with naming(lambda: hf_pair_problem(_state_of(res, "state"), dict(hf.named_parameters()))):
-        _expect_state("load_from_hf", res["state"], want)
-    with naming(lambda: _cascade(res, want, x, res["y"])), torch.no_grad():
-        expect_close("load_from_hf", res["y"], hf_forward(hf, x), 1e-5)
-    expect_finding(target_finding("load_from_hf", "mine", hf_pair_problem(
-        _state_of(res, "target_state"), dict(hf.named_parameters()))))
+    with torch.no_grad():
+        _expect_copied(res, "load_from_hf", "mine", want, hf, want, x, hf_forward(hf, x))
 
 
 def _bias_missing(res):
@@ -323,10 +326,5 @@ def judge_export_to_hf(res, right):
         raise Mismatch("hidden_mismatch", case="export_to_hf: GPT2Attention", err=float("nan"))
     want = export(mine, hf_attention(h * d, h, seed=0))
     x = res.randn("x", b, t, h * d, dtype=torch.float32)
-    with naming(lambda: hf_pair_problem(dict(mine.named_parameters()), _state_of(res, "state"))):
-        _expect_state("export_to_hf", res["state"], want)
-    mine.eval()
-    with naming(lambda: _cascade(res, mine, x, res["y"])), torch.no_grad():
-        expect_close("export_to_hf", res["y"], mine(x)[0], 1e-5)
-    expect_finding(target_finding("export_to_hf", "hf", hf_pair_problem(
-        dict(mine.named_parameters()), _state_of(res, "target_state"))))
+    with torch.no_grad():
+        _expect_copied(res, "export_to_hf", "hf", want, mine, mine.eval(), x, mine(x)[0])

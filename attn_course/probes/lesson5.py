@@ -1,11 +1,7 @@
-"""Lesson 5's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
-probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
-check (attn_course.checks.lesson5) with the right answer the course's public facts give, on a seed of its own.
-
-train_step and loss_without_head are tested on small stand-in models with the lesson's
-interface (`model(idx) -> (logits (B, T, 2, V), weights)`, `model.blocks[l].attn.c_proj`),
-so no exercise's answer has to live here.
-"""
+"""Lesson 5's exercises: each one's probe and procedure (docs/authoring.md, "One exercise, one procedure"); the
+visible checks are attn_course.checks.lesson5. train_step and loss_without_head are tested on small stand-in models
+with the lesson's interface (`model(idx) -> (logits (B, T, 2, V), weights)`, `model.blocks[l].attn.c_proj`), so no
+exercise's answer has to live here."""
 import math
 
 import torch
@@ -99,6 +95,14 @@ def toy_layers(draws):
     return model
 
 
+def ablation_case(draws):
+    """loss_without_head's stand-in model, its batch (x, y) and its output before any head is zeroed."""
+    model = toy_layers(draws)
+    x, y = batch(draws, "batch")
+    with torch.no_grad():
+        return model, x, y, model(x)[0]
+
+
 def batch(draws, name):
     s, b = sizes(draws)
     return toy_batch(b, s["max_len"], s["vocab"], draws.gen(name))
@@ -150,10 +154,8 @@ def causal_weights(draws, dtype):
 
 @probe("lesson5.loss_without_head")
 def loss_without_head(rec, fn):
-    model = toy_layers(rec)
-    x, y = batch(rec, "batch")
-    with torch.no_grad():
-        rec.put("before", model(x)[0])
+    model, x, y, before = ablation_case(rec)
+    rec.put("before", before)
     for layer in range(len(model.blocks)):
         for head in range(model.n_head):
             got = rec.call("loss_without_head", fn, model, x, y, layer, head)
@@ -177,7 +179,7 @@ def head_answers(rec, model, prev_head, prev_weight):
 # --------------------------------------------------------------------------- the classic mistakes
 def loss_error(kind: str, message: str, call: str = "") -> str | None:
     """The hint for an error train_step or loss_without_head raised. Each text is what torch says for one slip in the
-    loss or the hook, found by make mutants."""
+    loss or the hook."""
     if "Expected input batch_size" in message or "must be tuple of ints" in message:
         return "hint_loss_layout"  # logits or answers not reshaped to (B·T·2, V) and (B·T·2,)
     if "not implemented for 'Long'" in message:
@@ -255,47 +257,37 @@ def entropy_bug(got, w: torch.Tensor, tol: float) -> str | None:
 
 
 def ablation_variants(model, x, y, layer: int, head: int) -> dict:
-    """The loss with one head zeroed, and the classic wrong ways of zeroing it."""
+    """The loss with one head zeroed, and the classic wrong ways of zeroing it: loss(lo, hi) zeroes columns lo:hi of
+    c_proj's input (of its output: output=True) by a hook, removed after."""
     attn = model.blocks[layer].attn
     D = attn.c_proj.in_features // attn.n_head
 
-    def loss_with(hook, where):
-        handle = getattr(attn.c_proj, where)(hook)
+    def loss(lo, hi, output=False):
+        def zero(tensor):
+            tensor = tensor.clone()
+            tensor[..., lo:hi] = 0
+            return tensor
+        handle = attn.c_proj.register_forward_hook(lambda m, inputs, out: zero(out)) if output else \
+            attn.c_proj.register_forward_pre_hook(lambda m, inputs: (zero(inputs[0]),))
         try:
             with torch.no_grad():
                 return float(toy_loss(model(x)[0], y))
         finally:
             handle.remove()
 
-    def cut(lo, hi):
-        def zero(tensor):
-            tensor = tensor.clone()
-            tensor[..., lo:hi] = 0
-            return tensor
-        return zero
-
-    right, by_index = cut(head * D, (head + 1) * D), cut(head, head + 1)
-    variants = {
-        None: loss_with(lambda m, inputs: (right(inputs[0]),), "register_forward_pre_hook"),
-        "hint_ablation_output": loss_with(lambda m, inputs, out: right(out), "register_forward_hook"),
-        "hint_ablation_slice": loss_with(lambda m, inputs: (by_index(inputs[0]),), "register_forward_pre_hook"),
-    }
-    # Slice ends off by a head (make mutants: (head - 1) * D, which for head 0 zeroes every head but the last); a
+    variants = {None: loss(head * D, (head + 1) * D), "hint_ablation_output": loss(head * D, (head + 1) * D, True),
+                "hint_ablation_slice": loss(head, head + 1)}
+    # Slice ends off by a head ((head - 1) * D, which for head 0 zeroes every head but the last); a
     # slice that zeroes nothing is left to hint_ablation_nothing.
     columns = range(attn.c_proj.in_features)
     for lo, hi in ((head * D, (head - 1) * D), ((head - 1) * D, head * D), ((head + 1) * D, (head + 2) * D)):
         if len(columns[lo:hi]) and columns[lo:hi] != columns[head * D:(head + 1) * D]:
-            wrong = cut(lo, hi)
-            variants.setdefault(("hint_ablation_columns", f"{lo}:{hi}"),
-                                loss_with(lambda m, inputs: (wrong(inputs[0]),), "register_forward_pre_hook"))
+            variants.setdefault(("hint_ablation_columns", f"{lo}:{hi}"), loss(lo, hi))
     return variants
 
 
 def _ablation_bug(res):
-    model = toy_layers(res)
-    x, y = batch(res, "batch")
-    with torch.no_grad():
-        before = model(x)[0]
+    model, x, y, before = ablation_case(res)
     if not matching_bug(res["after"], {"unchanged": before}, 1e-12):
         return "hint_ablation_remove"
     loss_before = float(toy_loss(before, y))
@@ -377,10 +369,7 @@ def judge_head_entropy(res, right):
 @procedure(on_error=loss_error)
 def judge_loss_without_head(res, right):
     with naming(lambda: _ablation_bug(res)):
-        model = toy_layers(res)
-        x, y = batch(res, "batch")
-        with torch.no_grad():
-            before = model(x)[0]
+        model, x, y, before = ablation_case(res)
         for layer in range(len(model.blocks)):
             for head in range(model.n_head):
                 want = right(model, x, y, layer, head)

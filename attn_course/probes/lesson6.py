@@ -1,8 +1,6 @@
-"""Lesson 6's exercises: each one's cases (the probe, run in the kernel) and its procedure (the verdict on what the
-probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
-check (attn_course.checks.lesson6) with the right answer the course's public facts give, on a seed of its own. The
-classic mistakes each procedure names are built in attn_course.checks.lesson6_mistakes (tiling, GQA, the cache),
-lesson6_counts (the counts) and lesson6_tiles (what the values cannot show)."""
+"""Lesson 6's exercises: each one's probe and procedure (docs/authoring.md, "One exercise, one procedure"); the
+visible checks are attn_course.checks.lesson6. The classic mistakes each procedure names are built in
+attn_course.checks.lesson6_mistakes (tiling, GQA, the cache), lesson6_counts and lesson6_tiles."""
 import copy
 
 import torch
@@ -33,7 +31,7 @@ def tiled_sizes(draws):
     b, h = draws.sizes("batch_heads", 2, low=1, high=4)
     t, d, block = draws.sizes("sizes", 3, low=2, high=14)
     # Two whole blocks and more, and never a multiple of one: a last, short block that is not the second (with two
-    # blocks, only the first one and all but the short one are the same mistake, and the grader named the other).
+    # blocks, only the first one and all but the short one are the same mistake).
     t += 2 * block + 1
     return b, h, t + (t % block == 0), d, block
 

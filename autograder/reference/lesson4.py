@@ -1,9 +1,5 @@
-"""Lesson 4's reference. Lives only in autograder/: never in a release, never in a kernel.
-
-The grader imports this module in its own process and judges what the learner's kernel sent by each exercise's
-procedure (attn_course/probes/lesson4.py and, for the module that lessons 5 to 7 paste in too,
-attn_course/probes/gpt2_module.py) given this reference.
-"""
+"""Lesson 4's reference, which the grader gives each exercise's procedure (attn_course/probes/lesson4.py, the
+module's in probes/gpt2_module.py). Lives only in autograder/: never in a release, never in a kernel."""
 import math
 
 import torch
@@ -28,24 +24,20 @@ def gpt2_init(module, n_layer=12):
 
 def load_from_hf(mine, hf):
     with torch.no_grad():
-        mine.c_attn.weight.copy_(hf.c_attn.weight.T)
-        mine.c_attn.bias.copy_(hf.c_attn.bias)
-        mine.c_proj.weight.copy_(hf.c_proj.weight.T)
-        mine.c_proj.bias.copy_(hf.c_proj.bias)
+        for a, b in ((mine.c_attn, hf.c_attn), (mine.c_proj, hf.c_proj)):
+            a.weight.copy_(b.weight.T)
+            a.bias.copy_(b.bias)
     return mine
 
 
 def export_to_hf(mine, hf):
     with torch.no_grad():
-        hf.c_attn.weight.copy_(mine.c_attn.weight.T)
-        hf.c_attn.bias.copy_(mine.c_attn.bias)
-        hf.c_proj.weight.copy_(mine.c_proj.weight.T)
-        hf.c_proj.bias.copy_(mine.c_proj.bias)
+        for a, b in ((hf.c_attn, mine.c_attn), (hf.c_proj, mine.c_proj)):
+            a.weight.copy_(b.weight.T)
+            a.bias.copy_(b.bias)
     return hf
 
 
-# Each is the exercise's public procedure (attn_course.probes.lesson4) given this reference: the visible check runs
-# the same procedure with the right answer the course's public facts give.
 judged_by("lesson4.split_qkv", probe.judge_split_qkv, split_qkv)
 judged_by("lesson4.init", probe.judge_init, None)
 judged_by("lesson4.n_params", probe.judge_n_params, 4 * 768 * 768 + 4 * 768)

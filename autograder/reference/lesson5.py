@@ -1,8 +1,5 @@
-"""Lesson 5's reference. Lives only in autograder/: never in a release, never in a kernel.
-
-The grader imports this module in its own process and judges what the learner's kernel sent by each exercise's
-procedure (attn_course/probes/lesson5.py) given this reference.
-"""
+"""Lesson 5's reference, which the grader gives each exercise's procedure (attn_course/probes/lesson5.py).
+Lives only in autograder/: never in a release, never in a kernel."""
 import torch
 import torch.nn as nn
 from attn_course.data import toy_loss
@@ -77,8 +74,6 @@ def loss_without_head(model, x, y, layer, head):
 
 
 # --------------------------------------------------------------------------- judges
-# Each is the exercise's public procedure (attn_course.probes.lesson5) given this reference: the visible check runs
-# the same procedure with the right answer the course's public facts give.
 judged_by("lesson5.train_step", probe.judge_train_step, train_step)
 judged_by("lesson5.head_entropy", probe.judge_head_entropy, head_entropy)
 judged_by("lesson5.loss_without_head", probe.judge_loss_without_head, loss_without_head)

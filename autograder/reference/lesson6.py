@@ -1,8 +1,5 @@
-"""Lesson 6's reference. Lives only in autograder/: never in a release, never in a kernel.
-
-The grader imports this module in its own process and judges what the learner's kernel sent by each exercise's
-procedure (attn_course/probes/lesson6.py) given this reference.
-"""
+"""Lesson 6's reference, which the grader gives each exercise's procedure (attn_course/probes/lesson6.py).
+Lives only in autograder/: never in a release, never in a kernel."""
 import math
 
 import torch
@@ -83,8 +80,6 @@ def _sdpa(q, k, v, block_size, causal=False):
 
 
 # --------------------------------------------------------------------------- judges
-# Each is the exercise's public procedure (attn_course.probes.lesson6) given this reference: the visible check runs
-# the same procedure with the right answer the course's public facts give.
 judged_by("lesson6.attention_flops", probe.judge_attention_flops, attention_flops)
 judged_by("lesson6.kv_cache_bytes", probe.judge_kv_cache_bytes, kv_cache_bytes)
 judged_by("lesson6.tiled_attention", probe.judge_tiled_attention, _sdpa)
