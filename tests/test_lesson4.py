@@ -35,6 +35,14 @@ def test_split_qkv_checks(lang):
     fails_with(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))), "hint_qkv_order")
 
 
+def test_three_parts_in_a_list_are_a_right_answer_on_both_sides(lang):
+    # The module unpacks q, k, v = split_qkv(…) from a list as from a tuple (a learner's right answer got 0/2).
+    as_list = lambda qkv, H: list(split_qkv_ok(qkv, H))  # noqa: E731
+    checks.check_split_qkv(as_list)
+    passes(probes.split_qkv, as_list)
+    fails_with(checks.check_split_qkv, lambda qkv, H: list(split_qkv_ok(qkv, H))[:2], "hint_returns_triple")
+
+
 def test_a_wrong_split_says_which_parts_differ_not_nan(lang):
     # (v, k, q): q and v are wrong, k is right. "max error nan" read as "your code made NaN".
     failure = check_names(checks.check_split_qkv, lambda qkv, H: tuple(reversed(split_qkv_ok(qkv, H))),
