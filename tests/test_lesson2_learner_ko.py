@@ -107,6 +107,10 @@ LEARNER_WRONG = {
     "split_mixes_batch": ("split_heads",
                           SPLIT.format("x.reshape(B * T, n_head, -1).transpose(0, 1).reshape(B, n_head, T, -1)"),
                           "hint_split_mixes_batch", {}, "hidden_mismatch"),
+    # a view after the transpose: "use reshape" (the merge's hint) would have led to the mix above
+    "split_view_after_transpose": ("split_heads",
+                                   SPLIT.format("x.view(B * T, n_head, -1).transpose(0, 1).view(B, n_head, T, -1)"),
+                                   "hint_split_view_after_transpose", {}, "hidden_raised"),
     "merge_cat_on_time": ("merge_heads", MERGE.format("torch.cat([x[:, h] for h in range(H)], dim=1)"),
                           "hint_merge_cat_axis", {"dim": 1}, "hidden_shape"),
     # the check's non-contiguous input made view raise, and its hint blamed a transpose the code does not have
@@ -226,5 +230,5 @@ def test_the_demo_comparing_with_nn_multiheadattention_explains_other_shapes(lan
     space = _learner(MHA_HEAD + EINSUM.format("", "") + TORCH.format("with torch.no_grad():", "").replace(
         "batch_first=True", "batch_first=False"), device="cpu")
     exec(demo, space)  # noqa: S102 - the lesson's own cell
-    assert course.t("demo_torch_mha_shapes", mine_y=(2, 9, 12), mine_w=(2, 3, 9, 9), theirs_y=(2, 9, 12),
-                    theirs_w=(9, 3, 2, 2)) in capsys.readouterr().out
+    assert course.t("demo_torch_mha_shapes", mine=((2, 9, 12), (2, 3, 9, 9)),
+                    theirs=((2, 9, 12), (9, 3, 2, 2))) in capsys.readouterr().out

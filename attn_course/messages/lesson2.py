@@ -284,7 +284,11 @@ MESSAGES = {
         "ko": "head_as_single(mha, {i})에 헤드 {j}에 해당하는 부분이 들어 있습니다. 헤드 i의 부분은 W_q, W_k, W_v에서는 weight[i*D:(i+1)*D], W_o에서는 weight[:, i*D:(i+1)*D]입니다. 헤드 번호를 세는 방법(H − 1 − i나 i + 1 등)을 확인하세요.",
     },
     "demo_torch_mha_shapes": {
-        "ja": "形状が違うので比べられません。自分のモジュール：出力 {mine_y}、重み {mine_w}。nn.MultiheadAttention：出力 {theirs_y}、重み {theirs_w}。演習 6 のチェックの結果（batch_first=True を指定したかなど）を見直してください。",
-        "ko": "모양이 달라서 비교할 수 없습니다. 내 모듈: 출력 {mine_y}, 가중치 {mine_w}. nn.MultiheadAttention: 출력 {theirs_y}, 가중치 {theirs_w}. 연습 문제 6의 검사 결과(batch_first=True를 지정했는지 등)를 다시 확인하세요.",
+        "ja": "形状が違うので比べられません。（出力, 重み）の形状は、自分のモジュールが {mine}、nn.MultiheadAttention が {theirs} です。演習 6 のチェックの結果（batch_first=True を指定したかなど）を見直してください。",
+        "ko": "모양이 달라서 비교할 수 없습니다. (출력, 가중치)의 모양이 내 모듈은 {mine}, nn.MultiheadAttention은 {theirs}입니다. 연습 문제 6의 검사 결과(batch_first=True를 지정했는지 등)를 다시 확인하세요.",
+    },
+    "hint_split_view_after_transpose": {
+        "ja": "transpose したテンソルは連続していないので、そのままでは view できません。split_heads では順番を逆にして、まず view(B, T, H, D) で最後の軸をヘッドごとに切り分け、そのあと transpose(1, 2) で H を T の前に出します。ここで view を reshape に替えると、エラーは消えても軸の並びが混ざることがあります。",
+        "ko": "transpose한 텐서는 메모리에서 연속적이지 않아서 그대로는 view할 수 없습니다. split_heads에서는 순서를 바꿔, 먼저 view(B, T, H, D)로 마지막 축을 헤드별로 나눈 다음 transpose(1, 2)로 H를 T 앞으로 옮깁니다. 여기서 view를 reshape로 바꾸면 오류는 사라져도 축의 순서가 뒤섞일 수 있습니다.",
     },
 }

@@ -66,9 +66,12 @@ def merge_shape_variants(x) -> dict:
 
 def heads_error(kind: str, message: str, call: str) -> str | None:
     """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
-    gradients, as the gradient case passes it. Any other error: as error_hint names it."""
+    gradients, as the gradient case passes it; split_heads' view after a transpose. Any other error: as error_hint
+    names it."""
     if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
         return "hint_input_in_place"
+    if call == "split_heads" and kind == "RuntimeError" and "view size is not compatible" in message:
+        return "hint_split_view_after_transpose"   # "use reshape" (hint_contiguous) would mix the axes here
     return None
 
 
