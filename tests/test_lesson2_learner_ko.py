@@ -11,7 +11,9 @@ import torch.nn as nn
 import attn_course as course
 from attn_course.checks import lesson2 as checks
 from attn_course.probes import lesson2 as probes
-from conftest import fails, fails_with, passes
+from attn_course.judging import hint_of
+from attn_course.validate import CheckFailed
+from conftest import check_names, fails, fails_with, passes
 from test_lesson1 import AttentionOK
 from test_lesson2 import merge_ok, split_ok
 
@@ -51,6 +53,8 @@ TORCH = ("def to_torch_mha(mha):\n"
          "        t.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))\n"
          "        t.out_proj.weight.copy_(mha.W_o.weight{})\n    return t\n")
 TORCH_FROZEN = TORCH.format("t.requires_grad_(False)\n    if True:", "")
+SPLIT = "def split_heads(x, n_head):\n    B, T, HD = x.shape\n    return {}\n"
+MERGE = "def merge_heads(x):\n    B, H, T, D = x.shape\n    return {}\n"
 LEARNER_RIGHT = {
     "split_chunk": ("split_heads", "def split_heads(x, n_head):\n"
                     "    return torch.stack(x.chunk(n_head, dim=-1), dim=1)\n"),
@@ -97,6 +101,32 @@ LEARNER_WRONG = {
                    "hidden_mismatch"),
     "out_proj_transposed": ("to_torch_mha", TORCH.format("with torch.no_grad():", ".T"),
                             "hint_out_proj_transposed", {}, "hidden_mismatch"),
+    # issue 43: caught with no cause named, or another cause
+    "split_permute": ("split_heads", SPLIT.format("x.view(B, T, n_head, HD // n_head).permute(0, 2, 3, 1)"),
+                      "hint_split_permute", {"order": "(B, H, D, T)"}, "hidden_shape"),
+    "split_mixes_batch": ("split_heads",
+                          SPLIT.format("x.reshape(B * T, n_head, -1).transpose(0, 1).reshape(B, n_head, T, -1)"),
+                          "hint_split_mixes_batch", {}, "hidden_mismatch"),
+    # a view after the transpose: "use reshape" (the merge's hint) would have led to the mix above
+    "split_view_after_transpose": ("split_heads",
+                                   SPLIT.format("x.view(B * T, n_head, -1).transpose(0, 1).view(B, n_head, T, -1)"),
+                                   "hint_split_view_after_transpose", {}, "hidden_raised"),
+    "merge_cat_on_time": ("merge_heads", MERGE.format("torch.cat([x[:, h] for h in range(H)], dim=1)"),
+                          "hint_merge_cat_axis", {"dim": 1}, "hidden_shape"),
+    # the check's non-contiguous input made view raise, and its hint blamed a transpose the code does not have
+    "merge_view_no_transpose": ("merge_heads", MERGE.format("x.view(B, T, H * D)"), "hint_merge_without_transpose",
+                                {}, "hidden_mismatch"),
+    "head_dim_from_e": ("MultiHeadAttention", MHA_HEAD.replace("inner = self.n_head * self.head_dim",
+                                                               "inner = self.n_head * (embed_dim // n_head)")
+                        + EINSUM.format("", ""), "hint_head_dim_from_e", {}, "hidden_layout"),
+    "scores_transposed": ("MultiHeadAttention", MHA_HEAD + EINSUM.format("", "").replace("'bhqd,bhkd->bhqk', Q, K",
+                                                                                         "'bhqd,bhkd->bhqk', K, Q"),
+                          "hint_scores_transposed", {}, "hidden_mismatch"),
+    "w_q_w_k_one_layer": ("MultiHeadAttention", MHA_HEAD.replace(
+        "self.W_q, self.W_k, self.W_v = (nn.Linear(embed_dim, inner, bias=False) for _ in range(3))",
+        "self.W_q = self.W_k = nn.Linear(embed_dim, inner, bias=False)\n"
+        "        self.W_v = nn.Linear(embed_dim, inner, bias=False)") + EINSUM.format("", ""),
+                          "hint_layers_shared", {"a": "W_q", "b": "W_k"}, "hidden_layout"),
 }
 
 
@@ -144,3 +174,61 @@ def test_every_argument_nn_multiheadattention_was_built_with_otherwise_is_named(
     fails_with(checks.check_to_torch_mha, fn, "hint_torch_mha_setup", what="bias / batch_first")
     for seed in (20261123, 1, 2):
         assert fails(probes.to_torch_mha, fn, seed=seed).fields == {"what": "bias / batch_first"}, seed
+
+
+def test_a_scale_of_the_square_root_of_e_over_h_is_named_never_shown_as_nan_alone(lang):
+    """√(E // H) where head_dim is given: E // H = 0 gave "max error nan" and no cause; E // H = 1 is no scaling at
+    all, and either cause is named."""
+    fn = _learner(MHA_HEAD + EINSUM.format("", "").replace("math.sqrt(self.head_dim)",
+                                                          "math.sqrt(self.embed_dim // self.n_head)"))[
+        "MultiHeadAttention"]
+    either = {"hint_head_dim_from_e", "hint_no_scale_or_width_from_e"}
+    with pytest.raises(CheckFailed) as info:
+        checks.check_mha_module(fn)
+    assert hint_of(info.value.mismatch)[0] in either, str(info.value)
+    for seed in (20261123, 1, 2, 3):
+        assert hint_of(fails(probes.module, fn, seed=seed))[0] in either, seed
+
+
+def test_head_i_copied_from_another_heads_slices_is_told_so(lang):
+    fn = _learner("def head_as_single(mha, i):\n    D, j = mha.head_dim, mha.n_head - 1 - i\n"
+                  "    single = Attention(mha.embed_dim, D).to(mha.W_q.weight)\n    sl = slice(j * D, (j + 1) * D)\n"
+                  "    with torch.no_grad():\n"
+                  + "".join(f"        single.{w}.weight.copy_(mha.{w}.weight[sl])\n" for w in ("W_q", "W_k", "W_v"))
+                  + "        single.W_o.weight.copy_(mha.W_o.weight[:, sl])\n    return single\n")["head_as_single"]
+    check, probe, rest = _exercise("head_as_single")
+    failure = check_names(check, fn, "hint_head_other_index")
+    assert hint_of(failure.mismatch)[1]["i"] == 0
+    for seed in (20261123, 1, 2):
+        key, fields = hint_of(fails(probe, fn, *rest, seed=seed))
+        assert (key, fields["i"]) == ("hint_head_other_index", 0), seed
+
+
+@pytest.mark.parametrize("count, hint", [(3 * 768 * 768, "hint_n_params_no_w_o"),
+                                         (4 * 768 * 768 + 4 * 768, "hint_n_params_bias"),
+                                         (4 * 768 * 64, "hint_n_params_one_head")])
+def test_a_miscounted_parameter_count_names_its_cause_on_both_sides(count, hint, lang):
+    from test_lesson2 import MHAOK
+    failure = fails_with(lambda n: checks.check_mha_param_answer(n, MHAOK), count, hint)
+    assert "2359296" not in str(failure)   # the cause, never the answer
+    assert hint_of(fails(probes.n_params, count, key="answer_wrong")) == (hint, {})
+
+
+def test_a_zero_d_integer_tensor_is_the_count_it_holds_as_the_text_says(lang):
+    from test_lesson2 import MHAOK
+    checks.check_mha_param_answer(torch.tensor(4 * 768 * 768), MHAOK)
+    passes(probes.n_params, torch.tensor(4 * 768 * 768))
+
+
+def test_the_demo_comparing_with_nn_multiheadattention_explains_other_shapes(lang, capsys):
+    """Exercise 6 built without batch_first=True: the demo after it said torch's RuntimeError (a size must match)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).parents[1] / "lessons" / "02_multihead.md").read_text(encoding="utf-8")
+    demo = next(cell for cell in re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+                if "theirs = to_torch_mha(mine)" in cell)
+    space = _learner(MHA_HEAD + EINSUM.format("", "") + TORCH.format("with torch.no_grad():", "").replace(
+        "batch_first=True", "batch_first=False"), device="cpu")
+    exec(demo, space)  # noqa: S102 - the lesson's own cell
+    assert course.t("demo_torch_mha_shapes", mine=((2, 9, 12), (2, 3, 9, 9)),
+                    theirs=((2, 9, 12), (9, 3, 2, 2))) in capsys.readouterr().out

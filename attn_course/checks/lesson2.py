@@ -69,5 +69,7 @@ def mha_count(E: int = 768, H: int = 12, D: int = 64) -> int:
 def check_mha_param_answer(answer, cls) -> None:
     """Lesson 2: the parameter count of MultiHeadAttention(768, 12, 64), judged against the lesson's count as the
     grader judges it (findings.count_finding); the learner's module named only when its count differs."""
-    check_count_answer("answer_n_params", answer, cls, (768, 12, 64), want=mha_count(),
-                       differs="count_module_differs_text")
+    from ..probes.lesson2_mistakes import N_PARAMS_SIZES, n_params_hint   # here: the probes import the checks
+    want = mha_count(*N_PARAMS_SIZES)
+    check_count_answer("answer_n_params", answer, cls, N_PARAMS_SIZES, want=want,
+                       hint_of=lambda got: n_params_hint(got, want), differs="count_module_differs_text")

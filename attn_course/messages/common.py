@@ -334,15 +334,15 @@ MESSAGES = {
     },
     "hint_from_scratch_path": {
         "ja": "{name} は、{path} のときの経路を除いて自分で組み立てる演習です。F.scaled_dot_product_attention を呼んでよいのは {path} の経路だけです。もう一方の経路では、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
-        "ko": "{name}: {path}일 때의 경로만 빼고 직접 작성하는 연습 문제입니다. F.scaled_dot_product_attention은 {path} 경로에서만 호출할 수 있습니다. 다른 경로에서는 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
+        "ko": "{name}: {path}일 때의 경로만 빼고 직접 구현 연습 문제입니다. F.scaled_dot_product_attention은 {path} 경로에서만 호출할 수 있습니다. 다른 경로에서는 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
     },
     "hint_from_scratch": {
         "ja": "{name} は自分で組み立てる演習です。F.scaled_dot_product_attention や nn.MultiheadAttention を呼ばずに、行列積とソフトマックスで書いてください。別名を付けても、torch.ops や torch._C から呼んでも同じ関数なので、やはり止められます。",
-        "ko": "{name}: 직접 작성하는 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
+        "ko": "{name}: 직접 구현 연습 문제입니다. F.scaled_dot_product_attention이나 nn.MultiheadAttention을 부르지 말고 행렬 곱과 소프트맥스로 작성하세요. 다른 이름을 붙이거나 torch.ops, torch._C를 거쳐 불러도 같은 함수이므로 역시 막힙니다.",
     },
     "hint_softmax_by_hand": {
         "ja": "{name} はソフトマックスを自分で書く演習です。torch.softmax や F.softmax、Tensor.softmax を使わずに、各行の最大値を引いてから torch.exp と sum で書いてください。",
-        "ko": "{name}: 소프트맥스를 직접 작성하는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
+        "ko": "{name}: 소프트맥스를 직접 작성해 보는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
     },
     "hint_concat_by_hand": {
         "ja": "{name} ではキャッシュを torch.cat でつなぎません。torch.cat や torch.stack（torch.concat、hstack なども同じです）は新しいテンソルを確保して中身を丸ごとコピーするので、事前に確保したバッファを使う意味がなくなります。k_buf[:, :, T_past:T_past + T_new] = k のようにバッファに書き込み、書いたところまで切り出して使ってください。",
@@ -354,11 +354,11 @@ MESSAGES = {
     },
     "by_hand_tamper": {
         "ja": "{where}の {line} 行目 `{code}` は、手で書く演習の決まりを守らせるしくみを、演習の外から無効にできるコードです。{why}。採点ではそのコードが何をしたかを確かめられないので、このコードがノートブックに残っていると、手で書く演習はすべて 0 点になります（セルを消しても、カーネルにはまだ効いています）。",
-        "ko": "{where}의 {line}번 줄(`{code}`)은 직접 작성하는 연습 문제의 규칙을 연습 문제 밖에서 무력화할 수 있는 코드입니다. {why}. 채점에서 그 코드가 무엇을 했는지 확인할 수 없으므로, 이 코드가 노트북에 남아 있으면 직접 작성하는 연습 문제는 모두 0점이 됩니다(셀을 지워도 커널에는 아직 영향이 남아 있습니다).",
+        "ko": "{where}의 {line}번 줄(`{code}`)은 직접 구현 연습 문제의 규칙을 연습 문제 밖에서 무력화할 수 있는 코드입니다. {why}. 채점에서 그 코드가 무엇을 했는지 확인할 수 없으므로, 이 코드가 노트북에 남아 있으면 직접 구현 연습 문제는 모두 0점이 됩니다(셀을 지워도 커널에는 아직 영향이 남아 있습니다).",
     },
     "by_hand_threads": {
         "ja": "{name} を実行している間、自分で起動したスレッドやプロセス（{what}）が動いていました。手で書く演習のコードは、ほかのスレッドやプロセスが動いていない状態で実行する決まりです。",
-        "ko": "{name} 실행 중에 직접 시작한 스레드나 프로세스({what})가 돌고 있었습니다. 직접 작성하는 연습 문제의 코드는 다른 스레드나 프로세스에 계산을 맡기지 않고 실행해야 합니다.",
+        "ko": "{name} 실행 중에 직접 시작한 스레드나 프로세스({what})가 돌고 있었습니다. 직접 구현 연습 문제의 코드는 다른 스레드나 프로세스에 계산을 맡기지 않고 실행해야 합니다.",
     },
     "hint_by_hand_threads": {
         "ja": "スレッドやプロセスを止めてから（カーネルを再起動すれば止まります）、もう一度実行してください。それを起動したセルは、消すか、実行しないようにします。",
@@ -390,7 +390,7 @@ MESSAGES = {
     },
     "reach_outside": {
         "ja": "手で書く演習で使えるのは、テンソルの演算（torch、torch.nn、torch.nn.functional、torch.linalg など）、math や copy のような Python の基本的なモジュール、講座が用意した関数、自分で書いたコードだけです。これはそのどれにも当たりません。",
-        "ko": "직접 작성하는 연습 문제에서 쓸 수 있는 것은 텐서 연산(torch, torch.nn, torch.nn.functional, torch.linalg 등), math나 copy 같은 Python의 간단한 모듈, 강좌가 제공하는 함수, 직접 작성한 코드뿐입니다. 이것은 그중 어디에도 해당하지 않습니다.",
+        "ko": "직접 구현 연습 문제에서 쓸 수 있는 것은 텐서 연산(torch, torch.nn, torch.nn.functional, torch.linalg 등), math나 copy 같은 Python의 간단한 모듈, 강좌가 제공하는 함수, 직접 작성한 코드뿐입니다. 이것은 그중 어디에도 해당하지 않습니다.",
     },
     "reach_dynamic": {
         "ja": "名前を実行時に組み立てて属性を取り出しているため、何を使っているのかがコードから読み取れません。",
@@ -403,7 +403,7 @@ MESSAGES = {
     },
     "tamper_course": {
         "ja": "講座の内部（チェックや隠しテストのしくみ、手で書く演習のしくみ）に触れています",
-        "ko": "강좌 내부(검사와 숨겨진 테스트를 실행하는 코드, 직접 작성하는 연습 문제의 규칙을 확인하는 코드)를 건드리고 있습니다",
+        "ko": "강좌 내부(검사와 숨겨진 테스트를 실행하는 코드, 직접 구현 연습 문제의 규칙을 확인하는 코드)를 건드리고 있습니다",
     },
     "tamper_torch": {
         "ja": "torch の内部のしくみ（torch._C、torch.library、torch.overrides など）に触れています",
@@ -415,7 +415,7 @@ MESSAGES = {
     },
     "by_hand_refused": {
         "ja": "{name} の中で {what} が呼ばれました。この演習は手で書く演習です。",
-        "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제는 직접 작성하는 연습 문제입니다.",
+        "ko": "{name} 안에서 호출된 함수: {what}. 이 연습 문제는 직접 구현 연습 문제입니다.",
     },
     "concat_refused": {
         "ja": "{name} の中で {what} が呼ばれました。この演習では、キャッシュをつながずにバッファに書き込みます。",
@@ -423,15 +423,15 @@ MESSAGES = {
     },
     "by_hand_note": {
         "ja": "**手で書く演習**：この演習のコードと、そこから呼び出す自分のコードで使えるのは、テンソルの演算（`torch`、`torch.nn`、`torch.nn.functional`、`torch.linalg` など）、`math` のような Python の基本的なモジュール、講座が用意した関数（`course.expect_qkv` など）、自分で書いたコードです。ライブラリのアテンション（`F.scaled_dot_product_attention`、`nn.MultiheadAttention`、`flex_attention` など。別名を付けても同じです）やスレッド・ファイル・`torch.jit` などは使えません。\n\nこれらを使うと、チェックでも採点でもこの演習は不合格になります。この演習のコードが呼び出さないセル（図を保存する、`inspect` で調べる、時間を測る、など）では、何を使ってもかまいません。ただし、講座や torch のモジュールを書き換えること、Python の内部（フレームなど）に触れること、`exec` を使うことは、どのセルでも禁止です。どれか 1 つでもあると、採点ではこのノートブックの手で書く演習がすべて 0 点になります。",
-        "ko": "**직접 작성하는 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서 쓸 수 있는 것은 텐서 연산(`torch`, `torch.nn`, `torch.nn.functional`, `torch.linalg` 등), `math` 같은 Python의 간단한 모듈, 강좌가 제공하는 함수(`course.expect_qkv` 등), 직접 작성한 코드뿐입니다. 라이브러리가 제공하는 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙여도 마찬가지입니다)이나 스레드, 파일, `torch.jit` 등은 쓸 수 없고, 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다.\n\n이 연습 문제에서 호출하지 않는 셀(그림 저장, `inspect`로 살펴보기, 시간 재기 등)에서는 무엇을 써도 됩니다. 다만 강좌나 torch의 모듈을 바꾸는 코드, Python 내부(프레임 등)를 건드리는 코드, `exec` 호출은 어느 셀에서도 쓸 수 없으며, 쓰면 채점에서 이 노트북의 직접 작성하는 연습 문제가 모두 0점이 됩니다.",
+        "ko": "**직접 구현 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서 쓸 수 있는 것은 텐서 연산(`torch`, `torch.nn`, `torch.nn.functional`, `torch.linalg` 등), `math` 같은 Python의 간단한 모듈, 강좌가 제공하는 함수(`course.expect_qkv` 등), 직접 작성한 코드뿐입니다. 라이브러리가 제공하는 어텐션(`F.scaled_dot_product_attention`, `nn.MultiheadAttention`, `flex_attention` 등. 다른 이름을 붙여도 마찬가지입니다)이나 스레드, 파일, `torch.jit` 등은 쓸 수 없고, 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다.\n\n이 연습 문제에서 호출하지 않는 셀(그림 저장, `inspect`로 살펴보기, 시간 재기 등)에서는 무엇을 써도 됩니다. 다만 강좌나 torch의 모듈을 바꾸는 코드, Python 내부(프레임 등)를 건드리는 코드, `exec` 호출은 어느 셀에서도 쓸 수 없으며, 쓰면 채점에서 이 노트북의 직접 구현 연습 문제가 모두 0점이 됩니다.",
     },
     "by_hand_note_concat": {
         "ja": "**torch.cat を使わない演習**：この演習のコード（と、そこから呼び出す自分のコード）では、`torch.cat` などのテンソルをつなぐ関数（`torch.concat`、`torch.stack`、`torch.hstack` など。別名を付けても同じです）は使えません。使うと、チェックでも採点でもこの演習は不合格になります。ほかに使えるものと、どのセルでも使えないものは、手で書く演習と同じです。",
-        "ko": "**torch.cat을 쓰지 않는 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서는 `torch.cat`이나 그와 비슷한 함수(`torch.concat`, `torch.stack`, `torch.hstack` 등. 다른 이름을 붙여도 마찬가지입니다)를 쓸 수 없습니다. 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 그 밖에 쓸 수 있는 것과 어느 셀에서도 쓸 수 없는 것은 직접 작성하는 연습 문제와 같습니다.",
+        "ko": "**torch.cat을 쓰지 않는 연습 문제**: 이 연습 문제의 코드와, 그 코드가 호출하는 직접 작성한 코드에서는 `torch.cat`이나 그와 비슷한 함수(`torch.concat`, `torch.stack`, `torch.hstack` 등. 다른 이름을 붙여도 마찬가지입니다)를 쓸 수 없습니다. 쓰면 검사에서도 채점에서도 이 연습 문제는 불합격입니다. 그 밖에 쓸 수 있는 것과 어느 셀에서도 쓸 수 없는 것은 직접 구현 연습 문제와 같습니다.",
     },
     "by_hand_note_again": {
         "ja": "**手で書く演習**：この回の最初の手で書く演習に付けた決まりと同じです（PyTorch などに用意されているアテンションの関数も、講座のチェック用のモジュールも使えません）。",
-        "ko": "**직접 작성하는 연습 문제**: 규칙은 이 강에서 처음 나온 직접 작성하는 연습 문제에 적어 둔 것과 같습니다(PyTorch 등이 제공하는 어텐션 함수도, 강좌의 검사용 모듈도 호출할 수 없습니다).",
+        "ko": "**직접 구현 연습 문제**: 규칙은 이 강에서 처음 나온 직접 구현 연습 문제에 적어 둔 것과 같습니다(PyTorch 등이 제공하는 어텐션 함수도, 강좌의 검사용 모듈도 호출할 수 없습니다).",
     },
     "by_hand_note_concat_again": {
         "ja": "**torch.cat を使わない演習**：この回で最初に `torch.cat` を禁じた演習に付けた決まりと同じです（`torch.cat` や同じ働きをする関数も、講座のチェック用のモジュールも使えません）。",
@@ -544,8 +544,8 @@ MESSAGES = {
     "diagram_x_layout": {"ja": "x: (B, T, H·D)", "ko": "x: (B, T, H·D)"},
     "diagram_view_layout": {"ja": "view 後: (B, T, H, D)", "ko": "view 후: (B, T, H, D)"},
     "diagram_transpose_layout": {
-        "ja": "transpose 後: (B, H, T, D)　ヘッドごとに T × D の行列",
-        "ko": "transpose 후: (B, H, T, D)  헤드마다 T × D 행렬",
+        "ja": "transpose 後: (B, H, T, D)、ヘッドごとに T × D の行列が1つずつ",
+        "ko": "transpose 후: (B, H, T, D), 헤드마다 T × D 행렬이 하나씩",
     },
     "diagram_q": {"ja": "Q（E 列）", "ko": "Q(E열)"},
     "diagram_k": {"ja": "K（E 列）", "ko": "K(E열)"},

@@ -49,7 +49,7 @@ class Draws:
         layout = []
         with torch.no_grad():
             for pname, p in module.named_parameters():
-                fan_in = p.shape[-1] if p.dim() > 1 else 1
+                fan_in = max(p.shape[-1], 1) if p.dim() > 1 else 1   # a layer of width 0 has nothing to scale
                 scale = 0.1 if pname.endswith("bias") else 1.0 / math.sqrt(fan_in)
                 p.copy_(self.randn(f"{name}.{pname}", *p.shape, scale=scale))
                 layout.append([pname, list(p.shape)])

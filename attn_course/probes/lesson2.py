@@ -2,6 +2,7 @@
 probe recorded, given the right implementation). The grader runs a procedure with the hidden reference, the visible
 check (attn_course.checks.lesson2) with the right answer the course's public facts give, on a seed of its own."""
 import copy
+import itertools
 import math
 import warnings
 
@@ -25,7 +26,7 @@ from .lesson2_copies import (
 )
 from .lesson2_mistakes import (
     dropped_weights, heads_error, matmul_hint, merge_shape_variants, merge_variants, mha_weight_variants, module_error,
-    output_variants, precision_hint, size_one_hint, split_variants, wide_weights_hint,
+    n_params_hint, output_variants, precision_hint, size_one_hint, split_variants, wide_weights_hint, width_from_e,
 )
 from .recorder import probe
 
@@ -121,8 +122,17 @@ def merge_heads(rec, fn):
     _input_kept(rec, "merge_heads", fn, merge_inputs)
 
 
+def _shared_layers(module) -> list:
+    """Pairs of W_q, W_k, W_v, W_o that are one layer (self.W_q = self.W_k = nn.Linear(...)): named_parameters lists
+    it once, under the first name."""
+    layers = [getattr(module, name, None) for name in HEAD_LAYERS]
+    return [[a, b] for (a, la), (b, lb) in itertools.combinations(zip(HEAD_LAYERS, layers), 2)
+            if la is not None and la is lb]
+
+
 @probe("lesson2.module")
 def module(rec, cls):
+    rec.put("shared_layers", _shared_layers(rec.call("MultiHeadAttention", cls, *module_args(rec))))
     # A matrix product that raised in forward: which two shapes met (the grader names the mistake from them).
     with MatmulWatch() as watch:
         try:
@@ -239,7 +249,9 @@ def judge_split_heads(res, right):
     _expect_input_kept(res, "split_heads")
 
 
-@procedure(on_error=heads_error)
+# partial: merge_heads' cases ran on contiguous inputs before split_heads' (not contiguous) raised in a view: a view
+# without the transpose is named by those results, not by the view's error ("a transposed tensor").
+@procedure(on_error=heads_error, partial=True)
 def judge_merge_heads(res, right):
     with naming(lambda: _merge_bug(res)):
         judge_function(res, right, merge_inputs, names=["x"])
@@ -342,6 +354,9 @@ def judge_to_torch_mha(res, right):
 
 
 def _module_bug(res, right):
+    shared = res["shared_layers"] if "shared_layers" in res else []
+    if isinstance(shared, list) and shared:
+        return "hint_layers_shared", {"a": shared[0][0], "b": shared[0][1]}
     layout = [name for name, _ in res["layout"]]
     if "W_o.weight" not in layout:
         return "hint_w_o_missing"
@@ -368,7 +383,7 @@ def _module_bug(res, right):
         if isinstance(weights, torch.Tensor) and weights.dim() == 3:
             return wide_weights_hint(weights, ref, x, h, d)
         variants = mha_weight_variants(ref, x, h, d)
-        key = matching_bug(weights, variants)
+        key = matching_bug(weights, variants, nan=True)
         if key is not None:
             return ("hint_softmax_axis", {"axis": -2}) if key == "hint_softmax_axis" else key
         if dropped_weights(weights, variants[None]):
@@ -378,6 +393,8 @@ def _module_bug(res, right):
         variants = output_variants(ref, x, right_weights, h)
         key = matching_bug(y, variants | {"hint_w_o_missing": right_merge(heads)})  # E = H·D: no shape to tell
     if key is None and isinstance(weights, torch.Tensor) and weights.is_floating_point():
+        if bool(weights.isnan().any()):
+            return "hint_mha_weights_nan"
         sums = weights.sum(-1)   # softmax over another axis, or none (make mutants)
         # NaN or inf: "divide by the sum of exp" would not be the cause
         if bool(torch.isfinite(sums).all()) and not matching_bug(sums, {"ones": torch.ones_like(sums)}, 1e-3):
@@ -420,12 +437,28 @@ def _refusal_bug(res):
     return None
 
 
+def _expect_layout(res, right) -> None:
+    """The module's parameters, as judging.judge_module compares them, with the causes the layout alone shows: two
+    names for one layer, or layers sized by E // H where head_dim was given."""
+    e, h, d = args = module_args(res)
+    try:
+        judging.expect_layout(res, right(*args))
+    except Mismatch as mismatch:
+        shared = res["shared_layers"] if "shared_layers" in res else []
+        if isinstance(shared, list) and shared:
+            mismatch.hint = ("hint_layers_shared", {"a": shared[0][0], "b": shared[0][1]})
+        elif isinstance(res["layout"], list) and width_from_e(res["layout"], e, h, d):
+            mismatch.hint = "hint_head_dim_from_e"
+        raise
+
+
 @procedure(on_error=module_error, partial=True)
 def judge_module(res, right):
     """right: the module class. What it does with its sizes and with a wrong x does not depend on its weights: a
     wrong result hears of them too."""
     _matmul_raised(res)
     with naming(lambda: _module_bug(res, right), lambda: _head_dim_bug(res), lambda: _refusal_bug(res)):
+        _expect_layout(res, right)
         judging.judge_module(res, right, module_args, module_input, "MultiHeadAttention")
     for bug in (_head_dim_bug(res), _refusal_bug(res)):
         if bug:
@@ -445,4 +478,5 @@ def judge_module(res, right):
 
 @procedure()
 def judge_n_params(res, right):
-    expect_answer("answer_n_params", res["answer_n_params"], right, integer=True)
+    expect_answer("answer_n_params", res["answer_n_params"], right, integer=True,
+                  hint_of=lambda got: n_params_hint(got, right))

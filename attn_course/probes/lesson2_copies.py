@@ -60,6 +60,9 @@ def head_weights_hint(layers: dict, mha, i: int) -> tuple | None:
             return "hint_head_layer_other", {"layer": name, "other": other}
         if _holds_none_of(got, W[name], name == "W_o"):
             return "hint_head_layer_not_copied", {"layer": name}
+        other = next((j for j in range(mha.n_head) if j != i and torch.equal(got, head_slices(mha, j)[name])), None)
+        if other is not None:   # the head's number counted otherwise (H − 1 − i, i + 1)
+            return "hint_head_other_index", {"i": i, "j": other}
         return "hint_head_slice", {}
     return None
 

@@ -30,6 +30,15 @@ def split_variants(x, H) -> dict:
     # (B, D, T, H): D heads of H components, as x.split(H, -1) stacked on axis 1 or view(B, T, D, H) transposed.
     variants["hint_split_size"] = x.reshape(B, T, D, H).transpose(1, 2)
     variants["hint_view_order"] = x.reshape(T, B, H, D).transpose(1, 2)
+    # B and T flattened together, (B·T, H, D) transposed to (H, B·T, D), read back as (B, H, T, D): heads and
+    # sentences mixed (reshape keeps the order H, B, T).
+    variants["hint_split_mixes_batch"] = heads.permute(2, 0, 1, 3).reshape(B, H, T, D)
+    # Any other order of (B, T, H, D)'s axes (permute(0, 2, 3, 1): (B, H, D, T)), named by the order it gives.
+    names = "BTHD"
+    for order in itertools.permutations(range(4)):
+        if order not in ((0, 1, 2, 3), (0, 2, 1, 3)):
+            shown = "(" + ", ".join(names[a] for a in order) + ")"
+            variants.setdefault(("hint_split_permute", (("order", shown),)), heads.permute(*order))
     return variants
 
 
@@ -49,14 +58,20 @@ def merge_shape_variants(x) -> dict:
     B, H, T, D = x.shape
     back = x.transpose(1, 2)
     return {"hint_merge_no_view": back, ("hint_view_order", "T, B"): back.reshape(T, B, H * D),
-            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T)}
+            ("hint_view_order", "B, H·D, T"): back.reshape(B, H * D, T),
+            # the heads x[:, h], each (B, T, D), joined along another axis than the last
+            ("hint_merge_cat_axis", (("dim", 1),)): x.reshape(B, H * T, D),
+            ("hint_merge_cat_axis", (("dim", 0),)): x.transpose(0, 1).reshape(H * B, T, D)}
 
 
 def heads_error(kind: str, message: str, call: str) -> str | None:
     """split_heads' and merge_heads' errors: an in-place method on the input (transpose_) raises on an x that records
-    gradients, as the gradient case passes it. Any other error: as error_hint names it."""
+    gradients, as the gradient case passes it; split_heads' view after a transpose. Any other error: as error_hint
+    names it."""
     if kind == "RuntimeError" and "leaf Variable that requires grad is being used in an in-place operation" in message:
         return "hint_input_in_place"
+    if call == "split_heads" and kind == "RuntimeError" and "view size is not compatible" in message:
+        return "hint_split_view_after_transpose"   # "use reshape" (hint_contiguous) would mix the axes here
     return None
 
 
@@ -107,17 +122,21 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
     variants = {}
     for split_key, split in (("", lambda z: split_heads(z, H)),
                              ("hint_view_without_transpose", lambda z: z.reshape(B, H, T, D)),
-                             ("hint_interleaved", lambda z: z.reshape(B, T, D, H).permute(0, 3, 1, 2))):
+                             ("hint_interleaved", lambda z: z.reshape(B, T, D, H).permute(0, 3, 1, 2)),
+                             ("hint_split_mixes_batch",
+                              lambda z: z.reshape(B * T, H, D).transpose(0, 1).reshape(B, H, T, D))):
         Q, K = split(q), split(k)
         raw = Q @ K.transpose(-2, -1)
         if not split_key:
             variants[None] = torch.softmax(raw / math.sqrt(D), -1)
+            variants.update(_width_from_e(raw, E // H, D, H))
             variants["hint_no_scale_d"] = torch.softmax(raw, -1)
             variants["hint_scale_by_d"] = torch.softmax(raw / D, -1)
             variants[("hint_scale_head_dim", "HD")] = torch.softmax(raw / math.sqrt(H * D), -1)
             variants[("hint_scale_head_dim", "E")] = torch.softmax(raw / math.sqrt(E), -1)
             variants["hint_softmax_axis"] = torch.softmax(raw / math.sqrt(D), -2)
             variants["hint_scale_after_softmax"] = torch.softmax(raw, -1) / math.sqrt(D)
+            variants["hint_scores_transposed"] = torch.softmax(raw.transpose(-2, -1) / math.sqrt(D), -1)
             variants.update({_in_heads(k): torch.softmax(v, -1) for k, v in scale_variants(raw, D, {H}).items()})
         else:
             variants[split_key] = torch.softmax(raw / math.sqrt(D), -1)
@@ -130,6 +149,25 @@ def mha_weight_variants(module, x, H: int, D: int) -> dict:
             Q, K = split_heads(z["Q"], H), split_heads(z["K"], H)
             variants[_layer_key(what, layer, right_layer)] = torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(D), -1)
     return variants
+
+
+def _width_from_e(raw, width: int, D: int, H: int) -> dict:
+    """The scores divided by √(E // H), a head's width taken as E / H where head_dim is given: E // H = 0 divides by
+    0 (NaN weights), E // H = 1 by 1 (no scaling: either cause is named). Where √(E // H) is another classic
+    divisor (√H, D, √(H·D)), that one's hint stands."""
+    if width in (D, H, D * D, H * D):
+        return {}
+    if width == 1:
+        return {"hint_no_scale_or_width_from_e": torch.softmax(raw, -1)}
+    return {"hint_head_dim_from_e": torch.softmax(raw / math.sqrt(width), -1)}
+
+
+def width_from_e(layout, E: int, H: int, D: int) -> bool:
+    """Whether a module's layers (layout: [(name, shape)]) are sized by a head width of E // H where head_dim = D
+    was given: W_q, W_k, W_v of H·(E // H) outputs."""
+    shapes = {name: tuple(shape) for name, shape in layout}
+    inner = H * (E // H)
+    return E // H != D and all(shapes.get(f"{w}.weight", (None,))[0] == inner for w in ("W_q", "W_k", "W_v"))
 
 
 def _layer_key(what: str, layer: str, right_layer: str) -> tuple:
@@ -152,6 +190,8 @@ def module_error(kind: str, message: str, call: str) -> str | None:
     first and x's by expect_tokens, so a Linear that raises is W_o given another width than H·D (merge_heads left
     out, or given a split that went wrong), and a "must match" is Q, K, V or the weights without their (B, H)
     axes in common: "transpose K", the generic hint for both, would name a cause the code does not have."""
+    if kind == "ZeroDivisionError":   # 1 / math.sqrt(embed_dim // n_head) with E < H: E // H = 0
+        return "hint_head_dim_from_e"
     if kind == "RuntimeError" and re.search(r"shape '\[.*\]' is invalid for input of size", message):
         return "hint_split_input"
     if kind == "AttributeError" and "'int' object has no attribute" in message:
@@ -196,3 +236,21 @@ def size_one_hint(got, want) -> str | None:
     """The hint for forward's results (got, as returned) on an input with B = 1 or T = 1 whose shapes lost axes."""
     gots = got if isinstance(got, (tuple, list)) else (got,)
     return "hint_squeeze" if any(squeezed(g, w) for g, w in zip(gots, want)) else None
+
+
+# Exercise 4's module, as the text gives it: MultiHeadAttention(768, 12, 64).
+N_PARAMS_SIZES = (768, 12, 64)
+
+
+def n_params_hint(got: int, want: int) -> str | None:
+    """The classic miscounts of MultiHeadAttention(E, H, D)'s parameters (N_PARAMS_SIZES), named by their cause and
+    never by the right count: W_o left out, the biases counted (the layers have none), one head's width D counted
+    where each projection has H·D outputs."""
+    E, H, D = N_PARAMS_SIZES
+    if 4 * got == 3 * want:
+        return "hint_n_params_no_w_o"
+    if got - want in (3 * H * D, 3 * H * D + E):
+        return "hint_n_params_bias"
+    if got * H == want or 4 * got * H == 3 * want:
+        return "hint_n_params_one_head"
+    return None
