@@ -35,6 +35,13 @@ def test_no_hand_written_module_is_over_600_lines():
     assert not long, long
 
 
+def test_no_line_of_a_check_probe_or_reference_is_over_120_characters():
+    folders = ("attn_course/checks/", "attn_course/probes/", "autograder/reference/")
+    long = [f"{p.relative_to(ROOT)}:{i}" for p in _tracked_python() if str(p.relative_to(ROOT)).startswith(folders)
+            for i, line in enumerate(p.read_text().splitlines(), 1) if len(line) > 120]
+    assert not long, long
+
+
 def test_packages_are_found_without_editing_sys_path():
     edit = "sys.path" + ".insert"  # spelled apart so that this file does not find itself
     assert not [str(p.relative_to(ROOT)) for p in _tracked_python() if edit in p.read_text()]

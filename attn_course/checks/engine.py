@@ -286,19 +286,6 @@ def glossed(error: str) -> str:
     return t(gloss[0], **gloss[1]) if gloss else error
 
 
-def run_forward(name: str, module, x, *args, max_len: int, **kwargs):
-    """module(x, *args): like run, but a causal buffer used without [:T, :T] gets a hint naming
-    the two sizes (the generic hint for "must match" would send the learner to transpose K)."""
-    try:
-        return run(name, module, x, *args, **kwargs)
-    except CheckFailed as failure:
-        sizes = SIZE_MISMATCH.search(failure.message)
-        T = x.size(1)
-        if sizes and {int(sizes[1]), int(sizes[2])} == {T, max_len}:
-            raise CheckFailed(failure.message, t("hint_causal_slice", T=T, max_len=max_len)) from None
-        raise
-
-
 def _failed(failure: CheckFailed, kind: str, error: Exception, warned: bool = False) -> CheckFailed:
     """Keep what the learner's code raised on the failure: a probe records it for the grader,
     which names the mistake itself (error_hint), not from this kernel's hint text."""
@@ -383,48 +370,6 @@ def output_dropped(y) -> bool:
     return int(partly.sum()) >= 2
 
 
-def expect_dropout_rules(noisy, call, want, sdpa_tol: float = 1e-6, layer: str = "c_proj", placements=None,
-                         want_sdpa=None) -> None:
-    """Dropout as the lessons state it, on a module the learner built with dropout=0.5 and the
-    weights of one that passed its checks; call(module, use_sdpa) -> (out, weights), want: the
-    output without dropout; layer: the module's output projection, for the hint.
-
-    In eval neither path drops (the same output every call, equal to want); in training the
-    masked path drops, on the weights only (one dropout: none on the output after the projection),
-    and returns the weights from before dropout (rows sum to 1). placements(module): {None: the right
-    training output under torch.manual_seed(0), hint: the output with dropout elsewhere}, when the
-    lesson can say where a misplaced dropout went (on the scores, on weights @ V). want_sdpa: the SDPA path's
-    output without dropout, when it is not want (the learner's own, so a wrong masked path is not blamed on SDPA).
-    """
-    with torch.no_grad():
-        noisy.eval()
-        for use_sdpa, tol, hint in ((False, 1e-9, "hint_dropout_eval"), (True, sdpa_tol, "hint_dropout_eval_sdpa")):
-            a, b = call(noisy, use_sdpa)[0], call(noisy, use_sdpa)[0]
-            if not (close(a, b, 0.0) and close(a, want_sdpa if use_sdpa and want_sdpa is not None else want, tol)):
-                raise named(hint)
-        noisy.train()
-        with torch.random.fork_rng(devices=[]):  # leave the notebook's own random stream alone
-            torch.manual_seed(0)
-            y, weights = call(noisy, False)
-        noisy.eval()
-    if output_dropped(y):
-        raise named("hint_dropout_output", layer=layer)
-    if close(y, want, 1e-9):
-        raise named("hint_dropout_train")
-    if placements is not None:   # before the weights' sums: dropout on the scores changes the weights too
-        with torch.no_grad(), torch.random.fork_rng(devices=[]):
-            noisy.train()
-            variants = placements(noisy)
-            noisy.eval()
-        if not close(y, variants[None], 1e-9):
-            key = next((k for k, v in variants.items() if k is not None and close(y, v, 1e-9)),
-                       "hint_dropout_placement")
-            raise named(key[0] if isinstance(key, tuple) else key)
-    sums = weights.sum(-1) if isinstance(weights, torch.Tensor) else None
-    if sums is None or not close(sums, torch.ones_like(sums), 1e-6):
-        raise named("hint_weights_after_dropout")
-
-
 class NanRowsSDPA(TorchFunctionMode):
     """scaled_dot_product_attention as some backends compute it (CUDA's, torch's before 2.5 on the CPU): a query
     whose every key is masked gets NaN. The CPU here gives 0 there, so a missing nan_to_num only shows this way."""
@@ -461,44 +406,6 @@ def passed(name: str) -> None:
     print(t("passed", name=name))
 
 
-def linear_problem(module, name: str, want_in: int, want_out: int, why: str, bias: bool = False):
-    layer = getattr(module, name, None)
-    if layer is None:
-        return CheckFailed(t("hint_missing_layer", name=name), t("hint_w_o_missing") if name == "W_o" else None)
-    if not isinstance(layer, nn.Linear):
-        return CheckFailed(t("hint_not_linear", name=name, kind=type(layer).__name__))
-    if (layer.in_features, layer.out_features) != (want_in, want_out):
-        return CheckFailed(t("hint_layer_shape", name=name, want_in=want_in, want_out=want_out,
-                             got_in=layer.in_features, got_out=layer.out_features, why=why))
-    if bias and layer.bias is None:
-        return CheckFailed(t("layer_missing_bias", name=name))
-    if not bias and layer.bias is not None:
-        return CheckFailed(t("hint_has_bias", name=name))
-    return None
-
-
-def build_and_run(name: str, cls, args: tuple, inner: int, sizes: tuple, seed: int, on_error=None):
-    """Build cls(*args) with W_q, W_k, W_v: E -> inner and W_o: inner -> E, all without bias,
-    check its layers and parameter count, and run it once in float64 on x of sizes (B, T, E)
-    (on_error: as run's, for forward's errors)."""
-    B, T, E = sizes
-    module = run(name, cls, *args)
-    for layer, (n_in, n_out, why) in {
-        "W_q": (E, inner, "why_proj_in"), "W_k": (E, inner, "why_proj_in"),
-        "W_v": (E, inner, "why_proj_in"), "W_o": (inner, E, "why_proj_out"),
-    }.items():
-        problem = linear_problem(module, layer, n_in, n_out, t(why))
-        if problem:
-            raise problem
-    n_params = sum(p.numel() for p in module.parameters())
-    if n_params != 4 * E * inner:
-        raise CheckFailed(t("hint_param_count", got=n_params, want=4 * E * inner))
-    module = module.double()
-    (x,) = inputs((B, T, E), seed=seed)
-    return (module, x, *expect_returned_pair(run(f"{name}.forward", module, x, on_error=on_error), f"{name}.forward",
-                                             x.shape))
-
-
 def scale_variants(raw, d: int, other_sizes=()) -> dict:
     """Scores scaled the classic wrong ways (raw = Q @ K^T, d = d_k), keyed by the hint: √d_k multiplied, divided
     with //, divided by the scores, or another axis's size (other_sizes: the batch, the length, the heads)."""
@@ -514,28 +421,6 @@ def pair_swapped(result, out_shape) -> bool:
     return isinstance(result, (tuple, list)) and len(result) == 2 and \
         all(isinstance(r, torch.Tensor) for r in result) and \
         tuple(result[1].shape) == tuple(out_shape) != tuple(result[0].shape)
-
-
-def expect_returned_pair(result, name: str, out_shape=None) -> tuple:
-    """(output, weights); out_shape: the output's, to name a pair returned the other way round."""
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise CheckFailed(t("returned_not_pair", name=name, kind=type(result).__name__))
-    if out_shape is not None and pair_swapped(result, out_shape):
-        raise named("hint_pair_order", name=name)
-    return result
-
-
-def expect_input_errors(module, sizes: tuple) -> None:
-    """A wrong rank or a wrong embed_dim must raise the course's ValueError, not a torch error."""
-    B, T, E = sizes
-    for bad in (torch.randn(T, E, dtype=torch.float64), torch.randn(B, T, E + 1, dtype=torch.float64)):
-        try:
-            module(bad)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - a torch error is not the clear message we ask for
-            pass
-        raise named("hint_no_input_check", shape=tuple(bad.shape))
 
 
 def expect_number(name: str, value) -> float:

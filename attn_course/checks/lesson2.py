@@ -15,8 +15,8 @@ SEEDS = {"split_heads": 201, "merge_heads": 202, "module": 203, "head_as_single"
 
 
 class RightMultiHeadAttention(nn.Module):
-    """The module the lesson describes: W_q, W_k, W_v: E → H·D and W_o: H·D → E, none with a bias; head_dim left out
-    is E // H."""
+    """The module the lesson describes: W_q, W_k, W_v: E → H·D and W_o: H·D → E, none with a bias; head_dim left
+    out is E // H."""
 
     def __init__(self, embed_dim, n_head, head_dim=None):
         super().__init__()

@@ -20,8 +20,9 @@ from .lesson8_common import (  # noqa: F401
 )
 from .lesson8_mods import cache_variants, padding_variants, window_variants  # noqa: F401
 from .lesson8_caches import (  # noqa: F401
-    CacheHost, STATIC_BUGS, STREAM_BUGS, buffers_hint, first_turned, gpt2_qkv, ring_replaced, ring_shape_hint, rolling_bug,
-    rolling_error, rolling_run, static_error, static_run, stream_length_hint, streaming_error, streaming_run,
+    CacheHost, STATIC_BUGS, STREAM_BUGS, buffers_hint, first_turned, gpt2_qkv, ring_replaced, ring_shape_hint,
+    rolling_bug, rolling_error, rolling_run, static_error, static_run, stream_length_hint, streaming_error,
+    streaming_run,
 )
 from .lesson8_mla import (  # noqa: F401
     ABSORBED_BUGS, MLAHost, SpanWatch, absorbed_run, decode_error, expands_heads, latent_shape_hint, mla_error,

@@ -195,9 +195,9 @@ class RepeatedWrites(TorchFunctionMode):
 
 def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
     """The ring's names bound to a new tensor (k_ring = k, k_ring = k[:, :, -last:]) where it is written into
-    (k_ring[:, :, slots] = …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with last = min(T_new,
-    W) < W slots or all T_new > W new tokens, or pos holding those tokens' positions in their order, not at their
-    slots p % W."""
+    (k_ring[:, :, slots] = …), after the call given tokens lo … hi − 1: a K or V ring (shapes) with
+    last = min(T_new, W) < W slots or all T_new > W new tokens, or pos holding those tokens' positions in their
+    order, not at their slots p % W."""
     last = min(hi - lo, window)
     rebound = any(isinstance(s, (list, tuple)) and len(s) == 4 and s[2] != window and s[2] in (last, hi - lo)
                   for s in shapes)
@@ -206,8 +206,8 @@ def ring_replaced(shapes, pos, lo: int, hi: int, window: int) -> bool:
 
 
 def ring_shape_hint(rings, parts, lo: int, hi: int, window: int) -> str | None:
-    """A ring of the wrong shape after the call given tokens lo … hi − 1 (rings: the K and V rings' shapes; parts: all
-    three parts'): its names bound to the new tokens (k_ring = k: T_new slots, more than W on the prefill, with no
+    """A ring of the wrong shape after the call given tokens lo … hi − 1 (rings: the K and V rings' shapes; parts:
+    all three parts'): its names bound to the new tokens (k_ring = k: T_new slots, more than W on the prefill, with no
     torch.cat), then grown past W (what torch.cat joined returned as the cache), then its parts in another order."""
     if ring_replaced(rings, None, lo, hi, window):
         return "hint_rolling_replaced"
@@ -291,7 +291,8 @@ def evict(k, v, n_sink: int, recent: int, sinks: bool = True, order: str = "", t
 STREAM_BUGS = {"hint_stream_no_sink": dict(sinks=False), "hint_stream_rotated_cache": dict(rotated=True),
                "hint_stream_evict_late": dict(late=True), "hint_stream_budget": dict(budget_slack=True),
                "hint_stream_is_causal": dict(top_left=True),
-               "hint_cache_kv_swapped": dict(swap_cache=True), ("hint_cache_kv_swapped", "joined"): dict(swap_join=True),
+               "hint_cache_kv_swapped": dict(swap_cache=True),
+               ("hint_cache_kv_swapped", "joined"): dict(swap_join=True),
                **{("hint_cache_cat_order", part): dict(new_first=part) for part in ("kv", "k", "v")},
                **{("hint_stream_sink_order", part): dict(sink_order=part) for part in ("kv", "k", "v")},
                "hint_cache_mask_sign": dict(mask_sign=True), "hint_stream_cache_turned": dict(turned_cache=True),
@@ -399,6 +400,7 @@ def rolling_bug(outputs: list, positions: list, run, tol: float = 1e-9):
     for key, flags in ROLLING_BUGS.items():
         outs, rings = run(**flags)
         if all(isinstance(g, torch.Tensor) and close(torch.nan_to_num(g), o, tol) for g, o in zip(outputs, outs)) and \
-                all(isinstance(p, torch.Tensor) and p.tolist() == ring[2].tolist() for p, ring in zip(positions, rings)):
+                all(isinstance(p, torch.Tensor) and p.tolist() == ring[2].tolist()
+                    for p, ring in zip(positions, rings)):
             return key
     return None

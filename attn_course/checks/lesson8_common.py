@@ -33,11 +33,6 @@ def attend(q, k, v, keep=None, bias=None, scale=None):
 ONE_TOKEN = {"cache_differs": "cache_differs_one"}
 
 
-def one_or_span(key: str, lo: int, hi: int) -> str:
-    """The message for tokens lo … hi − 1: its "_one" form when that is one token."""
-    return ONE_TOKEN[key] if hi - lo == 1 else key
-
-
 def cache_none_error(kind: str, message: str, call: str) -> bool:
     """The first call of a cache exercise (its cache argument None) failed on None itself: the cache unpacked or
     indexed before `if cache is None` (or with that test the wrong way round)."""
@@ -98,8 +93,8 @@ CORE_MISTAKES = {
 }
 
 
-# Not among the core's mistakes everywhere: where another width is the divisor (MLA's √(d_C − d_R) with d_C − d_R = 1)
-# it would name this for the wrong width; the rolling cache's scores have one width.
+# Not among the core's mistakes everywhere: where another width is the divisor (MLA's √(d_C − d_R) with
+# d_C − d_R = 1) it would name this for the wrong width; the rolling cache's scores have one width.
 UNSCALED = {"hint_no_scale": lambda q, k, v, keep: torch.softmax(_masked(q * math.sqrt(q.size(-1)), k, keep), -1) @ v}
 
 
@@ -129,7 +124,8 @@ def core_variants(q, k, v, keep) -> dict:
                   ("hint_softmax_axis", (("axis", -2),)): out(right, dim=-2),
                   "hint_merge_without_transpose": out(right, merge=lambda y: y.reshape(b, n, h * dv))})
     for axes in ((2, 3), (0, 2), (1, 3)):   # transpose(1, 2) with another pair of axes before the reshape
-        found[("hint_merge_wrong_axes", f"{axes}")] = out(right, merge=lambda y, a=axes: y.transpose(*a).reshape(b, n, h * dv))
+        found[("hint_merge_wrong_axes", f"{axes}")] = out(
+            right, merge=lambda y, a=axes: y.transpose(*a).reshape(b, n, h * dv))
     return found
 
 

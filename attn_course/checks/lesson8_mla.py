@@ -101,7 +101,8 @@ def mla_variants(m, x, turn) -> dict:
     for key, y in core_variants(q, k, v, keep).items():
         out.setdefault(key, m.o_proj(y))
     dn = m.qk_nope_head_dim
-    if x.size(0) == m.n_head > 1:   # k_R (B, T, d_R) expanded to (B, H, …) without k_R[:, None]: head h gets batch h's
+    # k_R (B, T, d_R) expanded to (B, H, …) without k_R[:, None]: head h gets batch h's
+    if x.size(0) == m.n_head > 1:
         shared = torch.cat([k[..., :dn], k[:, 0, :, dn:][None].expand(*k.shape[:-1], -1)], -1)
         out["hint_mla_rope_head_axis"] = m.o_proj(merge_heads(attend(q, shared, v, keep)))
     turned = lambda z: torch.cat([z[..., dn:], z[..., :dn]], -1)  # noqa: E731 - the rotated part first

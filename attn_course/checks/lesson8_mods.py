@@ -11,8 +11,6 @@ import math
 
 import torch
 
-from ..messages import t
-from ..validate import CheckFailed
 from .lesson8_common import attend, grid
 
 
@@ -61,24 +59,6 @@ def padding_rules(n: int, lengths: torch.Tensor) -> tuple:
 def window_rules(window: int, t_new: int, t_past: int) -> tuple:
     q, k = grid(t_new, t_past + t_new, t_past)
     return (("hint_mask_too_old", k <= q - window),)
-
-
-def _expect_mask(got, variants: dict, what: str, offset: int = 0, rules=()) -> None:
-    right = variants[None]
-    right = right if right.dim() == 4 else right[None, None]
-    if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
-        raise CheckFailed(t("flex_mask_not_bool", what=what, kind=getattr(got, "dtype", type(got).__name__)))
-    if got.shape != right.shape:
-        got = got.expand_as(right) if got.dim() == 4 and got.size(0) == 1 else got
-    if torch.equal(got, right):
-        return
-    hint = next((t(key) for key, v in variants.items()
-                 if key and torch.equal(got, (v if v.dim() == 4 else v[None, None]).expand_as(got))), None)
-    if hint is None:
-        key = mask_hint(got, right, offset, rules)
-        hint = t(key) if key else None
-    wrong = int((got != right).sum())
-    raise CheckFailed(t("flex_mask_differs", what=what, n=wrong, total=right.numel()), hint)
 
 
 # --------------------------------------------------------------------------- exercise 2: ALiBi as a score_mod

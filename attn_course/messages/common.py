@@ -199,33 +199,13 @@ MESSAGES = {
         "ja": "出力射影 W_o を忘れていませんか。重み @ V の結果（複数のヘッドなら、つなげたもの）を W_o で埋め込み次元 E に戻して、(B, T, E) にします。",
         "ko": "출력 투영 W_o가 빠진 것 같습니다. 가중치 @ V의 결과(헤드가 여럿이면 이어 붙인 것)를 W_o로 임베딩 차원 E로 되돌려 (B, T, E)로 만들어야 합니다.",
     },
-    "hint_missing_layer": {
-        "ja": "self.{name} が見つかりません。__init__ で self.{name} = nn.Linear(...) を作ってください。",
-        "ko": "self.{name} 속성이 없습니다. __init__에서 self.{name} = nn.Linear(...)를 만드세요.",
-    },
-    "hint_not_linear": {
-        "ja": "self.{name} は nn.Linear にしてください（いまは {kind}）。",
-        "ko": "self.{name}에는 nn.Linear가 들어가야 합니다(지금은 {kind}).",
-    },
     "hint_layer_shape": {
         "ja": "self.{name} の形状が違います: nn.Linear({want_in}, {want_out}) のはずが nn.Linear({got_in}, {got_out}) です。{why}",
         "ko": "self.{name}의 모양이 다릅니다: nn.Linear({want_in}, {want_out})여야 하는데 nn.Linear({got_in}, {got_out})입니다. {why}",
     },
-    "why_proj_in": {
-        "ja": "W_q, W_k, W_v は、埋め込み次元 E の入力を、クエリ・キー・バリューの次元（ヘッドが1つなら D、H 個なら H·D）に射影します。",
-        "ko": "W_q, W_k, W_v는 임베딩 차원이 E인 입력을 쿼리, 키, 밸류의 차원(헤드가 하나면 D, H개면 H·D)으로 투영합니다.",
-    },
-    "why_proj_out": {
-        "ja": "W_o はヘッドの出力の次元（1つのヘッドなら D、H 個ならつないだ H·D）を埋め込み次元 E に戻します。",
-        "ko": "W_o는 헤드 출력의 차원(헤드가 하나면 D, H개면 이어 붙인 H·D)을 임베딩 차원 E로 되돌립니다.",
-    },
     "hint_has_bias": {
         "ja": "self.{name} にバイアスがあります。この演習のモジュールでは bias=False にします。",
         "ko": "self.{name}에 편향이 있습니다. 이 연습 문제의 모듈에서는 bias=False로 둡니다.",
-    },
-    "hint_param_count": {
-        "ja": "パラメータ数が {got} ですが、{want} のはずです。余分な層やバイアスがないか確認してください。",
-        "ko": "파라미터 수: {got}, 기대한 값: {want}. 불필요한 층이나 편향이 없는지 확인하세요.",
     },
     "hint_no_input_check": {
         "ja": "誤った入力 {shape} でもエラーになりませんでした。forward の最初の行 course.expect_tokens(x, self.embed_dim) を消していませんか。",
