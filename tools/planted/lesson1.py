@@ -21,10 +21,10 @@ BUGS = {
                               "softmax over dim=-2"),
     "w_o_missing": Bug("ex5_attention_module", "return self.W_o(y), weights", "return y, weights",
                        {"ex5_attention_module_tests": "hint_w_o_missing"}, "W_o not applied"),
-    # found by make mutants (issue 29): the course's own error said the widths differ, and nothing said why
+    # make mutants' kind: an error that says the widths differ must also say why
     "k_not_projected": Bug("ex5_attention_module", "self.W_q(x), self.W_k(x), self.W_v(x)", "self.W_q(x), x, self.W_v(x)",
                            {"ex5_attention_module_tests": "hint_qk_not_projected"}, "K = x: W_k not applied"),
-    # make mutants' kin (issue 29): both raised in a matrix product, and were told "transpose K"
+    # make mutants' kind: both raise in a matrix product, and "transpose K" is not their cause
     "values_before_weights": Bug("ex4_attention", "return weights @ V, weights", "return V @ weights, weights",
                                  dict.fromkeys(("ex4_attention_tests",
                                                 "ex5_attention_module_tests"), "hint_weights_v_order"),

@@ -34,7 +34,7 @@ BUGS = {
                              "[mha.W_k.weight, mha.W_q.weight, mha.W_v.weight]",
                              {"ex6_to_torch_mha_tests": "hint_in_proj_order"},
                              "in_proj_weight as K, Q, V"),
-    # Found by a learner working through the lesson, and by make mutants (issue 29).
+    # Mistakes learners and make mutants make.
     "copy_outside_no_grad": Bug("ex5_head_as_single", COPIES, "\n".join(line[4:] for line in COPIES.splitlines()[1:]),
                                 {"ex5_head_as_single_tests": "hint_copy_no_grad"},
                                 "head's weights copied with `copy_` outside `torch.no_grad()`"),
@@ -46,7 +46,7 @@ BUGS = {
     "answer_as_float": Bug("ex4_n_params", "answer_n_params = 4 * 768 * 12 * 64",
                            "answer_n_params = float(4 * 768 * 12 * 64)", {"ex4_n_params_tests": "hint_answer_not_int"},
                            "the parameter count given as a float"),
-    # make mutants (issue 29): caught without a hint, or named by the check and not by the grader.
+    # make mutants' kind: each must be named, alike by the check and the grader.
     "split_transposes_other_axes": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, n_head, HD // n_head).transpose(1, 3)",
                                        {"ex1_split_heads_tests": "hint_split_transpose_axes",
                                         "ex3_mha_module_tests": "hint_w_o_input"},
@@ -78,7 +78,7 @@ BUGS = {
     "torch_mha_not_batch_first": Bug("ex6_to_torch_mha", "batch_first=True)", "batch_first=False)",
                                      {"ex6_to_torch_mha_tests": "hint_torch_mha_setup"},
                                      "nn.MultiheadAttention without batch_first=True"),
-    # make mutants (issue 29): forward's error was named "transpose K", which was not the cause.
+    # make mutants' kind: forward's error is not a transposed K, and must not be named one.
     "values_before_weights": Bug("ex3_mha_module", "y = merge_heads(weights @ V)", "y = merge_heads(V @ weights)",
                                  {"ex3_mha_module_tests": "hint_weights_v_order"},
                                  "`V @ weights` for the weighted average"),
@@ -86,8 +86,8 @@ BUGS = {
                                "scores = K.transpose(-2, -1) @ Q /",
                                {"ex3_mha_module_tests": "hint_scores_operand_order"},
                                "scores as `Kᵀ @ Q`: (D, D) weights"),
-    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
-    # nowhere, tested gradients and a copy's invariants by the grader's rule.
+    # ✘ in the notebook as in grading: the check draws sizes the notebook binds nowhere, and tests gradients and a
+    # copy's invariants by the grader's rule.
     "split_reads_global_d": Bug("ex1_split_heads", SPLIT, "return x.view(B, T, n_head, D).transpose(1, 2)",
                                 dict.fromkeys(("ex1_split_heads_tests", "ex3_mha_module_tests"), "hint_global_size"),
                                 "split_heads reads the demo's global `D` instead of `HD // n_head`"),
@@ -106,8 +106,8 @@ BUGS = {
                                      "mha.W_o.weight.copy_(torch_mha.out_proj.weight)",
                                      {"ex6_to_torch_mha_tests": "hint_copy_direction"},
                                      "out_proj copied the wrong way: `mha.W_o.weight.copy_(...)` overwrites mha"),
-    # ---- learner ko (issue 40: lesson 2 worked through in Korean): ✔ in the notebook and full marks before; the
-    # check and the grader now run B = 1 and T = 1, and a copy's parameters must be trainable (findings.untrainable).
+    # ---- a learner's (ko): the check and the grader run B = 1 and T = 1, and a copy's parameters must be
+    # trainable (findings.untrainable).
     "module_squeezes_results": Bug("ex3_mha_module", "return self.W_o(y), weights",
                                    "return self.W_o(y).squeeze(), weights.squeeze()",
                                    {"ex3_mha_module_tests": "hint_squeeze"},
@@ -120,7 +120,7 @@ BUGS = {
                             "    if True:",
                             {"ex6_to_torch_mha_tests": "hint_copy_trainable"},
                             "nn.MultiheadAttention frozen (`requires_grad_(False)`), then copied with gradients on"),
-    # hints that named another cause or none (issue 43 point 3)
+    # each with the hint that names its cause
     "split_by_size": Bug("ex1_split_heads", SPLIT, "return torch.stack(x.split(n_head, dim=-1), dim=1)",
                          {"ex1_split_heads_tests": "hint_split_size", "ex3_mha_module_tests": "hint_head_count"},
                          "`x.split(n_head, -1)`: pieces of size n_head, not n_head pieces"),
@@ -146,7 +146,7 @@ BUGS = {
                                   {"ex6_to_torch_mha_tests": "hint_torch_mha_setup"},
                                   "nn.MultiheadAttention without bias=False nor batch_first"),
     # ---- end learner ko
-    # ---- learner ko, issue 43: caught with no cause named, or another cause
+    # ---- a learner's (ko): each with the hint that names its cause
     "split_permute_t_last": Bug("ex1_split_heads", SPLIT,
                                 "return x.view(B, T, n_head, HD // n_head).permute(0, 2, 3, 1)",
                                 {"ex1_split_heads_tests": "hint_split_permute",

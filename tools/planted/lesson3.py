@@ -46,7 +46,7 @@ BUGS = {
                                  "weights = self.dropout(weights)\n        y = merge_heads(weights @ V)",
                                  {MODULE_3: "hint_weights_after_dropout"},
                                  "weights returned after dropout"),
-    # Found by a learner working through the lesson, and by make mutants (issue 29).
+    # Mistakes learners and make mutants make.
     "keep_with_extra_axes": Bug("ex2_apply_mask", "scores.masked_fill(~keep,", "scores.masked_fill(~keep[None, None],",
                                 {"ex2_apply_mask_tests": "hint_keep_as_given", MODULE_3: "hint_unpack_tensor"},
                                 "`~keep[None, None]`: a (B, 1, T, T) keep becomes 6-D"),
@@ -82,13 +82,13 @@ BUGS = {
     "sdpa_without_nan_to_num": Bug("ex6_causal_module", "merge_heads(y.nan_to_num(0.0))", "merge_heads(y)",
                                    {MODULE_3: "hint_sdpa_nan_rows"},
                                    "SDPA path without `nan_to_num` (NaN rows on a GPU)"),
-    # found by make mutants (issue 29): no hint named it
+    # make mutants' kind: it must be named
     "padding_joined_with_or": Bug("ex6_causal_module", "keep = keep & padding_keep", "keep = keep | padding_keep",
                                   {MODULE_3: "hint_padding_or"}, "causal and padding masks joined by or, not by `&`"),
     "invert_float_mask": Bug("ex3_mha_mask_to_sdpa", "return ~mask if mask.dtype == torch.bool else mask",
                              "return ~mask", {"ex3_mha_mask_to_sdpa_tests": "hint_invert_float_mask"},
                              "`~mask` on a float (additive) mask too"),
-    # Found by a simulated learner (issue 29): a rubric hole, causes named wrong, PyTorch's English untranslated.
+    # A learner's: a rubric hole, causes to name right, PyTorch's English to explain.
     "causal_slice_off_corner": Bug("ex6_causal_module", "keep = self.causal[:T, :T]",
                                    "keep = self.causal[1:T + 1, 1:T + 1]", {MODULE_3: "hint_causal_full_length"},
                                    "`self.causal[1:T+1, 1:T+1]`: right below max_len, fails at T == max_len"),

@@ -79,8 +79,8 @@ BUGS = {
                               "def __init__(self, embed_dim: int, n_head: int, block_size: int = 64, dropout: float = 0.0):\n"
                               "        max_len = block_size", {"ex2_gpt2_module_tests": "hint_max_len_keyword"},
                               "constructor keyword named block_size, not max_len"),
-    # Issue 40: ✔ in the notebook and 0 (or full marks) in grading before the checks drew sizes the notebook binds
-    # nowhere, tested gradients and a copy's invariants by the grader's rule.
+    # ✘ in the notebook as in grading: the check draws sizes the notebook binds nowhere, and tests gradients and a
+    # copy's invariants by the grader's rule.
     "split_reads_global_sizes": Bug("ex1_split_qkv", "z.view(B, T, n_head, -1)", "z.view(B, T, H, D)",
                                     dict.fromkeys(("ex1_split_qkv_tests", "ex2_gpt2_module_tests",
                                                    "ex5_load_from_hf_tests",

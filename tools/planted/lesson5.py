@@ -27,7 +27,7 @@ BUGS = {
                                         "F.cross_entropy(logits.softmax(-1).reshape(",
                                         {"ex1_train_step_tests": "hint_loss_softmax_twice"},
                                         "softmax before `F.cross_entropy`"),
-    # Issue 40: the classes the check now tests as the grader does (a gradient left from before, float32, the
+    # The classes the check tests as the grader does (a gradient left from before, float32, the
     # notebook's V = 16 and T = 12), each ✘ in the notebook and 0 in grading on every seed.
     "zero_grad_after_step": Bug("ex1_train_step",
                                 "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n",
@@ -65,7 +65,7 @@ BUGS = {
     "ablation_one_column": Bug("ex3_loss_without_head", "heads[..., head * D:(head + 1) * D] = 0",
                                "heads[..., head] = 0", {"ex3_loss_without_head_tests": "hint_ablation_slice"},
                                "ablation of one column"),
-    # Found by make mutants (issue 29): both raised or passed with no hint before.
+    # make mutants' kind: each must be caught, with a hint.
     "ablation_float_width": Bug("ex3_loss_without_head", "D = attn.c_proj.in_features // attn.n_head",
                                 "D = attn.c_proj.in_features / attn.n_head",
                                 {"ex3_loss_without_head_tests": "hint_head_width_int"},

@@ -53,7 +53,7 @@ BUGS = {
     "cache_not_used": Bug("ex5_attend_with_cache",
                           "k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)", "pass",
                           {"ex5_attend_with_cache_tests": "hint_cache_concat"}, "cache never concatenated"),
-    # Each was ✔ in the notebook and NaN in grading (issue 29): the check compared NaN as "not above the tolerance".
+    # NaN is never "not above the tolerance": each must be ✘ in the notebook as in grading.
     "cache_past_sign": Bug("ex5_attend_with_cache", "T_past = k.size(2) - T_new", "T_past = T_new - k.size(2)",
                            {"ex5_attend_with_cache_tests": "hint_cache_mask_sign"},
                            "cache mask shifted left (`diagonal=-T_past`): NaN rows"),
@@ -69,7 +69,7 @@ BUGS = {
     "kv_tensor_element": Bug("ex4_kv_cache_bytes", ".element_size()", "",
                              {"ex4_kv_cache_bytes_tests": "hint_kv_tensor"},
                              "KV bytes times the tensor torch.empty((), dtype) itself, not its element_size()"),
-    # Issue 29's second round on lesson 6 (make mutants): one per new kind of mistake the check and the grader name.
+    # make mutants' kinds: one per kind of mistake the check and the grader name.
     "tiled_kv_swapped": Bug("ex2_tiled_attention",
                             "kb, vb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
                             "vb, kb = k[:, :, start:start + block_size], v[:, :, start:start + block_size]",
@@ -108,7 +108,7 @@ BUGS = {
     "gqa_mask_cpu": Bug("ex3_gqa", "keep = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()",
                         "keep = torch.ones(T, T, dtype=torch.bool).tril()", {"ex3_gqa_tests": "hint_mask_device"},
                         "GQA with its mask made on the CPU (no device=x.device)"),
-    # Issue 29: each was ✔ and full marks, or failed with no cause named.
+    # Each must be ✘ with its cause named.
     "tiled_query_blocks": Bug("ex2_tiled_attention", "    B, H, T, D = q.shape\n",
                               "    B, H, T, D = q.shape\n"
                               "    out = torch.empty_like(q)\n"
@@ -124,7 +124,7 @@ BUGS = {
                                  "return attn.c_proj(y)[:, -1:], (k, v)",
                                  {"ex5_attend_with_cache_tests": "hint_cache_output_tokens"},
                                  "cache returns the last new token's output only (a prefill drops the others)"),
-    # Issue 40: each got ✔ in the notebook and lost points in grading; the check now runs the grader's cases.
+    # Each must be ✘ in the notebook as in grading: the check runs the grader's cases.
     "tiled_no_grad": Bug("ex2_tiled_attention", "def tiled_attention(q, k, v, block_size, causal=False):",
                          "@torch.no_grad()\ndef tiled_attention(q, k, v, block_size, causal=False):",
                          {"ex2_tiled_attention_tests": "hint_grad_cut"},
