@@ -186,6 +186,17 @@ def expect_close(case: str, got, want: torch.Tensor, tol: float, check_dtype: bo
         raise Mismatch("hidden_mismatch", case=case, err=err)
 
 
+def expect_pair_close(key: str, got, want: tuple, tol: float) -> None:
+    """got: the (output, weights) pair a module returned, each within tol of want's; else Mismatch(key, err), an
+    infinite err where got is no such pair."""
+    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
+            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
+        raise Mismatch(key, err=float("inf"))
+    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
+    if not err <= tol:
+        raise Mismatch(key, err=err)
+
+
 def expect_equal(case: str, got, want: torch.Tensor) -> None:
     expect_close(case, got, want, 0.0)
 

@@ -12,7 +12,8 @@ from ..checks.gpt2_mistakes import (
     sdpa_hint, sdpa_train_finding, shape_hint, train_variants,
 )
 from ..judging import (
-    Mismatch, expect_close, expect_finding, expect_grads, expect_layout, matching_bug, max_error, naming, procedure,
+    Mismatch, expect_close, expect_finding, expect_grads, expect_layout, expect_pair_close, matching_bug, naming,
+    procedure,
 )
 from ..sizes import avoided
 from .cases import backward_with_probe
@@ -223,13 +224,7 @@ def _judge_module(res, right):
         noisy.train()
         torch.manual_seed(res.integer("dropout"))
         want = noisy(x)
-    got = res["train.masked"]
-    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
-            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
-        raise Mismatch("train_output_differs", err=float("inf"))
-    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
-    if not err <= 1e-9:
-        raise Mismatch("train_output_differs", err=err)
+    expect_pair_close("train_output_differs", res["train.masked"], want, 1e-9)
     noisy.eval()   # the SDPA path's own dropout in training
     with torch.no_grad():
         expect_finding(sdpa_train_finding(noisy, x, res.integer("dropout.sdpa"), res["train.sdpa"], 1e-9))

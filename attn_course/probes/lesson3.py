@@ -8,8 +8,8 @@ from ..checks.engine import NanRowsSDPA, pair_swapped
 from ..checks.gpt2_mistakes import buffer_shape as buffer_size
 from ..checks.masks import tril
 from ..judging import (
-    Mismatch, expect_close, expect_device, expect_grads, expect_layout, judge_function, matching_bug, max_error, naming,
-    procedure,
+    Mismatch, expect_close, expect_device, expect_grads, expect_layout, expect_pair_close, judge_function, matching_bug,
+    max_error, naming, procedure,
 )
 from ..sizes import avoided
 from .cases import backward_with_probe, function_cases
@@ -547,13 +547,7 @@ def _judge_module(res, right):
         noisy.train()
         torch.manual_seed(res.integer("dropout"))
         want = noisy(x)
-    got = res["train.masked"]
-    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(g, torch.Tensor) for g in got)) or \
-            got[0].shape != want[0].shape or got[1].shape != want[1].shape:
-        raise Mismatch("dropout_train_differs", err=float("inf"))
-    err = max(max_error(got[0], want[0]), max_error(got[1], want[1]))
-    if not err <= 1e-9:
-        raise Mismatch("dropout_train_differs", err=err)
+    expect_pair_close("dropout_train_differs", res["train.masked"], want, 1e-9)
     if res["meta"] is not None:   # as on a GPU
         raise Mismatch("hidden_raised", name="CausalSelfAttention (meta)", error=str(res["meta"])[:300])
     if _persistent_bug(res, right):
