@@ -184,7 +184,7 @@ def test_lesson3_hand_path_may_not_call_sdpa(lang):
             return super().forward(x, lengths, use_sdpa=True)
     checks3.check_causal_module(ref.CausalSelfAttention)
     # The text lets use_sdpa=True call the library: the hint says so (a Japanese learner's reading of lesson 6).
-    fails_with(checks3.check_causal_module, Delegates, "hint_from_scratch_path", name="CausalSelfAttention.forward",
+    fails_with(checks3.check_causal_module, Delegates, "hint_from_scratch_path", name="CausalSelfAttention",
                path="use_sdpa=True")
     assert fails(probes3.module, Delegates, key="hidden_by_hand").hint[0] == "hint_from_scratch_path"
     _guards_are_down()

@@ -40,7 +40,8 @@ def test_three_parts_in_a_list_are_a_right_answer_on_both_sides(lang):
     as_list = lambda qkv, H: list(split_qkv_ok(qkv, H))  # noqa: E731
     checks.check_split_qkv(as_list)
     passes(probes.split_qkv, as_list)
-    fails_with(checks.check_split_qkv, lambda qkv, H: list(split_qkv_ok(qkv, H))[:2], "hint_returns_triple")
+    fails_with(checks.check_split_qkv, lambda qkv, H: list(split_qkv_ok(qkv, H))[:2], "hint_returns_triple",
+               name="split_qkv", kind="list")
 
 
 def test_a_wrong_split_says_which_parts_differ_not_nan(lang):

@@ -180,8 +180,8 @@ MESSAGES = {
         "ko": "캐시가 n_sink + window개를 넘었습니다. 새 토큰이 들어갈 자리도 비워야 하므로, 남기는 이전 토큰은 맨 앞 n_sink개와 마지막 window − T_new개입니다.",
     },
     "hint_stream_is_causal": {
-        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, L', dtype=torch.bool, device=q.device).tril(diagonal=L' - T_new) を使います（L' はキャッシュと新しいトークンをつないだあとのキーの数 k.size(2)。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
-        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 keep = torch.ones(T_new, L', dtype=torch.bool, device=q.device).tril(diagonal=L' - T_new)를 씁니다(L'은 캐시와 새 토큰을 이은 뒤의 키 개수 k.size(2). SDPA라면 attn_mask=keep). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
+        "ja": "マスクが左上にそろっています（is_causal=True か tril()）。キャッシュがあると新しいトークンはキャッシュの最後にいるので、右下にそろえた keep = torch.ones(T_new, k.size(2), dtype=torch.bool, device=q.device).tril(diagonal=k.size(2) - T_new) を使います（k.size(2) はキャッシュと新しいトークンをつないだあとのキーの数 L'。SDPA なら attn_mask=keep）。is_causal=True では、1トークンずつ渡したときにキャッシュの先頭のキーしか見えません。",
+        "ko": "마스크가 왼쪽 위에 맞춰져 있습니다(is_causal=True나 tril()). 캐시가 있으면 새 토큰은 캐시의 끝에 있으므로, 오른쪽 아래에 맞춘 keep = torch.ones(T_new, k.size(2), dtype=torch.bool, device=q.device).tril(diagonal=k.size(2) - T_new)를 씁니다(k.size(2)는 캐시와 새 토큰을 이은 뒤의 키 개수 L'. SDPA라면 attn_mask=keep). is_causal=True로는 토큰을 하나씩 넘길 때 캐시 맨 앞의 키만 보입니다.",
     },
     # ---------------------------------------------------------------- exercise 6: gpt-oss's sink
     "hint_sink_missing": {
@@ -458,8 +458,8 @@ MESSAGES = {
         "ko": "첫 호출에서는 cache가 None인데, 이 None을 언패킹하거나 cache[0]처럼 인덱싱했습니다. if cache is None: 분기가 있는지, 조건이 거꾸로 되지 않았는지 확인하세요.",
     },
     "hint_rolling_write": {
-        "ja": "リングバッファで書き込み先にするスロットの数と、書き込むトークンの数が合いません。書き込むのは、新しいトークンのうち系列の軸（軸 2）の最後の min(T_new, window) 個で、書き込み先はスロット positions[-min(T_new, window):] % window です（k_ring[:, :, slots] = k[:, :, -min(T_new, window):]）。",
-        "ko": "링 버퍼에서 값을 쓸 슬롯 수와 쓰려는 토큰 수가 다릅니다. 쓰는 것은 새 토큰 중 시퀀스 축(축 2)의 마지막 min(T_new, window)개이고, 쓸 곳은 슬롯 positions[-min(T_new, window):] % window입니다(k_ring[:, :, slots] = k[:, :, -min(T_new, window):]).",
+        "ja": "リングバッファで書き込み先にするスロットの数と、書き込むトークンの数が合いません。書き込むのは、新しいトークンのうち、系列の軸（軸 2）で最後の min(T_new, window) 個で、書き込み先はスロット positions[-min(T_new, window):] % window です（slots = positions[-min(T_new, window):] % window として、k_ring[:, :, slots] = k[:, :, -min(T_new, window):]）。",
+        "ko": "링 버퍼에서 값을 쓸 슬롯 수와 쓰려는 토큰 수가 다릅니다. 쓰는 것은 새 토큰 중 시퀀스 축(축 2)의 마지막 min(T_new, window)개이고, 쓸 곳은 슬롯 positions[-min(T_new, window):] % window입니다(slots = positions[-min(T_new, window):] % window로 두고 k_ring[:, :, slots] = k[:, :, -min(T_new, window):]).",
     },
     "hint_mla_norm_input": {
         "ja": "kv_a_layernorm に、最後の軸の大きさが r でないテンソルを渡しています。kv_a_proj_with_mqa(x) の出力を split([r, d_R], dim=-1) で c、k_R の順に分け、正規化するのは c（幅 r）のほうです。",

@@ -6,12 +6,12 @@ Kept apart from lesson8.py, which is near the module-length limit."""
 MESSAGES = {
     # ---------------------------------------------------------------- exercise 4: a rolling cache
     "rolling_repeated_slots": {
-        "ja": "{name} に {n} 個のトークンを一度に渡したとき（window = {window}）、リングの同じスロットに2回以上書き込んでいます。出力が正しくても、この書き方では結果が決まりません。",
-        "ko": "{name}에 토큰 {n}개를 한 번에 넘겼을 때(window = {window}) 링의 같은 슬롯에 두 번 이상 썼습니다. 출력이 맞더라도 이렇게 쓰면 결과가 정해지지 않습니다.",
+        "ja": "{name} に {n} 個のトークンを一度に渡したとき（window = {window}）、リングバッファの同じスロットに2回以上書き込んでいます。出力が正しくても、この書き方では、キャッシュに残る値が決まりません。",
+        "ko": "{name}에 토큰 {n}개를 한 번에 넘겼을 때(window = {window}) 링 버퍼의 같은 슬롯에 두 번 이상 썼습니다. 출력이 맞더라도 이렇게 쓰면 어느 값이 남을지 보장되지 않습니다.",
     },
     "hint_rolling_repeated_slots": {
-        "ja": "新しいトークンを全部、スロット positions % window に書き込んでいませんか。T_new が window より多いと、positions % window に同じスロットが2回以上現れます。同じ添字に2回以上代入したときにどの値が残るかを、PyTorch は決めていません。CPU ではたまたま最後の値が残りますが、GPU では書き込みが並列に進むので、実行のたびに違う値が残ることがあります。書き込むのは最後の min(T_new, window) 個だけです。slots = positions[-min(T_new, window):] % window として、k_ring[:, :, slots] = k[:, :, -min(T_new, window):] のように書き込みます。",
-        "ko": "새 토큰을 모두 슬롯 positions % window에 쓰지 않았나요? T_new가 window보다 많으면 positions % window에 같은 슬롯이 두 번 이상 나옵니다. 같은 인덱스에 두 번 이상 대입했을 때 어느 값이 남을지 PyTorch는 정해 두지 않았습니다. CPU에서는 우연히 마지막 값이 남지만, GPU에서는 쓰기가 병렬로 진행되므로 실행할 때마다 다른 값이 남을 수 있습니다. 쓰는 것은 마지막 min(T_new, window)개뿐입니다. slots = positions[-min(T_new, window):] % window로 두고 k_ring[:, :, slots] = k[:, :, -min(T_new, window):]처럼 씁니다.",
+        "ja": "新しいトークンを全部、スロット positions % window に書き込んでいませんか。T_new が window より多いと、positions % window に同じスロットが2回以上現れます。同じ添字に2回以上代入したときにどの値が残るかを、PyTorch は決めていません。小さなテンソルを CPU で扱うときは最後の値が残ることが多いのですが、大きなテンソルや GPU では書き込みが並列に進むので、実行のたびに違う値が残ることがあります。書き込むのは最後の min(T_new, window) 個だけです。slots = positions[-min(T_new, window):] % window として、k_ring[:, :, slots] = k[:, :, -min(T_new, window):] のように書き込みます。",
+        "ko": "새 토큰을 모두 슬롯 positions % window에 쓰지 않았나요? T_new가 window보다 많으면 positions % window에 같은 슬롯이 두 번 이상 나옵니다. 같은 인덱스에 두 번 이상 대입했을 때 어느 값이 남을지 PyTorch는 보장하지 않습니다. 작은 텐서를 CPU에서 다룰 때는 대개 마지막 값이 남지만, 큰 텐서나 GPU에서는 쓰기가 병렬로 진행되므로 실행할 때마다 다른 값이 남을 수 있습니다. 쓰는 것은 마지막 min(T_new, window)개뿐입니다. slots = positions[-min(T_new, window):] % window로 두고 k_ring[:, :, slots] = k[:, :, -min(T_new, window):]처럼 씁니다.",
     },
     "hint_rolling_seen_off": {
         "ja": "新しいトークンの位置が1つ前にずれています。pos.max() は最後に書き込んだトークンの位置なので、次のトークンの位置は T_seen = int(pos.max()) + 1 から始まります（最初の呼び出しでは pos がすべて −1 なので 0 からです）。",
@@ -40,12 +40,12 @@ MESSAGES = {
     },
     # ---------------------------------------------------------------- exercise 13: attention page by page
     "hint_pdec_rescale_acc": {
-        "ja": "最大値が m から m' に上がったとき、指数の和 ℓ は e^{{m - m'}} 倍していますが、acc は倍していません。acc もそれまでのページの、重みをかけたバリューの和で、古い最大値を基準にしています。同じ c = torch.exp(m - m_new) で acc = acc * c + … と更新します。",
-        "ko": "최댓값이 m에서 m'으로 올랐을 때 지수의 합 ℓ에는 e^{{m - m'}}을 곱했지만 acc에는 곱하지 않았습니다. acc도 앞 페이지들의, 가중치를 곱한 밸류의 합이라 이전 최댓값을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 acc = acc * c + …로 갱신합니다.",
+        "ja": "最大値が m から m' に上がったとき、指数の和 ℓ には e^{{m - m'}} を掛けていますが、acc には掛けていません。acc も、それまでのページで e^{{s − m}} を掛けたバリューの和なので、古い最大値 m を基準にしています。同じ c = torch.exp(m - m_new) で acc = acc * c + … と更新します。",
+        "ko": "최댓값이 m에서 m'으로 올랐을 때 지수의 합 ℓ에는 e^{{m - m'}}을 곱했지만 acc에는 곱하지 않았습니다. acc도 앞 페이지들에서 밸류에 e^{{s − m}}을 곱해 더한 값이라 이전 최댓값 m을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 acc = acc * c + …로 갱신합니다.",
     },
     "hint_pdec_rescale_sum": {
-        "ja": "最大値が m から m' に上がったとき、acc は e^{{m - m'}} 倍していますが、指数の和 ℓ は倍していません。ℓ もそれまでのページの和で、古い最大値を基準にしています。同じ c = torch.exp(m - m_new) で ℓ = ℓ * c + … と更新します。",
-        "ko": "최댓값이 m에서 m'으로 올랐을 때 acc에는 e^{{m - m'}}을 곱했지만 지수의 합 ℓ에는 곱하지 않았습니다. ℓ도 앞 페이지들의 합이라 이전 최댓값을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 ℓ = ℓ * c + …로 갱신합니다.",
+        "ja": "最大値が m から m' に上がったとき、acc には e^{{m - m'}} を掛けていますが、指数の和 ℓ には掛けていません。ℓ もそれまでのページで足した指数の和なので、古い最大値 m を基準にしています。同じ c = torch.exp(m - m_new) で ℓ = ℓ * c + … と更新します。",
+        "ko": "최댓값이 m에서 m'으로 올랐을 때 acc에는 e^{{m - m'}}을 곱했지만 지수의 합 ℓ에는 곱하지 않았습니다. ℓ도 앞 페이지들에서 더한 지수의 합이라 이전 최댓값 m을 기준으로 합니다. 같은 c = torch.exp(m - m_new)로 ℓ = ℓ * c + …로 갱신합니다.",
     },
     # ---------------------------------------------------------------- exercise 14: rows of different lengths
     "hint_batch_lengths_index": {
@@ -62,8 +62,8 @@ MESSAGES = {
         "ko": "lse − s_h에 ln 2를 곱하거나 ln 2로 나눴습니다(2의 거듭제곱이나 log2로 σ를 계산하면 이렇게 됩니다). lse도 s_h도 자연로그 척도이므로 σ(lse − s_h)는 밑 e 그대로 torch.sigmoid(aux.lse - s_h)로 계산합니다.",
     },
     "hint_softcap_fixed": {
-        "ja": "引数の cap ではなく、Gemma 2 の値 50 を書き込んでいませんか。softcap_score_mod(cap) は、渡された cap で cap * torch.tanh(score / cap) を計算する score_mod を返します（隠しテストは 50 以外の cap も渡します）。",
-        "ko": "인자 cap 대신 Gemma 2의 값 50을 직접 쓰지 않았나요? softcap_score_mod(cap)는 넘겨받은 cap으로 cap * torch.tanh(score / cap)을 계산하는 score_mod를 반환합니다(숨겨진 테스트는 50이 아닌 cap도 넘깁니다).",
+        "ja": "引数の cap ではなく、Gemma 2 の値 50 を決め打ちしていませんか。softcap_score_mod(cap) は、渡された cap で cap * torch.tanh(score / cap) を計算する score_mod を返します（隠しテストは 50 以外の cap も渡します）。",
+        "ko": "인자 cap 대신 Gemma 2의 값 50을 코드에 그대로 적지 않았나요? softcap_score_mod(cap)은 넘겨받은 cap으로 cap * torch.tanh(score / cap)을 계산하는 score_mod를 반환합니다(숨겨진 테스트는 50이 아닌 cap도 넘깁니다).",
     },
     # ---------------------------------------------------------------- exercise 5: StreamingLLM
     "hint_stream_tail_slice": {
@@ -79,8 +79,8 @@ MESSAGES = {
         "ko": "쿼리를 위치 0, 1, …로 돌렸습니다. 새 토큰은 캐시의 끝에 있으므로 캐시와 새 토큰을 이은 뒤의 키 개수를 L'이라 하면 쿼리의 위치는 L' - T_new, …, L' - 1입니다.",
     },
     "hint_stream_diagonal_minus_one": {
-        "ja": "マスクの対角線が1つ左にずれていて、どのトークンも自分自身を見ていません。右下にそろえたマスクは tril(diagonal=L' - T_new) です（L' はキャッシュと新しいトークンをつないだあとのキーの数。- 1 は付けません）。",
-        "ko": "마스크의 대각선이 하나 왼쪽으로 밀려서 어떤 토큰도 자기 자신을 보지 못합니다. 오른쪽 아래에 맞춘 마스크는 tril(diagonal=L' - T_new)입니다(L'은 캐시와 새 토큰을 이은 뒤의 키 개수이며, - 1을 붙이지 않습니다).",
+        "ja": "マスクの対角線が1つ左にずれていて、どのトークンも自分自身を見ていません。右下にそろえたマスクは tril(diagonal=k.size(2) - T_new) です（k.size(2) はキャッシュと新しいトークンをつないだあとのキーの数 L'。- 1 は付けません）。",
+        "ko": "마스크의 대각선이 하나 왼쪽으로 밀려서 어떤 토큰도 자기 자신을 보지 못합니다. 오른쪽 아래에 맞춘 마스크는 tril(diagonal=k.size(2) - T_new)입니다(k.size(2)는 캐시와 새 토큰을 이은 뒤의 키 개수 L'이며, - 1을 붙이지 않습니다).",
     },
     # ---------------------------------------------------------------- exercises 7 and 8: MLA
     "hint_mla_rope_head_axis": {

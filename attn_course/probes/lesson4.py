@@ -25,7 +25,7 @@ from .recorder import probe
 def split_qkv(rec, fn):
     def call(qkv, h):   # three tensors in a list unpack as the module unpacks them: a right answer too
         out = rec.call("split_qkv", fn, qkv, h)
-        return tuple(out) if type(out) is list else out
+        return tuple(out) if type(out) is list and len(out) == 3 else out
 
     for b, t, h, d in configs(rec):
         qkv = rec.randn(f"qkv.{h}.{d}", b, t, 3 * h * d)
