@@ -322,7 +322,7 @@ MESSAGES = {
     },
     "hint_softmax_by_hand": {
         "ja": "{name} はソフトマックスを自分で書く演習です。torch.softmax や F.softmax、Tensor.softmax を使わずに、各行の最大値を引いてから torch.exp と sum で書いてください。",
-        "ko": "{name}: 소프트맥스를 직접 작성해 보는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
+        "ko": "{name}: 소프트맥스도 직접 작성해야 하는 연습 문제입니다. torch.softmax, F.softmax, Tensor.softmax를 쓰지 말고, 각 행의 최댓값을 뺀 다음 torch.exp와 sum으로 작성하세요.",
     },
     "hint_concat_by_hand": {
         "ja": "{name} ではキャッシュを torch.cat でつなぎません。torch.cat や torch.stack（torch.concat、hstack なども同じです）は新しいテンソルを確保して中身を丸ごとコピーするので、事前に確保したバッファを使う意味がなくなります。k_buf[:, :, T_past:T_past + T_new] = k のようにバッファに書き込み、書いたところまで切り出して使ってください。",

@@ -14,8 +14,8 @@ MESSAGES = {
         "ko": "헤드 순서가 거꾸로입니다(flip을 쓴 것 같습니다). 합친 뒤의 h·D번째부터 (h+1)·D − 1번째 성분에는 헤드 h의 출력이 들어가야 합니다.",
     },
     "hint_merge_without_transpose": {
-        "ja": "(B, H, T, D) をそのまま view(B, T, H * D) にしていませんか。先に transpose(1, 2) でヘッドの軸を T のうしろに戻して (B, T, H, D) にしてから、最後の2軸をつなげます。transpose したテンソルは連続していないので、つなぐには reshape(B, T, H * D)（または contiguous().view(B, T, H * D)）を使います。",
-        "ko": "(B, H, T, D)를 그대로 view(B, T, H * D)로 바꾼 것 같습니다. 먼저 transpose(1, 2)로 헤드 축을 T 뒤로 되돌려 (B, T, H, D)를 만든 다음 마지막 두 축을 이어 붙여야 합니다. transpose한 텐서는 메모리에서 연속적이지 않으므로, 이어 붙일 때는 reshape(B, T, H * D)(또는 contiguous().view(B, T, H * D))를 씁니다.",
+        "ja": "(B, H, T, D) をそのまま view(B, T, H * D) にしていませんか。先に transpose(1, 2) でヘッドの軸を T の後ろに戻して (B, T, H, D) にしてから、最後の2軸をつなぎます。transpose したテンソルは連続していないので、つなぐには reshape(B, T, H * D)（または contiguous().view(B, T, H * D)）を使います。",
+        "ko": "(B, H, T, D)를 그대로 view(B, T, H * D)로 바꾼 것 같습니다. 먼저 transpose(1, 2)로 헤드 축을 T 뒤로 되돌려 (B, T, H, D)를 만든 다음 마지막 두 축을 하나로 합쳐야 합니다. transpose한 텐서는 메모리에서 연속적이지 않으므로, 합칠 때는 reshape(B, T, H * D)(또는 contiguous().view(B, T, H * D))를 씁니다.",
     },
     "hint_not_split": {
         "ja": "重みが (B, T, T) になっています。ヘッドごとに別々のソフトマックスをとるので、重みは (B, H, T, T) のはずです。Q, K, V を split_heads で分けてからスコアを計算してください。",
@@ -236,8 +236,8 @@ MESSAGES = {
         "ko": "in_proj_weight의 {lo}~{hi}행({layer} 자리)에 mha의 가중치가 들어 있지 않습니다. in_proj_weight에는 mha.W_q.weight, mha.W_k.weight, mha.W_v.weight를 이 순서대로 세로로 이어 붙여(torch.cat([...], dim=0)) 복사하세요.",
     },
     "hint_split_permute": {
-        "ja": "軸の並びが {order} になっています（permute の順番の違いなど）。split_heads が返すのは (B, H, T, D) です。view(B, T, H, D) のあとで入れ替えるのは T と H の2つだけで、transpose(1, 2)（permute なら permute(0, 2, 1, 3)）です。",
-        "ko": "축 순서가 {order}가 되었습니다(permute에 넘긴 순서가 다른 경우 등). split_heads가 반환해야 하는 것은 (B, H, T, D)입니다. view(B, T, H, D) 다음에는 T와 H 두 축만 서로 바꾸면 되고, transpose(1, 2)(permute라면 permute(0, 2, 1, 3))입니다.",
+        "ja": "軸の並びが {order} になっています（permute に渡す順番の間違いなど）。split_heads が返すべきなのは (B, H, T, D) です。view(B, T, H, D) のあとで入れ替えるのは T と H の2つの軸だけなので、transpose(1, 2)（permute なら permute(0, 2, 1, 3)）を使います。",
+        "ko": "축 순서가 {order}가 되었습니다(permute에 넘긴 순서가 다른 경우 등). split_heads가 반환해야 하는 것은 (B, H, T, D)입니다. view(B, T, H, D) 다음에는 T와 H 두 축만 맞바꾸면 됩니다. 즉 transpose(1, 2)(permute라면 permute(0, 2, 1, 3))입니다.",
     },
     "hint_split_mixes_batch": {
         "ja": "バッチの軸とヘッドの軸が混ざっています。B と T を1つにまとめた (B·T, H, D) を transpose すると (H, B·T, D) になります。この形状の順に要素を読むと H, B, T の順に並び、reshape(B, H, T, D) はその順のまま区切り直すだけなので、文（バッチ）とヘッドが混ざって読まれます。view(B, T, H, D) で最後の軸だけを切り分け、transpose(1, 2) で H を T の前に出してください。",
@@ -248,12 +248,12 @@ MESSAGES = {
         "ko": "헤드를 축 {dim} 방향으로 이어 붙이고 있습니다(torch.cat(..., dim={dim}) 등). 그러면 축 {dim}의 길이가 H배가 됩니다. 각 헤드의 출력 x[:, h](모양 (B, T, D))는 마지막 축 방향으로 이어 붙입니다(torch.cat([...], dim=-1)). 그래야 (B, T, H·D)가 되고, 헤드 h의 출력이 h·D번째부터 (h+1)·D − 1번째 성분에 들어갑니다.",
     },
     "hint_head_dim_from_e": {
-        "ja": "1つのヘッドの幅を embed_dim // n_head で求めていませんか。この回の MultiHeadAttention には head_dim が引数で渡されるので、E = H·D とは限りません（E < H なら E // H は 0 で、0 で割ることになります）。層の大きさ（H·D）にもスケーリングの √D にも、__init__ で決まる self.head_dim を使ってください。",
-        "ko": "헤드 하나의 폭을 embed_dim // n_head로 구하지 않았나요? 이번 MultiHeadAttention은 head_dim을 인자로 받으므로 E = H·D라는 보장이 없습니다(E < H이면 E // H가 0이 되어 0으로 나누게 됩니다). 층의 크기(H·D)에도, 스케일링의 √D에도 __init__에서 정해지는 self.head_dim을 쓰세요.",
+        "ja": "1つのヘッドの幅を embed_dim // n_head で求めていませんか。この回の MultiHeadAttention には head_dim が引数で渡されるので、E = H·D とは限りません（E < H なら E // H は 0 で、0 で割ることになります）。層の出力の幅（H·D）にもスケーリングの √D にも、__init__ で決まる self.head_dim を使ってください。",
+        "ko": "헤드 하나의 폭을 embed_dim // n_head로 구하지 않았나요? 이번 MultiHeadAttention은 head_dim을 인자로 받으므로 E = H·D라는 보장이 없습니다(E < H이면 E // H가 0이 되어 0으로 나누게 됩니다). 층의 출력 크기(H·D)에도, 스케일링의 √D에도 __init__에서 정해지는 self.head_dim을 쓰세요.",
     },
     "hint_no_scale_or_width_from_e": {
-        "ja": "スコアが割られていません（1 で割ったのと同じです）。スケーリングを忘れたか、embed_dim // n_head（ここでは 1）の平方根で割っていませんか。head_dim が与えられているので E = H·D とは限りません。スコアは1つのヘッドの幅 D（self.head_dim）の平方根 √D で割ります。",
-        "ko": "점수가 나뉘지 않았습니다(1로 나눈 것과 같습니다). 스케일링을 빠뜨렸거나, embed_dim // n_head(여기서는 1)의 제곱근으로 나누지 않았나요? head_dim이 주어지므로 E = H·D라는 보장이 없습니다. 점수는 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D로 나눕니다.",
+        "ja": "スコアがスケーリングされていません（1 で割ったのと同じ結果です）。スケーリングを忘れたか、embed_dim // n_head（ここでは 1）の平方根で割っていませんか。head_dim が与えられているので E = H·D とは限りません。スコアは1つのヘッドの幅 D（self.head_dim）の平方根 √D で割ります。",
+        "ko": "점수를 어떤 값으로도 나누지 않았습니다(1로 나눈 것과 같습니다). 스케일링을 빠뜨렸거나, embed_dim // n_head(여기서는 1)의 제곱근으로 나누지 않았나요? head_dim이 주어지므로 E = H·D라는 보장이 없습니다. 점수는 헤드 하나의 폭 D(self.head_dim)의 제곱근 √D로 나눕니다.",
     },
     "hint_mha_weights_nan": {
         "ja": "重みに NaN（非数）があります。NaN は 0 / 0 や inf − inf から生まれます。スコアを √0 = 0 で割ると ±inf になり、ソフトマックスの中で inf − inf が起きて、行全体が NaN になります。スコアを割っている数（√D、D = self.head_dim）が 0 になっていないか確かめてください。",
@@ -265,7 +265,7 @@ MESSAGES = {
     },
     "hint_layers_shared": {
         "ja": "self.{a} と self.{b} が同じ1つの層になっています。self.{a} = self.{b} = nn.Linear(...) のように1行で代入すると、nn.Linear は1つしか作られず、2つの名前がそれを指します（パラメータの一覧にも1つしか出ません）。層ごとに nn.Linear(...) を別々に作ってください。",
-        "ko": "self.{a}와 self.{b}가 같은 층 하나입니다. self.{a} = self.{b} = nn.Linear(...)처럼 한 줄로 대입하면 nn.Linear는 하나만 만들어지고 두 이름이 그 하나를 가리킵니다(파라미터 목록에도 하나만 나옵니다). 층마다 nn.Linear(...)를 따로 만드세요.",
+        "ko": "self.{a}와 self.{b}가 같은 층 하나를 함께 가리키고 있습니다. self.{a} = self.{b} = nn.Linear(...)처럼 한 줄로 대입하면 nn.Linear는 하나만 만들어지고 두 이름이 그 하나를 가리킵니다(파라미터 목록에도 하나만 나옵니다). 층마다 nn.Linear(...)를 따로 만드세요.",
     },
     "hint_n_params_no_w_o": {
         "ja": "W_q, W_k, W_v の3つだけを数えていませんか。出力射影 W_o（H·D → E）も重み行列を持つ nn.Linear で、4つ目として数えます。",
@@ -280,12 +280,12 @@ MESSAGES = {
         "ko": "헤드 하나의 폭 D로 센 것 같습니다. W_q, W_k, W_v는 각각 모든 헤드를 한데 모은 층이라서 출력 폭이 D가 아니라 H·D입니다(W_o의 입력도 H·D입니다).",
     },
     "hint_head_other_index": {
-        "ja": "head_as_single(mha, {i}) に、ヘッド {j} の部分が入っています。ヘッド i の部分は、W_q, W_k, W_v では weight[i*D:(i+1)*D]、W_o では weight[:, i*D:(i+1)*D] です。ヘッドの番号の数え方（H − 1 − i や i + 1 など）を確かめてください。",
-        "ko": "head_as_single(mha, {i})에 헤드 {j}에 해당하는 부분이 들어 있습니다. 헤드 i의 부분은 W_q, W_k, W_v에서는 weight[i*D:(i+1)*D], W_o에서는 weight[:, i*D:(i+1)*D]입니다. 헤드 번호를 세는 방법(H − 1 − i나 i + 1 등)을 확인하세요.",
+        "ja": "head_as_single(mha, {i}) に、ヘッド {j} の部分が入っています。ヘッド i の部分は、W_q, W_k, W_v では weight[i*D:(i+1)*D]、W_o では weight[:, i*D:(i+1)*D] です。ヘッドの番号が H − 1 − i や i + 1 などにずれていないか確かめてください。",
+        "ko": "head_as_single(mha, {i})에 헤드 {j}에 해당하는 부분이 들어 있습니다. 헤드 i의 부분은 W_q, W_k, W_v에서는 weight[i*D:(i+1)*D], W_o에서는 weight[:, i*D:(i+1)*D]입니다. 헤드 번호가 H − 1 − i나 i + 1 등으로 어긋나지 않았는지 확인하세요.",
     },
     "demo_torch_mha_shapes": {
-        "ja": "形状が違うので比べられません。（出力, 重み）の形状は、自分のモジュールが {mine}、nn.MultiheadAttention が {theirs} です。演習 6 のチェックの結果（batch_first=True を指定したかなど）を見直してください。",
-        "ko": "모양이 달라서 비교할 수 없습니다. (출력, 가중치)의 모양이 내 모듈은 {mine}, nn.MultiheadAttention은 {theirs}입니다. 연습 문제 6의 검사 결과(batch_first=True를 지정했는지 등)를 다시 확인하세요.",
+        "ja": "形状が違うので比べられません。(出力, 重み) の形状は、自分のモジュールが {mine}、nn.MultiheadAttention が {theirs} です。演習 3 と演習 6 のチェックの結果を見直してください（to_torch_mha で batch_first=True を指定したかなど）。",
+        "ko": "모양이 달라서 비교할 수 없습니다. (출력, 가중치)의 모양은 직접 만든 모듈이 {mine}, nn.MultiheadAttention이 {theirs}입니다. 연습 문제 3과 연습 문제 6의 검사 결과를 다시 확인하세요(to_torch_mha에서 batch_first=True를 지정했는지 등).",
     },
     "hint_split_view_after_transpose": {
         "ja": "transpose したテンソルは連続していないので、そのままでは view できません。split_heads では順番を逆にして、まず view(B, T, H, D) で最後の軸をヘッドごとに切り分け、そのあと transpose(1, 2) で H を T の前に出します。ここで view を reshape に替えると、エラーは消えても軸の並びが混ざることがあります。",
