@@ -32,9 +32,10 @@ def module_sizes(draws):
     # whose root or value is √4 = 2 (a √4 would read as D without the root, or as √T or √H)
     d = d + 1 if d in (2, 4) else d
     t, h = (5 if n == 4 else n for n in (t, h))
-    # Nor E = D² (√E = D: the wrong width would read as no root) or E = 4 (√E = √4: the wrong width would read as
-    # √4 written as a number), so one mistake is named alike on every seed.
-    e = next((n for n in (e, spare) if n not in (d * d, 4)), 13)
+    # Nor E = D² (√E = D: the wrong width would read as no root), E = 4 (√E = √4: the wrong width would read as
+    # √4 written as a number) or E = D (√E = √D: the wrong width would pass), so one mistake is named alike on every
+    # seed.
+    e = next((n for n in (e, spare) if n not in (d * d, 4, d)), 13 if d != 13 else 11)
     return b, t, h, d, e
 
 
